@@ -1,0 +1,150 @@
+//! The intermediate representation: plain data describing each tool to emit. No tokens here.
+
+use serde_json::Value;
+
+/// Everything needed to emit one crate.
+#[derive(Debug, Clone)]
+pub struct Server {
+    /// Server name (crate is `<name>-mcp`), e.g. `synaplan`.
+    pub name: String,
+    /// Server version (from the allowlist, else the spec's `info.version`).
+    pub version: String,
+    /// Description (allowlist, else spec `info.description`/`title`).
+    pub description: String,
+    /// Spec title (`info.title`).
+    pub title: String,
+    /// Default upstream base URL (allowlist `server.upstream_url`, else the spec's first server).
+    pub upstream_url: Option<String>,
+    /// Security schemes the selected tools use, sorted by name.
+    pub security_schemes: Vec<SecurityScheme>,
+    /// The tools, in allowlist order.
+    pub tools: Vec<Tool>,
+}
+
+/// A security scheme from the spec.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SecurityScheme {
+    /// Name under `components.securitySchemes`.
+    pub name: String,
+    /// Kind.
+    pub kind: SecurityKind,
+}
+
+/// Security scheme kinds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SecurityKind {
+    /// API key in a header (header name).
+    ApiKeyHeader(String),
+    /// API key in the query (parameter name).
+    ApiKeyQuery(String),
+    /// API key in a cookie (cookie name).
+    ApiKeyCookie(String),
+    /// HTTP bearer.
+    Bearer,
+    /// HTTP basic.
+    Basic,
+    /// OAuth2, OpenID Connect, mutual TLS, or unknown.
+    Other,
+}
+
+/// One tool.
+#[derive(Debug, Clone)]
+pub struct Tool {
+    /// Tool name (matches `^[A-Za-z0-9_.-]{1,64}$`).
+    pub name: String,
+    /// Rust type-name stem, PascalCase, unique in the crate (e.g. `SynaplanSendMessage`).
+    pub type_stem: String,
+    /// Rust method name, snake_case, unique in the crate, not a keyword.
+    pub method_name: String,
+    /// Title.
+    pub title: Option<String>,
+    /// Description.
+    pub description: String,
+    /// The full `inputSchema` (JSON Schema 2020-12, `type: object`, `$defs` inside).
+    pub input_schema: Value,
+    /// The full `outputSchema`, if the primary 2xx response is JSON with a schema.
+    pub output_schema: Option<Value>,
+    /// Whether the output schema wraps the response as `{"result": ...}`.
+    pub wrap_output: bool,
+    /// Annotations.
+    pub annotations: Annotations,
+    /// Required scope from the allowlist.
+    pub required_scope: Option<String>,
+    /// Plugin from the allowlist.
+    pub plugin: Option<String>,
+    /// The HTTP binding.
+    pub http: HttpBinding,
+}
+
+/// Annotation hints.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Annotations {
+    /// readOnlyHint.
+    pub read_only: Option<bool>,
+    /// destructiveHint.
+    pub destructive: Option<bool>,
+    /// idempotentHint.
+    pub idempotent: Option<bool>,
+    /// openWorldHint.
+    pub open_world: Option<bool>,
+}
+
+/// How the tool calls its operation.
+#[derive(Debug, Clone)]
+pub struct HttpBinding {
+    /// Upper-case method.
+    pub method: String,
+    /// Path template.
+    pub path: String,
+    /// operationId, or the derived name when the operation has none.
+    pub operation_id: String,
+    /// Arguments, in `inputSchema` property order.
+    pub args: Vec<ArgBinding>,
+    /// Body media type and whether required.
+    pub body: Option<BodyBinding>,
+    /// Security scheme names accepted (flattened alternatives, sorted, deduplicated).
+    pub security: Vec<String>,
+}
+
+/// One argument's place on the wire.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArgBinding {
+    /// Argument name in the input schema.
+    pub arg: String,
+    /// Wire name.
+    pub wire: String,
+    /// Location.
+    pub location: ArgLocation,
+    /// Required.
+    pub required: bool,
+    /// OpenAPI style.
+    pub style: Option<String>,
+    /// OpenAPI explode.
+    pub explode: Option<bool>,
+}
+
+/// Where an argument goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArgLocation {
+    /// Path segment.
+    Path,
+    /// Query string.
+    Query,
+    /// Header.
+    Header,
+    /// Cookie.
+    Cookie,
+    /// A property of a flattened object body.
+    BodyField,
+    /// The whole body.
+    Body,
+}
+
+/// The request body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BodyBinding {
+    /// Media type.
+    pub content_type: String,
+    /// Required.
+    pub required: bool,
+}

@@ -1,0 +1,47 @@
+//! Runtime for mcpgen: what generated tool crates and hand-written tools link against.
+//!
+//! Generated crates name only `::mcpgen_runtime` paths; this crate is the facade over the
+//! protocol and HTTP libraries underneath, so their churn stays here.
+//!
+//! - [`tool`]: the static tool table ([`ToolDef`], its HTTP binding and annotations).
+//! - [`toolset`]: the [`ToolSet`] trait a server dispatches through.
+//! - [`result`]: [`ToolResult`], what a tool call returns.
+//! - [`upstream`]: the HTTP call an OpenAPI-derived tool makes to its REST API.
+//! - [`client`]: the connection trait typed client stubs call through.
+#![deny(missing_docs)]
+
+pub mod client;
+pub mod result;
+pub mod tool;
+pub mod toolset;
+pub mod upstream;
+
+pub use client::{ClientError, McpConnection};
+pub use result::{Content, ToolResult};
+pub use tool::{
+    ArgBinding, BodyBinding, HttpBinding, Location, SecurityScheme, SecuritySchemeKind,
+    ToolAnnotations, ToolDef,
+};
+pub use toolset::{BoxFuture, CallContext, ToolError, ToolSet};
+pub use upstream::{Credential, Upstream, UpstreamConfig, UpstreamError};
+
+/// Items generated code needs but applications should not call directly.
+#[doc(hidden)]
+pub mod __private {
+    pub use serde;
+    pub use serde_json;
+
+    /// Decodes tool arguments into the tool's typed argument struct, turning a failure into
+    /// [`crate::ToolError::InvalidArguments`] that names the tool and the serde message.
+    pub fn decode_args<T: serde::de::DeserializeOwned>(
+        tool: &str,
+        args: &serde_json::Map<String, serde_json::Value>,
+    ) -> Result<T, crate::ToolError> {
+        serde_json::from_value(serde_json::Value::Object(args.clone())).map_err(|e| {
+            crate::ToolError::InvalidArguments {
+                tool: tool.to_owned(),
+                message: e.to_string(),
+            }
+        })
+    }
+}

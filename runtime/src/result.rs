@@ -1,0 +1,80 @@
+//! What a tool call returns.
+
+use serde_json::Value;
+
+/// The result of one tool call, mirroring MCP's `CallToolResult`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ToolResult {
+    /// Content blocks shown to the model.
+    pub content: Vec<Content>,
+    /// Structured JSON output conforming to the tool's `outputSchema`.
+    pub structured_content: Option<Value>,
+    /// Whether the call failed (the model sees the failure as the result).
+    pub is_error: bool,
+}
+
+/// One content block of a tool result.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Content {
+    /// Plain text.
+    Text(String),
+    /// An image, base64-encoded.
+    Image {
+        /// Base64 data.
+        data: String,
+        /// MIME type, e.g. `image/png`.
+        mime_type: String,
+    },
+}
+
+impl ToolResult {
+    /// A successful result with one text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self {
+            content: vec![Content::Text(text.into())],
+            structured_content: None,
+            is_error: false,
+        }
+    }
+
+    /// A failed result with one text block explaining the failure.
+    pub fn error(text: impl Into<String>) -> Self {
+        Self {
+            content: vec![Content::Text(text.into())],
+            structured_content: None,
+            is_error: true,
+        }
+    }
+
+    /// A successful JSON result: the JSON as text, and as structured content (wrapped as
+    /// `{"result": value}` when `wrap` is set, matching the tool's `outputSchema`).
+    pub fn json(value: Value, wrap: bool) -> Self {
+        let text = value.to_string();
+        let structured = if wrap {
+            let mut map = serde_json::Map::new();
+            map.insert("result".to_owned(), value);
+            Value::Object(map)
+        } else {
+            value
+        };
+        Self {
+            content: vec![Content::Text(text)],
+            structured_content: Some(structured),
+            is_error: false,
+        }
+    }
+
+    /// The text of all text blocks, joined by newlines.
+    pub fn joined_text(&self) -> String {
+        let mut out = String::new();
+        for block in &self.content {
+            if let Content::Text(t) = block {
+                if !out.is_empty() {
+                    out.push('\n');
+                }
+                out.push_str(t);
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,128 @@
+//! The static tool table: what a tool is called, what it accepts, and how it reaches its API.
+
+/// One tool as listed by `tools/list`, plus how it is dispatched.
+///
+/// Generated crates hold a `static TOOLS: &[ToolDef]`; schemas are JSON text so the table can be
+/// `static` and is parsed once at start-up.
+#[derive(Debug, Clone, Copy)]
+pub struct ToolDef {
+    /// Tool name, matching `^[A-Za-z0-9_.-]{1,64}$`.
+    pub name: &'static str,
+    /// Human-readable title.
+    pub title: Option<&'static str>,
+    /// Description shown to the model.
+    pub description: &'static str,
+    /// The `inputSchema` as JSON text (JSON Schema 2020-12, `type: object`).
+    pub input_schema: &'static str,
+    /// The `outputSchema` as JSON text, if the tool has one.
+    pub output_schema: Option<&'static str>,
+    /// Whether structured output is wrapped as `{"result": ...}` (non-object responses).
+    pub wrap_output: bool,
+    /// Behaviour hints.
+    pub annotations: ToolAnnotations,
+    /// Scope a principal needs to see and call this tool, beyond the read/write scopes.
+    pub required_scope: Option<&'static str>,
+    /// Plugin this tool belongs to; only principals holding the plugin see it.
+    pub plugin: Option<&'static str>,
+    /// How the tool calls its REST API, for OpenAPI-derived tools.
+    pub http: Option<HttpBinding>,
+}
+
+/// MCP tool annotations (behaviour hints for clients).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ToolAnnotations {
+    /// The tool does not modify its environment.
+    pub read_only_hint: Option<bool>,
+    /// The tool may perform destructive updates.
+    pub destructive_hint: Option<bool>,
+    /// Calling the tool repeatedly with the same arguments has no additional effect.
+    pub idempotent_hint: Option<bool>,
+    /// The tool interacts with an open world of external entities.
+    pub open_world_hint: Option<bool>,
+}
+
+/// How an OpenAPI operation is called.
+#[derive(Debug, Clone, Copy)]
+pub struct HttpBinding {
+    /// Upper-case HTTP method.
+    pub method: &'static str,
+    /// Path template relative to the base URL, e.g. `/api/v1/chats/{id}`.
+    pub path: &'static str,
+    /// The operation's operationId (or the derived name when it has none).
+    pub operation_id: &'static str,
+    /// Where each tool argument goes on the wire.
+    pub args: &'static [ArgBinding],
+    /// The request body, if the operation has one.
+    pub body: Option<BodyBinding>,
+    /// Names of the security schemes the operation accepts (any one suffices).
+    pub security: &'static [&'static str],
+}
+
+/// Maps one tool argument to its place in the HTTP request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ArgBinding {
+    /// Name of the argument in the tool's `inputSchema`.
+    pub arg: &'static str,
+    /// Name on the wire: the parameter name, or the body property name.
+    pub wire: &'static str,
+    /// Where the value goes.
+    pub location: Location,
+    /// Whether the argument is required.
+    pub required: bool,
+    /// OpenAPI `style`, if the spec set one.
+    pub style: Option<&'static str>,
+    /// OpenAPI `explode`, if the spec set one.
+    pub explode: Option<bool>,
+}
+
+/// Where an argument is sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Location {
+    /// A `{name}` segment of the path template.
+    Path,
+    /// A query-string parameter.
+    Query,
+    /// A request header.
+    Header,
+    /// A cookie.
+    Cookie,
+    /// One top-level property of an object body (the body was flattened into the arguments).
+    BodyField,
+    /// The whole request body.
+    Body,
+}
+
+/// The request body of an operation.
+#[derive(Debug, Clone, Copy)]
+pub struct BodyBinding {
+    /// Media type sent as `Content-Type`.
+    pub content_type: &'static str,
+    /// Whether the body is required.
+    pub required: bool,
+}
+
+/// A security scheme from the spec, used to attach upstream credentials.
+#[derive(Debug, Clone, Copy)]
+pub struct SecurityScheme {
+    /// Name of the scheme under `components.securitySchemes`.
+    pub name: &'static str,
+    /// What kind of credential it takes.
+    pub kind: SecuritySchemeKind,
+}
+
+/// The kinds of security scheme the runtime can attach credentials for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SecuritySchemeKind {
+    /// `apiKey` in a header.
+    ApiKeyHeader(&'static str),
+    /// `apiKey` in the query string.
+    ApiKeyQuery(&'static str),
+    /// `apiKey` in a cookie.
+    ApiKeyCookie(&'static str),
+    /// HTTP `bearer`.
+    Bearer,
+    /// HTTP `basic`.
+    Basic,
+    /// Anything else (OAuth2, OpenID Connect, mutual TLS): no credential attached automatically.
+    Other,
+}
