@@ -1,1 +1,227 @@
-//! (in progress)
+//! The allowlist, `mcp_tools.yaml`: which operations become tools, and how they are presented.
+//!
+//! ```yaml
+//! server:
+//!   name: synaplan
+//!   upstream_url: https://web.synaplan.com
+//! mcp_tools:
+//!   - operation_id: sendMessage
+//!     name: synaplan_send_message
+//!     description: "Send a message and get AI response"
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_saphyr::Spanned;
+
+use crate::error::Error;
+
+/// A parsed allowlist.
+#[derive(Debug, Clone)]
+pub struct Allowlist {
+    /// The file it was read from.
+    pub path: PathBuf,
+    /// The `server:` block.
+    pub server: ServerBlock,
+    /// The entries, in file order.
+    pub tools: Vec<Entry>,
+}
+
+/// The `server:` block.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ServerBlock {
+    /// Server name; the generated crate is `<name>-mcp`. Defaults to the spec folder's name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Server version; defaults to the spec's `info.version`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// Server description; defaults to the spec's `info.description` or `info.title`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Default upstream base URL; defaults to the spec's first `servers` entry.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upstream_url: Option<String>,
+    /// Fail generation when the `tools/list` payload is estimated above this many tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_list_tokens: Option<u64>,
+    /// Longest tool name allowed (default 64; 60 suits Cursor).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_name_len: Option<usize>,
+}
+
+/// Annotation overrides of one entry.
+#[derive(Debug, Clone, Copy, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct AnnotationOverrides {
+    /// readOnlyHint.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_only: Option<bool>,
+    /// destructiveHint.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub destructive: Option<bool>,
+    /// idempotentHint.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idempotent: Option<bool>,
+    /// openWorldHint.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_world: Option<bool>,
+}
+
+/// One allowlist entry: selects one operation.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    /// 1-based position in `mcp_tools`.
+    pub index: usize,
+    /// The operationId selected.
+    pub operation_id: String,
+    /// Line and column of `operation_id` in the file.
+    pub line: u64,
+    /// Column of `operation_id`.
+    pub column: u64,
+    /// Tool name override.
+    pub name: Option<String>,
+    /// Title override.
+    pub title: Option<String>,
+    /// Description override.
+    pub description: Option<String>,
+    /// Annotation overrides.
+    pub annotations: AnnotationOverrides,
+    /// Extra scope required to see and call the tool.
+    pub scope: Option<String>,
+    /// `false` keeps the entry in the file but generates no tool.
+    pub enabled: bool,
+    /// Plugin the tool belongs to.
+    pub plugin: Option<String>,
+}
+
+impl Entry {
+    /// `entry N (operation_id X) at line L, column C` for messages.
+    pub fn location(&self) -> String {
+        format!(
+            "entry {} (operation_id `{}`) at line {}, column {}",
+            self.index, self.operation_id, self.line, self.column
+        )
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFile {
+    #[serde(default)]
+    server: ServerBlock,
+    mcp_tools: Vec<RawEntry>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawEntry {
+    operation_id: Spanned<String>,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    title: Option<String>,
+    #[serde(default)]
+    description: Option<String>,
+    #[serde(default)]
+    annotations: AnnotationOverrides,
+    #[serde(default)]
+    scope: Option<String>,
+    #[serde(default)]
+    enabled: Option<bool>,
+    #[serde(default)]
+    plugin: Option<String>,
+}
+
+impl Allowlist {
+    /// Reads and parses `path`.
+    pub fn load(path: &Path) -> Result<Allowlist, Error> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::Io {
+            path: path.to_owned(),
+            message: e.to_string(),
+        })?;
+        Self::parse(path, &text)
+    }
+
+    /// Parses allowlist `text`; `path` is used in messages.
+    pub fn parse(path: &Path, text: &str) -> Result<Allowlist, Error> {
+        let raw: RawFile = serde_saphyr::from_str(text).map_err(|e| {
+            let (line, column) = e
+                .location()
+                .map(|l| (l.line(), l.column()))
+                .unwrap_or((0, 0));
+            let message = first_line(&e.to_string());
+            Error::Allowlist {
+                path: path.to_owned(),
+                location: format!("line {line}, column {column}"),
+                message: format!(
+                    "{message} (expected `server:` with name/version/description/upstream_url/\
+                     max_list_tokens/max_name_len and `mcp_tools:`, a list of entries with \
+                     operation_id and optional name/title/description/annotations/scope/enabled/plugin)"
+                ),
+            }
+        })?;
+        let tools = raw
+            .mcp_tools
+            .into_iter()
+            .enumerate()
+            .map(|(i, e)| Entry {
+                index: i + 1,
+                operation_id: e.operation_id.value,
+                line: e.operation_id.referenced.line(),
+                column: e.operation_id.referenced.column(),
+                name: e.name,
+                title: e.title,
+                description: e.description,
+                annotations: e.annotations,
+                scope: e.scope,
+                enabled: e.enabled.unwrap_or(true),
+                plugin: e.plugin,
+            })
+            .collect();
+        Ok(Allowlist {
+            path: path.to_owned(),
+            server: raw.server,
+            tools,
+        })
+    }
+}
+
+fn first_line(s: &str) -> String {
+    s.lines().next().unwrap_or_default().trim().to_owned()
+}
+
+/// Renders an allowlist as YAML text that [`Allowlist::parse`] accepts.
+pub fn render(server: &ServerBlock, entries: &[(String, String, Option<String>)]) -> String {
+    let mut out = String::from("# Reviewed allowlist: each entry exposes one operation as an MCP tool.\n");
+    out.push_str("server:\n");
+    let field = |out: &mut String, key: &str, value: &Option<String>| {
+        if let Some(v) = value {
+            out.push_str(&format!("  {key}: {}\n", yaml_string(v)));
+        }
+    };
+    field(&mut out, "name", &server.name);
+    field(&mut out, "version", &server.version);
+    field(&mut out, "description", &server.description);
+    field(&mut out, "upstream_url", &server.upstream_url);
+    if entries.is_empty() {
+        out.push_str("mcp_tools: []\n");
+        return out;
+    }
+    out.push_str("mcp_tools:\n");
+    for (operation_id, name, description) in entries {
+        out.push_str(&format!("  - operation_id: {}\n", yaml_string(operation_id)));
+        out.push_str(&format!("    name: {}\n", yaml_string(name)));
+        if let Some(d) = description {
+            out.push_str(&format!("    description: {}\n", yaml_string(d)));
+        }
+    }
+    out
+}
+
+/// A YAML double-quoted scalar (JSON string syntax is valid YAML).
+fn yaml_string(s: &str) -> String {
+    serde_json::Value::String(s.to_owned()).to_string()
+}

@@ -15,8 +15,165 @@ pub mod emit;
 pub mod error;
 pub mod ir;
 pub mod naming;
+pub mod output;
 pub mod schema;
 pub mod select;
 pub mod spec;
 
 pub use error::{Error, Errors, Warning};
+
+use std::path::{Path, PathBuf};
+
+pub use emit::{EmitOptions, Emitted, RuntimeDep, ToolsListSize};
+
+/// One settings struct for every entry point (CLI, macro, `build.rs`), built with `with_*`.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    name: Option<String>,
+    default_name: Option<String>,
+    runtime: RuntimeDep,
+    standalone: bool,
+    spec_label: Option<String>,
+    tools_label: Option<String>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            name: None,
+            default_name: None,
+            runtime: RuntimeDep::Version("0.1".to_owned()),
+            standalone: false,
+            spec_label: None,
+            tools_label: None,
+        }
+    }
+}
+
+impl Settings {
+    /// Default settings: runtime from the registry, not standalone.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Server name, overriding the allowlist's `server.name`.
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// Server name used when neither [`Settings::with_name`] nor the allowlist gives one.
+    pub fn with_default_name(mut self, name: impl Into<String>) -> Self {
+        self.default_name = Some(name.into());
+        self
+    }
+
+    /// How the generated crate depends on `mcpgen-runtime`.
+    pub fn with_runtime(mut self, runtime: RuntimeDep) -> Self {
+        self.runtime = runtime;
+        self
+    }
+
+    /// Whether the generated `Cargo.toml` gets an empty `[workspace]` table.
+    pub fn with_standalone(mut self, standalone: bool) -> Self {
+        self.standalone = standalone;
+        self
+    }
+
+    /// How the spec and allowlist are named in the generated header (default: file names).
+    pub fn with_labels(mut self, spec: impl Into<String>, tools: impl Into<String>) -> Self {
+        self.spec_label = Some(spec.into());
+        self.tools_label = Some(tools.into());
+        self
+    }
+}
+
+/// The outcome of generating one crate.
+#[derive(Debug, Clone)]
+pub struct Generation {
+    /// The IR the crate was emitted from.
+    pub server: ir::Server,
+    /// The files.
+    pub emitted: Emitted,
+    /// Every warning: spec loading, selection and emission.
+    pub warnings: Vec<Warning>,
+}
+
+fn file_label(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
+}
+
+/// Loads `spec_path` and `tools_path`, selects and emits: everything in memory, nothing written.
+/// All errors found are returned together.
+pub fn generate(spec_path: &Path, tools_path: &Path, settings: &Settings) -> Result<Generation, Errors> {
+    let mut errors = Vec::new();
+    let spec = spec::Spec::load(spec_path);
+    let allowlist = allowlist::Allowlist::load(tools_path);
+    let (spec, allowlist) = match (spec, allowlist) {
+        (Ok(s), Ok(a)) => (s, a),
+        (s, a) => {
+            if let Err(e) = s {
+                errors.extend(e);
+            }
+            if let Err(e) = a {
+                errors.push(e);
+            }
+            return Err(Errors(errors));
+        }
+    };
+    generate_from(&spec, &allowlist, settings)
+}
+
+/// Like [`generate`], from an already loaded spec and allowlist.
+pub fn generate_from(
+    spec: &spec::Spec,
+    allowlist: &allowlist::Allowlist,
+    settings: &Settings,
+) -> Result<Generation, Errors> {
+    let options = select::SelectOptions {
+        default_name: settings.default_name.clone(),
+        name_override: settings.name.clone(),
+    };
+    let (server, select_warnings) = select::select(spec, allowlist, &options).map_err(Errors)?;
+    let emit_options = EmitOptions {
+        spec_label: settings.spec_label.clone().unwrap_or_else(|| file_label(&spec.path)),
+        tools_label: settings
+            .tools_label
+            .clone()
+            .unwrap_or_else(|| file_label(&allowlist.path)),
+        runtime: settings.runtime.clone(),
+        standalone: settings.standalone,
+    };
+    let emitted = emit::emit(&server, &emit_options).map_err(|e| Errors(vec![e]))?;
+    if let Some(budget) = allowlist.server.max_list_tokens
+        && emitted.list_size.approx_tokens as u64 > budget
+    {
+        return Err(Errors(vec![Error::Allowlist {
+            path: allowlist.path.clone(),
+            location: "server.max_list_tokens".into(),
+            message: format!(
+                "the tools/list payload is about {} tokens ({} bytes), over the budget of {budget}; \
+                 select fewer tools, shorten descriptions, or raise max_list_tokens",
+                emitted.list_size.approx_tokens, emitted.list_size.bytes
+            ),
+        }]));
+    }
+    let mut warnings = spec.warnings.clone();
+    warnings.extend(select_warnings);
+    warnings.extend(emitted.warnings.iter().cloned());
+    Ok(Generation {
+        server,
+        emitted,
+        warnings,
+    })
+}
+
+/// The spec file of a `specs/<name>/` folder: `openapi.json`, `openapi.yaml` or `openapi.yml`.
+pub fn find_spec_file(dir: &Path) -> Option<PathBuf> {
+    ["openapi.json", "openapi.yaml", "openapi.yml"]
+        .iter()
+        .map(|f| dir.join(f))
+        .find(|p| p.is_file())
+}

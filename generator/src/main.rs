@@ -1,1 +1,395 @@
-fn main() {}
+//! `mcpgen`: generate typed MCP tool crates from OpenAPI documents and reviewed allowlists.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use generator::allowlist::{Allowlist, ServerBlock};
+use generator::spec::Spec;
+use generator::{Errors, RuntimeDep, Settings, naming, output};
+
+/// Turn an OpenAPI document (Swagger 2.0, OpenAPI 3.0 or 3.1) plus a reviewed allowlist
+/// (`mcp_tools.yaml`) into a typed MCP tool crate.
+///
+/// With no command, runs `generate` on every `specs/<name>/` folder.
+#[derive(Parser)]
+#[command(name = "mcpgen", version, about, long_about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Generate crates: every `specs/<name>/` into `generated/<name>/`, or one spec with --spec.
+    Generate(GenerateArgs),
+    /// Print an allowlist for a spec that `generate` accepts as is.
+    Init(InitArgs),
+    /// List the operations of a spec: operationId, method, path, default tool name, access.
+    List(ListArgs),
+    /// Validate a spec and an allowlist without writing anything.
+    Check(CheckArgs),
+}
+
+#[derive(Args, Default)]
+struct GenerateArgs {
+    /// Spec file (JSON or YAML). Without it, every `specs/<name>/` folder is generated.
+    #[arg(long, requires_all = ["tools", "out"])]
+    spec: Option<PathBuf>,
+    /// Allowlist file (`mcp_tools.yaml`) for --spec.
+    #[arg(long, requires = "spec")]
+    tools: Option<PathBuf>,
+    /// Output folder for --spec; the crate there builds with `cargo build`.
+    #[arg(long, requires = "spec")]
+    out: Option<PathBuf>,
+    /// Server name (crate `<name>-mcp`), overriding the allowlist's `server.name`.
+    #[arg(long)]
+    name: Option<String>,
+    /// Path to the `runtime/` folder of mcpgen, for generated crates outside this repository
+    /// (written into the generated Cargo.toml). Without it, --spec output depends on the
+    /// registry's mcpgen-runtime.
+    #[arg(long, requires = "spec")]
+    runtime_path: Option<PathBuf>,
+    /// Do not write: exit 1 and name the files that differ from a fresh generation.
+    #[arg(long)]
+    check: bool,
+    /// Repository root holding `specs/` and `generated/` (default: the nearest folder
+    /// upwards from the current one that has `specs/`).
+    #[arg(long, conflicts_with = "spec")]
+    root: Option<PathBuf>,
+    /// Print every warning, not only the count per spec.
+    #[arg(long, short)]
+    verbose: bool,
+}
+
+#[derive(Args)]
+struct InitArgs {
+    /// Spec file (JSON or YAML).
+    #[arg(long)]
+    spec: PathBuf,
+    /// Select every operation (the default).
+    #[arg(long, conflicts_with = "read_only")]
+    all: bool,
+    /// Select only read-only operations (GET, HEAD).
+    #[arg(long)]
+    read_only: bool,
+    /// Server name to write into the `server:` block (default: from the spec's folder).
+    #[arg(long)]
+    name: Option<String>,
+}
+
+#[derive(Args)]
+struct ListArgs {
+    /// Spec file (JSON or YAML).
+    #[arg(long)]
+    spec: PathBuf,
+}
+
+#[derive(Args)]
+struct CheckArgs {
+    /// Spec file (JSON or YAML).
+    #[arg(long)]
+    spec: PathBuf,
+    /// Allowlist file (`mcp_tools.yaml`).
+    #[arg(long)]
+    tools: PathBuf,
+    /// Print every warning.
+    #[arg(long, short)]
+    verbose: bool,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command.unwrap_or(Command::Generate(GenerateArgs::default())) {
+        Command::Generate(args) => generate(args),
+        Command::Init(args) => init(args),
+        Command::List(args) => list(args),
+        Command::Check(args) => check(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            if !message.is_empty() {
+                eprintln!("{message}");
+            }
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn folder_name(path: &Path) -> Option<String> {
+    let dir = path.parent()?.canonicalize().ok()?;
+    let name = dir.file_name()?.to_string_lossy().to_ascii_lowercase();
+    let name: String = name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' })
+        .collect();
+    name.starts_with(|c: char| c.is_ascii_lowercase()).then_some(name)
+}
+
+fn print_warnings(name: &str, warnings: &[generator::Warning], verbose: bool) {
+    if verbose {
+        for w in warnings {
+            eprintln!("  warning [{name}]: {w}");
+        }
+    }
+}
+
+fn generate(args: GenerateArgs) -> Result<(), String> {
+    match (&args.spec, &args.tools, &args.out) {
+        (Some(spec), Some(tools), Some(out)) => generate_one(&args, spec, tools, out),
+        _ => generate_all(&args),
+    }
+}
+
+fn generate_one(args: &GenerateArgs, spec: &Path, tools: &Path, out: &Path) -> Result<(), String> {
+    let runtime = match &args.runtime_path {
+        Some(p) => {
+            let abs = p
+                .canonicalize()
+                .map_err(|e| format!("error: --runtime-path {}: {e}", p.display()))?;
+            if !abs.join("Cargo.toml").is_file() {
+                return Err(format!(
+                    "error: --runtime-path {}: no Cargo.toml there; point it at mcpgen's runtime/ folder",
+                    p.display()
+                ));
+            }
+            RuntimeDep::Path(abs.to_string_lossy().into_owned())
+        }
+        None => RuntimeDep::Version(env!("CARGO_PKG_VERSION").to_owned()),
+    };
+    let mut settings = Settings::new()
+        .with_runtime(runtime)
+        .with_standalone(true)
+        .with_labels(label(spec), label(tools));
+    if let Some(n) = folder_name(spec) {
+        settings = settings.with_default_name(n);
+    }
+    if let Some(n) = &args.name {
+        settings = settings.with_name(n.clone());
+    }
+    let generation = generator::generate(spec, tools, &settings).map_err(|e| e.to_string())?;
+    print_warnings(&generation.server.name, &generation.warnings, args.verbose);
+    finish_crate(&generation, out, args.check)
+}
+
+/// Writes (or with `check`, compares) one crate and prints its summary line.
+fn finish_crate(generation: &generator::Generation, out: &Path, check: bool) -> Result<(), String> {
+    let size = generation.emitted.list_size;
+    let summary = format!(
+        "{}: {} tools, tools/list {} bytes (~{} tokens), {} warnings",
+        generation.server.name,
+        generation.server.tools.len(),
+        size.bytes,
+        size.approx_tokens,
+        generation.warnings.len()
+    );
+    if check {
+        let diff = output::diff_crate(out, &generation.emitted.files);
+        if diff.is_empty() {
+            println!("{summary}; {} is up to date", out.display());
+            return Ok(());
+        }
+        let list: Vec<String> = diff.iter().map(|d| format!("  {}/{d}", out.display())).collect();
+        return Err(format!(
+            "error: {} differs from a fresh generation (run `cargo run -p generator` to update):\n{}",
+            out.display(),
+            list.join("\n")
+        ));
+    }
+    let written = output::write_crate(out, &generation.emitted.files).map_err(|e| format!("error: {e}"))?;
+    println!("{summary} -> {} ({} files changed)", out.display(), written.len());
+    Ok(())
+}
+
+fn label(path: &Path) -> String {
+    if path.is_relative() {
+        path.to_string_lossy().replace('\\', "/")
+    } else {
+        path.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    }
+}
+
+fn find_root(explicit: Option<&Path>) -> Result<PathBuf, String> {
+    if let Some(r) = explicit {
+        return Ok(r.to_owned());
+    }
+    let cwd = std::env::current_dir().map_err(|e| format!("error: current folder: {e}"))?;
+    for dir in cwd.ancestors() {
+        if dir.join("specs").is_dir() {
+            return Ok(dir.to_owned());
+        }
+    }
+    let built_in = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    if built_in.join("specs").is_dir() {
+        return Ok(built_in);
+    }
+    Err("error: no specs/ folder here or above; pass --root, or use --spec/--tools/--out".into())
+}
+
+fn generate_all(args: &GenerateArgs) -> Result<(), String> {
+    let root = find_root(args.root.as_deref())?;
+    let specs_dir = root.join("specs");
+    let generated_dir = root.join("generated");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&specs_dir)
+        .map_err(|e| format!("error: {}: {e}", specs_dir.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    let mut failures = Vec::new();
+    let mut names = Vec::new();
+    for dir in dirs {
+        let tools = dir.join("mcp_tools.yaml");
+        let Some(spec) = generator::find_spec_file(&dir) else {
+            continue;
+        };
+        if !tools.is_file() {
+            continue;
+        }
+        let Some(folder) = dir.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+            continue;
+        };
+        let rel = |p: &Path| p.strip_prefix(&root).map(label).unwrap_or_else(|_| label(p));
+        let settings = Settings::new()
+            .with_runtime(RuntimeDep::Workspace)
+            .with_default_name(folder.clone())
+            .with_labels(rel(&spec), rel(&tools));
+        match generator::generate(&spec, &tools, &settings) {
+            Ok(generation) => {
+                print_warnings(&generation.server.name, &generation.warnings, args.verbose);
+                let out = generated_dir.join(&generation.server.name);
+                names.push(generation.server.name.clone());
+                if let Err(e) = finish_crate(&generation, &out, args.check) {
+                    failures.push(e);
+                }
+            }
+            Err(e) => failures.push(format!("{folder}: failed\n{e}")),
+        }
+    }
+    if names.is_empty() && failures.is_empty() {
+        return Err(format!(
+            "error: no spec folders in {} (each needs openapi.{{json,yaml,yml}} and mcp_tools.yaml)",
+            specs_dir.display()
+        ));
+    }
+    // Generated folders whose spec is gone.
+    if let Ok(entries) = std::fs::read_dir(&generated_dir) {
+        let mut stale: Vec<String> = entries
+            .flatten()
+            .filter(|e| e.path().is_dir())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| !names.contains(n))
+            .collect();
+        stale.sort();
+        for n in stale {
+            let msg = format!(
+                "generated/{n} has no spec folder in specs/ any more; delete it if it is not needed"
+            );
+            if args.check {
+                failures.push(format!("error: {msg}"));
+            } else {
+                eprintln!("warning: {msg}");
+            }
+        }
+    }
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(failures.join("\n"))
+    }
+}
+
+fn load_spec(path: &Path) -> Result<Spec, String> {
+    Spec::load(path).map_err(|e| Errors(e).to_string())
+}
+
+fn init(args: InitArgs) -> Result<(), String> {
+    let spec = load_spec(&args.spec)?;
+    let name = args.name.clone().or_else(|| folder_name(&args.spec));
+    let mut taken = std::collections::BTreeSet::new();
+    let mut entries = Vec::new();
+    for op in &spec.operations {
+        let read_only = matches!(op.method.as_str(), "get" | "head");
+        if args.read_only && !read_only {
+            continue;
+        }
+        let selector = op
+            .operation_id
+            .clone()
+            .unwrap_or_else(|| format!("{} {}", op.method.to_ascii_uppercase(), op.path));
+        let base = naming::default_tool_name(op.operation_id.as_deref(), &op.method, &op.path, naming::MAX_TOOL_NAME_LEN);
+        let mut tool = naming::unique(base.clone(), &mut taken, "_");
+        if tool.len() > naming::MAX_TOOL_NAME_LEN {
+            taken.remove(&tool);
+            tool = naming::unique(naming::shorten(&tool, naming::MAX_TOOL_NAME_LEN - 4), &mut taken, "_");
+        }
+        entries.push((selector, tool, None));
+    }
+    let server = ServerBlock {
+        name,
+        version: spec
+            .root
+            .pointer("/info/version")
+            .and_then(|v| v.as_str())
+            .map(str::to_owned),
+        ..Default::default()
+    };
+    let text = generator::allowlist::render(&server, &entries);
+    // What we print must load as an allowlist.
+    Allowlist::parse(Path::new("<init output>"), &text).map_err(|e| format!("internal error: {e}"))?;
+    print!("{text}");
+    Ok(())
+}
+
+fn list(args: ListArgs) -> Result<(), String> {
+    let spec = load_spec(&args.spec)?;
+    let rows: Vec<[String; 5]> = spec
+        .operations
+        .iter()
+        .map(|op| {
+            let access = if matches!(op.method.as_str(), "get" | "head" | "options") { "read" } else { "write" };
+            [
+                op.operation_id.clone().unwrap_or_else(|| "-".into()),
+                op.method.to_ascii_uppercase(),
+                op.path.clone(),
+                naming::default_tool_name(op.operation_id.as_deref(), &op.method, &op.path, naming::MAX_TOOL_NAME_LEN),
+                access.into(),
+            ]
+        })
+        .collect();
+    let header = ["OPERATION_ID", "METHOD", "PATH", "TOOL_NAME", "ACCESS"].map(String::from);
+    let mut widths = header.clone().map(|h| h.len());
+    for r in &rows {
+        for (w, c) in widths.iter_mut().zip(r) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    for r in std::iter::once(&header).chain(&rows) {
+        let line: Vec<String> = r.iter().zip(widths).map(|(c, w)| format!("{c:<w$}")).collect();
+        println!("{}", line.join("  ").trim_end());
+    }
+    Ok(())
+}
+
+fn check(args: CheckArgs) -> Result<(), String> {
+    let mut settings = Settings::new();
+    if let Some(n) = folder_name(&args.spec) {
+        settings = settings.with_default_name(n);
+    }
+    let generation = generator::generate(&args.spec, &args.tools, &settings).map_err(|e| e.to_string())?;
+    print_warnings(&generation.server.name, &generation.warnings, args.verbose);
+    let size = generation.emitted.list_size;
+    println!(
+        "{}: ok, {} tools, tools/list {} bytes (~{} tokens), {} warnings",
+        generation.server.name,
+        generation.server.tools.len(),
+        size.bytes,
+        size.approx_tokens,
+        generation.warnings.len()
+    );
+    Ok(())
+}

@@ -1,1 +1,606 @@
-//! (in progress)
+//! Selection: the allowlisted operations of a spec become [`ir::Tool`]s.
+//!
+//! Argument names: a parameter's argument carries the parameter's own name. When two
+//! parameters in different locations share a name, the one that comes first in the order
+//! path, query, header, cookie keeps it and the others become `<name>_<location>`
+//! (`id_query`). An object request body is flattened into top-level arguments when none of its
+//! properties collides with a parameter argument; otherwise (or when the body is not a plain
+//! object) the whole body is one argument named `body` (`body_` if a parameter took `body`).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use indexmap::IndexMap;
+use serde_json::{Map, Value, json};
+
+use crate::allowlist::{Allowlist, Entry};
+use crate::error::{Error, Warning};
+use crate::ir::{self, ArgBinding, ArgLocation, BodyBinding};
+use crate::naming;
+use crate::schema::{Direction, SchemaConverter};
+use crate::spec::{Operation, ParamLocation, Spec};
+
+/// Options that change selection.
+#[derive(Debug, Clone, Default)]
+pub struct SelectOptions {
+    /// Server name when the allowlist's `server.name` is absent (e.g. the spec folder's name).
+    pub default_name: Option<String>,
+    /// Server name that overrides the allowlist's.
+    pub name_override: Option<String>,
+}
+
+/// Builds the IR for the allowlisted operations of `spec`. All problems are returned together.
+pub fn select(
+    spec: &Spec,
+    allowlist: &Allowlist,
+    options: &SelectOptions,
+) -> Result<(ir::Server, Vec<Warning>), Vec<Error>> {
+    let mut errors = Vec::new();
+    let mut warnings = Vec::new();
+    let max_len = allowlist
+        .server
+        .max_name_len
+        .unwrap_or(naming::MAX_TOOL_NAME_LEN)
+        .clamp(1, naming::MAX_TOOL_NAME_LEN);
+
+    let by_id: BTreeMap<&str, &Operation> = spec
+        .operations
+        .iter()
+        .filter_map(|op| op.operation_id.as_deref().map(|id| (id, op)))
+        .collect();
+
+    let mut seen_ops: BTreeMap<String, usize> = BTreeMap::new();
+    let mut seen_names: BTreeMap<String, usize> = BTreeMap::new();
+    let mut type_stems = BTreeSet::new();
+    let mut method_names = BTreeSet::new();
+    let mut tools = Vec::new();
+
+    for entry in &allowlist.tools {
+        let allow_err = |message: String| Error::Allowlist {
+            path: allowlist.path.clone(),
+            location: entry.location(),
+            message,
+        };
+        if let Some(first) = seen_ops.insert(entry.operation_id.clone(), entry.index) {
+            errors.push(allow_err(format!(
+                "operation_id `{}` is already selected by entry {first}; remove one of the entries",
+                entry.operation_id
+            )));
+            continue;
+        }
+        let Some(op) = find_operation(spec, &by_id, &entry.operation_id) else {
+            errors.push(allow_err(unknown_operation_message(spec, &entry.operation_id)));
+            continue;
+        };
+        if !entry.enabled {
+            continue;
+        }
+        let name = match &entry.name {
+            Some(n) => n.clone(),
+            None => naming::default_tool_name(op.operation_id.as_deref(), &op.method, &op.path, max_len),
+        };
+        if !naming::is_valid_tool_name(&name, max_len) {
+            errors.push(allow_err(format!(
+                "tool name `{name}` is invalid: names must match ^[A-Za-z0-9_.-]{{1,{max_len}}}$ \
+                 ({} characters given); choose a shorter name with only letters, digits, `_`, `.` and `-`",
+                name.chars().count()
+            )));
+            continue;
+        }
+        if let Some(first) = seen_names.insert(name.clone(), entry.index) {
+            errors.push(allow_err(format!(
+                "tool name `{name}` is already used by entry {first}; give one of them a different `name:`"
+            )));
+            continue;
+        }
+        let type_stem = naming::unique(naming::rust_type_stem(&name), &mut type_stems, "");
+        let method_name = naming::unique(naming::rust_method_name(&name), &mut method_names, "_");
+        let (tool, tool_warnings) = build_tool(spec, entry, op, name, type_stem, method_name);
+        warnings.extend(tool_warnings);
+        tools.push(tool);
+    }
+
+    let server = server_info(spec, allowlist, options, &tools, &mut errors, &mut warnings);
+    if errors.is_empty() {
+        Ok((server, warnings))
+    } else {
+        Err(errors)
+    }
+}
+
+/// Finds an operation by operationId, or by `METHOD /path` for operations without one.
+fn find_operation<'a>(
+    spec: &'a Spec,
+    by_id: &BTreeMap<&str, &'a Operation>,
+    wanted: &str,
+) -> Option<&'a Operation> {
+    if let Some(op) = by_id.get(wanted) {
+        return Some(op);
+    }
+    let (method, path) = wanted.split_once(' ')?;
+    spec.operations
+        .iter()
+        .find(|op| op.method.eq_ignore_ascii_case(method.trim()) && op.path == path.trim())
+}
+
+/// "operation_id `x` not found; closest: `a`, `b`, `c`".
+fn unknown_operation_message(spec: &Spec, wanted: &str) -> String {
+    let wanted_norm = naming::snake_case(wanted);
+    let mut scored: Vec<(f64, String)> = spec
+        .operations
+        .iter()
+        .map(|op| {
+            let id = op
+                .operation_id
+                .clone()
+                .unwrap_or_else(|| format!("{} {}", op.method.to_ascii_uppercase(), op.path));
+            let norm = naming::snake_case(&id);
+            let score = strsim::jaro_winkler(&wanted_norm, &norm)
+                .max(strsim::normalized_levenshtein(wanted, &id));
+            (score, id)
+        })
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    let closest: Vec<String> = scored.iter().take(3).map(|(_, id)| format!("`{id}`")).collect();
+    if closest.is_empty() {
+        format!("operation_id `{wanted}` not found: the spec has no operations")
+    } else {
+        format!(
+            "operation_id `{wanted}` not found in {}; closest: {} (run `mcpgen list --spec {}` to see all)",
+            spec.path.display(),
+            closest.join(", "),
+            spec.path.display()
+        )
+    }
+}
+
+fn location_arg(loc: ParamLocation) -> ArgLocation {
+    match loc {
+        ParamLocation::Path => ArgLocation::Path,
+        ParamLocation::Query => ArgLocation::Query,
+        ParamLocation::Header => ArgLocation::Header,
+        ParamLocation::Cookie => ArgLocation::Cookie,
+    }
+}
+
+/// Header parameters OpenAPI says are ignored (the transport sets them).
+fn ignored_header(name: &str) -> bool {
+    ["accept", "content-type", "authorization"].contains(&name.to_ascii_lowercase().as_str())
+}
+
+fn build_tool(
+    spec: &Spec,
+    entry: &Entry,
+    op: &Operation,
+    name: String,
+    type_stem: String,
+    method_name: String,
+) -> (ir::Tool, Vec<Warning>) {
+    let mut input = SchemaConverter::new(&spec.root, &spec.path, Direction::Input);
+    let mut properties: IndexMap<String, Value> = IndexMap::new();
+    let mut required: Vec<String> = Vec::new();
+    let mut args: Vec<ArgBinding> = Vec::new();
+    let mut warnings = Vec::new();
+
+    // Parameters, in location precedence order for naming, then restored to spec order.
+    let mut params: Vec<_> = op
+        .parameters
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| !(p.location == ParamLocation::Header && ignored_header(&p.name)))
+        .collect();
+    params.sort_by_key(|(i, p)| (p.location, *i));
+    let mut taken = BTreeSet::new();
+    let mut named: Vec<(usize, String)> = Vec::new();
+    for (i, p) in &params {
+        let arg = if taken.contains(&p.name) {
+            naming::unique(format!("{}_{}", p.name, p.location.as_str()), &mut taken, "_")
+        } else {
+            taken.insert(p.name.clone());
+            p.name.clone()
+        };
+        named.push((*i, arg));
+    }
+    named.sort_by_key(|(i, _)| *i);
+    for (i, arg) in named {
+        let p = &op.parameters[i];
+        let mut schema = input.convert(&p.schema, &p.schema_pointer);
+        annotate(&mut schema, p.description.as_deref(), p.deprecated, p.example.as_ref());
+        properties.insert(arg.clone(), schema);
+        if p.required {
+            required.push(arg.clone());
+        }
+        args.push(ArgBinding {
+            arg,
+            wire: p.name.clone(),
+            location: location_arg(p.location),
+            required: p.required,
+            style: p.style.clone(),
+            explode: p.explode,
+        });
+    }
+
+    // Request body.
+    let mut body_binding = None;
+    if let Some(body) = &op.request_body
+        && let Some((media_type, media)) = pick_media_type(&body.content)
+    {
+        body_binding = Some(BodyBinding {
+            content_type: media_type.clone(),
+            required: body.required,
+        });
+        let schema_in = media.schema.clone().unwrap_or_else(|| json!({}));
+        let flattened = input
+            .object_properties(&schema_in, &media.schema_pointer)
+            .filter(|(props, _)| !props.is_empty() && props.keys().all(|k| !taken.contains(k)));
+        match flattened {
+            Some((props, req)) => {
+                for (prop, schema) in props {
+                    let is_required = body.required && req.contains(&prop);
+                    if is_required {
+                        required.push(prop.clone());
+                    }
+                    args.push(ArgBinding {
+                        arg: prop.clone(),
+                        wire: prop.clone(),
+                        location: ArgLocation::BodyField,
+                        required: is_required,
+                        style: None,
+                        explode: None,
+                    });
+                    properties.insert(prop, schema);
+                }
+            }
+            None => {
+                let arg = naming::unique("body".to_owned(), &mut taken, "_");
+                let mut schema = input.convert(&schema_in, &media.schema_pointer);
+                annotate(&mut schema, body.description.as_deref(), false, None);
+                if body.required {
+                    required.push(arg.clone());
+                }
+                args.push(ArgBinding {
+                    arg: arg.clone(),
+                    wire: arg.clone(),
+                    location: ArgLocation::Body,
+                    required: body.required,
+                    style: None,
+                    explode: None,
+                });
+                properties.insert(arg, schema);
+            }
+        }
+    }
+    let (input_defs, input_warnings) = input.finish();
+    warnings.extend(input_warnings);
+    let mut input_schema = Map::new();
+    input_schema.insert("type".into(), json!("object"));
+    input_schema.insert("properties".into(), Value::Object(properties.into_iter().collect()));
+    if !required.is_empty() {
+        input_schema.insert("required".into(), json!(required));
+    }
+    if !input_defs.is_empty() {
+        input_schema.insert("$defs".into(), Value::Object(input_defs.into_iter().collect()));
+    }
+
+    let (output_schema, wrap_output, output_warnings) = output_schema(spec, op);
+    warnings.extend(output_warnings);
+
+    let method = op.method.to_ascii_uppercase();
+    let annotations = annotations_for(&method, entry);
+    let description = entry
+        .description
+        .clone()
+        .unwrap_or_else(|| operation_description(op));
+    let mut security: Vec<String> = op.security.iter().flatten().cloned().collect();
+    security.sort();
+    security.dedup();
+
+    let tool = ir::Tool {
+        name,
+        type_stem,
+        method_name,
+        title: entry.title.clone().or_else(|| op.summary.clone().filter(|s| s.len() <= 100)),
+        description,
+        input_schema: Value::Object(input_schema),
+        output_schema,
+        wrap_output,
+        annotations,
+        required_scope: entry.scope.clone(),
+        plugin: entry.plugin.clone(),
+        http: ir::HttpBinding {
+            method,
+            path: op.path.clone(),
+            operation_id: op
+                .operation_id
+                .clone()
+                .unwrap_or_else(|| naming::method_path_name(&op.method, &op.path)),
+            args,
+            body: body_binding,
+            security,
+        },
+    };
+    (tool, warnings)
+}
+
+/// Adds the parameter's description, deprecation and example to its schema.
+fn annotate(schema: &mut Value, description: Option<&str>, deprecated: bool, example: Option<&Value>) {
+    let Value::Object(map) = schema else {
+        if let Some(d) = description {
+            *schema = json!({ "description": d });
+        }
+        return;
+    };
+    if let Some(d) = description {
+        map.entry("description").or_insert_with(|| json!(d));
+    }
+    if deprecated {
+        map.insert("deprecated".into(), json!(true));
+    }
+    if let Some(e) = example {
+        map.entry("examples").or_insert_with(|| json!([e]));
+    }
+}
+
+/// Prefers JSON, then form, multipart, text, binary, then whatever comes first.
+fn pick_media_type(
+    content: &IndexMap<String, crate::spec::MediaType>,
+) -> Option<(&String, &crate::spec::MediaType)> {
+    let rank = |mt: &str| {
+        let mt = mt.to_ascii_lowercase();
+        if mt == "application/json" {
+            0
+        } else if mt.ends_with("+json") || mt.contains("json") {
+            1
+        } else if mt == "application/x-www-form-urlencoded" {
+            2
+        } else if mt == "multipart/form-data" {
+            3
+        } else if mt.starts_with("text/") {
+            4
+        } else {
+            5
+        }
+    };
+    content.iter().min_by_key(|(mt, _)| rank(mt))
+}
+
+/// The output schema from the primary 2xx JSON response: (schema, wrapped, warnings).
+fn output_schema(spec: &Spec, op: &Operation) -> (Option<Value>, bool, Vec<Warning>) {
+    let primary = ["200", "201", "202", "203", "2XX", "2xx"]
+        .iter()
+        .find_map(|code| op.responses.get(*code))
+        .or_else(|| {
+            op.responses
+                .iter()
+                .find(|(code, _)| code.starts_with('2'))
+                .map(|(_, r)| r)
+        });
+    let Some(response) = primary else {
+        return (None, false, Vec::new());
+    };
+    let Some(media) = response
+        .content
+        .iter()
+        .find(|(mt, _)| {
+            let mt = mt.to_ascii_lowercase();
+            mt == "application/json" || mt.ends_with("+json") || mt == "*/*"
+        })
+        .map(|(_, m)| m)
+    else {
+        return (None, false, Vec::new());
+    };
+    let Some(schema) = &media.schema else {
+        return (None, false, Vec::new());
+    };
+    let mut conv = SchemaConverter::new(&spec.root, &spec.path, Direction::Output);
+    let converted = conv.convert(schema, &media.schema_pointer);
+    let (defs, warnings) = conv.finish();
+    let root = match converted.get("$ref").and_then(Value::as_str) {
+        Some(r) if converted.as_object().is_some_and(|m| m.len() == 1) => r
+            .strip_prefix("#/$defs/")
+            .and_then(|name| defs.get(name))
+            .filter(|target| is_object_schema(target))
+            .cloned()
+            .unwrap_or(converted),
+        _ => converted,
+    };
+    let (mut root, wrapped) = if is_object_schema(&root) {
+        (root, false)
+    } else {
+        (
+            json!({ "type": "object", "properties": { "result": root }, "required": ["result"] }),
+            true,
+        )
+    };
+    if !defs.is_empty()
+        && let Value::Object(map) = &mut root
+    {
+        map.insert("$defs".into(), Value::Object(defs.into_iter().collect()));
+    }
+    (Some(root), wrapped, warnings)
+}
+
+/// Whether a converted schema is a plain object schema (`type: object`, no composition).
+pub fn is_object_schema(schema: &Value) -> bool {
+    let Some(map) = schema.as_object() else {
+        return false;
+    };
+    let typed_object = match map.get("type") {
+        Some(Value::String(t)) => t == "object",
+        _ => false,
+    };
+    typed_object && !["oneOf", "anyOf", "allOf", "$ref", "not", "if"].iter().any(|k| map.contains_key(*k))
+}
+
+/// Annotation hints from the HTTP method, then the entry's overrides.
+fn annotations_for(method: &str, entry: &Entry) -> ir::Annotations {
+    let read_only = matches!(method, "GET" | "HEAD" | "OPTIONS");
+    let mut a = if read_only {
+        ir::Annotations {
+            read_only: Some(true),
+            ..Default::default()
+        }
+    } else {
+        ir::Annotations {
+            read_only: Some(false),
+            destructive: Some(method == "DELETE"),
+            idempotent: Some(matches!(method, "PUT" | "DELETE")),
+            open_world: None,
+        }
+    };
+    let o = entry.annotations;
+    a.read_only = o.read_only.or(a.read_only);
+    a.destructive = o.destructive.or(a.destructive);
+    a.idempotent = o.idempotent.or(a.idempotent);
+    a.open_world = o.open_world.or(a.open_world);
+    a
+}
+
+/// Summary and description joined, else `METHOD path`.
+fn operation_description(op: &Operation) -> String {
+    let parts: Vec<&str> = [op.summary.as_deref(), op.description.as_deref()]
+        .into_iter()
+        .flatten()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect();
+    let mut parts = parts;
+    parts.dedup();
+    if parts.is_empty() {
+        format!("{} {}", op.method.to_ascii_uppercase(), op.path)
+    } else {
+        parts.join("\n\n")
+    }
+}
+
+fn server_info(
+    spec: &Spec,
+    allowlist: &Allowlist,
+    options: &SelectOptions,
+    tools: &[ir::Tool],
+    errors: &mut Vec<Error>,
+    warnings: &mut Vec<Warning>,
+) -> ir::Server {
+    let info = spec.root.get("info");
+    let info_str = |k: &str| info.and_then(|i| i.get(k)).and_then(Value::as_str).map(str::to_owned);
+    let name = options
+        .name_override
+        .clone()
+        .or_else(|| allowlist.server.name.clone())
+        .or_else(|| options.default_name.clone())
+        .unwrap_or_else(|| "api".to_owned());
+    if name.is_empty()
+        || !name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-')
+        || !name.starts_with(|c: char| c.is_ascii_lowercase())
+    {
+        errors.push(Error::Allowlist {
+            path: allowlist.path.clone(),
+            location: "server.name".into(),
+            message: format!(
+                "server name `{name}` is not usable as a crate name; use lower-case letters, digits, `_` and `-`, starting with a letter"
+            ),
+        });
+    }
+    let title = info_str("title").unwrap_or_else(|| name.clone());
+    let upstream_url = allowlist.server.upstream_url.clone().or_else(|| {
+        let url = first_server_url(&spec.root)?;
+        if !url.starts_with("http://") && !url.starts_with("https://") {
+            warnings.push(Warning {
+                location: format!("{}: /servers/0/url", spec.path.display()),
+                message: format!(
+                    "server URL `{url}` is relative; set `server.upstream_url` in the allowlist or pass --upstream-url at run time"
+                ),
+            });
+        }
+        Some(url)
+    });
+    let used: BTreeSet<&str> = tools
+        .iter()
+        .flat_map(|t| t.http.security.iter().map(String::as_str))
+        .collect();
+    let security_schemes = security_schemes(&spec.root, &used);
+    ir::Server {
+        version: allowlist
+            .server
+            .version
+            .clone()
+            .or_else(|| info_str("version"))
+            .unwrap_or_else(|| "0.1.0".into()),
+        description: allowlist
+            .server
+            .description
+            .clone()
+            .or_else(|| info_str("description"))
+            .unwrap_or_else(|| title.clone()),
+        title,
+        name,
+        upstream_url,
+        security_schemes,
+        tools: tools.to_vec(),
+    }
+}
+
+/// The first `servers` entry's URL with its variables' defaults substituted.
+fn first_server_url(root: &Value) -> Option<String> {
+    let server = root.get("servers")?.get(0)?;
+    let mut url = server.get("url")?.as_str()?.to_owned();
+    if let Some(vars) = server.get("variables").and_then(Value::as_object) {
+        for (k, v) in vars {
+            if let Some(default) = v.get("default").and_then(Value::as_str) {
+                url = url.replace(&format!("{{{k}}}"), default);
+            }
+        }
+    }
+    Some(url)
+}
+
+fn security_schemes(root: &Value, used: &BTreeSet<&str>) -> Vec<ir::SecurityScheme> {
+    let Some(schemes) = root
+        .pointer("/components/securitySchemes")
+        .and_then(Value::as_object)
+    else {
+        return Vec::new();
+    };
+    let mut out: Vec<ir::SecurityScheme> = schemes
+        .iter()
+        .filter(|(name, _)| used.contains(name.as_str()))
+        .map(|(name, s)| {
+            let get = |k: &str| s.get(k).and_then(Value::as_str).unwrap_or_default();
+            let kind = match (get("type"), get("in"), get("scheme").to_ascii_lowercase().as_str()) {
+                ("apiKey", "header", _) => ir::SecurityKind::ApiKeyHeader(get("name").to_owned()),
+                ("apiKey", "query", _) => ir::SecurityKind::ApiKeyQuery(get("name").to_owned()),
+                ("apiKey", "cookie", _) => ir::SecurityKind::ApiKeyCookie(get("name").to_owned()),
+                ("http", _, "bearer") => ir::SecurityKind::Bearer,
+                ("http", _, "basic") => ir::SecurityKind::Basic,
+                _ => ir::SecurityKind::Other,
+            };
+            ir::SecurityScheme {
+                name: name.clone(),
+                kind,
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    out
+}
+
+/// Unused here but kept for callers that need the path of a spec relative to a base.
+pub fn display_path(path: &Path, base: &Path) -> String {
+    path.strip_prefix(base)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
+/// Temporary shim until `SchemaConverter::object_properties` lands (inherent methods win).
+#[allow(dead_code)]
+trait ObjectPropertiesShim {
+    fn object_properties(&mut self, schema: &Value, pointer: &str) -> Option<(IndexMap<String, Value>, Vec<String>)>;
+}
+impl ObjectPropertiesShim for SchemaConverter<'_> {
+    fn object_properties(&mut self, _schema: &Value, _pointer: &str) -> Option<(IndexMap<String, Value>, Vec<String>)> {
+        None
+    }
+}

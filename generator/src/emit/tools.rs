@@ -1,0 +1,228 @@
+//! `src/tools.rs`: server constants, the static tool table and the dispatcher.
+
+use std::collections::BTreeMap;
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use super::ToolTypes;
+use crate::ir;
+
+fn opt_str(v: &Option<String>) -> TokenStream {
+    match v {
+        Some(s) => quote! { ::std::option::Option::Some(#s) },
+        None => quote! { ::std::option::Option::None },
+    }
+}
+
+fn opt_bool(v: Option<bool>) -> TokenStream {
+    match v {
+        Some(b) => quote! { ::std::option::Option::Some(#b) },
+        None => quote! { ::std::option::Option::None },
+    }
+}
+
+/// The name of a tool's `ToolDef` constant.
+pub(crate) fn const_ident(tool: &ir::Tool) -> proc_macro2::Ident {
+    format_ident!("{}", tool.method_name.trim_end_matches('_').to_ascii_uppercase() + "_TOOL")
+}
+
+fn location(loc: ir::ArgLocation) -> TokenStream {
+    match loc {
+        ir::ArgLocation::Path => quote!(::mcpgen_runtime::Location::Path),
+        ir::ArgLocation::Query => quote!(::mcpgen_runtime::Location::Query),
+        ir::ArgLocation::Header => quote!(::mcpgen_runtime::Location::Header),
+        ir::ArgLocation::Cookie => quote!(::mcpgen_runtime::Location::Cookie),
+        ir::ArgLocation::BodyField => quote!(::mcpgen_runtime::Location::BodyField),
+        ir::ArgLocation::Body => quote!(::mcpgen_runtime::Location::Body),
+    }
+}
+
+fn tool_def(tool: &ir::Tool) -> TokenStream {
+    let name = &tool.name;
+    let title = opt_str(&tool.title);
+    let description = &tool.description;
+    let input = compact_json(&tool.input_schema);
+    let output = opt_str(&tool.output_schema.as_ref().map(compact_json));
+    let wrap = tool.wrap_output;
+    let a = tool.annotations;
+    let (ro, de, id, ow) = (
+        opt_bool(a.read_only),
+        opt_bool(a.destructive),
+        opt_bool(a.idempotent),
+        opt_bool(a.open_world),
+    );
+    let scope = opt_str(&tool.required_scope);
+    let plugin = opt_str(&tool.plugin);
+    let http = &tool.http;
+    let method = &http.method;
+    let path = &http.path;
+    let operation_id = &http.operation_id;
+    let args = http.args.iter().map(|b| {
+        let arg = &b.arg;
+        let wire = &b.wire;
+        let loc = location(b.location);
+        let required = b.required;
+        let style = opt_str(&b.style);
+        let explode = opt_bool(b.explode);
+        quote! {
+            ::mcpgen_runtime::ArgBinding {
+                arg: #arg,
+                wire: #wire,
+                location: #loc,
+                required: #required,
+                style: #style,
+                explode: #explode,
+            }
+        }
+    });
+    let body = match &http.body {
+        Some(b) => {
+            let ct = &b.content_type;
+            let req = b.required;
+            quote! { ::std::option::Option::Some(::mcpgen_runtime::BodyBinding { content_type: #ct, required: #req }) }
+        }
+        None => quote! { ::std::option::Option::None },
+    };
+    let security = &http.security;
+    quote! {
+        ::mcpgen_runtime::ToolDef {
+            name: #name,
+            title: #title,
+            description: #description,
+            input_schema: #input,
+            output_schema: #output,
+            wrap_output: #wrap,
+            annotations: ::mcpgen_runtime::ToolAnnotations {
+                read_only_hint: #ro,
+                destructive_hint: #de,
+                idempotent_hint: #id,
+                open_world_hint: #ow,
+            },
+            required_scope: #scope,
+            plugin: #plugin,
+            http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
+                method: #method,
+                path: #path,
+                operation_id: #operation_id,
+                args: &[#(#args),*],
+                body: #body,
+                security: &[#(#security),*],
+            }),
+        }
+    }
+}
+
+fn compact_json(v: &serde_json::Value) -> String {
+    v.to_string()
+}
+
+fn security_scheme(s: &ir::SecurityScheme) -> TokenStream {
+    let name = &s.name;
+    let kind = match &s.kind {
+        ir::SecurityKind::ApiKeyHeader(n) => quote!(::mcpgen_runtime::SecuritySchemeKind::ApiKeyHeader(#n)),
+        ir::SecurityKind::ApiKeyQuery(n) => quote!(::mcpgen_runtime::SecuritySchemeKind::ApiKeyQuery(#n)),
+        ir::SecurityKind::ApiKeyCookie(n) => quote!(::mcpgen_runtime::SecuritySchemeKind::ApiKeyCookie(#n)),
+        ir::SecurityKind::Bearer => quote!(::mcpgen_runtime::SecuritySchemeKind::Bearer),
+        ir::SecurityKind::Basic => quote!(::mcpgen_runtime::SecuritySchemeKind::Basic),
+        ir::SecurityKind::Other => quote!(::mcpgen_runtime::SecuritySchemeKind::Other),
+    };
+    quote! { ::mcpgen_runtime::SecurityScheme { name: #name, kind: #kind } }
+}
+
+/// The tokens of `src/tools.rs`.
+pub(crate) fn tokens(server: &ir::Server, types: &BTreeMap<String, ToolTypes>) -> TokenStream {
+    let name = &server.name;
+    let version = &server.version;
+    let title = &server.title;
+    let description = &server.description;
+    let upstream = opt_str(&server.upstream_url);
+    let schemes = server.security_schemes.iter().map(security_scheme);
+    let consts = server.tools.iter().map(|t| {
+        let ident = const_ident(t);
+        let def = tool_def(t);
+        let doc = format!("The `{}` tool ({} {}).", t.name, t.http.method, t.http.path);
+        quote! {
+            #[doc = #doc]
+            pub const #ident: ::mcpgen_runtime::ToolDef = #def;
+        }
+    });
+    let table = server.tools.iter().map(const_ident);
+    let arms = server.tools.iter().enumerate().map(|(i, t)| {
+        let tool_name = &t.name;
+        let decode = match types.get(&t.name).and_then(|ty| ty.args.as_ref()) {
+            Some(ty) => {
+                let ty = format_ident!("{}", ty);
+                quote! {
+                    let _typed: crate::types::input::#ty =
+                        ::mcpgen_runtime::__private::decode_args(name, &args)?;
+                }
+            }
+            None => quote! {},
+        };
+        quote! {
+            #tool_name => {
+                #decode
+                ::std::result::Result::Ok(self.upstream.invoke(&TOOLS[#i], args).await)
+            }
+        }
+    });
+    let tool_count = server.tools.len();
+    quote! {
+        /// Server name.
+        pub const SERVER_NAME: &str = #name;
+        /// Server version.
+        pub const SERVER_VERSION: &str = #version;
+        /// Title of the API the tools call.
+        pub const API_TITLE: &str = #title;
+        /// Server description.
+        pub const SERVER_DESCRIPTION: &str = #description;
+        /// Default upstream base URL, from the allowlist or the spec's `servers`.
+        pub const DEFAULT_UPSTREAM_URL: ::std::option::Option<&str> = #upstream;
+        /// Security schemes the tools accept, for configuring upstream credentials.
+        pub static SECURITY_SCHEMES: &[::mcpgen_runtime::SecurityScheme] = &[#(#schemes),*];
+
+        #(#consts)*
+
+        /// Every tool, in allowlist order.
+        pub static TOOLS: &[::mcpgen_runtime::ToolDef; #tool_count] = &[#(#table),*];
+
+        /// The dispatcher: decodes typed arguments and calls the upstream API.
+        #[derive(Debug, Clone)]
+        pub struct Tools {
+            upstream: ::mcpgen_runtime::Upstream,
+        }
+
+        impl Tools {
+            /// Tools that call the API through `upstream`.
+            pub fn new(upstream: ::mcpgen_runtime::Upstream) -> Self {
+                Self { upstream }
+            }
+
+            /// The upstream client.
+            pub fn upstream(&self) -> &::mcpgen_runtime::Upstream {
+                &self.upstream
+            }
+        }
+
+        impl ::mcpgen_runtime::ToolSet for Tools {
+            fn tools(&self) -> &'static [::mcpgen_runtime::ToolDef] {
+                TOOLS
+            }
+
+            fn call<'a>(
+                &'a self,
+                name: &'a str,
+                args: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                _ctx: &'a ::mcpgen_runtime::CallContext,
+            ) -> ::mcpgen_runtime::BoxFuture<'a, ::std::result::Result<::mcpgen_runtime::ToolResult, ::mcpgen_runtime::ToolError>> {
+                ::std::boxed::Box::pin(async move {
+                    match name {
+                        #(#arms)*
+                        _ => ::std::result::Result::Err(::mcpgen_runtime::ToolError::UnknownTool(name.to_owned())),
+                    }
+                })
+            }
+        }
+    }
+}

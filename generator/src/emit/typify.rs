@@ -1,0 +1,305 @@
+//! Typed argument and output types through typify, with a fallback to `serde_json::Value`
+//! wherever typify cannot handle a schema (errors and panics alike are caught and turned into
+//! warnings naming the schema).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Mutex;
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use serde_json::Value;
+use typify::{TypeSpace, TypeSpaceSettings};
+
+use crate::error::Warning;
+
+/// One root type to add: a tool's arguments or output.
+pub struct Root {
+    /// Tool name (for warnings).
+    pub tool: String,
+    /// Rust type name wanted, e.g. `SynaplanSendMessageArgs`.
+    pub type_name: String,
+    /// The schema without `$defs`.
+    pub schema: Value,
+}
+
+/// The result for one module (`input` or `output`).
+pub struct TypeModule {
+    /// The module's items.
+    pub tokens: TokenStream,
+    /// Tool name → type name in the module, for tools whose root type was generated.
+    pub typed: BTreeMap<String, String>,
+}
+
+/// Builds the types of one module from shared `defs` and per-tool `roots`.
+pub fn build(
+    module: &str,
+    defs: &BTreeMap<String, Value>,
+    roots: &[Root],
+    warnings: &mut Vec<Warning>,
+) -> TypeModule {
+    // Schemas typify cannot even read become `true` (any value).
+    let mut prepared: BTreeMap<String, schemars::schema::Schema> = BTreeMap::new();
+    for (name, schema) in defs {
+        match to_typify_schema(schema) {
+            Ok(s) => {
+                prepared.insert(name.clone(), s);
+            }
+            Err(e) => {
+                warnings.push(fallback_warning(module, &format!("$defs/{name}"), &e));
+                prepared.insert(name.clone(), schemars::schema::Schema::Bool(true));
+            }
+        }
+    }
+
+    // Find the definitions typify fails on and replace them with `true`.
+    let bad = find_bad_defs(&prepared);
+    for name in &bad {
+        warnings.push(fallback_warning(
+            module,
+            &format!("$defs/{name}"),
+            "typify could not generate a type for it",
+        ));
+        prepared.insert(name.clone(), schemars::schema::Schema::Bool(true));
+    }
+
+    // Add roots one by one; a failing root is dropped and the space rebuilt without it.
+    let mut good: Vec<(&Root, schemars::schema::Schema)> = Vec::new();
+    let mut space = new_space(&prepared).ok();
+    for root in roots {
+        let schema = match to_typify_schema(&root.schema) {
+            Ok(s) => s,
+            Err(e) => {
+                warnings.push(fallback_warning(module, &root.tool, &e));
+                continue;
+            }
+        };
+        let added = space.as_mut().map(|s| add_root(s, &root.type_name, &schema));
+        match added {
+            Some(Ok(())) => good.push((root, schema)),
+            _ => {
+                warnings.push(fallback_warning(
+                    module,
+                    &root.tool,
+                    "typify could not generate a type for the tool's schema",
+                ));
+                space = rebuild(&prepared, &good);
+            }
+        }
+    }
+
+    let Some(space) = space else {
+        return TypeModule {
+            tokens: TokenStream::new(),
+            typed: BTreeMap::new(),
+        };
+    };
+    let mut typed = BTreeMap::new();
+    let mut aliases = TokenStream::new();
+    for (root, _) in &good {
+        typed.insert(root.tool.clone(), root.type_name.clone());
+    }
+    // Roots whose generated type got another name (e.g. a map) get an alias with the wanted name.
+    let names: BTreeSet<String> = space.iter_types().map(|t| t.name()).collect();
+    for (root, schema) in &good {
+        if names.contains(&root.type_name) {
+            continue;
+        }
+        // Re-adding an identical schema is cached by typify and yields the same type.
+        let mut probe = TypeSpace::new(&settings());
+        let ident = quietly(|| {
+            probe.add_ref_types(prepared.clone()).ok()?;
+            let id = probe.add_type_with_name(schema, Some(root.type_name.clone())).ok()?;
+            Some(probe.get_type(&id).ok()?.ident())
+        })
+        .ok()
+        .flatten();
+        let alias = format_ident!("{}", root.type_name);
+        match ident {
+            Some(ident) => aliases.extend(quote! {
+                #[doc = "The tool's type (an alias: the schema maps to a built-in type)."]
+                pub type #alias = #ident;
+            }),
+            None => aliases.extend(quote! { pub type #alias = ::serde_json::Value; }),
+        }
+    }
+    let tokens = match quietly(|| space.to_stream()) {
+        Ok(t) => t,
+        Err(_) => {
+            warnings.push(fallback_warning(module, "*", "typify failed while writing types"));
+            return TypeModule {
+                tokens: TokenStream::new(),
+                typed: BTreeMap::new(),
+            };
+        }
+    };
+    TypeModule {
+        tokens: quote! { #tokens #aliases },
+        typed,
+    }
+}
+
+fn fallback_warning(module: &str, what: &str, why: &str) -> Warning {
+    Warning {
+        location: format!("types::{module} {what}"),
+        message: format!("{why}; using serde_json::Value instead"),
+    }
+}
+
+fn settings() -> TypeSpaceSettings {
+    let mut s = TypeSpaceSettings::default();
+    s.with_struct_builder(false);
+    if let Ok(map) = "::std::collections::BTreeMap".parse::<typify::MapType>() {
+        s.with_map_type(map);
+    }
+    s
+}
+
+fn new_space(defs: &BTreeMap<String, schemars::schema::Schema>) -> Result<TypeSpace, ()> {
+    quietly(|| {
+        let mut space = TypeSpace::new(&settings());
+        space.add_ref_types(defs.clone()).map(|_| space).map_err(|_| ())
+    })
+    .map_err(|_| ())?
+}
+
+fn add_root(space: &mut TypeSpace, name: &str, schema: &schemars::schema::Schema) -> Result<(), ()> {
+    quietly(|| space.add_type_with_name(schema, Some(name.to_owned())).map(|_| ()).map_err(|_| ()))
+        .map_err(|_| ())?
+}
+
+fn rebuild(
+    defs: &BTreeMap<String, schemars::schema::Schema>,
+    good: &[(&Root, schemars::schema::Schema)],
+) -> Option<TypeSpace> {
+    let mut space = new_space(defs).ok()?;
+    for (root, schema) in good {
+        add_root(&mut space, &root.type_name, schema).ok()?;
+    }
+    Some(space)
+}
+
+/// The definitions that make `add_ref_types` fail: found by bisection, replacing suspects with
+/// `true` (any value) until the rest is accepted.
+fn find_bad_defs(defs: &BTreeMap<String, schemars::schema::Schema>) -> Vec<String> {
+    if new_space(defs).is_ok() {
+        return Vec::new();
+    }
+    let names: Vec<String> = defs.keys().cloned().collect();
+    let mut bad = Vec::new();
+    let mut replaced: BTreeSet<String> = BTreeSet::new();
+    bisect(defs, &names, &mut replaced, &mut bad);
+    bad
+}
+
+fn passes(defs: &BTreeMap<String, schemars::schema::Schema>, replaced: &BTreeSet<String>) -> bool {
+    let trial: BTreeMap<String, schemars::schema::Schema> = defs
+        .iter()
+        .map(|(k, v)| {
+            let v = if replaced.contains(k) {
+                schemars::schema::Schema::Bool(true)
+            } else {
+                v.clone()
+            };
+            (k.clone(), v)
+        })
+        .collect();
+    new_space(&trial).is_ok()
+}
+
+/// Finds bad definitions among `suspects`, given that replacing all of `suspects` (plus
+/// `replaced`) passes. Found ones are added to `bad` and stay in `replaced`.
+fn bisect(
+    defs: &BTreeMap<String, schemars::schema::Schema>,
+    suspects: &[String],
+    replaced: &mut BTreeSet<String>,
+    bad: &mut Vec<String>,
+) {
+    let with = |replaced: &BTreeSet<String>, extra: &[String]| {
+        let mut r = replaced.clone();
+        r.extend(extra.iter().cloned());
+        r
+    };
+    if passes(defs, replaced) {
+        return;
+    }
+    if suspects.len() <= 1 {
+        bad.extend(suspects.iter().cloned());
+        replaced.extend(suspects.iter().cloned());
+        return;
+    }
+    let (left, right) = suspects.split_at(suspects.len() / 2);
+    // Keep `right` real, replace `left`: if that passes, every culprit is in `left`.
+    if passes(defs, &with(replaced, left)) {
+        bisect(defs, left, replaced, bad);
+        return;
+    }
+    // Some culprit is in `right`: find those with `left` replaced, then look in `left`.
+    let mut tmp = with(replaced, left);
+    let before = bad.len();
+    bisect(defs, right, &mut tmp, bad);
+    replaced.extend(bad[before..].iter().cloned());
+    bisect(defs, left, replaced, bad);
+}
+
+/// Runs `f`, turning a panic into `Err` without printing it.
+fn quietly<R>(f: impl FnOnce() -> R) -> Result<R, ()> {
+    static HOOK_LOCK: Mutex<()> = Mutex::new(());
+    let _guard = HOOK_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let result = catch_unwind(AssertUnwindSafe(f));
+    std::panic::set_hook(previous);
+    result.map_err(|_| ())
+}
+
+/// The schema as typify should see it: formats that would pull in chrono/uuid and patterns that
+/// would pull in regress are dropped (the JSON schema in `tools.json` keeps them; validation is
+/// the runtime's job), and 2020-12-only keywords typify does not read are removed.
+fn to_typify_schema(schema: &Value) -> Result<schemars::schema::Schema, String> {
+    let cleaned = clean(schema);
+    serde_json::from_value(cleaned).map_err(|e| format!("schema not readable by typify: {e}"))
+}
+
+fn clean(v: &Value) -> Value {
+    match v {
+        Value::Object(map) => {
+            let mut out = serde_json::Map::new();
+            for (k, val) in map {
+                match k.as_str() {
+                    "$defs" | "pattern" | "patternProperties" | "examples" | "example"
+                    | "contentEncoding" | "contentMediaType" | "prefixItems" | "$comment"
+                    | "deprecated" | "readOnly" | "writeOnly" | "unevaluatedProperties"
+                    | "dependentRequired" | "dependentSchemas" => {}
+                    "format" => {
+                        if let Some(f) = val.as_str()
+                            && KEPT_FORMATS.contains(&f)
+                        {
+                            out.insert(k.clone(), val.clone());
+                        }
+                    }
+                    "properties" | "definitions" => {
+                        let props = val
+                            .as_object()
+                            .map(|m| m.iter().map(|(pk, pv)| (pk.clone(), clean(pv))).collect())
+                            .unwrap_or_default();
+                        out.insert(k.clone(), Value::Object(props));
+                    }
+                    "default" | "const" | "enum" => {
+                        out.insert(k.clone(), val.clone());
+                    }
+                    _ => {
+                        out.insert(k.clone(), clean(val));
+                    }
+                }
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) => Value::Array(items.iter().map(clean).collect()),
+        other => other.clone(),
+    }
+}
+
+const KEPT_FORMATS: &[&str] = &[
+    "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float", "double",
+];
