@@ -1,0 +1,376 @@
+//! The HTTP call an OpenAPI-derived tool makes to its REST API.
+//!
+//! [`Upstream::invoke`] turns a tool call into one HTTP request and its response into a
+//! [`ToolResult`]. The work is split by job:
+//!
+//! - `style`: how one parameter value is written on the wire (OpenAPI `style`/`explode`) and
+//!   percent-encoded;
+//! - `request`: the request itself (method, path, query, headers, credentials), built from the
+//!   tool's [`HttpBinding`](crate::HttpBinding) and its arguments;
+//! - `body`: the request body for the binding's content type;
+//! - `response`: reading the response under a size cap and mapping it to a result.
+//!
+//! Failures of any kind — a missing argument, an unreachable upstream, a timeout, a 4xx/5xx — come
+//! back as a result with `is_error` set, never as a success that hides them.
+
+mod body;
+mod request;
+mod response;
+mod style;
+
+use std::time::{Duration, Instant};
+
+use reqwest::header::{HeaderName, HeaderValue};
+use serde_json::{Map, Value};
+use tracing::Instrument;
+
+use crate::{ToolDef, ToolResult};
+
+/// A credential attached to every upstream request.
+#[derive(Clone)]
+pub enum Credential {
+    /// A header, e.g. `X-API-Key: secret`.
+    Header {
+        /// Header name.
+        name: String,
+        /// Header value.
+        value: String,
+    },
+    /// A query parameter, e.g. `?api_key=secret`.
+    Query {
+        /// Parameter name.
+        name: String,
+        /// Parameter value.
+        value: String,
+    },
+    /// `Authorization: Bearer <token>`.
+    Bearer(String),
+}
+
+impl std::fmt::Debug for Credential {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Header { name, .. } => write!(f, "Header({name}: ***)"),
+            Self::Query { name, .. } => write!(f, "Query({name}=***)"),
+            Self::Bearer(_) => f.write_str("Bearer(***)"),
+        }
+    }
+}
+
+/// The default cap on how much of a response body is read: 1 MiB.
+pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 1024 * 1024;
+
+/// The default per-request timeout: 30 s.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How to reach the upstream API.
+#[derive(Debug, Clone)]
+pub struct UpstreamConfig {
+    /// Base URL that operation paths are appended to, e.g. `https://api.example.com/v1`.
+    pub base_url: String,
+    /// Credentials attached to every request.
+    pub credentials: Vec<Credential>,
+    /// Per-request timeout, covering connecting, sending and reading the whole response.
+    pub timeout: Duration,
+    /// At most this many bytes of a response body are read; the rest is cut off and the cut is
+    /// marked in the result (a cut JSON body is an error, since it cannot be parsed).
+    pub max_response_bytes: usize,
+}
+
+impl UpstreamConfig {
+    /// A configuration for `base_url` with no credentials, a 30 s timeout and a 1 MiB
+    /// response cap.
+    pub fn new(base_url: impl Into<String>) -> Self {
+        Self {
+            base_url: base_url.into(),
+            credentials: Vec::new(),
+            timeout: DEFAULT_TIMEOUT,
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+        }
+    }
+
+    /// Adds a credential.
+    pub fn with_credential(mut self, credential: Credential) -> Self {
+        self.credentials.push(credential);
+        self
+    }
+
+    /// Sets the per-request timeout.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Sets the cap on how many bytes of a response body are read.
+    pub fn with_max_response_bytes(mut self, max_response_bytes: usize) -> Self {
+        self.max_response_bytes = max_response_bytes;
+        self
+    }
+}
+
+/// Why an upstream client could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum UpstreamError {
+    /// The base URL does not parse or is not http(s).
+    #[error("invalid upstream base URL `{url}`: {reason}")]
+    BaseUrl {
+        /// The URL given.
+        url: String,
+        /// Why it was rejected.
+        reason: String,
+    },
+    /// A configured credential cannot be sent (its value is never included).
+    #[error("invalid upstream credential {credential}: {reason}")]
+    Credential {
+        /// The credential, redacted (e.g. `Header(X-API-Key: ***)`).
+        credential: String,
+        /// Why it was rejected.
+        reason: String,
+    },
+    /// The HTTP client could not be built.
+    #[error("cannot build HTTP client: {0}")]
+    Client(String),
+}
+
+/// A pooled HTTP client for one upstream API.
+///
+/// Cloning is cheap and shares the connection pool.
+#[derive(Clone)]
+pub struct Upstream {
+    config: UpstreamConfig,
+    http: reqwest::Client,
+    /// The base URL without a trailing slash; operation paths are appended to it.
+    base: String,
+    /// The base URL as shown in messages: no user info, no trailing slash.
+    display_base: String,
+    auth: request::Auth,
+}
+
+impl std::fmt::Debug for Upstream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Upstream")
+            .field("base_url", &self.display_base)
+            .field("credentials", &self.config.credentials)
+            .field("timeout", &self.config.timeout)
+            .field("max_response_bytes", &self.config.max_response_bytes)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Upstream {
+    /// Builds the client for `config`.
+    ///
+    /// Fails if the base URL is not an absolute `http`/`https` URL without query or fragment,
+    /// or if a credential cannot be sent as given (e.g. a header value with a line break).
+    pub fn new(config: UpstreamConfig) -> Result<Self, UpstreamError> {
+        let display_base = check_base_url(&config.base_url)?;
+        let auth = request::Auth::new(&config.credentials)?;
+        let http = reqwest::Client::builder()
+            .timeout(config.timeout)
+            .redirect(same_origin_redirects())
+            .build()
+            .map_err(|e| UpstreamError::Client(e.to_string()))?;
+        let base = config.base_url.trim_end_matches('/').to_owned();
+        Ok(Self {
+            config,
+            http,
+            base,
+            display_base,
+            auth,
+        })
+    }
+
+    /// The configuration this client was built from.
+    pub fn config(&self) -> &UpstreamConfig {
+        &self.config
+    }
+
+    /// Calls `tool`'s operation with `args` and maps the response to a tool result.
+    ///
+    /// - 2xx with a JSON body: the JSON as text and as structured content (wrapped as
+    ///   `{"result": ...}` when the tool says so or the JSON is not an object);
+    /// - 2xx with no body (e.g. 204): a short success text;
+    /// - 2xx with another body: the body as text;
+    /// - anything else, a timeout, or an unreachable upstream: an error result saying what was
+    ///   called and what happened, including the upstream's (truncated) response body.
+    ///
+    /// Arguments that cannot be placed on the wire (a missing required path parameter, a header
+    /// value with a line break, an unsupported content type) give an error result and send no
+    /// request.
+    pub async fn invoke(&self, tool: &ToolDef, args: Map<String, Value>) -> ToolResult {
+        let Some(binding) = tool.http.as_ref() else {
+            return ToolResult::error(format!(
+                "tool `{}` has no HTTP binding, so it cannot call an upstream API",
+                tool.name
+            ));
+        };
+        let prepared = match request::build(&self.base, binding, &args, &self.auth) {
+            Ok(prepared) => prepared,
+            Err(problem) => {
+                return ToolResult::error(format!(
+                    "cannot call {} {}: {problem}",
+                    binding.method, binding.path
+                ));
+            }
+        };
+        let span = tracing::debug_span!(
+            "upstream",
+            tool = tool.name,
+            method = binding.method,
+            path = binding.path,
+        );
+        self.send(tool, prepared).instrument(span).await
+    }
+
+    /// Sends a prepared request and maps its outcome.
+    async fn send(&self, tool: &ToolDef, prepared: request::Prepared) -> ToolResult {
+        let request::Prepared {
+            method,
+            path,
+            url,
+            headers,
+            body,
+        } = prepared;
+        let what = response::Call {
+            method: method.as_str().to_owned(),
+            path,
+        };
+        let mut builder = self.http.request(method, url).headers(headers);
+        if let Some(body) = body {
+            builder = builder
+                .header(reqwest::header::CONTENT_TYPE, body.content_type)
+                .body(body.bytes);
+        }
+        let started = Instant::now();
+        let cap = self.config.max_response_bytes;
+        let exchange = async {
+            let mut resp = builder.send().await?;
+            let status = resp.status();
+            let content_type = resp
+                .headers()
+                .get(reqwest::header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned);
+            let body = response::read_capped(&mut resp, cap).await?;
+            Ok::<_, reqwest::Error>((status, content_type, body))
+        };
+        match exchange.await {
+            Ok((status, content_type, body)) => {
+                tracing::debug!(
+                    status = status.as_u16(),
+                    elapsed_ms = elapsed_ms(started),
+                    bytes = body.bytes.len(),
+                    truncated = body.truncated,
+                    "upstream responded"
+                );
+                response::map(
+                    &what,
+                    status,
+                    content_type.as_deref(),
+                    body,
+                    cap,
+                    tool.wrap_output,
+                )
+            }
+            Err(err) => {
+                tracing::debug!(
+                    elapsed_ms = elapsed_ms(started),
+                    timeout = err.is_timeout(),
+                    connect = err.is_connect(),
+                    "upstream call failed"
+                );
+                response::map_error(&what, &err, self.config.timeout, &self.display_base)
+            }
+        }
+    }
+}
+
+fn elapsed_ms(started: Instant) -> u64 {
+    u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Checks the base URL and returns it as shown in messages (no user info, no trailing slash).
+fn check_base_url(base_url: &str) -> Result<String, UpstreamError> {
+    let reject = |reason: &str| UpstreamError::BaseUrl {
+        url: redact_url_text(base_url),
+        reason: reason.to_owned(),
+    };
+    let mut url = url::Url::parse(base_url).map_err(|e| reject(&e.to_string()))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(reject("the scheme must be http or https"));
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err(reject("the URL has no host"));
+    }
+    if url.query().is_some() {
+        return Err(reject(
+            "the URL must not have a query string; pass query credentials as `Credential::Query`",
+        ));
+    }
+    if url.fragment().is_some() {
+        return Err(reject("the URL must not have a fragment"));
+    }
+    // Setting these cannot fail for an http(s) URL with a host, which was checked above.
+    let _ = url.set_username("");
+    let _ = url.set_password(None);
+    Ok(url.as_str().trim_end_matches('/').to_owned())
+}
+
+/// A base URL for an error message: anything between `://` and `@` is hidden.
+fn redact_url_text(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    match rest[..authority_end].rfind('@') {
+        Some(at) => format!("{scheme}://***@{}", &rest[at + 1..]),
+        None => url.to_owned(),
+    }
+}
+
+/// Follows up to ten redirects that stay on the same origin, so configured credentials are
+/// never sent to another host; a redirect elsewhere comes back as the 3xx response.
+fn same_origin_redirects() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        let same_origin = attempt
+            .previous()
+            .first()
+            .is_some_and(|first| first.origin() == attempt.url().origin());
+        if attempt.previous().len() > 10 || !same_origin {
+            attempt.stop()
+        } else {
+            attempt.follow()
+        }
+    })
+}
+
+/// Parses a header name and value for a credential, marking the value sensitive.
+fn credential_header(
+    credential: &Credential,
+    name: &str,
+    value: &str,
+) -> Result<(HeaderName, HeaderValue), UpstreamError> {
+    let reject = |reason: &str| UpstreamError::Credential {
+        credential: format!("{credential:?}"),
+        reason: reason.to_owned(),
+    };
+    let name = HeaderName::from_bytes(name.as_bytes())
+        .map_err(|_| reject("the header name is not a valid HTTP header name"))?;
+    let mut value = HeaderValue::from_str(value).map_err(|_| {
+        reject("the value has characters a header cannot carry (line breaks, non-ASCII)")
+    })?;
+    value.set_sensitive(true);
+    Ok((name, value))
+}
+
+/// Whether a media type (a `Content-Type` value, parameters allowed) is JSON:
+/// `application/json` or any `+json` type.
+fn is_json_media_type(content_type: &str) -> bool {
+    let essence = content_type
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    essence == "application/json" || essence.ends_with("+json")
+}

@@ -1,0 +1,292 @@
+//! Building the HTTP request for one tool call: method, path, query, headers and credentials.
+//!
+//! Nothing here touches the network: [`build`] either returns a [`Prepared`] request or says
+//! everything that is wrong with the arguments at once.
+
+use reqwest::Method;
+use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderName, HeaderValue};
+use serde_json::{Map, Value};
+
+use super::body::{self, RequestBody};
+use super::style::{self, Style};
+use super::{Credential, UpstreamError, credential_header};
+use crate::{ArgBinding, HttpBinding, Location};
+
+/// A request ready to send.
+pub(super) struct Prepared {
+    /// The HTTP method.
+    pub method: Method,
+    /// The rendered path (no base URL, no query), for messages: it never holds a credential.
+    pub path: String,
+    /// The full URL, query included.
+    pub url: url::Url,
+    /// Headers from arguments and credentials (not `Content-Type`, which comes with the body).
+    pub headers: HeaderMap,
+    /// The body, if one is sent.
+    pub body: Option<RequestBody>,
+}
+
+/// The configured credentials, parsed once: headers to set and encoded query pairs to append.
+///
+/// Deliberately not `Debug`: it holds secrets.
+#[derive(Clone)]
+pub(super) struct Auth {
+    headers: Vec<(HeaderName, HeaderValue)>,
+    query: Vec<String>,
+}
+
+impl Auth {
+    /// Parses `credentials`, rejecting any that cannot be sent.
+    pub(super) fn new(credentials: &[Credential]) -> Result<Self, UpstreamError> {
+        let mut auth = Self {
+            headers: Vec::new(),
+            query: Vec::new(),
+        };
+        for credential in credentials {
+            match credential {
+                Credential::Header { name, value } => {
+                    auth.headers
+                        .push(credential_header(credential, name, value)?);
+                }
+                Credential::Bearer(token) => {
+                    let (_, value) =
+                        credential_header(credential, "authorization", &format!("Bearer {token}"))?;
+                    auth.headers.push((AUTHORIZATION, value));
+                }
+                Credential::Query { name, value } => {
+                    auth.query
+                        .push(format!("{}={}", style::encode(name), style::encode(value)));
+                }
+            }
+        }
+        Ok(auth)
+    }
+
+    /// Adds the credentials to a request; a credential header replaces an argument's header of
+    /// the same name.
+    fn apply(&self, headers: &mut HeaderMap, query: &mut Vec<String>) {
+        for (name, value) in &self.headers {
+            headers.insert(name.clone(), value.clone());
+        }
+        query.extend(self.query.iter().cloned());
+    }
+}
+
+/// What is wrong with a call's arguments, collected so they are reported together.
+#[derive(Default)]
+pub(super) struct Problems {
+    missing: Vec<String>,
+    other: Vec<String>,
+}
+
+impl Problems {
+    /// Records a required argument that was not given.
+    pub(super) fn missing(&mut self, arg: &ArgBinding) {
+        let place = match arg.location {
+            Location::Body => "request body".to_owned(),
+            location => format!(
+                "{} parameter `{}`",
+                style::location_name(location),
+                arg.wire
+            ),
+        };
+        self.missing.push(format!("`{}` ({place})", arg.arg));
+    }
+
+    /// Records any other problem.
+    pub(super) fn push(&mut self, problem: String) {
+        self.other.push(problem);
+    }
+
+    fn into_result<T>(self, ok: T) -> Result<T, String> {
+        let mut parts = Vec::new();
+        match self.missing.len() {
+            0 => {}
+            1 => parts.push(format!(
+                "missing required argument {}",
+                self.missing.join("")
+            )),
+            _ => parts.push(format!(
+                "missing required arguments {}",
+                self.missing.join(", ")
+            )),
+        }
+        parts.extend(self.other);
+        if parts.is_empty() {
+            Ok(ok)
+        } else {
+            Err(parts.join("; "))
+        }
+    }
+}
+
+/// The value given for `arg`, if any; `null` counts as not given.
+pub(super) fn provided<'a>(args: &'a Map<String, Value>, arg: &ArgBinding) -> Option<&'a Value> {
+    args.get(arg.arg).filter(|v| !v.is_null())
+}
+
+/// Whether a call cannot be made without `arg`.
+fn is_required(binding: &HttpBinding, arg: &ArgBinding) -> bool {
+    match arg.location {
+        Location::Path => true,
+        Location::Body => arg.required || binding.body.is_some_and(|b| b.required),
+        _ => arg.required,
+    }
+}
+
+/// Builds the request for `binding` from `args`, appending the path to `base` (which has no
+/// trailing slash).
+pub(super) fn build(
+    base: &str,
+    binding: &HttpBinding,
+    args: &Map<String, Value>,
+    auth: &Auth,
+) -> Result<Prepared, String> {
+    let mut problems = Problems::default();
+    let method = Method::from_bytes(binding.method.as_bytes()).map_err(|_| {
+        format!(
+            "`{}` is not a valid HTTP method (the tool table is broken)",
+            binding.method
+        )
+    })?;
+    for arg in binding.args {
+        if is_required(binding, arg) && provided(args, arg).is_none() {
+            problems.missing(arg);
+        }
+    }
+    let path = render_path(binding, args, &mut problems);
+    let mut query = Vec::new();
+    let mut headers = HeaderMap::new();
+    for arg in binding.args {
+        let Some(value) = provided(args, arg) else {
+            continue;
+        };
+        match arg.location {
+            Location::Query => match Style::of(arg) {
+                Ok(style) => query.extend(style::form(arg.wire, value, style.explode(arg))),
+                Err(problem) => problems.push(problem),
+            },
+            Location::Header => match header(arg, value) {
+                Ok((name, value)) => {
+                    headers.append(name, value);
+                }
+                Err(problem) => problems.push(problem),
+            },
+            Location::Cookie => problems.push(format!(
+                "argument `{}` is a cookie parameter, which is not supported yet",
+                arg.arg
+            )),
+            Location::Path | Location::BodyField | Location::Body => {}
+        }
+    }
+    let body = body::build(binding, args, &mut problems);
+    let (path, body) = problems.into_result((path, body))?;
+
+    auth.apply(&mut headers, &mut query);
+    let mut url = format!("{base}{path}");
+    if !query.is_empty() {
+        url.push('?');
+        url.push_str(&query.join("&"));
+    }
+    // The parse error never quotes the URL, which may hold a query credential.
+    let url = url::Url::parse(&url).map_err(|e| format!("the request URL is invalid: {e}"))?;
+    Ok(Prepared {
+        method,
+        path,
+        url,
+        headers,
+        body,
+    })
+}
+
+/// Renders the path template, replacing each `{name}` with its path argument in `simple`
+/// style, percent-encoded as a path segment.
+fn render_path(
+    binding: &HttpBinding,
+    args: &Map<String, Value>,
+    problems: &mut Problems,
+) -> String {
+    let template = binding.path;
+    let mut out = String::with_capacity(template.len() + 16);
+    if !template.starts_with('/') {
+        out.push('/');
+    }
+    for (i, segment) in template.split('/').enumerate() {
+        if i > 0 {
+            out.push('/');
+        }
+        let start = out.len();
+        let mut substituted = Vec::new();
+        let mut rest = segment;
+        while let Some(open) = rest.find('{') {
+            let Some(close) = rest[open..].find('}').map(|c| open + c) else {
+                break;
+            };
+            out.push_str(&rest[..open]);
+            let name = &rest[open + 1..close];
+            rest = &rest[close + 1..];
+            let Some(arg) = binding
+                .args
+                .iter()
+                .find(|a| a.location == Location::Path && a.wire == name)
+            else {
+                problems.push(format!(
+                    "path template `{template}` has `{{{name}}}` but no argument is bound to it \
+                     (the tool table is broken)"
+                ));
+                continue;
+            };
+            // A missing value was reported by the required-argument check.
+            let Some(value) = provided(args, arg) else {
+                continue;
+            };
+            match Style::of(arg) {
+                Ok(style) => out.push_str(&style::simple(value, style.explode(arg), style::encode)),
+                Err(problem) => problems.push(problem),
+            }
+            substituted.push(arg.arg);
+        }
+        out.push_str(rest);
+        // URL normalization would drop `.` and `..` segments (even percent-encoded), sending
+        // the request somewhere else: refuse rather than let an argument walk the path.
+        if !substituted.is_empty() && is_dot_segment(&out[start..]) {
+            problems.push(format!(
+                "argument {} would make the path segment `{}`, which URL normalization removes",
+                substituted
+                    .iter()
+                    .map(|a| format!("`{a}`"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                &out[start..]
+            ));
+        }
+    }
+    out
+}
+
+/// Whether a path segment is `.` or `..`, counting `%2e` as a dot.
+fn is_dot_segment(segment: &str) -> bool {
+    let lower = segment.to_ascii_lowercase();
+    let dots = lower.replace("%2e", ".");
+    dots == "." || dots == ".."
+}
+
+/// An argument as a header, in `simple` style (header values are not percent-encoded).
+fn header(arg: &ArgBinding, value: &Value) -> Result<(HeaderName, HeaderValue), String> {
+    let style = Style::of(arg)?;
+    let name = HeaderName::from_bytes(arg.wire.as_bytes()).map_err(|_| {
+        format!(
+            "argument `{}` is bound to header `{}`, which is not a valid header name",
+            arg.arg, arg.wire
+        )
+    })?;
+    let text = style::simple(value, style.explode(arg), str::to_owned);
+    let value = HeaderValue::from_str(&text).map_err(|_| {
+        format!(
+            "argument `{}` cannot be sent in header `{}`: header values cannot hold line breaks, \
+             other control characters or non-ASCII text",
+            arg.arg, arg.wire
+        )
+    })?;
+    Ok((name, value))
+}

@@ -1,0 +1,740 @@
+//! `Upstream::invoke` against a real HTTP server on loopback: the exact request on the wire,
+//! and how each kind of response maps to a tool result.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use mcpgen_runtime::{
+    ArgBinding, BodyBinding, Content, Credential, HttpBinding, Location, ToolAnnotations, ToolDef,
+    ToolResult, Upstream, UpstreamConfig,
+};
+use serde_json::{Map, Value, json};
+
+// ---------------------------------------------------------------------------------------------
+// The recording server.
+
+/// One request as the server received it.
+#[derive(Debug, Clone)]
+struct Recorded {
+    method: String,
+    /// Path and raw query, exactly as sent.
+    target: String,
+    headers: HeaderMap,
+    body: Vec<u8>,
+}
+
+impl Recorded {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+}
+
+type Log = Arc<Mutex<Vec<Recorded>>>;
+
+struct Server {
+    base: String,
+    log: Log,
+}
+
+impl Server {
+    async fn start() -> Self {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let log = Log::default();
+        let app = axum::Router::new()
+            .fallback(record_and_answer)
+            .with_state(log.clone());
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        Self {
+            base: format!("http://{addr}"),
+            log,
+        }
+    }
+
+    fn upstream(&self) -> Upstream {
+        Upstream::new(UpstreamConfig::new(&self.base)).unwrap()
+    }
+
+    fn requests(&self) -> Vec<Recorded> {
+        self.log.lock().unwrap().clone()
+    }
+
+    fn only_request(&self) -> Recorded {
+        let requests = self.requests();
+        assert_eq!(
+            requests.len(),
+            1,
+            "expected exactly one request: {requests:#?}"
+        );
+        requests.into_iter().next().unwrap()
+    }
+}
+
+async fn record_and_answer(State(log): State<Log>, req: Request) -> Response {
+    let (parts, body) = req.into_parts();
+    let body = axum::body::to_bytes(body, usize::MAX).await.unwrap();
+    let path = parts.uri.path().to_owned();
+    log.lock().unwrap().push(Recorded {
+        method: parts.method.to_string(),
+        target: parts
+            .uri
+            .path_and_query()
+            .map(|pq| pq.as_str().to_owned())
+            .unwrap_or_default(),
+        headers: parts.headers,
+        body: body.to_vec(),
+    });
+    answer(&path).await
+}
+
+/// The route table.
+async fn answer(path: &str) -> Response {
+    let json = |status: StatusCode, body: String| {
+        (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+    };
+    match path {
+        "/no-content" => StatusCode::NO_CONTENT.into_response(),
+        "/missing" => (StatusCode::NOT_FOUND, "item 42 does not exist").into_response(),
+        "/broken" => (StatusCode::INTERNAL_SERVER_ERROR, "e".repeat(10_000)).into_response(),
+        "/array" => json(StatusCode::OK, "[1,2,3]".to_owned()),
+        "/object" => json(StatusCode::OK, r#"{"id":7,"name":"x"}"#.to_owned()),
+        "/untyped-json" => Response::new(Body::from(r#"{"ok":true}"#)),
+        "/text" => (StatusCode::OK, "plain words").into_response(),
+        "/big-text" => (StatusCode::OK, "x".repeat(1000)).into_response(),
+        "/big-json" => json(StatusCode::OK, format!("[{}1]", "1,".repeat(500))),
+        "/slow" => {
+            tokio::time::sleep(Duration::from_secs(5)).await;
+            StatusCode::OK.into_response()
+        }
+        _ => json(StatusCode::OK, r#"{"ok":true}"#.to_owned()),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tool tables.
+
+const fn arg(name: &'static str, location: Location, required: bool) -> ArgBinding {
+    ArgBinding {
+        arg: name,
+        wire: name,
+        location,
+        required,
+        style: None,
+        explode: None,
+    }
+}
+
+const fn http(
+    method: &'static str,
+    path: &'static str,
+    args: &'static [ArgBinding],
+) -> HttpBinding {
+    HttpBinding {
+        method,
+        path,
+        operation_id: "op",
+        args,
+        body: None,
+        security: &[],
+    }
+}
+
+const fn tool(http: HttpBinding) -> ToolDef {
+    ToolDef {
+        name: "test_tool",
+        title: None,
+        description: "a test tool",
+        input_schema: r#"{"type":"object"}"#,
+        output_schema: None,
+        wrap_output: false,
+        annotations: ToolAnnotations {
+            read_only_hint: None,
+            destructive_hint: None,
+            idempotent_hint: None,
+            open_world_hint: None,
+        },
+        required_scope: None,
+        plugin: None,
+        http: Some(http),
+    }
+}
+
+const fn with_body(
+    mut http: HttpBinding,
+    content_type: &'static str,
+    required: bool,
+) -> HttpBinding {
+    http.body = Some(BodyBinding {
+        content_type,
+        required,
+    });
+    http
+}
+
+/// `GET {path}` with no arguments.
+const fn get(path: &'static str) -> ToolDef {
+    tool(http("GET", path, &[]))
+}
+
+const PATH_TOOL: ToolDef = tool(http(
+    "GET",
+    "/items/{id}/files/{name}",
+    &[
+        arg("id", Location::Path, true),
+        arg("name", Location::Path, true),
+    ],
+));
+
+const QUERY_TOOL: ToolDef = tool(http(
+    "GET",
+    "/search",
+    &[
+        arg("tags", Location::Query, false),
+        ArgBinding {
+            explode: Some(false),
+            ..arg("ids", Location::Query, false)
+        },
+        arg("q", Location::Query, false),
+        arg("limit", Location::Query, false),
+        arg("page", Location::Query, false),
+        arg("filter", Location::Query, false),
+    ],
+));
+
+const HEADER_TOOL: ToolDef = tool(http(
+    "GET",
+    "/headers",
+    &[
+        ArgBinding {
+            arg: "request_id",
+            wire: "X-Request-Id",
+            ..arg("", Location::Header, true)
+        },
+        ArgBinding {
+            arg: "langs",
+            wire: "X-Langs",
+            ..arg("", Location::Header, false)
+        },
+    ],
+));
+
+const FIELDS_TOOL: ToolDef = tool(with_body(
+    http(
+        "POST",
+        "/messages",
+        &[
+            arg("text", Location::BodyField, true),
+            ArgBinding {
+                arg: "chat_id",
+                wire: "chatId",
+                ..arg("", Location::BodyField, true)
+            },
+            arg("silent", Location::BodyField, false),
+        ],
+    ),
+    "application/json",
+    true,
+));
+
+const BODY_TOOL: ToolDef = tool(with_body(
+    http("PUT", "/value", &[arg("body", Location::Body, true)]),
+    "application/json",
+    true,
+));
+
+const TEXT_BODY_TOOL: ToolDef = tool(with_body(
+    http("POST", "/notes", &[arg("body", Location::Body, true)]),
+    "text/plain; charset=utf-8",
+    true,
+));
+
+const FORM_BODY_TOOL: ToolDef = tool(with_body(
+    http("POST", "/form", &[arg("name", Location::BodyField, true)]),
+    "application/x-www-form-urlencoded",
+    true,
+));
+
+fn args(value: Value) -> Map<String, Value> {
+    match value {
+        Value::Object(map) => map,
+        other => panic!("arguments must be an object, got {other}"),
+    }
+}
+
+fn text_of(result: &ToolResult) -> String {
+    result.joined_text()
+}
+
+#[track_caller]
+fn assert_error_containing(result: &ToolResult, needles: &[&str]) {
+    assert!(result.is_error, "expected an error result, got {result:?}");
+    let text = text_of(result);
+    for needle in needles {
+        assert!(
+            text.contains(needle),
+            "`{needle}` not in error text: {text}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Requests on the wire.
+
+#[tokio::test(flavor = "multi_thread")]
+async fn path_parameters_are_percent_encoded_as_segments() {
+    let server = Server::start().await;
+    let result = server
+        .upstream()
+        .invoke(&PATH_TOOL, args(json!({"id": "a b/c?d#%", "name": "ü"})))
+        .await;
+    assert!(!result.is_error, "{result:?}");
+    let request = server.only_request();
+    assert_eq!(request.method, "GET");
+    assert_eq!(request.target, "/items/a%20b%2Fc%3Fd%23%25/files/%C3%BC");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn path_scalars_arrays_and_objects_use_simple_style() {
+    let server = Server::start().await;
+    let upstream = server.upstream();
+    for (id, name, expected) in [
+        (json!(42), json!(true), "/items/42/files/true"),
+        (
+            json!(1.5),
+            json!(["a", "b c", "d,e"]),
+            "/items/1.5/files/a,b%20c,d%2Ce",
+        ),
+        (
+            json!("x"),
+            json!({"k": "v", "n": 2}),
+            "/items/x/files/k,v,n,2",
+        ),
+    ] {
+        let result = upstream
+            .invoke(&PATH_TOOL, args(json!({"id": id, "name": name})))
+            .await;
+        assert!(!result.is_error, "{result:?}");
+        assert_eq!(server.requests().last().unwrap().target, expected);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn missing_required_path_argument_is_an_error_and_sends_nothing() {
+    let server = Server::start().await;
+    let result = server
+        .upstream()
+        .invoke(&PATH_TOOL, args(json!({"name": "f", "id": null})))
+        .await;
+    assert_error_containing(
+        &result,
+        &["missing required argument `id`", "path parameter"],
+    );
+    assert!(server.requests().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn dot_segments_from_arguments_are_refused() {
+    let server = Server::start().await;
+    let result = server
+        .upstream()
+        .invoke(&PATH_TOOL, args(json!({"id": "..", "name": "f"})))
+        .await;
+    assert_error_containing(&result, &["`id`", "`..`"]);
+    assert!(server.requests().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn query_arrays_explode_by_default_and_join_when_explode_is_false() {
+    let server = Server::start().await;
+    let result = server
+        .upstream()
+        .invoke(
+            &QUERY_TOOL,
+            args(json!({
+                "tags": ["a", "b c"],
+                "ids": [1, 2, 3],
+                "q": "x y&z=1",
+                "page": null,
+                "filter": {"color": "red", "size": "L"},
+            })),
+        )
+        .await;
+    assert!(!result.is_error, "{result:?}");
+    assert_eq!(
+        server.only_request().target,
+        "/search?tags=a&tags=b%20c&ids=1,2,3&q=x%20y%26z%3D1&color=red&size=L"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn header_arguments_are_sent_as_headers() {
+    let server = Server::start().await;
+    let result = server
+        .upstream()
+        .invoke(
+            &HEADER_TOOL,
+            args(json!({"request_id": "abc-123", "langs": ["en", "de"]})),
+        )
+        .await;
+    assert!(!result.is_error, "{result:?}");
+    let request = server.only_request();
+    assert_eq!(request.header("x-request-id"), Some("abc-123"));
+    assert_eq!(request.header("x-langs"), Some("en,de"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn header_argument_with_a_line_break_is_an_error() {
+    let server = Server::start().await;
+    let result = server
+        .upstream()
+        .invoke(
+            &HEADER_TOOL,
+            args(json!({"request_id": "a\r\nInjected: yes"})),
+        )
+        .await;
+    assert_error_containing(&result, &["`request_id`", "X-Request-Id"]);
+    assert!(server.requests().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn credentials_go_in_header_bearer_and_query() {
+    let server = Server::start().await;
+    let upstream = Upstream::new(
+        UpstreamConfig::new(format!("{}/", server.base))
+            .with_credential(Credential::Header {
+                name: "X-API-Key".into(),
+                value: "key-123".into(),
+            })
+            .with_credential(Credential::Bearer("tok en".into()))
+            .with_credential(Credential::Query {
+                name: "api_key".into(),
+                value: "s&k".into(),
+            }),
+    )
+    .unwrap();
+    let result = upstream.invoke(&QUERY_TOOL, args(json!({"q": "hi"}))).await;
+    assert!(!result.is_error, "{result:?}");
+    let request = server.only_request();
+    assert_eq!(request.target, "/search?q=hi&api_key=s%26k");
+    assert_eq!(request.header("x-api-key"), Some("key-123"));
+    assert_eq!(request.header("authorization"), Some("Bearer tok en"));
+
+    let debug = format!("{upstream:?}");
+    for secret in ["key-123", "tok en", "s&k", "s%26k"] {
+        assert!(!debug.contains(secret), "{secret} leaked into {debug}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn base_url_path_is_kept() {
+    let server = Server::start().await;
+    let upstream = Upstream::new(UpstreamConfig::new(format!("{}/api/v1/", server.base))).unwrap();
+    let result = upstream.invoke(&get("/things"), Map::new()).await;
+    assert!(!result.is_error, "{result:?}");
+    assert_eq!(server.only_request().target, "/api/v1/things");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn body_fields_make_a_json_object() {
+    let server = Server::start().await;
+    let result = server
+        .upstream()
+        .invoke(
+            &FIELDS_TOOL,
+            args(json!({"chat_id": 7, "text": "hi \"there\""})),
+        )
+        .await;
+    assert!(!result.is_error, "{result:?}");
+    let request = server.only_request();
+    assert_eq!(request.method, "POST");
+    assert_eq!(request.header("content-type"), Some("application/json"));
+    assert_eq!(
+        String::from_utf8(request.body).unwrap(),
+        r#"{"text":"hi \"there\"","chatId":7}"#
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn missing_required_body_fields_are_all_named() {
+    let server = Server::start().await;
+    let result = server
+        .upstream()
+        .invoke(&FIELDS_TOOL, args(json!({"silent": true})))
+        .await;
+    assert_error_containing(&result, &["`text`", "`chat_id`"]);
+    assert!(server.requests().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn whole_body_argument_is_encoded_as_json() {
+    let server = Server::start().await;
+    let upstream = server.upstream();
+    for (value, wire) in [
+        (json!("hello"), r#""hello""#),
+        (json!(42), "42"),
+        (json!(false), "false"),
+        (json!([1, "a", {"b": null}]), r#"[1,"a",{"b":null}]"#),
+        (json!({"z": 1, "a": [2]}), r#"{"z":1,"a":[2]}"#),
+    ] {
+        let result = upstream
+            .invoke(&BODY_TOOL, args(json!({"body": value})))
+            .await;
+        assert!(!result.is_error, "{result:?}");
+        let request = server.requests().pop().unwrap();
+        assert_eq!(request.header("content-type"), Some("application/json"));
+        assert_eq!(String::from_utf8(request.body).unwrap(), wire);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn missing_required_body_is_an_error() {
+    let server = Server::start().await;
+    let result = server.upstream().invoke(&BODY_TOOL, Map::new()).await;
+    assert_error_containing(
+        &result,
+        &["missing required argument `body`", "request body"],
+    );
+    assert!(server.requests().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn string_body_of_another_content_type_is_sent_as_is() {
+    let server = Server::start().await;
+    let result = server
+        .upstream()
+        .invoke(
+            &TEXT_BODY_TOOL,
+            args(json!({"body": "line one\nline \"two\""})),
+        )
+        .await;
+    assert!(!result.is_error, "{result:?}");
+    let request = server.only_request();
+    assert_eq!(
+        request.header("content-type"),
+        Some("text/plain; charset=utf-8")
+    );
+    assert_eq!(request.body, b"line one\nline \"two\"");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn unsupported_body_content_types_are_errors() {
+    let server = Server::start().await;
+    let upstream = server.upstream();
+    let result = upstream
+        .invoke(&TEXT_BODY_TOOL, args(json!({"body": {"not": "text"}})))
+        .await;
+    assert_error_containing(
+        &result,
+        &[
+            "content type `text/plain; charset=utf-8`",
+            "not supported yet",
+        ],
+    );
+    let result = upstream
+        .invoke(&FORM_BODY_TOOL, args(json!({"name": "x"})))
+        .await;
+    assert_error_containing(
+        &result,
+        &[
+            "content type `application/x-www-form-urlencoded`",
+            "not supported yet",
+        ],
+    );
+    assert!(server.requests().is_empty());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Responses.
+
+#[tokio::test(flavor = "multi_thread")]
+async fn no_content_is_a_success_message() {
+    let server = Server::start().await;
+    let delete = tool(http("DELETE", "/no-content", &[]));
+    let result = server.upstream().invoke(&delete, Map::new()).await;
+    assert_eq!(
+        result,
+        ToolResult::text("DELETE /no-content succeeded with status 204 (no content)")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn non_2xx_is_an_error_with_status_and_body() {
+    let server = Server::start().await;
+    let result = server.upstream().invoke(&get("/missing"), Map::new()).await;
+    assert_eq!(
+        result,
+        ToolResult::error("GET /missing failed with status 404 Not Found: item 42 does not exist")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn long_error_bodies_are_cut_at_4_kib_with_a_marker() {
+    let server = Server::start().await;
+    let result = server.upstream().invoke(&get("/broken"), Map::new()).await;
+    let expected = format!(
+        "GET /broken failed with status 500 Internal Server Error: {}…[truncated {} bytes]",
+        "e".repeat(4096),
+        10_000 - 4096
+    );
+    assert_eq!(result, ToolResult::error(expected));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn json_object_is_structured_content_as_is() {
+    let server = Server::start().await;
+    let result = server.upstream().invoke(&get("/object"), Map::new()).await;
+    assert!(!result.is_error, "{result:?}");
+    assert_eq!(
+        result.structured_content,
+        Some(json!({"id": 7, "name": "x"}))
+    );
+    assert_eq!(
+        result.content,
+        vec![Content::Text(r#"{"id":7,"name":"x"}"#.into())]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn json_object_is_wrapped_when_the_tool_says_so() {
+    let server = Server::start().await;
+    let wrapped = ToolDef {
+        wrap_output: true,
+        ..get("/object")
+    };
+    let result = server.upstream().invoke(&wrapped, Map::new()).await;
+    assert_eq!(
+        result.structured_content,
+        Some(json!({"result": {"id": 7, "name": "x"}}))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn json_array_is_wrapped_even_when_the_tool_does_not_wrap() {
+    let server = Server::start().await;
+    let result = server.upstream().invoke(&get("/array"), Map::new()).await;
+    assert!(!result.is_error, "{result:?}");
+    assert_eq!(
+        result.structured_content,
+        Some(json!({"result": [1, 2, 3]}))
+    );
+    assert_eq!(text_of(&result), "[1,2,3]");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn json_without_content_type_is_still_json() {
+    let server = Server::start().await;
+    let result = server
+        .upstream()
+        .invoke(&get("/untyped-json"), Map::new())
+        .await;
+    assert_eq!(result.structured_content, Some(json!({"ok": true})));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn text_response_is_text() {
+    let server = Server::start().await;
+    let result = server.upstream().invoke(&get("/text"), Map::new()).await;
+    assert_eq!(result, ToolResult::text("plain words"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn oversized_responses_are_cut_with_a_marker() {
+    let server = Server::start().await;
+    let upstream =
+        Upstream::new(UpstreamConfig::new(&server.base).with_max_response_bytes(64)).unwrap();
+
+    let result = upstream.invoke(&get("/big-text"), Map::new()).await;
+    assert!(!result.is_error, "{result:?}");
+    assert_eq!(
+        text_of(&result),
+        format!(
+            "{}\n…[truncated: the response exceeded the 64-byte limit]",
+            "x".repeat(64)
+        )
+    );
+
+    let result = upstream.invoke(&get("/big-json"), Map::new()).await;
+    assert_error_containing(
+        &result,
+        &[
+            "GET /big-json",
+            "64-byte response limit",
+            "cannot be parsed",
+        ],
+    );
+    assert_eq!(result.structured_content, None);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn slow_upstream_times_out() {
+    let server = Server::start().await;
+    let upstream =
+        Upstream::new(UpstreamConfig::new(&server.base).with_timeout(Duration::from_millis(300)))
+            .unwrap();
+    let result = upstream.invoke(&get("/slow"), Map::new()).await;
+    assert_eq!(result, ToolResult::error("GET /slow timed out after 0.3 s"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn unreachable_upstream_is_an_error_naming_the_base_url() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    drop(listener);
+    let base = format!("http://{addr}/api");
+    let upstream = Upstream::new(
+        UpstreamConfig::new(base.replace("http://", "http://user:hunter2@")).with_credential(
+            Credential::Query {
+                name: "api_key".into(),
+                value: "sekrit".into(),
+            },
+        ),
+    )
+    .unwrap();
+    let result = upstream.invoke(&get("/things"), Map::new()).await;
+    assert_error_containing(&result, &["GET /things", "could not be reached", &base]);
+    let text = text_of(&result);
+    assert!(
+        !text.contains("hunter2") && !text.contains("sekrit"),
+        "{text}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Configuration and tool table problems.
+
+#[tokio::test(flavor = "multi_thread")]
+async fn tool_without_http_binding_is_an_error() {
+    let upstream = Upstream::new(UpstreamConfig::new("http://127.0.0.1:9")).unwrap();
+    let local = ToolDef {
+        http: None,
+        ..get("/")
+    };
+    let result = upstream.invoke(&local, Map::new()).await;
+    assert_error_containing(&result, &["`test_tool`", "no HTTP binding"]);
+}
+
+#[test]
+fn bad_base_urls_and_credentials_are_rejected() {
+    for bad in ["not a url", "ftp://example.com", "http://example.com/?a=1"] {
+        assert!(
+            Upstream::new(UpstreamConfig::new(bad)).is_err(),
+            "{bad} was accepted"
+        );
+    }
+    let err = Upstream::new(UpstreamConfig::new("http://example.com").with_credential(
+        Credential::Header {
+            name: "X-API-Key".into(),
+            value: "line\nbreak-secret".into(),
+        },
+    ))
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("X-API-Key") && !err.contains("secret"),
+        "{err}"
+    );
+}
