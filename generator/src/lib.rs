@@ -177,3 +177,52 @@ pub fn find_spec_file(dir: &Path) -> Option<PathBuf> {
         .map(|f| dir.join(f))
         .find(|p| p.is_file())
 }
+
+/// A `specs/<name>/` folder with a spec and an allowlist.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpecFolder {
+    /// Folder name (the default server name).
+    pub folder: String,
+    /// The spec file.
+    pub spec: PathBuf,
+    /// The allowlist file.
+    pub tools: PathBuf,
+}
+
+/// The spec folders under `root/specs`, sorted by name; folders without both files are skipped.
+pub fn spec_folders(root: &Path) -> Result<Vec<SpecFolder>, Error> {
+    let specs_dir = root.join("specs");
+    let entries = std::fs::read_dir(&specs_dir).map_err(|e| Error::Io {
+        path: specs_dir.clone(),
+        message: e.to_string(),
+    })?;
+    let mut out: Vec<SpecFolder> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .filter_map(|dir| {
+            let spec = find_spec_file(&dir)?;
+            let tools = dir.join("mcp_tools.yaml");
+            let folder = dir.file_name()?.to_string_lossy().into_owned();
+            tools.is_file().then_some(SpecFolder { folder, spec, tools })
+        })
+        .collect();
+    out.sort_by(|a, b| a.folder.cmp(&b.folder));
+    Ok(out)
+}
+
+/// Generates the crate of one spec folder as `generate` does for the repository's `generated/`:
+/// workspace dependencies, paths in the header relative to `root`.
+pub fn generate_folder(root: &Path, folder: &SpecFolder) -> Result<Generation, Errors> {
+    let rel = |p: &Path| {
+        p.strip_prefix(root)
+            .unwrap_or(p)
+            .to_string_lossy()
+            .replace('\\', "/")
+    };
+    let settings = Settings::new()
+        .with_runtime(RuntimeDep::Workspace)
+        .with_default_name(folder.folder.clone())
+        .with_labels(rel(&folder.spec), rel(&folder.tools));
+    generate(&folder.spec, &folder.tools, &settings)
+}

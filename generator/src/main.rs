@@ -231,34 +231,18 @@ fn find_root(explicit: Option<&Path>) -> Result<PathBuf, String> {
 
 fn generate_all(args: &GenerateArgs) -> Result<(), String> {
     let root = find_root(args.root.as_deref())?;
-    let specs_dir = root.join("specs");
     let generated_dir = root.join("generated");
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&specs_dir)
-        .map_err(|e| format!("error: {}: {e}", specs_dir.display()))?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.is_dir())
-        .collect();
-    dirs.sort();
+    let folders = generator::spec_folders(&root).map_err(|e| format!("error: {e}"))?;
+    if folders.is_empty() {
+        return Err(format!(
+            "error: no spec folders in {} (each needs openapi.{{json,yaml,yml}} and mcp_tools.yaml)",
+            root.join("specs").display()
+        ));
+    }
     let mut failures = Vec::new();
     let mut names = Vec::new();
-    for dir in dirs {
-        let tools = dir.join("mcp_tools.yaml");
-        let Some(spec) = generator::find_spec_file(&dir) else {
-            continue;
-        };
-        if !tools.is_file() {
-            continue;
-        }
-        let Some(folder) = dir.file_name().map(|n| n.to_string_lossy().into_owned()) else {
-            continue;
-        };
-        let rel = |p: &Path| p.strip_prefix(&root).map(label).unwrap_or_else(|_| label(p));
-        let settings = Settings::new()
-            .with_runtime(RuntimeDep::Workspace)
-            .with_default_name(folder.clone())
-            .with_labels(rel(&spec), rel(&tools));
-        match generator::generate(&spec, &tools, &settings) {
+    for folder in &folders {
+        match generator::generate_folder(&root, folder) {
             Ok(generation) => {
                 print_warnings(&generation.server.name, &generation.warnings, args.verbose);
                 let out = generated_dir.join(&generation.server.name);
@@ -267,14 +251,8 @@ fn generate_all(args: &GenerateArgs) -> Result<(), String> {
                     failures.push(e);
                 }
             }
-            Err(e) => failures.push(format!("{folder}: failed\n{e}")),
+            Err(e) => failures.push(format!("specs/{}: failed\n{e}", folder.folder)),
         }
-    }
-    if names.is_empty() && failures.is_empty() {
-        return Err(format!(
-            "error: no spec folders in {} (each needs openapi.{{json,yaml,yml}} and mcp_tools.yaml)",
-            specs_dir.display()
-        ));
     }
     // Generated folders whose spec is gone.
     if let Ok(entries) = std::fs::read_dir(&generated_dir) {
