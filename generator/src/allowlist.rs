@@ -195,7 +195,8 @@ fn first_line(s: &str) -> String {
 
 /// Renders an allowlist as YAML text that [`Allowlist::parse`] accepts.
 pub fn render(server: &ServerBlock, entries: &[(String, String, Option<String>)]) -> String {
-    let mut out = String::from("# Reviewed allowlist: each entry exposes one operation as an MCP tool.\n");
+    let mut out =
+        String::from("# Reviewed allowlist: each entry exposes one operation as an MCP tool.\n");
     out.push_str("server:\n");
     let field = |out: &mut String, key: &str, value: &Option<String>| {
         if let Some(v) = value {
@@ -212,7 +213,10 @@ pub fn render(server: &ServerBlock, entries: &[(String, String, Option<String>)]
     }
     out.push_str("mcp_tools:\n");
     for (operation_id, name, description) in entries {
-        out.push_str(&format!("  - operation_id: {}\n", yaml_string(operation_id)));
+        out.push_str(&format!(
+            "  - operation_id: {}\n",
+            yaml_string(operation_id)
+        ));
         out.push_str(&format!("    name: {}\n", yaml_string(name)));
         if let Some(d) = description {
             out.push_str(&format!("    description: {}\n", yaml_string(d)));

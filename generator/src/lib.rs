@@ -107,7 +107,11 @@ fn file_label(path: &Path) -> String {
 
 /// Loads `spec_path` and `tools_path`, selects and emits: everything in memory, nothing written.
 /// All errors found are returned together.
-pub fn generate(spec_path: &Path, tools_path: &Path, settings: &Settings) -> Result<Generation, Errors> {
+pub fn generate(
+    spec_path: &Path,
+    tools_path: &Path,
+    settings: &Settings,
+) -> Result<Generation, Errors> {
     let mut errors = Vec::new();
     let spec = spec::Spec::load(spec_path);
     let allowlist = allowlist::Allowlist::load(tools_path);
@@ -138,7 +142,10 @@ pub fn generate_from(
     };
     let (server, select_warnings) = select::select(spec, allowlist, &options).map_err(Errors)?;
     let emit_options = EmitOptions {
-        spec_label: settings.spec_label.clone().unwrap_or_else(|| file_label(&spec.path)),
+        spec_label: settings
+            .spec_label
+            .clone()
+            .unwrap_or_else(|| file_label(&spec.path)),
         tools_label: settings
             .tools_label
             .clone()
@@ -204,7 +211,11 @@ pub fn spec_folders(root: &Path) -> Result<Vec<SpecFolder>, Error> {
             let spec = find_spec_file(&dir)?;
             let tools = dir.join("mcp_tools.yaml");
             let folder = dir.file_name()?.to_string_lossy().into_owned();
-            tools.is_file().then_some(SpecFolder { folder, spec, tools })
+            tools.is_file().then_some(SpecFolder {
+                folder,
+                spec,
+                tools,
+            })
         })
         .collect();
     out.sort_by(|a, b| a.folder.cmp(&b.folder));

@@ -100,7 +100,10 @@ struct CheckArgs {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match cli.command.unwrap_or(Command::Generate(GenerateArgs::default())) {
+    let result = match cli
+        .command
+        .unwrap_or(Command::Generate(GenerateArgs::default()))
+    {
         Command::Generate(args) => generate(args),
         Command::Init(args) => init(args),
         Command::List(args) => list(args),
@@ -122,9 +125,16 @@ fn folder_name(path: &Path) -> Option<String> {
     let name = dir.file_name()?.to_string_lossy().to_ascii_lowercase();
     let name: String = name
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
-    name.starts_with(|c: char| c.is_ascii_lowercase()).then_some(name)
+    name.starts_with(|c: char| c.is_ascii_lowercase())
+        .then_some(name)
 }
 
 fn print_warnings(name: &str, warnings: &[generator::Warning], verbose: bool) {
@@ -175,6 +185,10 @@ fn generate_one(args: &GenerateArgs, spec: &Path, tools: &Path, out: &Path) -> R
 
 /// Writes (or with `check`, compares) one crate and prints its summary line.
 fn finish_crate(generation: &generator::Generation, out: &Path, check: bool) -> Result<(), String> {
+    let shown = std::env::current_dir()
+        .ok()
+        .and_then(|cwd| out.strip_prefix(cwd).ok().map(Path::to_path_buf))
+        .unwrap_or_else(|| out.to_path_buf());
     let size = generation.emitted.list_size;
     let summary = format!(
         "{}: {} tools, tools/list {} bytes (~{} tokens), {} warnings",
@@ -187,18 +201,26 @@ fn finish_crate(generation: &generator::Generation, out: &Path, check: bool) -> 
     if check {
         let diff = output::diff_crate(out, &generation.emitted.files);
         if diff.is_empty() {
-            println!("{summary}; {} is up to date", out.display());
+            println!("{summary}; {} is up to date", shown.display());
             return Ok(());
         }
-        let list: Vec<String> = diff.iter().map(|d| format!("  {}/{d}", out.display())).collect();
+        let list: Vec<String> = diff
+            .iter()
+            .map(|d| format!("  {}/{d}", shown.display()))
+            .collect();
         return Err(format!(
             "error: {} differs from a fresh generation (run `cargo run -p generator` to update):\n{}",
-            out.display(),
+            shown.display(),
             list.join("\n")
         ));
     }
-    let written = output::write_crate(out, &generation.emitted.files).map_err(|e| format!("error: {e}"))?;
-    println!("{summary} -> {} ({} files changed)", out.display(), written.len());
+    let written =
+        output::write_crate(out, &generation.emitted.files).map_err(|e| format!("error: {e}"))?;
+    println!(
+        "{summary} -> {} ({} files changed)",
+        shown.display(),
+        written.len()
+    );
     Ok(())
 }
 
@@ -299,11 +321,20 @@ fn init(args: InitArgs) -> Result<(), String> {
             .operation_id
             .clone()
             .unwrap_or_else(|| format!("{} {}", op.method.to_ascii_uppercase(), op.path));
-        let base = naming::default_tool_name(op.operation_id.as_deref(), &op.method, &op.path, naming::MAX_TOOL_NAME_LEN);
+        let base = naming::default_tool_name(
+            op.operation_id.as_deref(),
+            &op.method,
+            &op.path,
+            naming::MAX_TOOL_NAME_LEN,
+        );
         let mut tool = naming::unique(base.clone(), &mut taken, "_");
         if tool.len() > naming::MAX_TOOL_NAME_LEN {
             taken.remove(&tool);
-            tool = naming::unique(naming::shorten(&tool, naming::MAX_TOOL_NAME_LEN - 4), &mut taken, "_");
+            tool = naming::unique(
+                naming::shorten(&tool, naming::MAX_TOOL_NAME_LEN - 4),
+                &mut taken,
+                "_",
+            );
         }
         entries.push((selector, tool, None));
     }
@@ -318,7 +349,8 @@ fn init(args: InitArgs) -> Result<(), String> {
     };
     let text = generator::allowlist::render(&server, &entries);
     // What we print must load as an allowlist.
-    Allowlist::parse(Path::new("<init output>"), &text).map_err(|e| format!("internal error: {e}"))?;
+    Allowlist::parse(Path::new("<init output>"), &text)
+        .map_err(|e| format!("internal error: {e}"))?;
     print!("{text}");
     Ok(())
 }
@@ -329,12 +361,21 @@ fn list(args: ListArgs) -> Result<(), String> {
         .operations
         .iter()
         .map(|op| {
-            let access = if matches!(op.method.as_str(), "get" | "head" | "options") { "read" } else { "write" };
+            let access = if matches!(op.method.as_str(), "get" | "head" | "options") {
+                "read"
+            } else {
+                "write"
+            };
             [
                 op.operation_id.clone().unwrap_or_else(|| "-".into()),
                 op.method.to_ascii_uppercase(),
                 op.path.clone(),
-                naming::default_tool_name(op.operation_id.as_deref(), &op.method, &op.path, naming::MAX_TOOL_NAME_LEN),
+                naming::default_tool_name(
+                    op.operation_id.as_deref(),
+                    &op.method,
+                    &op.path,
+                    naming::MAX_TOOL_NAME_LEN,
+                ),
                 access.into(),
             ]
         })
@@ -347,7 +388,11 @@ fn list(args: ListArgs) -> Result<(), String> {
         }
     }
     for r in std::iter::once(&header).chain(&rows) {
-        let line: Vec<String> = r.iter().zip(widths).map(|(c, w)| format!("{c:<w$}")).collect();
+        let line: Vec<String> = r
+            .iter()
+            .zip(widths)
+            .map(|(c, w)| format!("{c:<w$}"))
+            .collect();
         println!("{}", line.join("  ").trim_end());
     }
     Ok(())
@@ -358,7 +403,8 @@ fn check(args: CheckArgs) -> Result<(), String> {
     if let Some(n) = folder_name(&args.spec) {
         settings = settings.with_default_name(n);
     }
-    let generation = generator::generate(&args.spec, &args.tools, &settings).map_err(|e| e.to_string())?;
+    let generation =
+        generator::generate(&args.spec, &args.tools, &settings).map_err(|e| e.to_string())?;
     print_warnings(&generation.server.name, &generation.warnings, args.verbose);
     let size = generation.emitted.list_size;
     println!(

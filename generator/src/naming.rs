@@ -92,7 +92,12 @@ pub fn shorten(name: &str, max_len: usize) -> String {
 
 /// The default tool name for an operation: its operationId in snake_case, or
 /// `{method}_{path words}` (`{id}` → `by_id`) when it has none; shortened to `max_len`.
-pub fn default_tool_name(operation_id: Option<&str>, method: &str, path: &str, max_len: usize) -> String {
+pub fn default_tool_name(
+    operation_id: Option<&str>,
+    method: &str,
+    path: &str,
+    max_len: usize,
+) -> String {
     let base = match operation_id.map(snake_case).filter(|s| !s.is_empty()) {
         Some(name) => name,
         None => method_path_name(method, path),
@@ -154,7 +159,11 @@ pub fn rust_type_stem(s: &str) -> String {
 
 /// Makes `candidate` unique against `taken` by appending `_2`, `_3`, … (or `2`, `3`, … when
 /// `sep` is empty), and records it.
-pub fn unique(candidate: String, taken: &mut std::collections::BTreeSet<String>, sep: &str) -> String {
+pub fn unique(
+    candidate: String,
+    taken: &mut std::collections::BTreeSet<String>,
+    sep: &str,
+) -> String {
     if taken.insert(candidate.clone()) {
         return candidate;
     }
@@ -176,7 +185,10 @@ mod tests {
     fn words_split_camel_and_acronyms() {
         assert_eq!(snake_case("getHTTPResponse2"), "get_http_response2");
         assert_eq!(snake_case("listPets"), "list_pets");
-        assert_eq!(snake_case("post_api_messages_send"), "post_api_messages_send");
+        assert_eq!(
+            snake_case("post_api_messages_send"),
+            "post_api_messages_send"
+        );
         assert_eq!(snake_case("repos/get-content"), "repos_get_content");
         assert_eq!(pascal_case("synaplan_send_message"), "SynaplanSendMessage");
     }

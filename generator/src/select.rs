@@ -69,7 +69,10 @@ pub fn select(
             continue;
         }
         let Some(op) = find_operation(spec, &by_id, &entry.operation_id) else {
-            errors.push(allow_err(unknown_operation_message(spec, &entry.operation_id)));
+            errors.push(allow_err(unknown_operation_message(
+                spec,
+                &entry.operation_id,
+            )));
             continue;
         };
         if !entry.enabled {
@@ -77,7 +80,9 @@ pub fn select(
         }
         let name = match &entry.name {
             Some(n) => n.clone(),
-            None => naming::default_tool_name(op.operation_id.as_deref(), &op.method, &op.path, max_len),
+            None => {
+                naming::default_tool_name(op.operation_id.as_deref(), &op.method, &op.path, max_len)
+            }
         };
         if !naming::is_valid_tool_name(&name, max_len) {
             errors.push(allow_err(format!(
@@ -141,7 +146,11 @@ fn unknown_operation_message(spec: &Spec, wanted: &str) -> String {
         })
         .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-    let closest: Vec<String> = scored.iter().take(3).map(|(_, id)| format!("`{id}`")).collect();
+    let closest: Vec<String> = scored
+        .iter()
+        .take(3)
+        .map(|(_, id)| format!("`{id}`"))
+        .collect();
     if closest.is_empty() {
         format!("operation_id `{wanted}` not found: the spec has no operations")
     } else {
@@ -194,7 +203,11 @@ fn build_tool(
     let mut named: Vec<(usize, String)> = Vec::new();
     for (i, p) in &params {
         let arg = if taken.contains(&p.name) {
-            naming::unique(format!("{}_{}", p.name, p.location.as_str()), &mut taken, "_")
+            naming::unique(
+                format!("{}_{}", p.name, p.location.as_str()),
+                &mut taken,
+                "_",
+            )
         } else {
             taken.insert(p.name.clone());
             p.name.clone()
@@ -205,7 +218,12 @@ fn build_tool(
     for (i, arg) in named {
         let p = &op.parameters[i];
         let mut schema = input.convert(&p.schema, &p.schema_pointer);
-        annotate(&mut schema, p.description.as_deref(), p.deprecated, p.example.as_ref());
+        annotate(
+            &mut schema,
+            p.description.as_deref(),
+            p.deprecated,
+            p.example.as_ref(),
+        );
         properties.insert(arg.clone(), schema);
         if p.required {
             required.push(arg.clone());
@@ -274,13 +292,15 @@ fn build_tool(
     warnings.extend(input_warnings);
     let mut input_schema = Map::new();
     input_schema.insert("type".into(), json!("object"));
-    input_schema.insert("properties".into(), Value::Object(properties.into_iter().collect()));
+    input_schema.insert(
+        "properties".into(),
+        Value::Object(properties.into_iter().collect()),
+    );
     if !required.is_empty() {
         input_schema.insert("required".into(), json!(required));
     }
-    if !input_defs.is_empty() {
-        input_schema.insert("$defs".into(), Value::Object(input_defs.into_iter().collect()));
-    }
+    let mut input_schema = Value::Object(input_schema);
+    attach_used_defs(&mut input_schema, input_defs);
 
     let (output_schema, wrap_output, output_warnings) = output_schema(spec, op);
     warnings.extend(output_warnings);
@@ -299,9 +319,12 @@ fn build_tool(
         name,
         type_stem,
         method_name,
-        title: entry.title.clone().or_else(|| op.summary.clone().filter(|s| s.len() <= 100)),
+        title: entry
+            .title
+            .clone()
+            .or_else(|| op.summary.clone().filter(|s| s.len() <= 100)),
         description,
-        input_schema: Value::Object(input_schema),
+        input_schema,
         output_schema,
         wrap_output,
         annotations,
@@ -323,7 +346,12 @@ fn build_tool(
 }
 
 /// Adds the parameter's description, deprecation and example to its schema.
-fn annotate(schema: &mut Value, description: Option<&str>, deprecated: bool, example: Option<&Value>) {
+fn annotate(
+    schema: &mut Value,
+    description: Option<&str>,
+    deprecated: bool,
+    example: Option<&Value>,
+) {
     let Value::Object(map) = schema else {
         if let Some(d) = description {
             *schema = json!({ "description": d });
@@ -412,12 +440,47 @@ fn output_schema(spec: &Spec, op: &Operation) -> (Option<Value>, bool, Vec<Warni
             true,
         )
     };
+    attach_used_defs(&mut root, defs);
+    (Some(root), wrapped, warnings)
+}
+
+/// Adds to `schema` (an object) a `$defs` holding the definitions it reaches, directly or
+/// through other definitions; unreachable ones are left out.
+fn attach_used_defs(schema: &mut Value, mut defs: BTreeMap<String, Value>) {
+    let mut used = BTreeSet::new();
+    let mut queue = Vec::new();
+    collect_def_refs(schema, &mut queue);
+    while let Some(name) = queue.pop() {
+        if used.insert(name.clone())
+            && let Some(def) = defs.get(&name)
+        {
+            collect_def_refs(def, &mut queue);
+        }
+    }
+    defs.retain(|name, _| used.contains(name));
     if !defs.is_empty()
-        && let Value::Object(map) = &mut root
+        && let Value::Object(map) = schema
     {
         map.insert("$defs".into(), Value::Object(defs.into_iter().collect()));
     }
-    (Some(root), wrapped, warnings)
+}
+
+fn collect_def_refs(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::Object(map) => {
+            for (k, val) in map {
+                if k == "$ref"
+                    && let Some(name) = val.as_str().and_then(|r| r.strip_prefix("#/$defs/"))
+                {
+                    out.push(name.replace("~1", "/").replace("~0", "~"));
+                } else if k != "const" && k != "enum" && k != "default" && k != "examples" {
+                    collect_def_refs(val, out);
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|i| collect_def_refs(i, out)),
+        _ => {}
+    }
 }
 
 /// Whether a converted schema is a plain object schema (`type: object`, no composition).
@@ -429,7 +492,10 @@ pub fn is_object_schema(schema: &Value) -> bool {
         Some(Value::String(t)) => t == "object",
         _ => false,
     };
-    typed_object && !["oneOf", "anyOf", "allOf", "$ref", "not", "if"].iter().any(|k| map.contains_key(*k))
+    typed_object
+        && !["oneOf", "anyOf", "allOf", "$ref", "not", "if"]
+            .iter()
+            .any(|k| map.contains_key(*k))
 }
 
 /// Annotation hints from the HTTP method, then the entry's overrides.
@@ -482,7 +548,11 @@ fn server_info(
     warnings: &mut Vec<Warning>,
 ) -> ir::Server {
     let info = spec.root.get("info");
-    let info_str = |k: &str| info.and_then(|i| i.get(k)).and_then(Value::as_str).map(str::to_owned);
+    let info_str = |k: &str| {
+        info.and_then(|i| i.get(k))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
     let name = options
         .name_override
         .clone()
@@ -568,7 +638,11 @@ fn security_schemes(root: &Value, used: &BTreeSet<&str>) -> Vec<ir::SecuritySche
         .filter(|(name, _)| used.contains(name.as_str()))
         .map(|(name, s)| {
             let get = |k: &str| s.get(k).and_then(Value::as_str).unwrap_or_default();
-            let kind = match (get("type"), get("in"), get("scheme").to_ascii_lowercase().as_str()) {
+            let kind = match (
+                get("type"),
+                get("in"),
+                get("scheme").to_ascii_lowercase().as_str(),
+            ) {
                 ("apiKey", "header", _) => ir::SecurityKind::ApiKeyHeader(get("name").to_owned()),
                 ("apiKey", "query", _) => ir::SecurityKind::ApiKeyQuery(get("name").to_owned()),
                 ("apiKey", "cookie", _) => ir::SecurityKind::ApiKeyCookie(get("name").to_owned()),
@@ -597,10 +671,18 @@ pub fn display_path(path: &Path, base: &Path) -> String {
 /// Temporary shim until `SchemaConverter::object_properties` lands (inherent methods win).
 #[allow(dead_code)]
 trait ObjectPropertiesShim {
-    fn object_properties(&mut self, schema: &Value, pointer: &str) -> Option<(IndexMap<String, Value>, Vec<String>)>;
+    fn object_properties(
+        &mut self,
+        schema: &Value,
+        pointer: &str,
+    ) -> Option<(IndexMap<String, Value>, Vec<String>)>;
 }
 impl ObjectPropertiesShim for SchemaConverter<'_> {
-    fn object_properties(&mut self, _schema: &Value, _pointer: &str) -> Option<(IndexMap<String, Value>, Vec<String>)> {
+    fn object_properties(
+        &mut self,
+        _schema: &Value,
+        _pointer: &str,
+    ) -> Option<(IndexMap<String, Value>, Vec<String>)> {
         None
     }
 }

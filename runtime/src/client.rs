@@ -78,7 +78,11 @@ where
     };
     let args = match serde_json::to_value(args).map_err(|e| decode(e.to_string()))? {
         Value::Object(map) => map,
-        other => return Err(decode(format!("arguments encode to {other}, not an object"))),
+        other => {
+            return Err(decode(format!(
+                "arguments encode to {other}, not an object"
+            )));
+        }
     };
     let result = conn.call_tool(tool, args).await?;
     if result.is_error {

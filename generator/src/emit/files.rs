@@ -65,7 +65,13 @@ pub(crate) fn lib_tokens(server: &ir::Server) -> TokenStream {
     let desc_lines: Vec<String> = server
         .description
         .lines()
-        .map(|l| if l.is_empty() { String::new() } else { format!(" {l}") })
+        .map(|l| {
+            if l.is_empty() {
+                String::new()
+            } else {
+                format!(" {l}")
+            }
+        })
         .collect();
     let doc_lines = std::iter::once(format!(" {doc}"))
         .chain(std::iter::once(String::new()))
@@ -73,15 +79,19 @@ pub(crate) fn lib_tokens(server: &ir::Server) -> TokenStream {
         .map(|l| quote!(#![doc = #l]));
     quote! {
         #(#doc_lines)*
+        #![cfg_attr(rustfmt, rustfmt::skip)]
         #![deny(warnings)]
         #![deny(missing_docs)]
 
+        #[rustfmt::skip]
         pub mod client;
+        #[rustfmt::skip]
         pub mod tools;
+        #[rustfmt::skip]
         pub mod types;
 
         pub use client::Client;
-        pub use tools::{Tools, TOOLS};
+        pub use tools::{TOOLS, Tools};
     }
 }
 
@@ -113,7 +123,10 @@ pub(crate) fn cargo_toml(server: &ir::Server, options: &EmitOptions) -> String {
             out.push_str("serde_json.workspace = true\n");
         }
         RuntimeDep::Path(p) => {
-            out.push_str(&format!("mcpgen-runtime = {{ path = {} }}\n", toml_string(p)));
+            out.push_str(&format!(
+                "mcpgen-runtime = {{ path = {} }}\n",
+                toml_string(p)
+            ));
             out.push_str("serde = { version = \"1\", features = [\"derive\"] }\n");
             out.push_str("serde_json = \"1\"\n");
         }
@@ -135,11 +148,18 @@ fn cargo_version(v: &str) -> String {
     let core = v.split(['-', '+']).next().unwrap_or_default();
     let parts: Vec<&str> = core.split('.').collect();
     let semver = parts.len() == 3
-        && parts
-            .iter()
-            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) && (p.len() == 1 || !p.starts_with('0')))
-        && v.bytes().all(|b| b.is_ascii_alphanumeric() || b"-+.".contains(&b));
-    if semver { v.to_owned() } else { "0.1.0".to_owned() }
+        && parts.iter().all(|p| {
+            !p.is_empty()
+                && p.bytes().all(|b| b.is_ascii_digit())
+                && (p.len() == 1 || !p.starts_with('0'))
+        })
+        && v.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-+.".contains(&b));
+    if semver {
+        v.to_owned()
+    } else {
+        "0.1.0".to_owned()
+    }
 }
 
 fn toml_string(s: &str) -> String {
@@ -195,7 +215,10 @@ pub(crate) fn readme(server: &ir::Server, options: &EmitOptions, size: &ToolsLis
          )?;\n\
          let tools = ",
     );
-    out.push_str(&format!("{}_mcp::Tools::new(upstream);\n```\n", server.name.replace('-', "_")));
+    out.push_str(&format!(
+        "{}_mcp::Tools::new(upstream);\n```\n",
+        server.name.replace('-', "_")
+    ));
     out
 }
 

@@ -14,7 +14,7 @@ use serde_json::Value;
 use crate::error::{Error, Warning};
 use crate::ir;
 
-pub use files::{tools_list_json, ToolsListSize};
+pub use files::{ToolsListSize, tools_list_json};
 
 /// How the generated crate depends on `mcpgen-runtime`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,14 +67,41 @@ pub fn emit(server: &ir::Server, options: &EmitOptions) -> Result<Emitted, Error
 
     let (types_tokens, tool_types) = types(server, &mut warnings);
     let mut files = BTreeMap::new();
-    files.insert("src/types.rs".to_owned(), render(&header, "Typed arguments and outputs of each tool.", types_tokens)?);
-    files.insert("src/tools.rs".to_owned(), render(&header, "The tool table and the dispatcher.", tools::tokens(server, &tool_types))?);
-    files.insert("src/client.rs".to_owned(), render(&header, "Typed client stubs: one method per tool.", client::tokens(server, &tool_types))?);
-    files.insert("src/lib.rs".to_owned(), render(&header, "", files::lib_tokens(server))?);
+    files.insert(
+        "src/types.rs".to_owned(),
+        render(
+            &header,
+            "Typed arguments and outputs of each tool.",
+            types_tokens,
+        )?,
+    );
+    files.insert(
+        "src/tools.rs".to_owned(),
+        render(
+            &header,
+            "The tool table and the dispatcher.",
+            tools::tokens(server, &tool_types),
+        )?,
+    );
+    files.insert(
+        "src/client.rs".to_owned(),
+        render(
+            &header,
+            "Typed client stubs: one method per tool.",
+            client::tokens(server, &tool_types),
+        )?,
+    );
+    files.insert(
+        "src/lib.rs".to_owned(),
+        render(&header, "", files::lib_tokens(server))?,
+    );
     let (tools_json, list_size) = files::tools_list_json(server);
     files.insert("tools.json".to_owned(), tools_json);
     files.insert("Cargo.toml".to_owned(), files::cargo_toml(server, options));
-    files.insert("README.md".to_owned(), files::readme(server, options, &list_size));
+    files.insert(
+        "README.md".to_owned(),
+        files::readme(server, options, &list_size),
+    );
     Ok(Emitted {
         files,
         list_size,
@@ -93,7 +120,7 @@ fn header(options: &EmitOptions) -> String {
 
 /// Formats `tokens` as a Rust file that starts with the header and a module doc line.
 fn render(header: &str, module_doc: &str, tokens: TokenStream) -> Result<String, Error> {
-    let file: syn::File = syn::parse2(tokens)
+    let file: syn::File = syn::parse2(escape_bidi(tokens))
         .map_err(|e| Error::Other(format!("internal error: emitted code does not parse: {e}")))?;
     let mut out = String::new();
     out.push_str(&format!("// {header}\n"));
@@ -105,8 +132,65 @@ fn render(header: &str, module_doc: &str, tokens: TokenStream) -> Result<String,
     Ok(out)
 }
 
+/// Characters that change the visible direction of text (the "Trojan Source" set). rustc
+/// rejects them raw in literals and comments, so spec text carrying them is written escaped.
+fn is_bidi(c: char) -> bool {
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
+}
+
+/// Rewrites every string literal that holds a direction-changing character with that character
+/// as a `\u{...}` escape, so the literal's value is unchanged. In doc attributes, which are
+/// printed as `///` comments, the character is replaced by the visible text `\u{...}`.
+fn escape_bidi(tokens: TokenStream) -> TokenStream {
+    escape_bidi_in(tokens, false)
+}
+
+fn escape_bidi_in(tokens: TokenStream, in_doc: bool) -> TokenStream {
+    use proc_macro2::{Delimiter, Group, Literal, TokenTree};
+    tokens
+        .into_iter()
+        .map(|tt| match tt {
+            TokenTree::Group(g) => {
+                let is_doc = g.delimiter() == Delimiter::Bracket
+                    && matches!(g.stream().into_iter().next(), Some(TokenTree::Ident(i)) if i == "doc");
+                let mut out = Group::new(g.delimiter(), escape_bidi_in(g.stream(), is_doc));
+                out.set_span(g.span());
+                TokenTree::Group(out)
+            }
+            TokenTree::Literal(lit) => {
+                let Ok(value) = syn::parse_str::<syn::LitStr>(&lit.to_string()).map(|l| l.value())
+                else {
+                    return TokenTree::Literal(lit);
+                };
+                if !value.chars().any(is_bidi) {
+                    return TokenTree::Literal(lit);
+                }
+                let mut escaped = String::from("\"");
+                for c in value.chars() {
+                    if is_bidi(c) && in_doc {
+                        escaped.push_str(&format!("\\\\u{{{:x}}}", c as u32));
+                    } else if is_bidi(c) {
+                        escaped.push_str(&format!("\\u{{{:x}}}", c as u32));
+                    } else {
+                        escaped.extend(c.escape_debug());
+                    }
+                }
+                escaped.push('"');
+                escaped
+                    .parse::<Literal>()
+                    .map(TokenTree::Literal)
+                    .unwrap_or(TokenTree::Literal(lit))
+            }
+            other => other,
+        })
+        .collect()
+}
+
 /// The `types.rs` tokens: `pub mod input` and `pub mod output`, typify-generated.
-fn types(server: &ir::Server, warnings: &mut Vec<Warning>) -> (TokenStream, BTreeMap<String, ToolTypes>) {
+fn types(
+    server: &ir::Server,
+    warnings: &mut Vec<Warning>,
+) -> (TokenStream, BTreeMap<String, ToolTypes>) {
     let mut input_defs = BTreeMap::new();
     let mut output_defs = BTreeMap::new();
     let mut input_roots = Vec::new();
@@ -145,12 +229,12 @@ fn types(server: &ir::Server, warnings: &mut Vec<Warning>) -> (TokenStream, BTre
     let output_tokens = output.tokens;
     let tokens = quote::quote! {
         /// Argument types: one `<Tool>Args` struct per tool, plus the schemas they use.
-        #[allow(clippy::all, missing_docs, rustdoc::all)]
+        #[allow(clippy::all, missing_docs, rustdoc::all, dead_code)]
         pub mod input {
             #input_tokens
         }
         /// Output types: one `<Tool>Output` struct per tool that has an output schema.
-        #[allow(clippy::all, missing_docs, rustdoc::all)]
+        #[allow(clippy::all, missing_docs, rustdoc::all, dead_code)]
         pub mod output {
             #output_tokens
         }

@@ -24,7 +24,10 @@ fn opt_bool(v: Option<bool>) -> TokenStream {
 
 /// The name of a tool's `ToolDef` constant.
 pub(crate) fn const_ident(tool: &ir::Tool) -> proc_macro2::Ident {
-    format_ident!("{}", tool.method_name.trim_end_matches('_').to_ascii_uppercase() + "_TOOL")
+    format_ident!(
+        "{}",
+        tool.method_name.trim_end_matches('_').to_ascii_uppercase() + "_TOOL"
+    )
 }
 
 fn location(loc: ir::ArgLocation) -> TokenStream {
@@ -42,8 +45,14 @@ fn tool_def(tool: &ir::Tool) -> TokenStream {
     let name = &tool.name;
     let title = opt_str(&tool.title);
     let description = &tool.description;
-    let input = compact_json(&tool.input_schema);
-    let output = opt_str(&tool.output_schema.as_ref().map(compact_json));
+    let input = raw_str(&compact_json(&tool.input_schema));
+    let output = match &tool.output_schema {
+        Some(schema) => {
+            let lit = raw_str(&compact_json(schema));
+            quote! { ::std::option::Option::Some(#lit) }
+        }
+        None => quote! { ::std::option::Option::None },
+    };
     let wrap = tool.wrap_output;
     let a = tool.annotations;
     let (ro, de, id, ow) = (
@@ -117,12 +126,32 @@ fn compact_json(v: &serde_json::Value) -> String {
     v.to_string()
 }
 
+/// A raw string literal (`r#"..."#`) holding `text`, with enough `#`s that nothing in `text` can
+/// end it. Used for JSON schemas, which read better unescaped.
+fn raw_str(text: &str) -> TokenStream {
+    let mut hashes = 1;
+    while text.contains(&format!("\"{}", "#".repeat(hashes))) {
+        hashes += 1;
+    }
+    let h = "#".repeat(hashes);
+    match format!("r{h}\"{text}\"{h}").parse::<proc_macro2::Literal>() {
+        Ok(lit) => quote!(#lit),
+        Err(_) => quote!(#text),
+    }
+}
+
 fn security_scheme(s: &ir::SecurityScheme) -> TokenStream {
     let name = &s.name;
     let kind = match &s.kind {
-        ir::SecurityKind::ApiKeyHeader(n) => quote!(::mcpgen_runtime::SecuritySchemeKind::ApiKeyHeader(#n)),
-        ir::SecurityKind::ApiKeyQuery(n) => quote!(::mcpgen_runtime::SecuritySchemeKind::ApiKeyQuery(#n)),
-        ir::SecurityKind::ApiKeyCookie(n) => quote!(::mcpgen_runtime::SecuritySchemeKind::ApiKeyCookie(#n)),
+        ir::SecurityKind::ApiKeyHeader(n) => {
+            quote!(::mcpgen_runtime::SecuritySchemeKind::ApiKeyHeader(#n))
+        }
+        ir::SecurityKind::ApiKeyQuery(n) => {
+            quote!(::mcpgen_runtime::SecuritySchemeKind::ApiKeyQuery(#n))
+        }
+        ir::SecurityKind::ApiKeyCookie(n) => {
+            quote!(::mcpgen_runtime::SecuritySchemeKind::ApiKeyCookie(#n))
+        }
         ir::SecurityKind::Bearer => quote!(::mcpgen_runtime::SecuritySchemeKind::Bearer),
         ir::SecurityKind::Basic => quote!(::mcpgen_runtime::SecuritySchemeKind::Basic),
         ir::SecurityKind::Other => quote!(::mcpgen_runtime::SecuritySchemeKind::Other),
@@ -141,7 +170,10 @@ pub(crate) fn tokens(server: &ir::Server, types: &BTreeMap<String, ToolTypes>) -
     let consts = server.tools.iter().map(|t| {
         let ident = const_ident(t);
         let def = tool_def(t);
-        let doc = format!("The `{}` tool ({} {}).", t.name, t.http.method, t.http.path);
+        let doc = format!(
+            " The `{}` tool ({} {}).",
+            t.name, t.http.method, t.http.path
+        );
         quote! {
             #[doc = #doc]
             pub const #ident: ::mcpgen_runtime::ToolDef = #def;

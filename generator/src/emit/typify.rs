@@ -74,7 +74,9 @@ pub fn build(
                 continue;
             }
         };
-        let added = space.as_mut().map(|s| add_root(s, &root.type_name, &schema));
+        let added = space
+            .as_mut()
+            .map(|s| add_root(s, &root.type_name, &schema));
         match added {
             Some(Ok(())) => good.push((root, schema)),
             _ => {
@@ -109,7 +111,9 @@ pub fn build(
         let mut probe = TypeSpace::new(&settings());
         let ident = quietly(|| {
             probe.add_ref_types(prepared.clone()).ok()?;
-            let id = probe.add_type_with_name(schema, Some(root.type_name.clone())).ok()?;
+            let id = probe
+                .add_type_with_name(schema, Some(root.type_name.clone()))
+                .ok()?;
             Some(probe.get_type(&id).ok()?.ident())
         })
         .ok()
@@ -126,7 +130,11 @@ pub fn build(
     let tokens = match quietly(|| space.to_stream()) {
         Ok(t) => t,
         Err(_) => {
-            warnings.push(fallback_warning(module, "*", "typify failed while writing types"));
+            warnings.push(fallback_warning(
+                module,
+                "*",
+                "typify failed while writing types",
+            ));
             return TypeModule {
                 tokens: TokenStream::new(),
                 typed: BTreeMap::new(),
@@ -158,14 +166,26 @@ fn settings() -> TypeSpaceSettings {
 fn new_space(defs: &BTreeMap<String, schemars::schema::Schema>) -> Result<TypeSpace, ()> {
     quietly(|| {
         let mut space = TypeSpace::new(&settings());
-        space.add_ref_types(defs.clone()).map(|_| space).map_err(|_| ())
+        space
+            .add_ref_types(defs.clone())
+            .map(|_| space)
+            .map_err(|_| ())
     })
     .map_err(|_| ())?
 }
 
-fn add_root(space: &mut TypeSpace, name: &str, schema: &schemars::schema::Schema) -> Result<(), ()> {
-    quietly(|| space.add_type_with_name(schema, Some(name.to_owned())).map(|_| ()).map_err(|_| ()))
-        .map_err(|_| ())?
+fn add_root(
+    space: &mut TypeSpace,
+    name: &str,
+    schema: &schemars::schema::Schema,
+) -> Result<(), ()> {
+    quietly(|| {
+        space
+            .add_type_with_name(schema, Some(name.to_owned()))
+            .map(|_| ())
+            .map_err(|_| ())
+    })
+    .map_err(|_| ())?
 }
 
 fn rebuild(
@@ -264,13 +284,30 @@ fn to_typify_schema(schema: &Value) -> Result<schemars::schema::Schema, String> 
 fn clean(v: &Value) -> Value {
     match v {
         Value::Object(map) => {
+            // typify reads `$ref` with siblings poorly; the reference alone carries the type.
+            if let Some(r) = map.get("$ref") {
+                let mut only = serde_json::Map::new();
+                only.insert("$ref".to_owned(), r.clone());
+                return Value::Object(only);
+            }
             let mut out = serde_json::Map::new();
             for (k, val) in map {
                 match k.as_str() {
-                    "$defs" | "pattern" | "patternProperties" | "examples" | "example"
-                    | "contentEncoding" | "contentMediaType" | "prefixItems" | "$comment"
-                    | "deprecated" | "readOnly" | "writeOnly" | "unevaluatedProperties"
-                    | "dependentRequired" | "dependentSchemas" => {}
+                    "$defs"
+                    | "pattern"
+                    | "patternProperties"
+                    | "examples"
+                    | "example"
+                    | "contentEncoding"
+                    | "contentMediaType"
+                    | "prefixItems"
+                    | "$comment"
+                    | "deprecated"
+                    | "readOnly"
+                    | "writeOnly"
+                    | "unevaluatedProperties"
+                    | "dependentRequired"
+                    | "dependentSchemas" => {}
                     "format" => {
                         if let Some(f) = val.as_str()
                             && KEPT_FORMATS.contains(&f)

@@ -210,13 +210,30 @@ pub fn escape_pointer_segment(segment: &str) -> String {
     segment.replace('~', "~0").replace('/', "~1")
 }
 
-fn percent_decode(s: &str) -> String {
+/// Joins unescaped segments into a JSON pointer (`["paths", "/a"]` → `/paths/~1a`).
+pub(crate) fn pointer_from_segments<S: AsRef<str>>(segments: &[S]) -> String {
+    segments
+        .iter()
+        .map(|s| format!("/{}", escape_pointer_segment(s.as_ref())))
+        .collect()
+}
+
+/// Splits a JSON pointer into unescaped segments (`/paths/~1a` → `["paths", "/a"]`).
+pub(crate) fn pointer_segments(pointer: &str) -> Vec<String> {
+    pointer
+        .split('/')
+        .skip(1)
+        .map(|s| s.replace("~1", "/").replace("~0", "~"))
+        .collect()
+}
+
+/// Decodes `%XX` escapes (invalid UTF-8 is replaced, never rejected).
+pub(crate) fn percent_decode(s: &str) -> String {
     let bytes = s.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
         if bytes[i] == b'%'
-           
             && let (Some(h), Some(l)) = (hex_val(bytes.get(i + 1)), hex_val(bytes.get(i + 2)))
         {
             out.push(h * 16 + l);

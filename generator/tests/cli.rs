@@ -1,0 +1,240 @@
+//! The `mcpgen` binary: errors, exit codes and the commands' outputs.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn mcpgen(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mcpgen"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("mcpgen runs")
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn write(dir: &Path, name: &str, contents: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, contents).expect("write");
+    p
+}
+
+#[test]
+fn unknown_operation_id_lists_the_closest_real_ones_and_exits_1() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let tools = write(
+        dir.path(),
+        "mcp_tools.yaml",
+        "mcp_tools:\n  - operation_id: sendMessage\n    name: synaplan_send_message\n    description: \"Send a message and get AI response\"\n  - operation_id: listPrompts\n",
+    );
+    let o = mcpgen(&[
+        "check",
+        "--spec",
+        "specs/synaplan/openapi.yaml",
+        "--tools",
+        tools.to_str().expect("utf8"),
+    ]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(t.contains("operation_id `sendMessage` not found"), "{t}");
+    assert!(t.contains("`post_api_messages_send`"), "{t}");
+    // Both errors are reported in one run, each with its entry and line.
+    assert!(t.contains("operation_id `listPrompts` not found"), "{t}");
+    assert!(t.contains("`get_api_prompts_list`"), "{t}");
+    assert!(t.contains("entry 2"), "{t}");
+    assert!(t.contains("line 5"), "{t}");
+}
+
+#[test]
+fn malformed_yaml_allowlist_shows_line_and_column() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let tools = write(
+        dir.path(),
+        "mcp_tools.yaml",
+        "mcp_tools:\n  - operation_id: [unclosed\n",
+    );
+    let o = mcpgen(&[
+        "check",
+        "--spec",
+        "specs/synaplan/openapi.yaml",
+        "--tools",
+        tools.to_str().expect("utf8"),
+    ]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(t.contains("mcp_tools.yaml: line 2, column"), "{t}");
+}
+
+#[test]
+fn malformed_yaml_spec_shows_line_and_column() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let spec = write(
+        dir.path(),
+        "openapi.yaml",
+        "openapi: 3.0.3\ninfo:\n  title: x\n  version: '1'\npaths:\n  /a: [\n",
+    );
+    let o = mcpgen(&["list", "--spec", spec.to_str().expect("utf8")]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(t.contains("openapi.yaml:"), "{t}");
+    // `…/openapi.yaml:LINE:COLUMN: message`
+    let has_line_col = t.split("openapi.yaml:").skip(1).any(|rest| {
+        let mut parts = rest.splitn(3, ':');
+        let line = parts.next().and_then(|l| l.parse::<u32>().ok());
+        let column = parts.next().and_then(|c| c.parse::<u32>().ok());
+        line == Some(6) && column.is_some()
+    });
+    assert!(has_line_col, "{t}");
+}
+
+#[test]
+fn invalid_and_duplicate_tool_names_are_errors() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let long = "x".repeat(65);
+    let tools = write(
+        dir.path(),
+        "mcp_tools.yaml",
+        &format!(
+            "mcp_tools:\n  - operation_id: get_api_chats_list\n    name: {long}\n  - operation_id: get_api_prompts_list\n    name: has space\n  - operation_id: get_api_files_list\n    name: same\n  - operation_id: get_api_config_runtime_config\n    name: same\n"
+        ),
+    );
+    let o = mcpgen(&[
+        "check",
+        "--spec",
+        "specs/synaplan/openapi.yaml",
+        "--tools",
+        tools.to_str().expect("utf8"),
+    ]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(t.contains(&format!("tool name `{long}` is invalid")), "{t}");
+    assert!(t.contains("tool name `has space` is invalid"), "{t}");
+    assert!(
+        t.contains("tool name `same` is already used by entry 3"),
+        "{t}"
+    );
+}
+
+#[test]
+fn list_shows_operations_with_default_names() {
+    let o = mcpgen(&["list", "--spec", "specs/synaplan/openapi.yaml"]);
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    let row = t
+        .lines()
+        .find(|l| l.starts_with("get_api_prompts_list"))
+        .unwrap_or_else(|| panic!("no row: {t}"));
+    let cols: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(
+        cols,
+        [
+            "get_api_prompts_list",
+            "GET",
+            "/api/v1/prompts",
+            "get_api_prompts_list",
+            "read"
+        ]
+    );
+}
+
+#[test]
+fn init_output_is_accepted_by_generate() {
+    for spec in [
+        "specs/synaplan/openapi.yaml",
+        "specs/library2/openapi.json",
+        "specs/events31/openapi.yaml",
+    ] {
+        for mode in ["--all", "--read-only"] {
+            let o = mcpgen(&["init", "--spec", spec, mode]);
+            let yaml = String::from_utf8_lossy(&o.stdout).into_owned();
+            assert!(o.status.success(), "{spec} {mode}: {}", text(&o));
+            let dir = tempfile::tempdir().expect("tempdir");
+            let tools = write(dir.path(), "mcp_tools.yaml", &yaml);
+            let c = mcpgen(&[
+                "check",
+                "--spec",
+                spec,
+                "--tools",
+                tools.to_str().expect("utf8"),
+            ]);
+            assert!(c.status.success(), "{spec} {mode}: {}\n{yaml}", text(&c));
+            if mode == "--read-only" {
+                assert!(
+                    !yaml.contains("post_") && !yaml.contains("delete_"),
+                    "{yaml}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn budget_over_max_list_tokens_fails() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let tools = write(
+        dir.path(),
+        "mcp_tools.yaml",
+        "server:\n  max_list_tokens: 10\nmcp_tools:\n  - operation_id: get_api_prompts_list\n",
+    );
+    let o = mcpgen(&[
+        "check",
+        "--spec",
+        "specs/synaplan/openapi.yaml",
+        "--tools",
+        tools.to_str().expect("utf8"),
+    ]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(t.contains("over the budget of 10"), "{t}");
+}
+
+#[test]
+fn generate_check_reports_drift_and_names_the_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out");
+    let args = [
+        "generate",
+        "--spec",
+        "specs/synaplan/openapi.yaml",
+        "--tools",
+        "specs/synaplan/mcp_tools.yaml",
+        "--out",
+        out.to_str().expect("utf8"),
+    ];
+    let o = mcpgen(&args);
+    assert!(o.status.success(), "{}", text(&o));
+    let mut check_args = args.to_vec();
+    check_args.push("--check");
+    assert!(mcpgen(&check_args).status.success());
+    std::fs::write(out.join("tools.json"), "{}").expect("write");
+    let o = mcpgen(&check_args);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(t.contains("tools.json (changed)"), "{t}");
+}
+
+#[test]
+fn every_flag_is_documented_in_help() {
+    for cmd in ["generate", "init", "list", "check"] {
+        let o = mcpgen(&[cmd, "--help"]);
+        let t = text(&o);
+        assert!(o.status.success(), "{t}");
+        for line in t.lines().filter(|l| l.trim_start().starts_with("--")) {
+            let rest = line.trim_start().split_once("  ").map(|(_, d)| d.trim());
+            assert!(
+                rest.is_some_and(|d| !d.is_empty()),
+                "{cmd}: undocumented flag line {line:?}"
+            );
+        }
+    }
+}

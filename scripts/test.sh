@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Runs every check and test of the workspace. Used by CI (.ci/run) and by developers.
+#
+#   scripts/test.sh            formatting, lints, generated/ in sync, all tests
+#   MCPGEN_CORPUS=1 scripts/test.sh   also the slow corpus run (GitHub REST spec from npm)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "cargo fmt --check"
+cargo fmt --all -- --check
+
+step "cargo clippy (warnings are errors)"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+step "generated/ matches a fresh generation"
+cargo run --quiet --locked -p generator -- generate --check
+
+step "cargo test"
+if [[ "${MCPGEN_CORPUS:-}" == "1" ]]; then
+  cargo test --workspace --locked -- --include-ignored
+else
+  cargo test --workspace --locked
+fi

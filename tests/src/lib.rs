@@ -1,0 +1,111 @@
+//! Helpers for the workspace-level integration tests: a recording loopback HTTP server that
+//! stands in for an upstream REST API, and paths into the repository.
+#![deny(missing_docs)]
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::http::{HeaderMap, Method, StatusCode, Uri};
+use axum::response::IntoResponse;
+
+/// One request as the stand-in server received it.
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    /// Method.
+    pub method: String,
+    /// Path and raw query (`/a/b?x=1`).
+    pub uri: String,
+    /// Headers, names lower-case.
+    pub headers: Vec<(String, String)>,
+    /// Body bytes.
+    pub body: Vec<u8>,
+}
+
+impl Recorded {
+    /// The first value of header `name` (case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        let name = name.to_ascii_lowercase();
+        self.headers
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// A canned response: status, content type, body.
+pub type Canned = (u16, &'static str, String);
+
+/// A loopback server that records every request and answers from a route table keyed by
+/// `METHOD path` (without the query); unknown routes get 404.
+pub struct StandIn {
+    /// Base URL, `http://127.0.0.1:PORT`.
+    pub url: String,
+    /// Requests received so far.
+    pub requests: Arc<Mutex<Vec<Recorded>>>,
+}
+
+impl StandIn {
+    /// Starts the server on 127.0.0.1 with an ephemeral port.
+    pub async fn start(routes: Vec<(&'static str, Canned)>) -> std::io::Result<StandIn> {
+        let requests: Arc<Mutex<Vec<Recorded>>> = Arc::default();
+        let routes = Arc::new(routes);
+        let rec = requests.clone();
+        let app = Router::new().fallback(
+            move |method: Method, uri: Uri, headers: HeaderMap, body: Bytes| {
+                let rec = rec.clone();
+                let routes = routes.clone();
+                async move {
+                    let headers = headers
+                        .iter()
+                        .map(|(k, v)| {
+                            (
+                                k.as_str().to_owned(),
+                                v.to_str().unwrap_or_default().to_owned(),
+                            )
+                        })
+                        .collect();
+                    let key = format!("{} {}", method, uri.path());
+                    if let Ok(mut list) = rec.lock() {
+                        list.push(Recorded {
+                            method: method.to_string(),
+                            uri: uri.to_string(),
+                            headers,
+                            body: body.to_vec(),
+                        });
+                    }
+                    match routes.iter().find(|(k, _)| *k == key) {
+                        Some((_, (status, ct, body))) => (
+                            StatusCode::from_u16(*status).unwrap_or(StatusCode::OK),
+                            [("content-type", *ct)],
+                            body.clone(),
+                        )
+                            .into_response(),
+                        None => (StatusCode::NOT_FOUND, "no such route").into_response(),
+                    }
+                }
+            },
+        );
+        let listener = tokio::net::TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], 0))).await?;
+        let addr = listener.local_addr()?;
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        Ok(StandIn {
+            url: format!("http://{addr}"),
+            requests,
+        })
+    }
+
+    /// A copy of the requests received so far.
+    pub fn received(&self) -> Vec<Recorded> {
+        self.requests.lock().map(|l| l.clone()).unwrap_or_default()
+    }
+}
+
+/// The repository root.
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}

@@ -1,0 +1,137 @@
+//! The generated Synaplan dispatcher against a loopback stand-in for the Synaplan API.
+
+use mcpgen_runtime::client::LocalConnection;
+use mcpgen_runtime::{CallContext, Credential, ToolError, ToolSet, Upstream, UpstreamConfig};
+use mcpgen_tests::StandIn;
+use serde_json::{Map, json};
+
+const PROMPTS: &str = r#"{"prompts":[{"id":7,"topic":"general","shortDescription":"Default assistant","prompt":"You are helpful.","language":"en"}]}"#;
+
+fn tools_for(url: &str) -> synaplan_mcp::Tools {
+    let config = UpstreamConfig::new(url).with_credential(Credential::Header {
+        name: "X-API-Key".into(),
+        value: "sk-test-123".into(),
+    });
+    synaplan_mcp::Tools::new(Upstream::new(config).expect("upstream client"))
+}
+
+#[tokio::test]
+async fn list_prompts_sends_get_with_api_key_and_returns_the_json() {
+    let server = StandIn::start(vec![(
+        "GET /api/v1/prompts",
+        (200, "application/json", PROMPTS.to_owned()),
+    )])
+    .await
+    .expect("stand-in starts");
+    let tools = tools_for(&server.url);
+
+    let result = tools
+        .call("synaplan_list_prompts", Map::new(), &CallContext::default())
+        .await
+        .expect("dispatched");
+
+    assert!(
+        !result.is_error,
+        "unexpected error: {}",
+        result.joined_text()
+    );
+    let expected: serde_json::Value = serde_json::from_str(PROMPTS).expect("json");
+    assert_eq!(result.structured_content, Some(expected.clone()));
+    let text: serde_json::Value =
+        serde_json::from_str(&result.joined_text()).expect("text is JSON");
+    assert_eq!(text, expected);
+
+    let received = server.received();
+    assert_eq!(received.len(), 1);
+    assert_eq!(received[0].method, "GET");
+    assert_eq!(received[0].uri, "/api/v1/prompts");
+    assert_eq!(received[0].header("x-api-key"), Some("sk-test-123"));
+}
+
+#[tokio::test]
+async fn query_arguments_reach_the_upstream() {
+    let server = StandIn::start(vec![(
+        "GET /api/v1/prompts",
+        (200, "application/json", PROMPTS.to_owned()),
+    )])
+    .await
+    .expect("stand-in starts");
+    let tools = tools_for(&server.url);
+    let args = json!({ "language": "de" })
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
+    let result = tools
+        .call("synaplan_list_prompts", args, &CallContext::default())
+        .await
+        .expect("dispatched");
+    assert!(!result.is_error);
+    assert_eq!(server.received()[0].uri, "/api/v1/prompts?language=de");
+}
+
+#[tokio::test]
+async fn typed_client_stub_returns_typed_output() {
+    let server = StandIn::start(vec![(
+        "GET /api/v1/prompts",
+        (200, "application/json", PROMPTS.to_owned()),
+    )])
+    .await
+    .expect("stand-in starts");
+    let client = synaplan_mcp::Client::new(LocalConnection(tools_for(&server.url)));
+    let args: synaplan_mcp::types::input::SynaplanListPromptsArgs =
+        serde_json::from_value(json!({})).expect("args");
+    let out = client
+        .synaplan_list_prompts(&args)
+        .await
+        .expect("call succeeds");
+    let out = serde_json::to_value(&out).expect("serialises");
+    assert_eq!(out["prompts"][0]["topic"], "general");
+}
+
+#[tokio::test]
+async fn invalid_arguments_are_rejected_before_the_upstream_is_called() {
+    let server = StandIn::start(vec![]).await.expect("stand-in starts");
+    let tools = tools_for(&server.url);
+    let args = json!({ "limit": "not a number" })
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
+    let err = tools
+        .call("synaplan_list_chats", args, &CallContext::default())
+        .await
+        .expect_err("rejected");
+    assert!(matches!(err, ToolError::InvalidArguments { .. }), "{err}");
+    assert!(err.to_string().contains("synaplan_list_chats"));
+    assert!(server.received().is_empty());
+}
+
+#[tokio::test]
+async fn unknown_tools_are_reported() {
+    let tools = tools_for("http://127.0.0.1:9");
+    let err = tools
+        .call("admin_delete_user", Map::new(), &CallContext::default())
+        .await
+        .expect_err("unknown");
+    assert!(matches!(err, ToolError::UnknownTool(ref n) if n == "admin_delete_user"));
+}
+
+#[test]
+fn the_table_holds_exactly_the_allowlisted_tools() {
+    let names: Vec<&str> = synaplan_mcp::TOOLS.iter().map(|t| t.name).collect();
+    assert_eq!(
+        names,
+        [
+            "synaplan_send_message",
+            "synaplan_list_chats",
+            "synaplan_list_prompts",
+            "synaplan_search_documents",
+            "synaplan_upload_file",
+            "synaplan_list_files",
+            "synaplan_get_config",
+        ]
+    );
+    let prompts = &synaplan_mcp::TOOLS[2];
+    let http = prompts.http.expect("http binding");
+    assert_eq!((http.method, http.path), ("GET", "/api/v1/prompts"));
+    assert_eq!(prompts.annotations.read_only_hint, Some(true));
+}
