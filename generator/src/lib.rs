@@ -16,6 +16,7 @@ pub mod error;
 pub mod ir;
 pub mod naming;
 pub mod output;
+pub mod progress;
 pub mod schema;
 pub mod select;
 pub mod spec;
@@ -140,6 +141,7 @@ pub fn generate_from(
         default_name: settings.default_name.clone(),
         name_override: settings.name.clone(),
     };
+    progress::step(|| format!("selecting {} operations", allowlist.tools.len()));
     let (server, select_warnings) = select::select(spec, allowlist, &options).map_err(Errors)?;
     let emit_options = EmitOptions {
         spec_label: settings

@@ -100,6 +100,7 @@ struct CheckArgs {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    generator::progress::enable();
     let result = match cli
         .command
         .unwrap_or(Command::Generate(GenerateArgs::default()))
@@ -307,8 +308,24 @@ fn load_spec(path: &Path) -> Result<Spec, String> {
     Spec::load(path).map_err(|e| Errors(e).to_string())
 }
 
+/// Tells about operations that cannot be read (they cannot be selected).
+fn warn_broken(spec: &Spec) {
+    for b in &spec.broken {
+        let id = b.operation_id.as_deref().unwrap_or("-");
+        eprintln!(
+            "warning: {} {} (operationId {id}) cannot be read and is left out:",
+            b.method.to_ascii_uppercase(),
+            b.path
+        );
+        for e in &b.errors {
+            eprintln!("  {e}");
+        }
+    }
+}
+
 fn init(args: InitArgs) -> Result<(), String> {
     let spec = load_spec(&args.spec)?;
+    warn_broken(&spec);
     let name = args.name.clone().or_else(|| folder_name(&args.spec));
     let mut taken = std::collections::BTreeSet::new();
     let mut entries = Vec::new();

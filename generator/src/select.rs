@@ -69,10 +69,22 @@ pub fn select(
             continue;
         }
         let Some(op) = find_operation(spec, &by_id, &entry.operation_id) else {
-            errors.push(allow_err(unknown_operation_message(
-                spec,
-                &entry.operation_id,
-            )));
+            match find_broken(spec, &entry.operation_id) {
+                Some(broken) => {
+                    let reasons: Vec<String> =
+                        broken.errors.iter().map(|e| format!("\n    {e}")).collect();
+                    errors.push(allow_err(format!(
+                        "the selected operation ({} {}) cannot be read from the spec:{}",
+                        broken.method.to_ascii_uppercase(),
+                        broken.path,
+                        reasons.concat()
+                    )));
+                }
+                None => errors.push(allow_err(unknown_operation_message(
+                    spec,
+                    &entry.operation_id,
+                ))),
+            }
             continue;
         };
         if !entry.enabled {
@@ -126,6 +138,16 @@ fn find_operation<'a>(
     spec.operations
         .iter()
         .find(|op| op.method.eq_ignore_ascii_case(method.trim()) && op.path == path.trim())
+}
+
+/// A broken operation selected by operationId or `METHOD /path`.
+fn find_broken<'a>(spec: &'a Spec, wanted: &str) -> Option<&'a crate::spec::BrokenOperation> {
+    spec.broken.iter().find(|b| {
+        b.operation_id.as_deref() == Some(wanted)
+            || wanted.split_once(' ').is_some_and(|(m, p)| {
+                (b.method == "*" || b.method.eq_ignore_ascii_case(m.trim())) && b.path == p.trim()
+            })
+    })
 }
 
 /// "operation_id `x` not found; closest: `a`, `b`, `c`".

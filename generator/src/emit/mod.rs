@@ -213,8 +213,11 @@ fn types(
             });
         }
     }
+    crate::progress::step(|| format!("argument types: {} schemas, {} tools", input_defs.len(), input_roots.len()));
     let input = typify::build("input", &input_defs, &input_roots, warnings);
+    crate::progress::step(|| format!("output types: {} schemas, {} tools", output_defs.len(), output_roots.len()));
     let output = typify::build("output", &output_defs, &output_roots, warnings);
+    crate::progress::step(|| "writing code".to_owned());
     let mut map: BTreeMap<String, ToolTypes> = BTreeMap::new();
     for tool in &server.tools {
         map.insert(

@@ -39,21 +39,24 @@ pub fn build(
     warnings: &mut Vec<Warning>,
 ) -> TypeModule {
     // Schemas typify cannot even read become `true` (any value).
+    let renames = unique_type_keys(defs);
     let mut prepared: BTreeMap<String, schemars::schema::Schema> = BTreeMap::new();
     for (name, schema) in defs {
-        match to_typify_schema(schema) {
+        let key = renames.get(name).cloned().unwrap_or_else(|| name.clone());
+        match to_typify_schema(schema, &renames) {
             Ok(s) => {
-                prepared.insert(name.clone(), s);
+                prepared.insert(key, s);
             }
             Err(e) => {
                 warnings.push(fallback_warning(module, &format!("$defs/{name}"), &e));
-                prepared.insert(name.clone(), schemars::schema::Schema::Bool(true));
+                prepared.insert(key, schemars::schema::Schema::Bool(true));
             }
         }
     }
 
     // Find the definitions typify fails on and replace them with `true`.
     let bad = find_bad_defs(&prepared);
+    crate::progress::step(|| format!("{module} types: {} schemas typify cannot handle", bad.len()));
     for name in &bad {
         warnings.push(fallback_warning(
             module,
@@ -65,9 +68,10 @@ pub fn build(
 
     // Add roots one by one; a failing root is dropped and the space rebuilt without it.
     let mut good: Vec<(&Root, schemars::schema::Schema)> = Vec::new();
+    let mut ids: Vec<typify::TypeId> = Vec::new();
     let mut space = new_space(&prepared).ok();
     for root in roots {
-        let schema = match to_typify_schema(&root.schema) {
+        let schema = match to_typify_schema(&root.schema, &renames) {
             Ok(s) => s,
             Err(e) => {
                 warnings.push(fallback_warning(module, &root.tool, &e));
@@ -78,14 +82,24 @@ pub fn build(
             .as_mut()
             .map(|s| add_root(s, &root.type_name, &schema));
         match added {
-            Some(Ok(())) => good.push((root, schema)),
+            Some(Ok(id)) => {
+                good.push((root, schema));
+                ids.push(id);
+            }
             _ => {
+                crate::progress::step(|| format!("{module} types: rebuilding without {}", root.tool));
                 warnings.push(fallback_warning(
                     module,
                     &root.tool,
                     "typify could not generate a type for the tool's schema",
                 ));
-                space = rebuild(&prepared, &good);
+                match rebuild(&prepared, &good) {
+                    Some((s, new_ids)) => {
+                        space = Some(s);
+                        ids = new_ids;
+                    }
+                    None => space = None,
+                }
             }
         }
     }
@@ -101,32 +115,23 @@ pub fn build(
     for (root, _) in &good {
         typed.insert(root.tool.clone(), root.type_name.clone());
     }
-    // Roots whose generated type got another name (e.g. a map) get an alias with the wanted name.
+    // Roots whose generated type got another name (a map, or a schema identical to a shared
+    // one) get an alias with the wanted name.
     let names: BTreeSet<String> = space.iter_types().map(|t| t.name()).collect();
-    for (root, schema) in &good {
+    for ((root, _), id) in good.iter().zip(&ids) {
         if names.contains(&root.type_name) {
             continue;
         }
-        // Re-adding an identical schema is cached by typify and yields the same type.
-        let mut probe = TypeSpace::new(&settings());
-        let ident = quietly(|| {
-            probe.add_ref_types(prepared.clone()).ok()?;
-            let id = probe
-                .add_type_with_name(schema, Some(root.type_name.clone()))
-                .ok()?;
-            Some(probe.get_type(&id).ok()?.ident())
-        })
-        .ok()
-        .flatten();
         let alias = format_ident!("{}", root.type_name);
-        match ident {
+        match quietly(|| space.get_type(id).ok().map(|t| t.ident())).ok().flatten() {
             Some(ident) => aliases.extend(quote! {
-                #[doc = "The tool's type (an alias: the schema maps to a built-in type)."]
+                #[doc = "The tool's type (an alias: its schema is the same as this type's)."]
                 pub type #alias = #ident;
             }),
             None => aliases.extend(quote! { pub type #alias = ::serde_json::Value; }),
         }
     }
+    crate::progress::step(|| format!("{module} types: writing {} tool types", good.len()));
     let tokens = match quietly(|| space.to_stream()) {
         Ok(t) => t,
         Err(_) => {
@@ -178,11 +183,10 @@ fn add_root(
     space: &mut TypeSpace,
     name: &str,
     schema: &schemars::schema::Schema,
-) -> Result<(), ()> {
+) -> Result<typify::TypeId, ()> {
     quietly(|| {
         space
             .add_type_with_name(schema, Some(name.to_owned()))
-            .map(|_| ())
             .map_err(|_| ())
     })
     .map_err(|_| ())?
@@ -191,12 +195,31 @@ fn add_root(
 fn rebuild(
     defs: &BTreeMap<String, schemars::schema::Schema>,
     good: &[(&Root, schemars::schema::Schema)],
-) -> Option<TypeSpace> {
+) -> Option<(TypeSpace, Vec<typify::TypeId>)> {
     let mut space = new_space(defs).ok()?;
+    let mut ids = Vec::new();
     for (root, schema) in good {
-        add_root(&mut space, &root.type_name, schema).ok()?;
+        ids.push(add_root(&mut space, &root.type_name, schema).ok()?);
     }
-    Some(space)
+    Some((space, ids))
+}
+
+/// Definition names as typify should see them: typify derives type names from the last `$ref`
+/// segment in PascalCase, so names that differ only in case or punctuation (`issue-type`,
+/// `issue_type`) would give two types the same name. Later ones get a numeric suffix.
+fn unique_type_keys(defs: &BTreeMap<String, Value>) -> BTreeMap<String, String> {
+    let mut taken = BTreeSet::new();
+    let mut renames = BTreeMap::new();
+    for name in defs.keys() {
+        let mut key = name.clone();
+        let mut n = 2;
+        while !taken.insert(crate::naming::pascal_case(&key).to_ascii_lowercase()) {
+            key = format!("{name}_{n}");
+            n += 1;
+        }
+        renames.insert(name.clone(), key);
+    }
+    renames
 }
 
 /// The definitions that make `add_ref_types` fail: found by bisection, replacing suspects with
@@ -276,24 +299,35 @@ fn quietly<R>(f: impl FnOnce() -> R) -> Result<R, ()> {
 /// The schema as typify should see it: formats that would pull in chrono/uuid and patterns that
 /// would pull in regress are dropped (the JSON schema in `tools.json` keeps them; validation is
 /// the runtime's job), and 2020-12-only keywords typify does not read are removed.
-fn to_typify_schema(schema: &Value) -> Result<schemars::schema::Schema, String> {
-    let cleaned = clean(schema);
+fn to_typify_schema(
+    schema: &Value,
+    renames: &BTreeMap<String, String>,
+) -> Result<schemars::schema::Schema, String> {
+    let cleaned = clean(schema, renames);
     serde_json::from_value(cleaned).map_err(|e| format!("schema not readable by typify: {e}"))
 }
 
-fn clean(v: &Value) -> Value {
+fn clean(v: &Value, renames: &BTreeMap<String, String>) -> Value {
     match v {
         Value::Object(map) => {
             // typify reads `$ref` with siblings poorly; the reference alone carries the type.
             if let Some(r) = map.get("$ref") {
+                let r = match r.as_str().and_then(|r| r.strip_prefix("#/$defs/")) {
+                    Some(name) => {
+                        let key = renames.get(name).map_or(name, String::as_str);
+                        Value::String(format!("#/$defs/{key}"))
+                    }
+                    None => r.clone(),
+                };
                 let mut only = serde_json::Map::new();
-                only.insert("$ref".to_owned(), r.clone());
+                only.insert("$ref".to_owned(), r);
                 return Value::Object(only);
             }
             let mut out = serde_json::Map::new();
             for (k, val) in map {
                 match k.as_str() {
                     "$defs"
+                    | "title"
                     | "pattern"
                     | "patternProperties"
                     | "examples"
@@ -318,7 +352,7 @@ fn clean(v: &Value) -> Value {
                     "properties" | "definitions" => {
                         let props = val
                             .as_object()
-                            .map(|m| m.iter().map(|(pk, pv)| (pk.clone(), clean(pv))).collect())
+                            .map(|m| m.iter().map(|(pk, pv)| (pk.clone(), clean(pv, renames))).collect())
                             .unwrap_or_default();
                         out.insert(k.clone(), Value::Object(props));
                     }
@@ -326,13 +360,13 @@ fn clean(v: &Value) -> Value {
                         out.insert(k.clone(), val.clone());
                     }
                     _ => {
-                        out.insert(k.clone(), clean(val));
+                        out.insert(k.clone(), clean(val, renames));
                     }
                 }
             }
             Value::Object(out)
         }
-        Value::Array(items) => Value::Array(items.iter().map(clean).collect()),
+        Value::Array(items) => Value::Array(items.iter().map(|i| clean(i, renames)).collect()),
         other => other.clone(),
     }
 }

@@ -30,7 +30,7 @@ use std::path::{Component, Path, PathBuf};
 use serde_json::{Map, Value};
 
 use super::load::parse_document;
-use super::{percent_decode, pointer_from_segments, pointer_segments, resolve_local};
+use super::{percent_decode, pointer_from_segments, pointer_segments};
 use crate::error::Error;
 
 /// Makes every `$ref` in `doc` (read from `path`) local.
@@ -607,8 +607,7 @@ impl Bundler {
         }
     }
 
-    /// Reports local refs, and refs from other files into the root, that do not resolve in
-    /// the bundled document.
+    /// Reports refs from other files into the root that do not resolve in the bundled document.
     fn check_local_refs(&mut self, doc: &mut Value) {
         for back in std::mem::take(&mut self.into_root) {
             if doc.pointer(&back.pointer).is_none() {
@@ -624,29 +623,9 @@ impl Bundler {
                 });
             }
         }
-        let mut local = Vec::new();
-        let mut path = Vec::new();
-        let copies = &self.copies;
-        walk_object(doc, Kind::Other, &mut path, &mut |reference, _, at| {
-            // Refs inside copies were resolved (or queued for the check above) when copied.
-            let in_copy = (1..=at.len()).any(|n| copies.contains(&at[..n]));
-            if reference.starts_with('#') && !in_copy {
-                local.push((reference.clone(), pointer_from_segments(at)));
-            }
-        });
-        for (reference, at) in local {
-            let reason = match parse_reference(&reference) {
-                Err(reason) => reason,
-                Ok(_) if resolve_local(doc, &reference).is_some() => continue,
-                Ok(parts) => format!("`{}` does not exist in this document", parts.pointer),
-            };
-            self.errors.push(Error::Ref {
-                path: self.root.shown.clone(),
-                pointer: format!("{at}/$ref"),
-                reference,
-                reason,
-            });
-        }
+        // Dangling local refs are not errors here: `index` reports them for the operation that
+        // uses them and the schema converter warns, so one that is never selected cannot stop
+        // generation.
     }
 
     /// Handles one `$ref` found in `file`: rewrites it to a local reference (queueing the

@@ -14,23 +14,41 @@ use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
 use super::{
-    METHODS, MediaType, Operation, ParamLocation, Parameter, RequestBody, Response,
+    BrokenOperation, METHODS, MediaType, Operation, ParamLocation, Parameter, RequestBody, Response,
     escape_pointer_segment, percent_decode,
 };
 use crate::error::{Error, Warning};
 
-/// Lists every operation of `root`.
-pub fn operations(path: &Path, root: &Value) -> Result<(Vec<Operation>, Vec<Warning>), Vec<Error>> {
+/// The operations of a document: usable ones, and malformed ones with their errors.
+#[derive(Debug, Clone, Default)]
+pub struct Indexed {
+    /// Usable operations, in document order.
+    pub operations: Vec<Operation>,
+    /// Operations that could not be read; an error only if the allowlist selects one.
+    pub broken: Vec<BrokenOperation>,
+    /// Non-fatal problems.
+    pub warnings: Vec<Warning>,
+}
+
+/// Lists every operation of `root`. Problems inside one operation (or its path item) make that
+/// operation broken rather than failing the document, so a malformed operation that is not
+/// selected cannot stop generation; problems with the document as a whole are errors.
+pub fn operations(path: &Path, root: &Value) -> Result<Indexed, Vec<Error>> {
     let mut indexer = Indexer {
         path,
         root,
         errors: Vec::new(),
         warnings: Vec::new(),
+        broken: Vec::new(),
     };
     let operations = indexer.operations();
-    indexer.check_unique_ids(&operations);
+    let operations = indexer.split_duplicate_ids(operations);
     if indexer.errors.is_empty() {
-        Ok((operations, indexer.warnings))
+        Ok(Indexed {
+            operations,
+            broken: indexer.broken,
+            warnings: indexer.warnings,
+        })
     } else {
         Err(indexer.errors)
     }
@@ -53,6 +71,7 @@ struct Indexer<'r> {
     root: &'r Value,
     errors: Vec<Error>,
     warnings: Vec<Warning>,
+    broken: Vec<BrokenOperation>,
 }
 
 impl<'r> Indexer<'r> {
@@ -167,24 +186,45 @@ impl<'r> Indexer<'r> {
     }
 
     fn path_item(&mut self, template: &str, item: &'r Value, pointer: &str) -> Vec<Operation> {
-        let Some(item) = self.resolve(item, pointer) else {
-            return Vec::new();
-        };
-        let Some(map) = self.object(item.value, &item.pointer, "a path item") else {
-            return Vec::new();
-        };
-        let shared = self.parameters(
-            map.get("parameters"),
-            &format!("{}/parameters", item.pointer),
-        );
+        let before = self.errors.len();
         let mut operations = Vec::new();
+        let resolved = self.resolve(item, pointer);
+        let map = resolved
+            .as_ref()
+            .and_then(|item| self.object(item.value, &item.pointer, "a path item"));
+        let item_pointer = resolved.as_ref().map_or(pointer.to_owned(), |r| r.pointer.clone());
+        let shared = match map {
+            Some(map) => self.parameters(map.get("parameters"), &format!("{item_pointer}/parameters")),
+            None => Vec::new(),
+        };
+        // Problems of the path item itself belong to every operation under it.
+        let shared_errors: Vec<Error> = self.errors.drain(before..).collect();
+        let Some(map) = map else {
+            self.broken.push(BrokenOperation {
+                operation_id: None,
+                method: "*".into(),
+                path: template.to_owned(),
+                errors: shared_errors,
+            });
+            return operations;
+        };
         for method in METHODS {
             let Some(op) = map.get(method) else {
                 continue;
             };
-            let op_pointer = format!("{}/{method}", item.pointer);
-            if let Some(op) = self.operation(template, method, op, &op_pointer, &shared) {
-                operations.push(op);
+            let op_pointer = format!("{item_pointer}/{method}");
+            let start = self.errors.len();
+            let parsed = self.operation(template, method, op, &op_pointer, &shared);
+            let mut errors = shared_errors.clone();
+            errors.extend(self.errors.drain(start..));
+            match parsed {
+                Some(op) if errors.is_empty() => operations.push(op),
+                _ => self.broken.push(BrokenOperation {
+                    operation_id: op.get("operationId").and_then(Value::as_str).map(str::to_owned),
+                    method: method.to_owned(),
+                    path: template.to_owned(),
+                    errors,
+                }),
             }
         }
         operations
@@ -465,25 +505,46 @@ impl<'r> Indexer<'r> {
         }
     }
 
-    fn check_unique_ids(&mut self, operations: &[Operation]) {
-        let mut first: HashMap<&str, &str> = HashMap::new();
-        for op in operations {
-            let Some(id) = op.operation_id.as_deref() else {
-                continue;
-            };
-            match first.get(id) {
-                Some(earlier) => {
-                    let message = format!(
-                        "operationId `{id}` is used by both `{earlier}` and `{}`; operationIds must be unique, rename one",
-                        op.pointer
-                    );
-                    self.spec_error(&format!("{}/operationId", op.pointer), message);
-                }
-                None => {
-                    first.insert(id, &op.pointer);
-                }
+    /// Operations sharing an operationId cannot be selected unambiguously: all of them are
+    /// moved to the broken list with an error naming every place the id is used.
+    fn split_duplicate_ids(&mut self, operations: Vec<Operation>) -> Vec<Operation> {
+        let mut places: HashMap<String, Vec<String>> = HashMap::new();
+        for op in &operations {
+            if let Some(id) = &op.operation_id {
+                places.entry(id.clone()).or_default().push(op.pointer.clone());
             }
         }
+        let mut kept = Vec::new();
+        for op in operations {
+            let duplicated = op
+                .operation_id
+                .as_ref()
+                .and_then(|id| places.get(id))
+                .filter(|p| p.len() > 1);
+            let Some(pointers) = duplicated else {
+                kept.push(op);
+                continue;
+            };
+            let id = op.operation_id.clone().unwrap_or_default();
+            let error = Error::Spec {
+                path: self.path.to_owned(),
+                pointer: format!("{}/operationId", op.pointer),
+                message: format!(
+                    "operationId `{id}` is used by `{}`; operationIds must be unique, rename one \
+                     (or select the operation as \"{} {}\")",
+                    pointers.join("` and `"),
+                    op.method.to_ascii_uppercase(),
+                    op.path
+                ),
+            };
+            self.broken.push(BrokenOperation {
+                operation_id: op.operation_id.clone(),
+                method: op.method.clone(),
+                path: op.path.clone(),
+                errors: vec![error],
+            });
+        }
+        kept
     }
 }
 

@@ -38,8 +38,23 @@ pub struct Spec {
     pub root: Value,
     /// Every operation, in document order (paths in file order, methods in a fixed order).
     pub operations: Vec<Operation>,
+    /// Operations that could not be read (an error only when the allowlist selects one).
+    pub broken: Vec<BrokenOperation>,
     /// Non-fatal problems found while loading.
     pub warnings: Vec<crate::error::Warning>,
+}
+
+/// An operation that could not be read, with the reasons.
+#[derive(Debug, Clone)]
+pub struct BrokenOperation {
+    /// `operationId`, if it could be read.
+    pub operation_id: Option<String>,
+    /// Lower-case method (`*` when the whole path item is unreadable).
+    pub method: String,
+    /// Path template.
+    pub path: String,
+    /// What is wrong.
+    pub errors: Vec<Error>,
 }
 
 /// HTTP methods OpenAPI path items may hold, in the order operations are indexed.
@@ -181,13 +196,14 @@ impl Spec {
         let raw = load::parse_document(path, text).map_err(|e| vec![e])?;
         let bundled = bundle::bundle(path, raw)?;
         let (version, upgraded, mut warnings) = upgrade::to_openapi3(path, bundled)?;
-        let (operations, more) = index::operations(path, &upgraded)?;
-        warnings.extend(more);
+        let indexed = index::operations(path, &upgraded)?;
+        warnings.extend(indexed.warnings);
         Ok(Spec {
             path: path.to_owned(),
             version,
             root: upgraded,
-            operations,
+            operations: indexed.operations,
+            broken: indexed.broken,
             warnings,
         })
     }
