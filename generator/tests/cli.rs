@@ -248,11 +248,31 @@ fn a_malformed_operation_breaks_generation_only_when_selected() {
         "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths:\n  /good:\n    get:\n      operationId: good\n      responses: {'200': {description: ok}}\n  /bad:\n    get:\n      operationId: bad\n      parameters: [{$ref: '#/components/parameters/Missing'}]\n      responses: {}\n",
     );
     let spec = spec.to_str().expect("utf8");
-    let good = write(dir.path(), "good.yaml", "mcp_tools:\n  - operation_id: good\n");
-    let o = mcpgen(&["check", "--spec", spec, "--tools", good.to_str().expect("utf8")]);
+    let good = write(
+        dir.path(),
+        "good.yaml",
+        "mcp_tools:\n  - operation_id: good\n",
+    );
+    let o = mcpgen(&[
+        "check",
+        "--spec",
+        spec,
+        "--tools",
+        good.to_str().expect("utf8"),
+    ]);
     assert!(o.status.success(), "{}", text(&o));
-    let bad = write(dir.path(), "bad.yaml", "mcp_tools:\n  - operation_id: bad\n");
-    let o = mcpgen(&["check", "--spec", spec, "--tools", bad.to_str().expect("utf8")]);
+    let bad = write(
+        dir.path(),
+        "bad.yaml",
+        "mcp_tools:\n  - operation_id: bad\n",
+    );
+    let o = mcpgen(&[
+        "check",
+        "--spec",
+        spec,
+        "--tools",
+        bad.to_str().expect("utf8"),
+    ]);
     let t = text(&o);
     assert_eq!(o.status.code(), Some(1), "{t}");
     assert!(t.contains("cannot be read from the spec"), "{t}");

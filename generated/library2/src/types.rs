@@ -2,7 +2,15 @@
 //! Typed arguments and outputs of each tool.
 
 /// Argument types: one `<Tool>Args` struct per tool, plus the schemas they use.
-#[allow(clippy::all, missing_docs, rustdoc::all, dead_code)]
+#[allow(
+    clippy::all,
+    missing_docs,
+    rustdoc::all,
+    dead_code,
+    non_camel_case_types,
+    non_snake_case,
+    unused_imports
+)]
 pub mod input {
     ///`Author`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
@@ -572,7 +580,15 @@ pub mod input {
     }
 }
 /// Output types: one `<Tool>Output` struct per tool that has an output schema.
-#[allow(clippy::all, missing_docs, rustdoc::all, dead_code)]
+#[allow(
+    clippy::all,
+    missing_docs,
+    rustdoc::all,
+    dead_code,
+    non_camel_case_types,
+    non_snake_case,
+    unused_imports
+)]
 pub mod output {
     ///`Author`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]

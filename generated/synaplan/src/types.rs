@@ -2,7 +2,15 @@
 //! Typed arguments and outputs of each tool.
 
 /// Argument types: one `<Tool>Args` struct per tool, plus the schemas they use.
-#[allow(clippy::all, missing_docs, rustdoc::all, dead_code)]
+#[allow(
+    clippy::all,
+    missing_docs,
+    rustdoc::all,
+    dead_code,
+    non_camel_case_types,
+    non_snake_case,
+    unused_imports
+)]
 pub mod input {
     ///AI model identifier; the values listed are common ones, others may be configured
     #[derive(
@@ -454,14 +462,22 @@ RAG search, `full` additionally summarises it.
             }
         }
     }
-    ///The tool's type (an alias: the schema maps to a built-in type).
+    ///The tool's type (an alias: its schema is the same as this type's).
     pub type SynaplanGetConfigArgs = ::serde_json::Map<
         ::std::string::String,
         ::serde_json::Value,
     >;
 }
 /// Output types: one `<Tool>Output` struct per tool that has an output schema.
-#[allow(clippy::all, missing_docs, rustdoc::all, dead_code)]
+#[allow(
+    clippy::all,
+    missing_docs,
+    rustdoc::all,
+    dead_code,
+    non_camel_case_types,
+    non_snake_case,
+    unused_imports
+)]
 pub mod output {
     ///`Chat`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]

@@ -213,9 +213,21 @@ fn types(
             });
         }
     }
-    crate::progress::step(|| format!("argument types: {} schemas, {} tools", input_defs.len(), input_roots.len()));
+    crate::progress::step(|| {
+        format!(
+            "argument types: {} schemas, {} tools",
+            input_defs.len(),
+            input_roots.len()
+        )
+    });
     let input = typify::build("input", &input_defs, &input_roots, warnings);
-    crate::progress::step(|| format!("output types: {} schemas, {} tools", output_defs.len(), output_roots.len()));
+    crate::progress::step(|| {
+        format!(
+            "output types: {} schemas, {} tools",
+            output_defs.len(),
+            output_roots.len()
+        )
+    });
     let output = typify::build("output", &output_defs, &output_roots, warnings);
     crate::progress::step(|| "writing code".to_owned());
     let mut map: BTreeMap<String, ToolTypes> = BTreeMap::new();
@@ -232,12 +244,12 @@ fn types(
     let output_tokens = output.tokens;
     let tokens = quote::quote! {
         /// Argument types: one `<Tool>Args` struct per tool, plus the schemas they use.
-        #[allow(clippy::all, missing_docs, rustdoc::all, dead_code)]
+        #[allow(clippy::all, missing_docs, rustdoc::all, dead_code, non_camel_case_types, non_snake_case, unused_imports)]
         pub mod input {
             #input_tokens
         }
         /// Output types: one `<Tool>Output` struct per tool that has an output schema.
-        #[allow(clippy::all, missing_docs, rustdoc::all, dead_code)]
+        #[allow(clippy::all, missing_docs, rustdoc::all, dead_code, non_camel_case_types, non_snake_case, unused_imports)]
         pub mod output {
             #output_tokens
         }

@@ -32,17 +32,140 @@ pub struct TypeModule {
 }
 
 /// Builds the types of one module from shared `defs` and per-tool `roots`.
+///
+/// typify occasionally gives two types (or two default-value functions) the same name; the
+/// output is checked for that, and the definitions or tools involved fall back to
+/// `serde_json::Value` until the names are unique.
 pub fn build(
     module: &str,
     defs: &BTreeMap<String, Value>,
     roots: &[Root],
     warnings: &mut Vec<Warning>,
 ) -> TypeModule {
+    let mut forced_defs = BTreeSet::new();
+    let mut forced_roots = BTreeSet::new();
+    for _attempt in 0..16 {
+        let mut attempt_warnings = Vec::new();
+        let result = build_once(
+            module,
+            defs,
+            roots,
+            &forced_defs,
+            &forced_roots,
+            &mut attempt_warnings,
+        );
+        let dups = duplicate_names(&result.tokens);
+        if dups.is_empty() {
+            warnings.extend(attempt_warnings);
+            return result;
+        }
+        let before = (forced_defs.len(), forced_roots.len());
+        for dup in &dups {
+            let d = normalize(dup);
+            if let Some(root) = roots.iter().find(|r| normalize(&r.type_name) == d) {
+                forced_roots.insert(root.tool.clone());
+                continue;
+            }
+            // The longest definition whose name the duplicate starts with (types are named
+            // after their definition, nested types and defaults after their parent).
+            if let Some(def) = defs
+                .keys()
+                .filter(|k| !forced_defs.contains(*k) && d.starts_with(&normalize(k)))
+                .max_by_key(|k| normalize(k).len())
+            {
+                forced_defs.insert(def.clone());
+            } else if let Some(root) = roots
+                .iter()
+                .filter(|r| {
+                    !forced_roots.contains(&r.tool) && d.starts_with(&normalize(&r.type_name))
+                })
+                .max_by_key(|r| r.type_name.len())
+            {
+                forced_roots.insert(root.tool.clone());
+            }
+        }
+        if (forced_defs.len(), forced_roots.len()) == before {
+            break;
+        }
+    }
+    warnings.push(fallback_warning(
+        module,
+        "*",
+        "typify produced conflicting type names for this module",
+    ));
+    TypeModule {
+        tokens: TokenStream::new(),
+        typed: BTreeMap::new(),
+    }
+}
+
+/// Lower-case letters and digits only, for comparing names across naming conventions.
+fn normalize(s: &str) -> String {
+    s.chars()
+        .filter(char::is_ascii_alphanumeric)
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
+}
+
+/// Names defined more than once in the same module of `tokens` (types, functions, consts).
+fn duplicate_names(tokens: &TokenStream) -> Vec<String> {
+    let Ok(file) = syn::parse2::<syn::File>(tokens.clone()) else {
+        return vec!["<unparsable>".to_owned()];
+    };
+    let mut out = Vec::new();
+    duplicates_in(&file.items, &mut out);
+    out
+}
+
+fn duplicates_in(items: &[syn::Item], out: &mut Vec<String>) {
+    let mut seen = BTreeSet::new();
+    for item in items {
+        let name = match item {
+            syn::Item::Struct(i) => Some(i.ident.to_string()),
+            syn::Item::Enum(i) => Some(i.ident.to_string()),
+            syn::Item::Type(i) => Some(i.ident.to_string()),
+            syn::Item::Fn(i) => Some(i.sig.ident.to_string()),
+            syn::Item::Const(i) => Some(i.ident.to_string()),
+            syn::Item::Mod(m) => {
+                if let Some((_, inner)) = &m.content {
+                    duplicates_in(inner, out);
+                }
+                Some(m.ident.to_string())
+            }
+            _ => None,
+        };
+        if let Some(name) = name
+            && !seen.insert(name.clone())
+        {
+            out.push(name);
+        }
+    }
+}
+
+fn build_once(
+    module: &str,
+    defs: &BTreeMap<String, Value>,
+    roots: &[Root],
+    forced_defs: &BTreeSet<String>,
+    forced_roots: &BTreeSet<String>,
+    warnings: &mut Vec<Warning>,
+) -> TypeModule {
+    for name in forced_defs {
+        warnings.push(fallback_warning(
+            module,
+            &format!("$defs/{name}"),
+            "typify gave its type a name that is already taken",
+        ));
+    }
     // Schemas typify cannot even read become `true` (any value).
     let renames = unique_type_keys(defs);
     let mut prepared: BTreeMap<String, schemars::schema::Schema> = BTreeMap::new();
     for (name, schema) in defs {
         let key = renames.get(name).cloned().unwrap_or_else(|| name.clone());
+        if forced_defs.contains(name) {
+            prepared.insert(key, schemars::schema::Schema::Bool(true));
+            continue;
+        }
         match to_typify_schema(schema, &renames) {
             Ok(s) => {
                 prepared.insert(key, s);
@@ -71,6 +194,14 @@ pub fn build(
     let mut ids: Vec<typify::TypeId> = Vec::new();
     let mut space = new_space(&prepared).ok();
     for root in roots {
+        if forced_roots.contains(&root.tool) {
+            warnings.push(fallback_warning(
+                module,
+                &root.tool,
+                "typify gave its type a name that is already taken",
+            ));
+            continue;
+        }
         let schema = match to_typify_schema(&root.schema, &renames) {
             Ok(s) => s,
             Err(e) => {
@@ -87,7 +218,9 @@ pub fn build(
                 ids.push(id);
             }
             _ => {
-                crate::progress::step(|| format!("{module} types: rebuilding without {}", root.tool));
+                crate::progress::step(|| {
+                    format!("{module} types: rebuilding without {}", root.tool)
+                });
                 warnings.push(fallback_warning(
                     module,
                     &root.tool,
@@ -123,7 +256,10 @@ pub fn build(
             continue;
         }
         let alias = format_ident!("{}", root.type_name);
-        match quietly(|| space.get_type(id).ok().map(|t| t.ident())).ok().flatten() {
+        match quietly(|| space.get_type(id).ok().map(|t| t.ident()))
+            .ok()
+            .flatten()
+        {
             Some(ident) => aliases.extend(quote! {
                 #[doc = "The tool's type (an alias: its schema is the same as this type's)."]
                 pub type #alias = #ident;
@@ -352,7 +488,11 @@ fn clean(v: &Value, renames: &BTreeMap<String, String>) -> Value {
                     "properties" | "definitions" => {
                         let props = val
                             .as_object()
-                            .map(|m| m.iter().map(|(pk, pv)| (pk.clone(), clean(pv, renames))).collect())
+                            .map(|m| {
+                                m.iter()
+                                    .map(|(pk, pv)| (pk.clone(), clean(pv, renames)))
+                                    .collect()
+                            })
                             .unwrap_or_default();
                         out.insert(k.clone(), Value::Object(props));
                     }

@@ -14,8 +14,8 @@ use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
 use super::{
-    BrokenOperation, METHODS, MediaType, Operation, ParamLocation, Parameter, RequestBody, Response,
-    escape_pointer_segment, percent_decode,
+    BrokenOperation, METHODS, MediaType, Operation, ParamLocation, Parameter, RequestBody,
+    Response, escape_pointer_segment, percent_decode,
 };
 use crate::error::{Error, Warning};
 
@@ -192,9 +192,13 @@ impl<'r> Indexer<'r> {
         let map = resolved
             .as_ref()
             .and_then(|item| self.object(item.value, &item.pointer, "a path item"));
-        let item_pointer = resolved.as_ref().map_or(pointer.to_owned(), |r| r.pointer.clone());
+        let item_pointer = resolved
+            .as_ref()
+            .map_or(pointer.to_owned(), |r| r.pointer.clone());
         let shared = match map {
-            Some(map) => self.parameters(map.get("parameters"), &format!("{item_pointer}/parameters")),
+            Some(map) => {
+                self.parameters(map.get("parameters"), &format!("{item_pointer}/parameters"))
+            }
             None => Vec::new(),
         };
         // Problems of the path item itself belong to every operation under it.
@@ -220,7 +224,10 @@ impl<'r> Indexer<'r> {
             match parsed {
                 Some(op) if errors.is_empty() => operations.push(op),
                 _ => self.broken.push(BrokenOperation {
-                    operation_id: op.get("operationId").and_then(Value::as_str).map(str::to_owned),
+                    operation_id: op
+                        .get("operationId")
+                        .and_then(Value::as_str)
+                        .map(str::to_owned),
                     method: method.to_owned(),
                     path: template.to_owned(),
                     errors,
@@ -511,7 +518,10 @@ impl<'r> Indexer<'r> {
         let mut places: HashMap<String, Vec<String>> = HashMap::new();
         for op in &operations {
             if let Some(id) = &op.operation_id {
-                places.entry(id.clone()).or_default().push(op.pointer.clone());
+                places
+                    .entry(id.clone())
+                    .or_default()
+                    .push(op.pointer.clone());
             }
         }
         let mut kept = Vec::new();
