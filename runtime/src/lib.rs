@@ -10,13 +10,16 @@
 //! - [`client`]: the connection trait typed client stubs call through.
 #![deny(missing_docs)]
 
+pub mod auth;
 pub mod client;
+pub mod principal;
 pub mod result;
 pub mod tool;
 pub mod toolset;
 pub mod upstream;
 
 pub use client::{ClientError, McpConnection};
+pub use principal::Principal;
 pub use result::{Content, ToolResult};
 pub use tool::{
     ArgBinding, BodyBinding, HttpBinding, Location, SecurityScheme, SecuritySchemeKind,

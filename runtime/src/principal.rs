@@ -1,0 +1,55 @@
+//! Who is calling, and what they may call.
+
+use crate::ToolDef;
+
+/// An authenticated caller: the identity auth puts into request extensions.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Principal {
+    /// Principal id (e.g. a user or service name).
+    pub id: String,
+    /// Id of the key or token that authenticated it, for audit records.
+    pub key_id: Option<String>,
+    /// Scopes: `mcp:*`, `mcp:read`, `mcp:write`, `mcp:tool:<name>`, or per-tool scopes.
+    pub scopes: Vec<String>,
+    /// Plugins whose tools this principal may see (`*` for all).
+    pub plugins: Vec<String>,
+    /// Per-principal rate limit in calls per second, overriding the server default.
+    pub rate_limit: Option<f64>,
+}
+
+impl Principal {
+    /// A principal that may call everything (auth switched off with `--no-auth`).
+    pub fn unrestricted(id: impl Into<String>) -> Self {
+        Self {
+            id: id.into(),
+            key_id: None,
+            scopes: vec!["mcp:*".to_owned()],
+            plugins: vec!["*".to_owned()],
+            rate_limit: None,
+        }
+    }
+
+    fn has_scope(&self, scope: &str) -> bool {
+        self.scopes.iter().any(|s| s == scope)
+    }
+
+    /// Whether this principal may see and call `tool`:
+    /// - a plugin tool needs the plugin (or `*`);
+    /// - a tool with a required scope needs that scope, `mcp:tool:<name>` or `mcp:*`;
+    /// - otherwise `mcp:*`, `mcp:tool:<name>`, or `mcp:read` for read-only tools and
+    ///   `mcp:write` for the others.
+    pub fn may_call(&self, tool: &ToolDef) -> bool {
+        if let Some(plugin) = tool.plugin
+            && !self.plugins.iter().any(|p| p == "*" || p == plugin)
+        {
+            return false;
+        }
+        let all = self.has_scope("mcp:*");
+        let named = self.has_scope(&format!("mcp:tool:{}", tool.name));
+        if let Some(required) = tool.required_scope {
+            return all || named || self.has_scope(required);
+        }
+        let read_only = tool.annotations.read_only_hint == Some(true);
+        all || named || self.has_scope(if read_only { "mcp:read" } else { "mcp:write" })
+    }
+}
