@@ -29,6 +29,35 @@ enum Command {
     List(ListArgs),
     /// Validate a spec and an allowlist without writing anything.
     Check(CheckArgs),
+    /// Signed, expiring access tokens for generated servers.
+    #[command(subcommand)]
+    Token(TokenCommand),
+}
+
+#[derive(Subcommand)]
+enum TokenCommand {
+    /// Print a new token (HMAC-SHA256, scoped to an audience, expiring).
+    Issue(TokenIssueArgs),
+}
+
+#[derive(Args)]
+struct TokenIssueArgs {
+    /// Name of the environment variable holding the signing secret (at least 32 bytes); the
+    /// server verifies with the same variable (`--token-secret-env`).
+    #[arg(long)]
+    secret_env: String,
+    /// Subject: the principal id the token stands for.
+    #[arg(long)]
+    sub: String,
+    /// Scope granted (repeatable): mcp:*, mcp:read, mcp:write, mcp:tool:<name>, or a tool's own scope.
+    #[arg(long = "scope", required = true)]
+    scopes: Vec<String>,
+    /// Audience: the server the token is for (it must match the server's `--token-audience`).
+    #[arg(long)]
+    audience: String,
+    /// Lifetime in seconds.
+    #[arg(long, default_value_t = 3600)]
+    max_age: u64,
 }
 
 #[derive(Args, Default)]
@@ -109,6 +138,7 @@ fn main() -> ExitCode {
         Command::Init(args) => init(args),
         Command::List(args) => list(args),
         Command::Check(args) => check(args),
+        Command::Token(TokenCommand::Issue(args)) => token_issue(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -432,5 +462,20 @@ fn check(args: CheckArgs) -> Result<(), String> {
         size.approx_tokens,
         generation.warnings.len()
     );
+    Ok(())
+}
+
+fn token_issue(args: TokenIssueArgs) -> Result<(), String> {
+    let authority = mcpgen_runtime::auth::TokenAuthority::from_env(&args.secret_env, args.audience)
+        .map_err(|e| format!("error: {e}"))?;
+    if args.max_age == 0 {
+        return Err("error: --max-age must be at least 1 second".into());
+    }
+    let token = authority.issue(
+        &args.sub,
+        &args.scopes,
+        std::time::Duration::from_secs(args.max_age),
+    );
+    println!("{token}");
     Ok(())
 }

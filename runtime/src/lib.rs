@@ -8,8 +8,12 @@
 //! - [`result`]: [`ToolResult`], what a tool call returns.
 //! - [`upstream`]: the HTTP call an OpenAPI-derived tool makes to its REST API.
 //! - [`client`]: the connection trait typed client stubs call through.
+//! - [`auth`]: API keys, signed tokens, and the [`Principal`] they yield.
+//! - [`audit`]: one audit event per tool call, delivered to pluggable sinks.
+//! - [`server`]: serving tool sets over stdio and Streamable HTTP, with auth, limits and audit.
 #![deny(missing_docs)]
 
+pub mod audit;
 pub mod auth;
 pub mod client;
 pub mod principal;

@@ -5,6 +5,12 @@ use std::sync::Arc;
 
 use crate::Principal;
 
+mod keys;
+mod token;
+
+pub use keys::{KeyFileError, KeyProblem, KeyStore, hash_key};
+pub use token::{MIN_SECRET_LEN, TOKEN_PREFIX, TokenAuthority, TokenClaims, TokenConfigError};
+
 /// Why a credential was refused. Every variant answers HTTP 401 with `WWW-Authenticate`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum AuthError {

@@ -1,0 +1,176 @@
+//! The audit event and the digest of a call's arguments.
+
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+
+/// One `tools/call`, as recorded by the audit sinks.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct AuditEvent {
+    /// When the call was received: RFC 3339, UTC, millisecond precision (see [`super::now_rfc3339`]).
+    pub time: String,
+    /// The JSON-RPC request id, when the request had one.
+    pub request_id: Option<String>,
+    /// The principal id of the caller (`None` when auth is off and nobody was identified).
+    pub principal: Option<String>,
+    /// The key id or token id that authenticated the caller.
+    pub key_id: Option<String>,
+    /// The tool name as the client sent it.
+    pub tool: String,
+    /// How the call ended.
+    pub status: AuditStatus,
+    /// Wall-clock duration of the call in milliseconds.
+    pub duration_ms: u64,
+    /// HTTP status of the upstream response, when an upstream was called and answered.
+    pub upstream_status: Option<u16>,
+    /// SHA-256 (hex) of the canonical JSON of the arguments (see [`args_digest`]).
+    pub args_sha256: String,
+    /// The arguments themselves, only when the operator asked for them (`--audit-args`).
+    pub args: Option<Value>,
+}
+
+/// How a tool call ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AuditStatus {
+    /// The tool succeeded.
+    Ok,
+    /// The tool ran and reported an error (`isError: true`) other than the ones below.
+    ToolError,
+    /// The arguments did not match the input schema; the tool was not run.
+    InvalidArguments,
+    /// The principal may not call the tool (answered as an unknown tool).
+    Denied,
+    /// The principal exceeded its rate limit.
+    RateLimited,
+    /// The upstream answered with an error status or could not be reached.
+    UpstreamError,
+    /// The call or the upstream request timed out.
+    Timeout,
+}
+
+impl AuditStatus {
+    /// The status as written in audit records (`ok`, `tool_error`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Ok => "ok",
+            Self::ToolError => "tool_error",
+            Self::InvalidArguments => "invalid_arguments",
+            Self::Denied => "denied",
+            Self::RateLimited => "rate_limited",
+            Self::UpstreamError => "upstream_error",
+            Self::Timeout => "timeout",
+        }
+    }
+}
+
+impl std::fmt::Display for AuditStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// SHA-256 (lowercase hex) of the canonical JSON of `args` (see [`canonical_json`]), so two
+/// calls with the same arguments have the same digest whatever the key order.
+pub fn args_digest(args: &Map<String, Value>) -> String {
+    let mut hasher = Sha256::new();
+    write_object(args, &mut hasher);
+    let mut hex = String::with_capacity(64);
+    for b in hasher.finalize() {
+        hex.push(char::from(HEX[usize::from(b >> 4)]));
+        hex.push(char::from(HEX[usize::from(b & 0x0f)]));
+    }
+    hex
+}
+
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+/// The canonical JSON text of `value`: object keys sorted (by code point) at every level, no
+/// whitespace, strings and numbers written as `serde_json` writes them.
+pub fn canonical_json(value: &Value) -> String {
+    let mut out = Vec::new();
+    write_value(value, &mut out);
+    // Only UTF-8 text (from `&str`s and ASCII punctuation) is ever written.
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+trait Out {
+    fn put(&mut self, bytes: &[u8]);
+}
+
+impl Out for Vec<u8> {
+    fn put(&mut self, bytes: &[u8]) {
+        self.extend_from_slice(bytes);
+    }
+}
+
+impl Out for Sha256 {
+    fn put(&mut self, bytes: &[u8]) {
+        self.update(bytes);
+    }
+}
+
+fn write_value(value: &Value, out: &mut impl Out) {
+    match value {
+        Value::Null => out.put(b"null"),
+        Value::Bool(true) => out.put(b"true"),
+        Value::Bool(false) => out.put(b"false"),
+        Value::Number(n) => out.put(n.to_string().as_bytes()),
+        Value::String(s) => write_string(s, out),
+        Value::Array(items) => {
+            out.put(b"[");
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.put(b",");
+                }
+                write_value(item, out);
+            }
+            out.put(b"]");
+        }
+        Value::Object(map) => write_object(map, out),
+    }
+}
+
+fn write_object(map: &Map<String, Value>, out: &mut impl Out) {
+    let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+    entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    out.put(b"{");
+    for (i, (key, value)) in entries.into_iter().enumerate() {
+        if i > 0 {
+            out.put(b",");
+        }
+        write_string(key, out);
+        out.put(b":");
+        write_value(value, out);
+    }
+    out.put(b"}");
+}
+
+/// Writes `s` as a JSON string with the escapes `serde_json` uses.
+fn write_string(s: &str, out: &mut impl Out) {
+    out.put(b"\"");
+    let mut unicode = *b"\\u0000";
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let escape: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0x08 => b"\\b",
+            0x0c => b"\\f",
+            0x00..=0x1f => {
+                unicode[4] = HEX[usize::from(b >> 4)];
+                unicode[5] = HEX[usize::from(b & 0x0f)];
+                &unicode
+            }
+            _ => continue,
+        };
+        out.put(&bytes[start..i]);
+        out.put(escape);
+        start = i + 1;
+    }
+    out.put(&bytes[start..]);
+    out.put(b"\"");
+}

@@ -1,0 +1,364 @@
+//! The JSON-lines file sink.
+//!
+//! One writer thread owns the file. `record` serializes the event, waits for a queue slot
+//! (the queue is bounded: back-pressure, never dropping), hands the line to the writer and
+//! waits for its acknowledgement. The writer takes every line queued at that moment, appends
+//! them with one write, syncs as the [`Fsync`] mode asks, and only then acknowledges each — so
+//! under concurrency many records share one `fsync` (group commit).
+
+use std::fmt;
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::sync::Arc;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
+
+use super::{AuditEvent, AuditSink};
+use crate::BoxFuture;
+
+/// Records that may wait for the writer before `record` itself waits for a slot.
+const QUEUE_CAPACITY: usize = 1024;
+
+/// Longest time a written record stays unsynced in [`Fsync::Batch`] mode.
+const BATCH_INTERVAL: Duration = Duration::from_millis(100);
+
+/// When the JSON-lines sink syncs the file to disk (`--audit-fsync`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Fsync {
+    /// Before every `record` returns: an acknowledged record survives a crash of the machine.
+    Always,
+    /// At most every 100 ms and on `flush`; a record is written to the operating system
+    /// before `record` returns, so it survives the process being killed.
+    #[default]
+    Batch,
+    /// Never (the operating system decides); records still reach it before `record` returns.
+    Never,
+}
+
+impl Fsync {
+    /// The mode's name as on the command line (`always`, `batch`, `never`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Always => "always",
+            Self::Batch => "batch",
+            Self::Never => "never",
+        }
+    }
+}
+
+impl fmt::Display for Fsync {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// An unknown `--audit-fsync` value.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown audit fsync mode `{0}`; expected `always`, `batch` or `never`")]
+pub struct ParseFsyncError(pub String);
+
+impl FromStr for Fsync {
+    type Err = ParseFsyncError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "always" => Ok(Self::Always),
+            "batch" => Ok(Self::Batch),
+            "never" => Ok(Self::Never),
+            _ => Err(ParseFsyncError(s.to_owned())),
+        }
+    }
+}
+
+/// A message to the writer thread: a line to append, or (`line: None`) a flush request.
+struct Message {
+    line: Option<Vec<u8>>,
+    ack: oneshot::Sender<()>,
+    _slot: OwnedSemaphorePermit,
+}
+
+/// Appends one JSON object per line to a file (`--audit-log FILE`).
+pub struct JsonlSink {
+    path: PathBuf,
+    fsync: Fsync,
+    slots: Arc<Semaphore>,
+    sender: Option<Sender<Message>>,
+    writer: Option<JoinHandle<()>>,
+}
+
+impl fmt::Debug for JsonlSink {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("JsonlSink")
+            .field("path", &self.path)
+            .field("fsync", &self.fsync)
+            .finish_non_exhaustive()
+    }
+}
+
+impl JsonlSink {
+    /// Opens `path` for appending (creating it if needed) and starts the writer thread.
+    /// Errors name the file.
+    pub fn open(path: impl AsRef<Path>, fsync: Fsync) -> io::Result<Self> {
+        let path = path.as_ref().to_path_buf();
+        let context = |action: &str, e: io::Error| {
+            io::Error::new(
+                e.kind(),
+                format!("cannot {action} audit log {}: {e}", path.display()),
+            )
+        };
+        let mut options = OpenOptions::new();
+        options.read(true).append(true);
+        let (mut file, created) = match options.clone().create_new(true).open(&path) {
+            Ok(file) => (file, true),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                (options.open(&path).map_err(|e| context("open", e))?, false)
+            }
+            Err(e) => return Err(context("create", e)),
+        };
+        if created && fsync != Fsync::Never {
+            sync_parent_dir(&path);
+        }
+        // A previous crash may have left a partial last line; start ours on a fresh one.
+        let needs_newline = !ends_with_newline(&mut file).map_err(|e| context("read", e))?;
+        let (sender, receiver) = mpsc::channel();
+        let writer = Writer {
+            file,
+            path: path.clone(),
+            fsync,
+            needs_newline,
+            unsynced: false,
+            last_sync: Instant::now(),
+            buffer: Vec::new(),
+        };
+        let handle = std::thread::Builder::new()
+            .name("mcpgen-audit".to_owned())
+            .spawn(move || writer.run(receiver))
+            .map_err(|e| context("start the writer for", e))?;
+        Ok(Self {
+            path,
+            fsync,
+            slots: Arc::new(Semaphore::new(QUEUE_CAPACITY)),
+            sender: Some(sender),
+            writer: Some(handle),
+        })
+    }
+
+    /// The file records are appended to.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The sync mode.
+    pub fn fsync(&self) -> Fsync {
+        self.fsync
+    }
+
+    /// Queues `line` (or a flush when `None`) and waits until the writer has handled it.
+    /// Gives the line back when the writer is gone (it only stops if it panicked).
+    async fn submit(&self, line: Option<Vec<u8>>) -> Result<(), Option<Vec<u8>>> {
+        let (Some(sender), Ok(slot)) =
+            (&self.sender, Arc::clone(&self.slots).acquire_owned().await)
+        else {
+            return Err(line); // the semaphore is never closed; the sender only goes in drop
+        };
+        let (ack, done) = oneshot::channel();
+        let message = Message {
+            line,
+            ack,
+            _slot: slot,
+        };
+        if let Err(mpsc::SendError(message)) = sender.send(message) {
+            return Err(message.line);
+        }
+        done.await.map_err(|_| None)
+    }
+}
+
+impl AuditSink for JsonlSink {
+    fn record<'a>(&'a self, event: AuditEvent) -> BoxFuture<'a, ()> {
+        Box::pin(async move {
+            let mut line = match serde_json::to_vec(&event) {
+                Ok(line) => line,
+                Err(e) => {
+                    tracing::error!(
+                        target: "mcpgen::audit",
+                        error = %e,
+                        record = ?event,
+                        "cannot serialize audit record; it is logged here instead"
+                    );
+                    return;
+                }
+            };
+            line.push(b'\n');
+            if let Err(line) = self.submit(Some(line)).await {
+                let record = line.map(|l| String::from_utf8_lossy(&l).trim_end().to_owned());
+                tracing::error!(
+                    target: "mcpgen::audit",
+                    path = %self.path.display(),
+                    record = record.as_deref().unwrap_or("(lost with the writer)"),
+                    "audit log writer has stopped; record logged here instead"
+                );
+            }
+        })
+    }
+
+    fn flush<'a>(&'a self) -> BoxFuture<'a, ()> {
+        Box::pin(async move {
+            if self.submit(None).await.is_err() {
+                tracing::error!(
+                    target: "mcpgen::audit",
+                    path = %self.path.display(),
+                    "audit log writer has stopped; cannot flush"
+                );
+            }
+        })
+    }
+}
+
+impl Drop for JsonlSink {
+    /// Lets the writer finish what is queued, sync (unless [`Fsync::Never`]) and stop.
+    fn drop(&mut self) {
+        self.sender = None;
+        if let Some(writer) = self.writer.take() {
+            let _ = writer.join();
+        }
+    }
+}
+
+struct Writer {
+    file: File,
+    path: PathBuf,
+    fsync: Fsync,
+    needs_newline: bool,
+    unsynced: bool,
+    last_sync: Instant,
+    buffer: Vec<u8>,
+}
+
+impl Writer {
+    fn run(mut self, receiver: Receiver<Message>) {
+        let mut batch = Vec::new();
+        loop {
+            let first = if self.unsynced && self.fsync == Fsync::Batch {
+                let wait = BATCH_INTERVAL.saturating_sub(self.last_sync.elapsed());
+                match receiver.recv_timeout(wait) {
+                    Ok(message) => message,
+                    Err(RecvTimeoutError::Timeout) => {
+                        self.sync();
+                        continue;
+                    }
+                    Err(RecvTimeoutError::Disconnected) => break,
+                }
+            } else {
+                match receiver.recv() {
+                    Ok(message) => message,
+                    Err(_) => break,
+                }
+            };
+            batch.push(first);
+            while batch.len() < QUEUE_CAPACITY {
+                match receiver.try_recv() {
+                    Ok(message) => batch.push(message),
+                    Err(_) => break,
+                }
+            }
+            self.handle(&mut batch);
+        }
+        if self.unsynced && self.fsync != Fsync::Never {
+            self.sync();
+        }
+    }
+
+    /// Appends the batch's lines with one write, syncs as the mode asks, then acknowledges.
+    fn handle(&mut self, batch: &mut Vec<Message>) {
+        self.buffer.clear();
+        if self.needs_newline {
+            self.buffer.push(b'\n');
+        }
+        let mut flush = false;
+        for message in batch.iter() {
+            match &message.line {
+                Some(line) => self.buffer.extend_from_slice(line),
+                None => flush = true,
+            }
+        }
+        let has_lines = self.buffer.len() > usize::from(self.needs_newline);
+        if has_lines {
+            match self.file.write_all(&self.buffer) {
+                Ok(()) => {
+                    self.needs_newline = false;
+                    self.unsynced = true;
+                }
+                Err(e) => {
+                    // Part of the buffer may be in the file; start the next write on a new line.
+                    self.needs_newline = true;
+                    for line in batch.iter().filter_map(|m| m.line.as_deref()) {
+                        tracing::error!(
+                            target: "mcpgen::audit",
+                            path = %self.path.display(),
+                            error = %e,
+                            record = %String::from_utf8_lossy(line).trim_end(),
+                            "cannot write audit log; record logged here instead"
+                        );
+                    }
+                }
+            }
+        }
+        // Always: synced before any acknowledgement. Batch: records are acknowledged once
+        // written; the sync (when due) happens after, and flush requests wait for it.
+        if self.unsynced && self.fsync == Fsync::Always {
+            self.sync();
+        }
+        let (records, flushes): (Vec<_>, Vec<_>) = batch.drain(..).partition(|m| m.line.is_some());
+        for message in records {
+            let _ = message.ack.send(());
+        }
+        let due = self.last_sync.elapsed() >= BATCH_INTERVAL;
+        if self.unsynced && self.fsync == Fsync::Batch && (flush || due) {
+            self.sync();
+        }
+        for message in flushes {
+            let _ = message.ack.send(());
+        }
+    }
+
+    fn sync(&mut self) {
+        if let Err(e) = self.file.sync_data() {
+            tracing::error!(
+                target: "mcpgen::audit",
+                path = %self.path.display(),
+                error = %e,
+                "cannot sync audit log to disk; written records may not survive a machine crash"
+            );
+        }
+        self.unsynced = false;
+        self.last_sync = Instant::now();
+    }
+}
+
+fn ends_with_newline(file: &mut File) -> io::Result<bool> {
+    if file.metadata()?.len() == 0 {
+        return Ok(true);
+    }
+    file.seek(SeekFrom::End(-1))?;
+    let mut last = [0u8; 1];
+    file.read_exact(&mut last)?;
+    Ok(last[0] == b'\n')
+}
+
+/// Makes a newly created file's directory entry durable (best effort: some file systems
+/// refuse to sync directories).
+fn sync_parent_dir(path: &Path) {
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    if let Ok(dir) = File::open(parent) {
+        let _ = dir.sync_all();
+    }
+}

@@ -1,0 +1,49 @@
+//! Audit hooks: one [`AuditEvent`] per `tools/call`, delivered to pluggable [`AuditSink`]s.
+//!
+//! Sinks: [`JsonlSink`] (a JSON-lines file with an [`Fsync`] durability setting),
+//! [`TracingSink`] (a `tracing` event, target `mcpgen::audit`) and [`MultiSink`] (fan-out).
+//!
+//! The contract a caller relies on: when [`AuditSink::record`] returns, the sink has taken the
+//! record as far as its durability setting promises (for [`JsonlSink`], written to the file and,
+//! with [`Fsync::Always`], synced to disk). A caller that awaits `record` before replying to the
+//! client therefore never acknowledges a call whose record could be lost. Sinks apply
+//! back-pressure (`record` waits) rather than dropping records.
+//!
+//! Events never carry credentials: the principal and key id name the caller, and the
+//! arguments appear only as a digest unless the operator asks for them (`--audit-args`).
+
+mod event;
+mod jsonl;
+mod multi;
+mod time;
+mod tracing_sink;
+
+use std::sync::Arc;
+
+pub use event::{AuditEvent, AuditStatus, args_digest, canonical_json};
+pub use jsonl::{Fsync, JsonlSink, ParseFsyncError};
+pub use multi::MultiSink;
+pub use time::{now_rfc3339, rfc3339};
+pub use tracing_sink::TracingSink;
+
+use crate::BoxFuture;
+
+/// Where audit events go.
+pub trait AuditSink: Send + Sync + 'static {
+    /// Records `event`. Returns once the event is as durable as the sink promises; waits
+    /// (back-pressure) rather than dropping the event when the sink is busy.
+    fn record<'a>(&'a self, event: AuditEvent) -> BoxFuture<'a, ()>;
+
+    /// Makes every event recorded so far durable (called on graceful shutdown).
+    fn flush<'a>(&'a self) -> BoxFuture<'a, ()>;
+}
+
+impl<S: AuditSink + ?Sized> AuditSink for Arc<S> {
+    fn record<'a>(&'a self, event: AuditEvent) -> BoxFuture<'a, ()> {
+        (**self).record(event)
+    }
+
+    fn flush<'a>(&'a self) -> BoxFuture<'a, ()> {
+        (**self).flush()
+    }
+}
