@@ -23,6 +23,9 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 step "generated/ matches a fresh generation"
 cargo run --quiet --locked -p generator -- generate --check
 
+step "build every binary (the end-to-end tests start the generated servers)"
+cargo build --workspace --bins --locked
+
 step "cargo test"
 if [[ "${MCPGEN_CORPUS:-}" == "1" ]]; then
   cargo test --workspace --locked -- --include-ignored

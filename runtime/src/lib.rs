@@ -15,9 +15,11 @@
 
 pub mod audit;
 pub mod auth;
+pub mod cli;
 pub mod client;
 pub mod principal;
 pub mod result;
+pub mod server;
 pub mod tool;
 pub mod toolset;
 pub mod upstream;

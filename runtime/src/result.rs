@@ -11,6 +11,8 @@ pub struct ToolResult {
     pub structured_content: Option<Value>,
     /// Whether the call failed (the model sees the failure as the result).
     pub is_error: bool,
+    /// HTTP status of the upstream response, for OpenAPI tools that got one (audit records it).
+    pub upstream_status: Option<u16>,
 }
 
 /// One content block of a tool result.
@@ -34,6 +36,7 @@ impl ToolResult {
             content: vec![Content::Text(text.into())],
             structured_content: None,
             is_error: false,
+            upstream_status: None,
         }
     }
 
@@ -43,6 +46,7 @@ impl ToolResult {
             content: vec![Content::Text(text.into())],
             structured_content: None,
             is_error: true,
+            upstream_status: None,
         }
     }
 
@@ -61,7 +65,14 @@ impl ToolResult {
             content: vec![Content::Text(text)],
             structured_content: Some(structured),
             is_error: false,
+            upstream_status: None,
         }
+    }
+
+    /// The same result, recording the upstream's HTTP status.
+    pub fn with_upstream_status(mut self, status: u16) -> Self {
+        self.upstream_status = Some(status);
+        self
     }
 
     /// The text of all text blocks, joined by newlines.

@@ -558,6 +558,7 @@ async fn no_content_is_a_success_message() {
     assert_eq!(
         result,
         ToolResult::text("DELETE /no-content succeeded with status 204 (no content)")
+            .with_upstream_status(204)
     );
 }
 
@@ -568,6 +569,7 @@ async fn non_2xx_is_an_error_with_status_and_body() {
     assert_eq!(
         result,
         ToolResult::error("GET /missing failed with status 404 Not Found: item 42 does not exist")
+            .with_upstream_status(404)
     );
 }
 
@@ -580,7 +582,10 @@ async fn long_error_bodies_are_cut_at_4_kib_with_a_marker() {
         "e".repeat(4096),
         10_000 - 4096
     );
-    assert_eq!(result, ToolResult::error(expected));
+    assert_eq!(
+        result,
+        ToolResult::error(expected).with_upstream_status(500)
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -638,7 +643,10 @@ async fn json_without_content_type_is_still_json() {
 async fn text_response_is_text() {
     let server = Server::start().await;
     let result = server.upstream().invoke(&get("/text"), Map::new()).await;
-    assert_eq!(result, ToolResult::text("plain words"));
+    assert_eq!(
+        result,
+        ToolResult::text("plain words").with_upstream_status(200)
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -109,3 +109,59 @@ impl StandIn {
 pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
 }
+
+/// A built binary of the workspace (`target/<profile>/<name>`), next to the running test.
+/// `scripts/test.sh` builds every binary before the tests run.
+pub fn workspace_binary(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().unwrap_or_default();
+    // target/<profile>/deps/<test> → target/<profile>/<name>
+    let dir = exe
+        .parent()
+        .and_then(|deps| deps.parent())
+        .map(PathBuf::from)
+        .unwrap_or_default();
+    let path = dir.join(name);
+    assert!(
+        path.is_file(),
+        "{} is not built; run `cargo build --workspace --bins` (scripts/test.sh does)",
+        path.display()
+    );
+    path
+}
+
+/// A free TCP port on 127.0.0.1 (bound, then released).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .unwrap_or(18080)
+}
+
+/// Waits until `url` answers 200, for at most ten seconds.
+pub async fn wait_ready(url: &str) -> bool {
+    let client = reqwest::Client::new();
+    for _ in 0..200 {
+        if client
+            .get(url)
+            .send()
+            .await
+            .is_ok_and(|r| r.status().is_success())
+        {
+            return true;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    false
+}
+
+/// The Node tools installed by `scripts/test.sh` into `tests/node` (Node 22, the MCP Inspector,
+/// the conformance suite).
+pub fn node_bin(name: &str) -> PathBuf {
+    let path = repo_root().join("tests/node/node_modules/.bin").join(name);
+    assert!(
+        path.exists(),
+        "{} is missing; run `npm ci --prefix tests/node` (scripts/test.sh does)",
+        path.display()
+    );
+    path
+}

@@ -95,6 +95,33 @@ pub(crate) fn lib_tokens(server: &ir::Server) -> TokenStream {
     }
 }
 
+/// The tokens of `src/main.rs`: the server binary.
+pub(crate) fn main_tokens(server: &ir::Server) -> TokenStream {
+    let krate = quote::format_ident!("{}_mcp", server.name.replace('-', "_"));
+    let doc = format!(
+        " `{}-mcp`: the MCP server for {}. Run with `--help` for every flag.",
+        server.name, server.title
+    );
+    quote! {
+        #![doc = #doc]
+        #![deny(warnings)]
+
+        fn main() -> ::std::process::ExitCode {
+            ::mcpgen_runtime::cli::main(
+                ::mcpgen_runtime::cli::App {
+                    name: #krate::tools::SERVER_NAME,
+                    version: #krate::tools::SERVER_VERSION,
+                    description: #krate::tools::SERVER_DESCRIPTION,
+                    title: #krate::tools::API_TITLE,
+                    default_upstream_url: #krate::tools::DEFAULT_UPSTREAM_URL,
+                    security_schemes: #krate::tools::SECURITY_SCHEMES,
+                },
+                #krate::Tools::new,
+            )
+        }
+    }
+}
+
 /// `Cargo.toml`.
 pub(crate) fn cargo_toml(server: &ir::Server, options: &EmitOptions) -> String {
     let crate_name = format!("{}-mcp", server.name);
@@ -111,6 +138,9 @@ pub(crate) fn cargo_toml(server: &ir::Server, options: &EmitOptions) -> String {
          [lib]\n\
          # Descriptions from the spec become doc comments; they are not tests.\n\
          doctest = false\n\n\
+         [[bin]]\n\
+         name = \"{crate_name}\"\n\
+         path = \"src/main.rs\"\n\n\
          [dependencies]\n",
         env!("CARGO_PKG_VERSION"),
         options.spec_label,

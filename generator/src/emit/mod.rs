@@ -95,6 +95,10 @@ pub fn emit(server: &ir::Server, options: &EmitOptions) -> Result<Emitted, Error
         "src/lib.rs".to_owned(),
         render(&header, "", files::lib_tokens(server))?,
     );
+    files.insert(
+        "src/main.rs".to_owned(),
+        render(&header, "", files::main_tokens(server))?,
+    );
     let (tools_json, list_size) = files::tools_list_json(server);
     files.insert("tools.json".to_owned(), tools_json);
     files.insert("Cargo.toml".to_owned(), files::cargo_toml(server, options));

@@ -263,14 +263,16 @@ impl Upstream {
                     truncated = body.truncated,
                     "upstream responded"
                 );
-                response::map(
+                let mut result = response::map(
                     &what,
                     status,
                     content_type.as_deref(),
                     body,
                     cap,
                     tool.wrap_output,
-                )
+                );
+                result.upstream_status = Some(status.as_u16());
+                result
             }
             Err(err) => {
                 tracing::debug!(

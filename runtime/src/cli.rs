@@ -1,0 +1,282 @@
+//! The command line of a generated server binary (`<name>-mcp`): flags with `MCPGEN_*`
+//! environment fallbacks, logging to stderr, auth, audit and transport set-up. Generated
+//! `main.rs` files are one call to [`main`].
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{CommandFactory, FromArgMatches, Parser, ValueEnum};
+
+use crate::audit::{Fsync, JsonlSink, TracingSink};
+use crate::auth::{AuthChain, Authenticator, KeyStore, TokenAuthority};
+use crate::server::{Server, shutdown_signal};
+use crate::{
+    Credential, Principal, SecurityScheme, SecuritySchemeKind, ToolSet, Upstream, UpstreamConfig,
+};
+
+/// What a generated binary tells [`main`] about itself.
+#[derive(Debug, Clone, Copy)]
+pub struct App {
+    /// Server name.
+    pub name: &'static str,
+    /// Server version.
+    pub version: &'static str,
+    /// Server description.
+    pub description: &'static str,
+    /// Title of the API.
+    pub title: &'static str,
+    /// Default upstream base URL from the spec or allowlist.
+    pub default_upstream_url: Option<&'static str>,
+    /// Security schemes the API accepts, for attaching upstream credentials.
+    pub security_schemes: &'static [SecurityScheme],
+}
+
+/// Which transport to serve.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Transport {
+    /// JSON-RPC over stdin/stdout (desktop clients launch the binary).
+    Stdio,
+    /// Streamable HTTP at `/mcp` (and the legacy SSE transport where available).
+    Http,
+}
+
+/// Flags of a generated server binary. Every flag also reads an `MCPGEN_*` environment variable.
+#[derive(Debug, Parser)]
+#[command(version, about, long_about = None)]
+pub struct ServeArgs {
+    /// Transport to serve.
+    #[arg(long, env = "MCPGEN_TRANSPORT", value_enum, default_value = "stdio")]
+    pub transport: Transport,
+    /// Address to listen on with `--transport http`.
+    #[arg(long, env = "MCPGEN_LISTEN", default_value = "127.0.0.1:8080")]
+    pub listen: SocketAddr,
+    /// Base URL of the REST API the tools call (default: from the spec or allowlist).
+    #[arg(long, env = "MCPGEN_UPSTREAM_URL")]
+    pub upstream_url: Option<String>,
+    /// API key sent to the upstream for each of its apiKey security schemes (header or query).
+    #[arg(long, env = "MCPGEN_UPSTREAM_API_KEY", hide_env_values = true)]
+    pub upstream_api_key: Option<String>,
+    /// Bearer token sent to the upstream as `Authorization: Bearer …`.
+    #[arg(long, env = "MCPGEN_UPSTREAM_BEARER", hide_env_values = true)]
+    pub upstream_bearer: Option<String>,
+    /// Upstream request timeout in seconds.
+    #[arg(long, env = "MCPGEN_UPSTREAM_TIMEOUT", default_value_t = 30)]
+    pub upstream_timeout: u64,
+    /// Keys file (YAML: `keys: [{id, key_sha256 | key, principal, scopes, plugins, rate_limit}]`).
+    #[arg(long, env = "MCPGEN_KEYS")]
+    pub keys: Option<PathBuf>,
+    /// Name of the environment variable holding the secret that signs accepted tokens
+    /// (tokens come from `mcpgen token issue`).
+    #[arg(long, env = "MCPGEN_TOKEN_SECRET_ENV")]
+    pub token_secret_env: Option<String>,
+    /// Audience accepted tokens must carry (default: the server name).
+    #[arg(long, env = "MCPGEN_TOKEN_AUDIENCE")]
+    pub token_audience: Option<String>,
+    /// Serve without authentication (every caller may call every tool).
+    #[arg(long, env = "MCPGEN_NO_AUTH")]
+    pub no_auth: bool,
+    /// Allow `--no-auth` on a non-loopback address.
+    #[arg(long, env = "MCPGEN_INSECURE_NO_AUTH")]
+    pub insecure_no_auth: bool,
+    /// Append one JSON line per tool call to this file.
+    #[arg(long, env = "MCPGEN_AUDIT_LOG")]
+    pub audit_log: Option<PathBuf>,
+    /// When audit lines reach the disk: always (before the client gets its result), batch, never.
+    #[arg(long, env = "MCPGEN_AUDIT_FSYNC", default_value = "batch")]
+    pub audit_fsync: Fsync,
+    /// Record the raw arguments in audit records (by default only their SHA-256).
+    #[arg(long, env = "MCPGEN_AUDIT_ARGS")]
+    pub audit_args: bool,
+    /// Calls per second per principal, e.g. `10/s` (a key's own limit in the keys file wins).
+    #[arg(long, env = "MCPGEN_RATE_LIMIT", value_parser = parse_rate)]
+    pub rate_limit: Option<f64>,
+    /// Origin allowed to call the HTTP endpoints (repeatable).
+    #[arg(
+        long = "allowed-origin",
+        env = "MCPGEN_ALLOWED_ORIGINS",
+        value_delimiter = ','
+    )]
+    pub allowed_origins: Vec<String>,
+    /// Host header value accepted (repeatable; default: loopback names when bound to loopback).
+    #[arg(
+        long = "allowed-host",
+        env = "MCPGEN_ALLOWED_HOSTS",
+        value_delimiter = ','
+    )]
+    pub allowed_hosts: Vec<String>,
+    /// Largest request body accepted, in bytes.
+    #[arg(long, env = "MCPGEN_MAX_BODY_BYTES", default_value_t = 4 * 1024 * 1024)]
+    pub max_body_bytes: usize,
+}
+
+fn parse_rate(s: &str) -> Result<f64, String> {
+    let n = s.trim().trim_end_matches("/s").trim();
+    match n.parse::<f64>() {
+        Ok(v) if v > 0.0 && v.is_finite() => Ok(v),
+        _ => Err(format!(
+            "`{s}` is not a rate; write calls per second, e.g. `10/s`"
+        )),
+    }
+}
+
+/// Runs a generated server: parses flags, sets up logging, and serves until stopped.
+pub fn main<T: ToolSet>(app: App, make_tools: impl FnOnce(Upstream) -> T) -> ExitCode {
+    let command = ServeArgs::command()
+        .name(app.name)
+        .version(app.version)
+        .about(format!("MCP server for {}: {}", app.title, app.description));
+    let args = match ServeArgs::from_arg_matches(&command.get_matches()) {
+        Ok(args) => args,
+        Err(e) => e.exit(),
+    };
+    init_logging();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(app, args, make_tools)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,rmcp=warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_writer(std::io::stderr)
+        .try_init();
+}
+
+/// The upstream client from flags: base URL and credentials for the spec's schemes.
+pub fn upstream(app: &App, args: &ServeArgs) -> Result<Upstream, String> {
+    let url = args
+        .upstream_url
+        .clone()
+        .or_else(|| app.default_upstream_url.map(str::to_owned))
+        .ok_or("no upstream URL: pass --upstream-url (or set MCPGEN_UPSTREAM_URL)")?;
+    let mut config =
+        UpstreamConfig::new(url).with_timeout(Duration::from_secs(args.upstream_timeout));
+    if let Some(key) = &args.upstream_api_key {
+        let mut attached = false;
+        for scheme in app.security_schemes {
+            match scheme.kind {
+                SecuritySchemeKind::ApiKeyHeader(name) => {
+                    config = config.with_credential(Credential::Header {
+                        name: name.to_owned(),
+                        value: key.clone(),
+                    });
+                    attached = true;
+                }
+                SecuritySchemeKind::ApiKeyQuery(name) => {
+                    config = config.with_credential(Credential::Query {
+                        name: name.to_owned(),
+                        value: key.clone(),
+                    });
+                    attached = true;
+                }
+                _ => {}
+            }
+        }
+        if !attached {
+            return Err("--upstream-api-key is set but the API has no apiKey security scheme in a header or query; use --upstream-bearer".into());
+        }
+    }
+    if let Some(token) = &args.upstream_bearer {
+        config = config.with_credential(Credential::Bearer(token.clone()));
+    }
+    Upstream::new(config).map_err(|e| e.to_string())
+}
+
+fn authenticator(app: &App, args: &ServeArgs) -> Result<Option<AuthChain>, String> {
+    let mut chain = AuthChain::new();
+    if let Some(path) = &args.keys {
+        let keys = KeyStore::load(path).map_err(|e| e.to_string())?;
+        for id in keys.plain_key_ids() {
+            tracing::warn!(
+                key = id,
+                "key `{id}` is stored in plain text; use key_sha256 outside development"
+            );
+        }
+        chain = chain.with(keys);
+    }
+    if let Some(var) = &args.token_secret_env {
+        let audience = args
+            .token_audience
+            .clone()
+            .unwrap_or_else(|| app.name.to_owned());
+        chain = chain.with(TokenAuthority::from_env(var, audience).map_err(|e| e.to_string())?);
+    }
+    Ok((!chain.is_empty()).then_some(chain))
+}
+
+async fn run<T: ToolSet>(
+    app: App,
+    args: ServeArgs,
+    make_tools: impl FnOnce(Upstream) -> T,
+) -> Result<(), String> {
+    let upstream = upstream(&app, &args)?;
+    let auth = authenticator(&app, &args)?;
+    if auth.is_none() && !args.no_auth {
+        return Err("no authentication configured: pass --keys FILE and/or --token-secret-env VAR, or --no-auth to serve without it".into());
+    }
+    if auth.is_some() && args.no_auth {
+        return Err("--no-auth conflicts with --keys/--token-secret-env".into());
+    }
+    let mut builder = Server::builder(app.name, app.version)
+        .description(app.description)
+        .title(app.title)
+        .tool_set(make_tools(upstream))
+        .audit(TracingSink::new())
+        .audit_args(args.audit_args)
+        .rate_limit(args.rate_limit)
+        .allowed_origins(args.allowed_origins.clone())
+        .allowed_hosts(args.allowed_hosts.clone())
+        .max_body_bytes(args.max_body_bytes)
+        .insecure_no_auth(args.insecure_no_auth);
+    if let Some(path) = &args.audit_log {
+        let sink = JsonlSink::open(path, args.audit_fsync)
+            .map_err(|e| format!("audit log {}: {e}", path.display()))?;
+        builder = builder.audit(sink);
+    }
+    let principal_for_stdio = match (&auth, args.transport) {
+        (Some(chain), Transport::Stdio) => {
+            let credential = std::env::var("MCPGEN_API_KEY").ok();
+            Some(chain.authenticate(credential.as_deref()).map_err(|e| {
+                format!("stdio authentication: {e} (set MCPGEN_API_KEY to a key from the keys file or a token)")
+            })?)
+        }
+        _ => None,
+    };
+    builder = match auth {
+        Some(chain) => builder.authenticator(chain),
+        None => builder.no_auth(),
+    };
+    let server = builder.build().map_err(|e| e.to_string())?;
+    match args.transport {
+        Transport::Stdio => {
+            let principal = principal_for_stdio.unwrap_or_else(|| Principal::unrestricted("local"));
+            server
+                .serve_stdio(principal)
+                .await
+                .map_err(|e| e.to_string())
+        }
+        Transport::Http => server
+            .serve_http(args.listen, shutdown_signal())
+            .await
+            .map_err(|e| e.to_string()),
+    }
+}

@@ -1,0 +1,226 @@
+//! The tools a server serves: built once from the static tables of its tool sets, with each
+//! tool's `tools/list` entry prepared and its schemas parsed at start-up.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use rmcp::model::{JsonObject, Tool, ToolAnnotations as McpAnnotations};
+use serde_json::Value;
+
+use super::validate::{ArgsValidator, Validators};
+use crate::{Principal, ToolDef, ToolSet};
+
+/// Distinct (scopes, plugins) combinations whose visible tools are remembered.
+const VISIBILITY_CACHE_CAP: usize = 1024;
+
+/// One served tool.
+pub(crate) struct Entry {
+    /// The static definition.
+    pub def: &'static ToolDef,
+    /// Index of the owning tool set.
+    pub set: usize,
+    /// The prepared `tools/list` entry.
+    pub listed: Tool,
+}
+
+/// A problem found while building the catalogue.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum CatalogProblem {
+    /// Two tools share a name.
+    Duplicate {
+        tool: String,
+        first_set: usize,
+        second_set: usize,
+    },
+    /// A schema does not parse, is not an object, or does not compile.
+    Schema {
+        tool: String,
+        which: &'static str,
+        message: String,
+    },
+}
+
+type VisibilityKey = (Vec<String>, Vec<String>);
+
+/// Every served tool, by name, plus what each principal may see.
+pub(crate) struct Catalog {
+    entries: Vec<Entry>,
+    by_name: HashMap<&'static str, usize>,
+    validators: Validators,
+    visible: Mutex<HashMap<VisibilityKey, Arc<[usize]>>>,
+}
+
+impl std::fmt::Debug for Catalog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Catalog")
+            .field("tools", &self.entries.len())
+            .finish()
+    }
+}
+
+fn parse_object(text: &str) -> Result<JsonObject, String> {
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(other) => Err(format!(
+            "the schema must be a JSON object, found {}",
+            json_kind(&other)
+        )),
+        Err(e) => Err(format!("the schema is not valid JSON: {e}")),
+    }
+}
+
+fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn annotations(def: &ToolDef) -> Option<McpAnnotations> {
+    let a = def.annotations;
+    let any = a.read_only_hint.is_some()
+        || a.destructive_hint.is_some()
+        || a.idempotent_hint.is_some()
+        || a.open_world_hint.is_some();
+    any.then(|| {
+        McpAnnotations::from_raw(
+            None,
+            a.read_only_hint,
+            a.destructive_hint,
+            a.idempotent_hint,
+            a.open_world_hint,
+        )
+    })
+}
+
+impl Catalog {
+    /// Builds the catalogue from `sets`, collecting every problem.
+    pub(crate) fn build(sets: &[Arc<dyn ToolSet>]) -> Result<Self, Vec<CatalogProblem>> {
+        let mut problems = Vec::new();
+        let mut entries = Vec::new();
+        let mut by_name: HashMap<&'static str, usize> = HashMap::new();
+        let mut validators = Validators::default();
+        for (set_index, set) in sets.iter().enumerate() {
+            for def in set.tools() {
+                if let Some(&existing) = by_name.get(def.name) {
+                    let first_set = entries.get(existing).map_or(set_index, |e: &Entry| e.set);
+                    problems.push(CatalogProblem::Duplicate {
+                        tool: def.name.to_owned(),
+                        first_set,
+                        second_set: set_index,
+                    });
+                    continue;
+                }
+                let schema_problem =
+                    |which: &'static str, message: String| CatalogProblem::Schema {
+                        tool: def.name.to_owned(),
+                        which,
+                        message,
+                    };
+                let input = match parse_object(def.input_schema) {
+                    Ok(input) => input,
+                    Err(message) => {
+                        problems.push(schema_problem("input", message));
+                        continue;
+                    }
+                };
+                let validator = match ArgsValidator::compile(&Value::Object(input.clone())) {
+                    Ok(v) => v,
+                    Err(message) => {
+                        problems.push(schema_problem(
+                            "input",
+                            format!("the schema does not compile: {message}"),
+                        ));
+                        continue;
+                    }
+                };
+                let output = match def.output_schema.map(parse_object).transpose() {
+                    Ok(output) => output,
+                    Err(message) => {
+                        problems.push(schema_problem("output", message));
+                        continue;
+                    }
+                };
+                let mut listed = Tool::default();
+                listed.name = Cow::Borrowed(def.name);
+                listed.title = def.title.map(str::to_owned);
+                listed.description = Some(Cow::Borrowed(def.description));
+                listed.input_schema = Arc::new(input);
+                listed.output_schema = output.map(Arc::new);
+                listed.annotations = annotations(def);
+                validators.insert(def.name, validator);
+                by_name.insert(def.name, entries.len());
+                entries.push(Entry {
+                    def,
+                    set: set_index,
+                    listed,
+                });
+            }
+        }
+        if problems.is_empty() {
+            Ok(Self {
+                entries,
+                by_name,
+                validators,
+                visible: Mutex::new(HashMap::new()),
+            })
+        } else {
+            Err(problems)
+        }
+    }
+
+    /// The entry named `name`.
+    pub(crate) fn get(&self, name: &str) -> Option<&Entry> {
+        self.by_name.get(name).and_then(|&i| self.entries.get(i))
+    }
+
+    /// All entries, in tool-set order.
+    pub(crate) fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    /// The argument validators.
+    pub(crate) fn validators(&self) -> &Validators {
+        &self.validators
+    }
+
+    /// Indices of the entries `principal` may call, computed once per distinct
+    /// (scopes, plugins) combination.
+    fn visible_indices(&self, principal: &Principal) -> Arc<[usize]> {
+        let key = (principal.scopes.clone(), principal.plugins.clone());
+        let mut cache = self
+            .visible
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(hit) = cache.get(&key) {
+            return hit.clone();
+        }
+        let visible: Arc<[usize]> = self
+            .entries
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| principal.may_call(e.def))
+            .map(|(i, _)| i)
+            .collect();
+        if cache.len() < VISIBILITY_CACHE_CAP {
+            cache.insert(key, visible.clone());
+        }
+        visible
+    }
+
+    /// The entries `principal` may see and call (none without a principal).
+    pub(crate) fn visible(&self, principal: Option<&Principal>) -> Vec<&Entry> {
+        let Some(principal) = principal else {
+            return Vec::new();
+        };
+        self.visible_indices(principal)
+            .iter()
+            .filter_map(|&i| self.entries.get(i))
+            .collect()
+    }
+}

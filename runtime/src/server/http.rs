@@ -1,0 +1,330 @@
+//! The HTTP transports: routes, the auth / `Host` / `Origin` / body-size layers, and serving
+//! with graceful shutdown.
+//!
+//! Routes:
+//! - `/mcp`: Streamable HTTP (rmcp's service). Clients that send `initialize` get a session
+//!   (`Mcp-Session-Id`; responses as SSE streams, as rmcp does for sessions); requests of the
+//!   stateless 2026-07-28 protocol get plain JSON responses.
+//! - `GET /sse` and `POST /message?sessionId=`: the legacy HTTP+SSE transport (2024-11-05),
+//!   see `sse.rs`.
+//! - `GET /healthz`: `200 ok`, no checks.
+//! - `GET /.well-known/mcp.json` and `GET /mcp/server-card`: the server cards (`Host` and
+//!   `Origin` checked, no credential needed).
+//!
+//! Everything under [`protected_routes`] passes, outermost first: `Host`/`Origin` validation
+//! (403), authentication (401 with `WWW-Authenticate` and a JSON-RPC error body, code -32001;
+//! the [`Principal`] goes into the request extensions), and the body size limit (413).
+
+use std::future::{Future, IntoFuture};
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use futures::StreamExt;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio_util::sync::CancellationToken;
+
+use super::handler::McpHandler;
+use super::rebinding::Rebinding;
+use super::{Inner, Server, ServerError, card};
+use crate::Principal;
+use crate::auth::{AuthError, Authenticator, credential_from_headers};
+
+/// JSON-RPC error code of an authentication failure.
+pub const AUTH_ERROR_CODE: i64 = -32001;
+
+/// How long, after the calls in progress have finished, shutdown lets their responses be
+/// written before closing the streams that are still open.
+const RESPONSE_GRACE: Duration = Duration::from_millis(500);
+
+/// An HTTP response whose body is a JSON-RPC error without an id.
+pub(crate) fn jsonrpc_error(status: StatusCode, code: i64, message: &str) -> Response {
+    let body = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": null,
+        "error": {"code": code, "message": message},
+    });
+    (
+        status,
+        [(header::CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    )
+        .into_response()
+}
+
+/// The 401 answer for a refused credential.
+pub(crate) fn unauthorized(error: &AuthError) -> Response {
+    let mut response = jsonrpc_error(
+        StatusCode::UNAUTHORIZED,
+        AUTH_ERROR_CODE,
+        &error.to_string(),
+    );
+    match HeaderValue::from_str(&error.www_authenticate()) {
+        Ok(value) => {
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, value);
+        }
+        Err(_) => {
+            response.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Bearer realm=\"mcp\""),
+            );
+        }
+    }
+    response
+}
+
+/// Authenticates the request and puts the [`Principal`] into its extensions.
+async fn authenticate(
+    State(inner): State<Arc<Inner>>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    let principal = match &inner.auth {
+        None => Principal::unrestricted("anonymous"),
+        Some(chain) => {
+            let credential = credential_from_headers(request.headers());
+            match chain.authenticate(credential.as_deref()) {
+                Ok(principal) => principal,
+                Err(error) => {
+                    tracing::debug!(%error, path = request.uri().path(), "request refused");
+                    return unauthorized(&error);
+                }
+            }
+        }
+    };
+    request.extensions_mut().insert(principal);
+    next.run(request).await
+}
+
+/// Refuses requests with a disallowed `Host` or `Origin`.
+async fn check_rebinding(
+    State(policy): State<Arc<Rebinding>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    match policy.check(request.uri(), request.headers()) {
+        Ok(()) => next.run(request).await,
+        Err(refusal) => {
+            tracing::warn!(%refusal, "request refused (possible DNS rebinding or cross-origin call)");
+            jsonrpc_error(StatusCode::FORBIDDEN, -32000, &refusal.to_string())
+        }
+    }
+}
+
+fn too_large(max: usize) -> Response {
+    jsonrpc_error(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        -32600,
+        &format!("the request body is larger than the limit of {max} bytes"),
+    )
+}
+
+/// Reads the body up to the limit (413 beyond it) and hands it on buffered.
+async fn limit_body(State(max): State<usize>, request: Request, next: Next) -> Response {
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|len| len > u64::try_from(max).unwrap_or(u64::MAX)) {
+        return too_large(max);
+    }
+    let (parts, body) = request.into_parts();
+    let mut stream = body.into_data_stream();
+    let mut buffered = Vec::new();
+    while let Some(chunk) = stream.next().await {
+        let Ok(chunk) = chunk else {
+            return jsonrpc_error(
+                StatusCode::BAD_REQUEST,
+                -32600,
+                "the request body could not be read",
+            );
+        };
+        if buffered.len() + chunk.len() > max {
+            return too_large(max);
+        }
+        buffered.extend_from_slice(&chunk);
+    }
+    next.run(Request::from_parts(parts, Body::from(buffered)))
+        .await
+}
+
+/// The Streamable HTTP service at `/mcp`.
+fn mcp_service(
+    inner: &Arc<Inner>,
+    sessions: CancellationToken,
+) -> StreamableHttpService<McpHandler, LocalSessionManager> {
+    // Host/Origin are checked by our own layer (which also covers the other routes), so
+    // rmcp's copies of those checks are switched off. Sessions stay on for clients that use
+    // them; requests of the stateless protocol are answered with plain JSON.
+    let config = StreamableHttpServerConfig::default()
+        .with_legacy_session_mode(true)
+        .with_json_response(true)
+        .disable_allowed_hosts()
+        .disable_allowed_origins()
+        .with_max_request_body_bytes(inner.max_body_bytes)
+        .with_cancellation_token(sessions);
+    let inner = inner.clone();
+    StreamableHttpService::new(
+        move || Ok(McpHandler::new(inner.clone(), None)),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    )
+}
+
+/// The routes that need a credential: `/mcp` and, merged in here, the legacy SSE routes.
+fn protected_routes(inner: &Arc<Inner>, sessions: CancellationToken) -> Router {
+    // Legacy HTTP+SSE (`GET /sse`, `POST /message?sessionId=`) merges here, so it shares the
+    // auth, Host/Origin and body-size layers; each stream gets a handler fixed to the
+    // principal that opened it.
+    Router::new()
+        .route_service("/mcp", mcp_service(inner, sessions.clone()))
+        .merge(super::sse::routes(inner, sessions))
+}
+
+/// Builds the full router for a server bound to `bound` (`None`: unknown, treated as loopback
+/// for the `Host`/`Origin` defaults). Cancelling `sessions` closes open sessions and streams.
+pub(crate) fn build_router(
+    inner: &Arc<Inner>,
+    bound: Option<IpAddr>,
+    sessions: CancellationToken,
+    extra_protected: Router,
+) -> Router {
+    let policy = Arc::new(inner.rebinding.policy(bound));
+    let protected = protected_routes(inner, sessions)
+        .merge(extra_protected)
+        .layer(middleware::from_fn_with_state(
+            inner.max_body_bytes,
+            limit_body,
+        ))
+        .layer(middleware::from_fn_with_state(inner.clone(), authenticate))
+        .layer(middleware::from_fn_with_state(
+            policy.clone(),
+            check_rebinding,
+        ));
+    let cards = Router::new()
+        .route("/.well-known/mcp.json", get(card::well_known))
+        .route("/mcp/server-card", get(card::server_card))
+        .with_state(inner.clone())
+        .layer(middleware::from_fn_with_state(policy, check_rebinding));
+    Router::new()
+        .route("/healthz", get(|| async { "ok" }))
+        .merge(cards)
+        .merge(protected)
+}
+
+impl Server {
+    /// The HTTP routes, with the `Host`/`Origin` defaults of a loopback server. Serve it with
+    /// any axum-compatible server; call [`Server::drain`] after it stops.
+    pub fn router(&self) -> Router {
+        build_router(&self.inner, None, CancellationToken::new(), Router::new())
+    }
+
+    /// The HTTP routes for a server bound to `local` (the `Host`/`Origin` defaults depend on
+    /// whether it is a loopback address).
+    pub fn router_for(&self, local: SocketAddr) -> Router {
+        build_router(
+            &self.inner,
+            Some(local.ip()),
+            CancellationToken::new(),
+            Router::new(),
+        )
+    }
+
+    /// The HTTP routes plus `extra`, which sits behind the same `Host`/`Origin`,
+    /// authentication and body-size layers as `/mcp` (its handlers find the caller's
+    /// [`Principal`] in the request extensions).
+    pub fn router_with(&self, local: Option<SocketAddr>, extra: Router) -> Router {
+        build_router(
+            &self.inner,
+            local.map(|a| a.ip()),
+            CancellationToken::new(),
+            extra,
+        )
+    }
+
+    /// Listens on `addr` and serves HTTP until `shutdown` resolves, then shuts down
+    /// gracefully: stops accepting connections, lets calls in progress finish (bounded by the
+    /// shutdown timeout), closes open streams and flushes the audit sinks.
+    ///
+    /// Refuses a non-loopback address when no authenticator is configured, unless
+    /// [`ServerBuilder::insecure_no_auth`](super::ServerBuilder::insecure_no_auth) is set.
+    pub async fn serve_http(
+        &self,
+        addr: SocketAddr,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), ServerError> {
+        self.check_exposure(addr)?;
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .map_err(|source| ServerError::Bind { addr, source })?;
+        self.serve_listener(listener, shutdown).await
+    }
+
+    /// Like [`Server::serve_http`] on a listener that is already bound (e.g. to port 0).
+    pub async fn serve_listener(
+        &self,
+        listener: tokio::net::TcpListener,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), ServerError> {
+        let local = listener.local_addr().map_err(ServerError::Http)?;
+        self.check_exposure(local)?;
+        let sessions = CancellationToken::new();
+        let router = build_router(
+            &self.inner,
+            Some(local.ip()),
+            sessions.clone(),
+            Router::new(),
+        );
+        tracing::info!(%local, auth = self.inner.auth.is_some(), "serving MCP over HTTP at /mcp and /sse");
+        let stop = CancellationToken::new();
+        let serving = axum::serve(listener, router)
+            .with_graceful_shutdown(stop.clone().cancelled_owned())
+            .into_future();
+        let mut serving = std::pin::pin!(serving);
+        let mut shutdown = std::pin::pin!(shutdown);
+        let early = tokio::select! {
+            result = &mut serving => Some(result),
+            () = &mut shutdown => None,
+        };
+        let result = match early {
+            Some(result) => result,
+            None => {
+                // Stop accepting; let calls in progress finish and their responses go out;
+                // then close what is still open (session streams).
+                stop.cancel();
+                if tokio::time::timeout(
+                    self.inner.shutdown_timeout,
+                    self.inner.inflight.wait_idle(),
+                )
+                .await
+                .is_err()
+                {
+                    tracing::warn!("shutdown: calls still in progress after the timeout");
+                }
+                match tokio::time::timeout(RESPONSE_GRACE, &mut serving).await {
+                    Ok(result) => result,
+                    Err(_) => {
+                        sessions.cancel();
+                        tokio::time::timeout(RESPONSE_GRACE, &mut serving)
+                            .await
+                            .unwrap_or(Ok(()))
+                    }
+                }
+            }
+        };
+        sessions.cancel();
+        self.inner.drain().await;
+        result.map_err(ServerError::Http)
+    }
+}

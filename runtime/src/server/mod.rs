@@ -1,0 +1,555 @@
+//! Serving tools over MCP: stdio and Streamable HTTP, with authentication, per-principal tool
+//! visibility, rate limits, argument validation and audit records.
+//!
+//! Build a [`Server`] from one or more [`ToolSet`]s with [`Server::builder`], then serve it:
+//!
+//! ```no_run
+//! # use mcpgen_runtime::{Principal, ToolSet};
+//! # async fn run(tools: impl ToolSet) -> Result<(), mcpgen_runtime::server::ServerError> {
+//! use mcpgen_runtime::server::{Server, shutdown_signal};
+//!
+//! let server = Server::builder("synaplan", "1.0.0")
+//!     .description("Synaplan chat, RAG search and file tools")
+//!     .tool_set(tools)
+//!     .no_auth()
+//!     .rate_limit(Some(20.0))
+//!     .build()?;
+//! server
+//!     .serve_http("127.0.0.1:8080".parse().expect("an address"), shutdown_signal())
+//!     .await?;
+//! # Ok(()) }
+//! ```
+//!
+//! Every `tools/call` goes through the same steps whatever the transport: the tool must be
+//! visible to the caller ([`Principal::may_call`]; a hidden tool is answered exactly like an
+//! unknown one), the caller's rate limit must allow it, the arguments must match the tool's
+//! input schema (otherwise an `isError` result names the field and the tool is not called),
+//! then the owning tool set runs it, and one audit event records the outcome before the
+//! client gets the answer.
+//!
+//! HTTP routes ([`Server::router`]): `/mcp` (Streamable HTTP; sessions for clients that
+//! `initialize`, stateless JSON responses for the 2026-07-28 protocol), `GET /sse` with
+//! `POST /message?sessionId=` (legacy HTTP+SSE, 2024-11-05), `GET /healthz`,
+//! `GET /.well-known/mcp.json` and `GET /mcp/server-card`.
+
+mod card;
+mod catalog;
+mod handler;
+mod http;
+mod pipeline;
+mod rate;
+mod rebinding;
+mod sse;
+mod stdio;
+mod validate;
+
+use std::net::IpAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::audit::{AuditSink, MultiSink};
+use crate::auth::{AuthChain, Authenticator};
+use crate::{Principal, ToolDef, ToolSet};
+
+pub use http::AUTH_ERROR_CODE;
+
+use catalog::{Catalog, CatalogProblem};
+use pipeline::InFlight;
+use rate::RateLimiter;
+use rebinding::RebindingConfig;
+
+/// Default limit on a request body: 4 MiB.
+pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+
+/// Default time shutdown waits for calls in progress.
+pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Why a server could not be built or served.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServerError {
+    /// The configuration has problems; all of them are listed.
+    #[error("the server cannot be built:\n{}", list(.0))]
+    Config(Vec<ConfigProblem>),
+    /// `serve_http` was asked to listen on a non-loopback address without authentication.
+    #[error(
+        "refusing to serve on {addr} without authentication: the address is reachable from \
+         other machines. Configure API keys (--keys FILE) or signed tokens \
+         (--token-secret-env VAR), or, if every client is trusted, pass --insecure-no-auth \
+         (ServerBuilder::insecure_no_auth(true))"
+    )]
+    InsecureNoAuth {
+        /// The address that was refused.
+        addr: std::net::SocketAddr,
+    },
+    /// The listening socket could not be opened.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address.
+        addr: std::net::SocketAddr,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+    /// The HTTP server failed while running.
+    #[error("the HTTP server failed: {0}")]
+    Http(#[source] std::io::Error),
+    /// The stdio (or in-memory) connection failed.
+    #[error("the MCP connection failed: {0}")]
+    Connection(String),
+}
+
+fn list(problems: &[ConfigProblem]) -> String {
+    problems
+        .iter()
+        .map(|p| format!("  - {p}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// One configuration problem found by [`ServerBuilder::build`].
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigProblem {
+    /// Two tools have the same name.
+    #[error(
+        "tool `{tool}` is defined twice (tool sets #{first_set} and #{second_set}, counted \
+         from 1 in the order they were added); tool names must be unique across all tool sets"
+    )]
+    DuplicateTool {
+        /// The tool name.
+        tool: String,
+        /// The tool set that defined it first (1-based).
+        first_set: usize,
+        /// The tool set that defined it again (1-based).
+        second_set: usize,
+    },
+    /// A tool's input or output schema does not parse or compile.
+    #[error("tool `{tool}`: the {which} schema is unusable: {message}")]
+    InvalidSchema {
+        /// The tool name.
+        tool: String,
+        /// `input` or `output`.
+        which: &'static str,
+        /// What is wrong.
+        message: String,
+    },
+    /// The default rate limit is not a positive number.
+    #[error("rate limit {value} is invalid: give a positive number of calls per second")]
+    InvalidRateLimit {
+        /// The configured value.
+        value: f64,
+    },
+    /// An allowed-host entry cannot be used.
+    #[error("allowed host `{entry}`: {reason}")]
+    InvalidAllowedHost {
+        /// The entry as configured.
+        entry: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// An allowed-origin entry cannot be used.
+    #[error("allowed origin `{entry}`: {reason}")]
+    InvalidAllowedOrigin {
+        /// The entry as configured.
+        entry: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The body size limit is zero.
+    #[error("the request body limit must be at least 1 byte")]
+    InvalidMaxBodyBytes,
+}
+
+/// Builds a [`Server`]; see [`Server::builder`].
+#[must_use = "a builder does nothing until `build` is called"]
+pub struct ServerBuilder {
+    name: String,
+    version: String,
+    title: Option<String>,
+    description: Option<String>,
+    card_name: Option<String>,
+    sets: Vec<Arc<dyn ToolSet>>,
+    auth: Option<AuthChain>,
+    insecure_no_auth: bool,
+    audit: MultiSink,
+    audit_args: bool,
+    rate_limit: Option<f64>,
+    allowed_origins: Vec<String>,
+    allowed_hosts: Vec<String>,
+    max_body_bytes: usize,
+    shutdown_timeout: Duration,
+}
+
+impl std::fmt::Debug for ServerBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerBuilder")
+            .field("name", &self.name)
+            .field("version", &self.version)
+            .field("tool_sets", &self.sets.len())
+            .field("auth", &self.auth.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ServerBuilder {
+    /// Sets the description shown in `initialize` and the server cards.
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Sets a human-readable title shown in `initialize` and the server cards.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Sets the reverse-DNS name used by the draft server card (`/mcp/server-card`), e.g.
+    /// `com.example/synaplan`. Default: `mcpgen.local/<name>`.
+    pub fn card_name(mut self, card_name: impl Into<String>) -> Self {
+        self.card_name = Some(card_name.into());
+        self
+    }
+
+    /// Adds a tool set. Several compose; tool names must be unique across all of them.
+    pub fn tool_set(mut self, tools: impl ToolSet) -> Self {
+        self.sets.push(Arc::new(tools));
+        self
+    }
+
+    /// Adds a shared tool set.
+    pub fn shared_tool_set(mut self, tools: Arc<dyn ToolSet>) -> Self {
+        self.sets.push(tools);
+        self
+    }
+
+    /// Authenticates HTTP requests with `authenticator`. Called again, adds another one; the
+    /// first that accepts a credential wins (see [`AuthChain`]).
+    pub fn authenticator(mut self, authenticator: impl Authenticator) -> Self {
+        let chain = self.auth.take().unwrap_or_default();
+        self.auth = Some(chain.with(authenticator));
+        self
+    }
+
+    /// Switches HTTP authentication off: every request acts as an unrestricted principal
+    /// named `anonymous`. [`Server::serve_http`] still refuses non-loopback addresses unless
+    /// [`insecure_no_auth`](Self::insecure_no_auth) is set. This is also the default when no
+    /// authenticator is added.
+    pub fn no_auth(mut self) -> Self {
+        self.auth = None;
+        self
+    }
+
+    /// Allows serving without authentication on a non-loopback address.
+    pub fn insecure_no_auth(mut self, insecure: bool) -> Self {
+        self.insecure_no_auth = insecure;
+        self
+    }
+
+    /// Adds an audit sink; every `tools/call` is recorded in each.
+    pub fn audit(mut self, sink: impl AuditSink) -> Self {
+        self.audit.push(Arc::new(sink));
+        self
+    }
+
+    /// Whether audit records carry the raw arguments (default: only their digest).
+    pub fn audit_args(mut self, audit_args: bool) -> Self {
+        self.audit_args = audit_args;
+        self
+    }
+
+    /// Sets the default per-principal rate limit in calls per second (`None`: unlimited). A
+    /// principal's own limit overrides it.
+    pub fn rate_limit(mut self, per_second: Option<f64>) -> Self {
+        self.rate_limit = per_second;
+        self
+    }
+
+    /// Sets the browser origins allowed to call the HTTP endpoints (`scheme://host`,
+    /// `scheme://host:port`, `scheme://host:*`, `null`, or `*`). Empty: loopback origins when
+    /// bound to loopback, none otherwise.
+    pub fn allowed_origins(mut self, origins: Vec<String>) -> Self {
+        self.allowed_origins = origins;
+        self
+    }
+
+    /// Sets the `Host` values accepted (`host` or `host:port`, or `*`). Empty: `localhost`,
+    /// `127.0.0.1` and `[::1]` when bound to loopback, any host otherwise.
+    pub fn allowed_hosts(mut self, hosts: Vec<String>) -> Self {
+        self.allowed_hosts = hosts;
+        self
+    }
+
+    /// Sets the largest request body accepted (default [`DEFAULT_MAX_BODY_BYTES`]); larger
+    /// requests get HTTP 413.
+    pub fn max_body_bytes(mut self, bytes: usize) -> Self {
+        self.max_body_bytes = bytes;
+        self
+    }
+
+    /// Sets how long shutdown waits for calls in progress (default
+    /// [`DEFAULT_SHUTDOWN_TIMEOUT`]).
+    pub fn shutdown_timeout(mut self, timeout: Duration) -> Self {
+        self.shutdown_timeout = timeout;
+        self
+    }
+
+    /// Checks the configuration, parses and compiles every tool's schemas, and builds the
+    /// server. All problems are reported together.
+    pub fn build(self) -> Result<Server, ServerError> {
+        let mut problems = Vec::new();
+        let catalog = match Catalog::build(&self.sets) {
+            Ok(catalog) => Some(catalog),
+            Err(found) => {
+                problems.extend(found.into_iter().map(|p| match p {
+                    CatalogProblem::Duplicate {
+                        tool,
+                        first_set,
+                        second_set,
+                    } => ConfigProblem::DuplicateTool {
+                        tool,
+                        first_set: first_set + 1,
+                        second_set: second_set + 1,
+                    },
+                    CatalogProblem::Schema {
+                        tool,
+                        which,
+                        message,
+                    } => ConfigProblem::InvalidSchema {
+                        tool,
+                        which,
+                        message,
+                    },
+                }));
+                None
+            }
+        };
+        if let Some(value) = self.rate_limit
+            && !rate::is_valid_rate(value)
+        {
+            problems.push(ConfigProblem::InvalidRateLimit { value });
+        }
+        if self.max_body_bytes == 0 {
+            problems.push(ConfigProblem::InvalidMaxBodyBytes);
+        }
+        let rebinding = match RebindingConfig::new(&self.allowed_hosts, &self.allowed_origins) {
+            Ok(config) => Some(config),
+            Err(bad) => {
+                for entry in bad {
+                    let is_host = self.allowed_hosts.contains(&entry.entry);
+                    problems.push(if is_host {
+                        ConfigProblem::InvalidAllowedHost {
+                            entry: entry.entry,
+                            reason: entry.reason,
+                        }
+                    } else {
+                        ConfigProblem::InvalidAllowedOrigin {
+                            entry: entry.entry,
+                            reason: entry.reason,
+                        }
+                    });
+                }
+                None
+            }
+        };
+        let (Some(catalog), Some(rebinding), true) = (catalog, rebinding, problems.is_empty())
+        else {
+            return Err(ServerError::Config(problems));
+        };
+        let mut inner = Inner {
+            name: self.name,
+            version: self.version,
+            title: self.title,
+            description: self.description,
+            card_name: self.card_name,
+            sets: self.sets,
+            catalog,
+            auth: self.auth,
+            insecure_no_auth: self.insecure_no_auth,
+            audit: self.audit,
+            audit_args: self.audit_args,
+            rate: RateLimiter::new(self.rate_limit),
+            rebinding,
+            max_body_bytes: self.max_body_bytes,
+            shutdown_timeout: self.shutdown_timeout,
+            inflight: InFlight::default(),
+            server_config: rmcp::model::ServerConfig::default(),
+        };
+        inner.server_config = handler::server_config(&inner);
+        Ok(Server {
+            inner: Arc::new(inner),
+        })
+    }
+}
+
+/// Everything a running server shares between connections.
+pub(crate) struct Inner {
+    pub(crate) name: String,
+    pub(crate) version: String,
+    pub(crate) title: Option<String>,
+    pub(crate) description: Option<String>,
+    pub(crate) card_name: Option<String>,
+    pub(crate) sets: Vec<Arc<dyn ToolSet>>,
+    pub(crate) catalog: Catalog,
+    pub(crate) auth: Option<AuthChain>,
+    pub(crate) insecure_no_auth: bool,
+    pub(crate) audit: MultiSink,
+    pub(crate) audit_args: bool,
+    pub(crate) rate: RateLimiter,
+    pub(crate) rebinding: RebindingConfig,
+    pub(crate) max_body_bytes: usize,
+    pub(crate) shutdown_timeout: Duration,
+    pub(crate) inflight: InFlight,
+    pub(crate) server_config: rmcp::model::ServerConfig,
+}
+
+impl Inner {
+    /// Waits (bounded by the shutdown timeout) for calls in progress, then flushes the audit
+    /// sinks.
+    pub(crate) async fn drain(&self) {
+        if tokio::time::timeout(self.shutdown_timeout, self.inflight.wait_idle())
+            .await
+            .is_err()
+        {
+            tracing::warn!(
+                timeout_s = self.shutdown_timeout.as_secs_f64(),
+                "shutdown: calls still in progress after the timeout"
+            );
+        }
+        self.audit.flush().await;
+    }
+}
+
+/// An MCP server over a fixed set of tools. Cheap to clone; clones share everything.
+#[derive(Clone)]
+pub struct Server {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server")
+            .field("name", &self.inner.name)
+            .field("version", &self.inner.version)
+            .field("tools", &self.inner.catalog.entries().len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Server {
+    /// Starts building a server named `name` at `version`.
+    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ServerBuilder {
+        ServerBuilder {
+            name: name.into(),
+            version: version.into(),
+            title: None,
+            description: None,
+            card_name: None,
+            sets: Vec::new(),
+            auth: None,
+            insecure_no_auth: false,
+            audit: MultiSink::new(),
+            audit_args: false,
+            rate_limit: None,
+            allowed_origins: Vec::new(),
+            allowed_hosts: Vec::new(),
+            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            shutdown_timeout: DEFAULT_SHUTDOWN_TIMEOUT,
+        }
+    }
+
+    /// The server name.
+    pub fn name(&self) -> &str {
+        &self.inner.name
+    }
+
+    /// The server version.
+    pub fn version(&self) -> &str {
+        &self.inner.version
+    }
+
+    /// The server description, if set.
+    pub fn description(&self) -> Option<&str> {
+        self.inner.description.as_deref()
+    }
+
+    /// Whether HTTP requests are authenticated.
+    pub fn requires_auth(&self) -> bool {
+        self.inner.auth.is_some()
+    }
+
+    /// Every tool served, in the order the tool sets list them.
+    pub fn tools(&self) -> Vec<&'static ToolDef> {
+        self.inner.catalog.entries().iter().map(|e| e.def).collect()
+    }
+
+    /// The tools `principal` may see and call.
+    pub fn tools_for(&self, principal: &Principal) -> Vec<&'static ToolDef> {
+        self.inner
+            .catalog
+            .visible(Some(principal))
+            .into_iter()
+            .map(|e| e.def)
+            .collect()
+    }
+
+    /// Waits for calls in progress (bounded by the shutdown timeout) and flushes the audit
+    /// sinks. The `serve_*` methods do this themselves when they return; call it when serving
+    /// through [`Server::router`] in an HTTP server of your own.
+    pub async fn drain(&self) {
+        self.inner.drain().await;
+    }
+
+    /// A handler for one connection whose caller is `principal` (`None`: read from each
+    /// request's extensions). Used by stdio, and by transports that serve one connection at a
+    /// time, e.g. legacy SSE.
+    pub(crate) fn handler(&self, principal: Option<Principal>) -> handler::McpHandler {
+        handler::McpHandler::new(self.inner.clone(), principal)
+    }
+
+    /// Refuses a non-loopback address without authentication, unless allowed.
+    fn check_exposure(&self, addr: std::net::SocketAddr) -> Result<(), ServerError> {
+        let exposed = !is_loopback(addr.ip());
+        if exposed && self.inner.auth.is_none() && !self.inner.insecure_no_auth {
+            return Err(ServerError::InsecureNoAuth { addr });
+        }
+        Ok(())
+    }
+}
+
+fn is_loopback(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => v4.is_loopback(),
+        IpAddr::V6(v6) => {
+            v6.is_loopback() || v6.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback())
+        }
+    }
+}
+
+/// Resolves on SIGINT (Ctrl-C) or, on Unix, SIGTERM: pass it to [`Server::serve_http`].
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        if let Err(e) = tokio::signal::ctrl_c().await {
+            tracing::warn!(error = %e, "cannot listen for Ctrl-C");
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot listen for SIGTERM");
+                std::future::pending::<()>().await;
+            }
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => tracing::info!("received Ctrl-C, shutting down"),
+        () = terminate => tracing::info!("received SIGTERM, shutting down"),
+    }
+}

@@ -1,0 +1,237 @@
+//! One `tools/call`, independent of the transport: visibility check → rate limit → argument
+//! validation → dispatch to the owning tool set → one audit record.
+//!
+//! The audit record is written (as durably as the sinks promise) before the answer is
+//! returned, so a client never receives the result of a call whose record could be lost.
+
+use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use futures::FutureExt;
+use serde_json::{Map, Value};
+use tokio::sync::Notify;
+
+use super::Inner;
+use crate::audit::{AuditEvent, AuditSink, AuditStatus, args_digest, now_rfc3339};
+use crate::{CallContext, Principal, ToolError, ToolResult};
+
+/// Longest tool name written to an audit record or echoed in an error (names of unknown tools
+/// come from the client).
+const MAX_ECHOED_NAME: usize = 128;
+
+/// How a call is answered.
+#[derive(Debug)]
+pub(crate) enum Answer {
+    /// A tool result (possibly `is_error`).
+    Result(ToolResult),
+    /// The tool does not exist or the caller may not call it: answered as an unknown tool.
+    UnknownTool,
+}
+
+/// The message of the protocol error that answers an unknown or hidden tool.
+pub(crate) fn unknown_tool_message(name: &str) -> String {
+    format!("Unknown tool: {}", echoed(name))
+}
+
+/// `name`, cut to a length fit for logs and messages.
+fn echoed(name: &str) -> String {
+    if name.chars().count() <= MAX_ECHOED_NAME {
+        name.to_owned()
+    } else {
+        let mut s: String = name.chars().take(MAX_ECHOED_NAME).collect();
+        s.push('…');
+        s
+    }
+}
+
+/// Counts calls in progress, so shutdown can wait for them.
+#[derive(Debug, Default)]
+pub(crate) struct InFlight {
+    count: AtomicUsize,
+    idle: Notify,
+}
+
+/// Marks one call in progress until dropped.
+pub(crate) struct InFlightGuard<'a>(&'a InFlight);
+
+impl Drop for InFlightGuard<'_> {
+    fn drop(&mut self) {
+        if self.0.count.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.0.idle.notify_waiters();
+        }
+    }
+}
+
+impl InFlight {
+    /// Marks a call as started.
+    pub(crate) fn enter(&self) -> InFlightGuard<'_> {
+        self.count.fetch_add(1, Ordering::AcqRel);
+        InFlightGuard(self)
+    }
+
+    /// Resolves once no call is in progress.
+    pub(crate) async fn wait_idle(&self) {
+        loop {
+            let notified = self.idle.notified();
+            let mut notified = std::pin::pin!(notified);
+            notified.as_mut().enable();
+            if self.count.load(Ordering::Acquire) == 0 {
+                return;
+            }
+            notified.await;
+        }
+    }
+}
+
+/// What the audit record of one call needs besides its outcome.
+struct Pending<'a> {
+    inner: &'a Inner,
+    started: Instant,
+    time: String,
+    request_id: Option<String>,
+    principal: Option<&'a Principal>,
+    tool: &'a str,
+    args_sha256: String,
+    args: Option<Value>,
+}
+
+impl Pending<'_> {
+    async fn finish(self, status: AuditStatus) {
+        self.finish_with(status, None).await;
+    }
+
+    async fn finish_with(self, status: AuditStatus, upstream_status: Option<u16>) {
+        if self.inner.audit.is_empty() {
+            return;
+        }
+        let duration_ms = u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let event = AuditEvent {
+            time: self.time,
+            request_id: self.request_id,
+            principal: self.principal.map(|p| p.id.clone()),
+            key_id: self.principal.and_then(|p| p.key_id.clone()),
+            tool: echoed(self.tool),
+            status,
+            duration_ms,
+            upstream_status,
+            args_sha256: self.args_sha256,
+            args: self.args,
+        };
+        self.inner.audit.record(event).await;
+    }
+}
+
+/// Runs one `tools/call` for `principal` (`None`: nobody was identified, so nothing is visible).
+pub(crate) async fn call_tool(
+    inner: &Inner,
+    principal: Option<&Principal>,
+    name: &str,
+    args: Option<Map<String, Value>>,
+    request_id: Option<String>,
+) -> Answer {
+    let _in_flight = inner.inflight.enter();
+    let args = args.unwrap_or_default();
+    let auditing = !inner.audit.is_empty();
+    let pending = Pending {
+        inner,
+        started: Instant::now(),
+        time: if auditing {
+            now_rfc3339()
+        } else {
+            String::new()
+        },
+        request_id: request_id.clone(),
+        principal,
+        tool: name,
+        args_sha256: if auditing {
+            args_digest(&args)
+        } else {
+            String::new()
+        },
+        args: (auditing && inner.audit_args).then(|| Value::Object(args.clone())),
+    };
+
+    // Visibility: a tool the caller may not call is indistinguishable from one that does not
+    // exist.
+    let (principal, entry) = match (principal, inner.catalog.get(name)) {
+        (Some(p), Some(entry)) if p.may_call(entry.def) => (p, entry),
+        _ => {
+            pending.finish(AuditStatus::Denied).await;
+            return Answer::UnknownTool;
+        }
+    };
+
+    if let Err(limited) = inner.rate.check(principal) {
+        pending.finish(AuditStatus::RateLimited).await;
+        return Answer::Result(ToolResult::error(format!(
+            "tool `{name}` was not called: {limited}"
+        )));
+    }
+
+    let args = Value::Object(args);
+    if let Err(problem) = inner.catalog.validators().validate(name, &args) {
+        pending.finish(AuditStatus::InvalidArguments).await;
+        return Answer::Result(ToolResult::error(format!(
+            "invalid arguments for tool `{name}`: {problem}"
+        )));
+    }
+    let Value::Object(args) = args else {
+        // Built as an object just above.
+        pending.finish(AuditStatus::ToolError).await;
+        return Answer::Result(ToolResult::error("internal error: arguments lost"));
+    };
+
+    let Some(set) = inner.sets.get(entry.set) else {
+        pending.finish(AuditStatus::ToolError).await;
+        return Answer::UnknownTool;
+    };
+    let ctx = CallContext {
+        request_id,
+        ..CallContext::default()
+    };
+    // A panicking tool set answers this call with an error instead of taking the connection
+    // (or the session) down with it.
+    let outcome = match std::panic::catch_unwind(AssertUnwindSafe(|| set.call(name, args, &ctx))) {
+        Ok(future) => AssertUnwindSafe(future).catch_unwind().await.map_err(drop),
+        Err(_) => Err(()),
+    };
+    let mut upstream_status = None;
+    let (status, answer) = match outcome {
+        Ok(Ok(result)) => {
+            upstream_status = result.upstream_status;
+            let status = if !result.is_error {
+                AuditStatus::Ok
+            } else if entry.def.http.is_some() {
+                AuditStatus::UpstreamError
+            } else {
+                AuditStatus::ToolError
+            };
+            (status, Answer::Result(result))
+        }
+        Ok(Err(ToolError::InvalidArguments { tool, message })) => (
+            AuditStatus::InvalidArguments,
+            Answer::Result(ToolResult::error(format!(
+                "invalid arguments for tool `{tool}`: {message}"
+            ))),
+        ),
+        Ok(Err(ToolError::UnknownTool(_))) => {
+            tracing::error!(
+                tool = name,
+                "the tool set that lists this tool refused it as unknown"
+            );
+            (AuditStatus::ToolError, Answer::UnknownTool)
+        }
+        Err(()) => {
+            tracing::error!(tool = name, "the tool panicked");
+            (
+                AuditStatus::ToolError,
+                Answer::Result(ToolResult::error(format!(
+                    "tool `{name}` failed unexpectedly; the server log has details"
+                ))),
+            )
+        }
+    };
+    pending.finish_with(status, upstream_status).await;
+    answer
+}

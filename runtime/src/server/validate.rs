@@ -1,0 +1,194 @@
+//! Argument validation: one JSON Schema (draft 2020-12) validator per tool, compiled at start-up.
+
+use std::collections::HashMap;
+
+use jsonschema::{Draft, ValidationError, Validator, error::ValidationErrorKind};
+use serde_json::Value;
+
+/// At most this many problems are reported for one call.
+const MAX_REPORTED: usize = 5;
+/// Longest single problem description (the validator quotes the offending value).
+const MAX_PROBLEM_CHARS: usize = 300;
+
+/// The compiled input-schema validator of one tool.
+pub(crate) struct ArgsValidator {
+    validator: Validator,
+}
+
+impl std::fmt::Debug for ArgsValidator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ArgsValidator")
+    }
+}
+
+impl ArgsValidator {
+    /// Compiles `schema` as JSON Schema 2020-12. The error says what is wrong with the schema.
+    pub(crate) fn compile(schema: &Value) -> Result<Self, String> {
+        jsonschema::options()
+            .with_draft(Draft::Draft202012)
+            .build(schema)
+            .map(|validator| Self { validator })
+            .map_err(|e| e.to_string())
+    }
+
+    /// Checks `args`. The error names each offending field (as a JSON pointer into the
+    /// arguments) and what is wrong with it.
+    pub(crate) fn check(&self, args: &Value) -> Result<(), String> {
+        if self.validator.is_valid(args) {
+            return Ok(());
+        }
+        let mut problems: Vec<String> = Vec::new();
+        let mut more = 0usize;
+        for error in self.validator.iter_errors(args) {
+            if problems.len() < MAX_REPORTED {
+                problems.push(describe(&error));
+            } else {
+                more += 1;
+            }
+        }
+        if problems.is_empty() {
+            // `is_valid` and `iter_errors` disagree only if the validator is inconsistent;
+            // refuse rather than let unvalidated arguments through.
+            problems.push("the arguments do not match the input schema".to_owned());
+        }
+        let mut message = problems.join("; ");
+        if more > 0 {
+            message.push_str(&format!(" (and {more} more)"));
+        }
+        Err(message)
+    }
+}
+
+/// One problem, as "`/path/to/field`: what is wrong".
+fn describe(error: &ValidationError<'_>) -> String {
+    let path = error.instance_path().as_str();
+    let text = match error.kind() {
+        ValidationErrorKind::Required { property } => {
+            let name = property
+                .as_str()
+                .map_or_else(|| property.to_string(), str::to_owned);
+            return format!("`{path}/{name}`: required field is missing");
+        }
+        ValidationErrorKind::AdditionalProperties { unexpected } => {
+            let names: Vec<String> = unexpected.iter().map(|n| format!("`{path}/{n}`")).collect();
+            return format!("{}: unexpected field(s)", names.join(", "));
+        }
+        _ => truncate(error.to_string()),
+    };
+    if path.is_empty() {
+        format!("arguments: {text}")
+    } else {
+        format!("`{path}`: {text}")
+    }
+}
+
+fn truncate(mut text: String) -> String {
+    if text.chars().count() > MAX_PROBLEM_CHARS {
+        text = text.chars().take(MAX_PROBLEM_CHARS).collect();
+        text.push('…');
+    }
+    text
+}
+
+/// The validators of every tool a server serves, by tool name.
+#[derive(Debug, Default)]
+pub(crate) struct Validators {
+    by_tool: HashMap<&'static str, ArgsValidator>,
+}
+
+impl Validators {
+    /// Adds the validator of `tool`.
+    pub(crate) fn insert(&mut self, tool: &'static str, validator: ArgsValidator) {
+        self.by_tool.insert(tool, validator);
+    }
+
+    /// Validates `args` (the arguments object) against the input schema of `tool`. A tool
+    /// without a validator is refused, so nothing reaches a tool set unvalidated.
+    pub(crate) fn validate(&self, tool: &str, args: &Value) -> Result<(), String> {
+        let Some(validator) = self.by_tool.get(tool) else {
+            return Err(format!("no input schema is known for tool `{tool}`"));
+        };
+        validator.check(args)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn validators() -> Validators {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "message": {"type": "string", "minLength": 1},
+                "chatId": {"type": "integer", "minimum": 1},
+                "tags": {"type": "array", "items": {"type": "string"}}
+            },
+            "required": ["message"],
+            "additionalProperties": false
+        });
+        let mut v = Validators::default();
+        v.insert(
+            "send",
+            ArgsValidator::compile(&schema).expect("schema compiles"),
+        );
+        v
+    }
+
+    fn args(value: Value) -> Value {
+        value
+    }
+
+    #[test]
+    fn valid_arguments_pass() {
+        let v = validators();
+        assert_eq!(
+            v.validate("send", &args(json!({"message": "hi", "chatId": 3}))),
+            Ok(())
+        );
+    }
+
+    #[test]
+    fn a_missing_required_field_is_named() {
+        let err = validators().validate("send", &args(json!({}))).unwrap_err();
+        assert!(err.contains("`/message`"), "{err}");
+        assert!(err.contains("required"), "{err}");
+    }
+
+    #[test]
+    fn a_wrong_type_names_the_field_and_the_problem() {
+        let err = validators()
+            .validate("send", &args(json!({"message": "hi", "chatId": "seven"})))
+            .unwrap_err();
+        assert!(err.contains("`/chatId`"), "{err}");
+        assert!(err.contains("integer"), "{err}");
+    }
+
+    #[test]
+    fn nested_fields_are_named_by_pointer() {
+        let err = validators()
+            .validate("send", &args(json!({"message": "hi", "tags": ["a", 2]})))
+            .unwrap_err();
+        assert!(err.contains("`/tags/1`"), "{err}");
+    }
+
+    #[test]
+    fn unexpected_fields_are_named() {
+        let err = validators()
+            .validate("send", &args(json!({"message": "hi", "colour": "red"})))
+            .unwrap_err();
+        assert!(err.contains("`/colour`"), "{err}");
+    }
+
+    #[test]
+    fn an_unknown_tool_is_refused() {
+        assert!(validators().validate("nope", &json!({})).is_err());
+    }
+
+    #[test]
+    fn a_broken_schema_does_not_compile() {
+        assert!(ArgsValidator::compile(&json!({"type": 12})).is_err());
+    }
+}

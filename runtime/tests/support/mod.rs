@@ -1,0 +1,375 @@
+//! Shared pieces of the server tests: a small tool set, a fixed-key authenticator, a recording
+//! audit sink, and helpers that start a real server on loopback and connect rmcp's clients.
+#![allow(dead_code)] // each test file uses a different part
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use http::{HeaderName, HeaderValue};
+use mcpgen_runtime::audit::{AuditEvent, AuditSink};
+use mcpgen_runtime::auth::{AuthError, Authenticator};
+use mcpgen_runtime::server::{Server, ServerBuilder};
+use mcpgen_runtime::{
+    ArgBinding, BoxFuture, CallContext, HttpBinding, Principal, ToolAnnotations, ToolDef,
+    ToolError, ToolResult, ToolSet,
+};
+use rmcp::ServiceExt;
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use serde_json::{Map, Value, json};
+use tokio::sync::oneshot;
+
+// ---------------------------------------------------------------------------------------------
+// The tool set.
+
+const READ_ONLY: ToolAnnotations = ToolAnnotations {
+    read_only_hint: Some(true),
+    destructive_hint: None,
+    idempotent_hint: Some(true),
+    open_world_hint: Some(false),
+};
+
+const WRITES: ToolAnnotations = ToolAnnotations {
+    read_only_hint: Some(false),
+    destructive_hint: Some(false),
+    idempotent_hint: Some(false),
+    open_world_hint: Some(false),
+};
+
+/// Read-only: lists notes.
+pub const LIST_NOTES: ToolDef = ToolDef {
+    name: "list_notes",
+    title: Some("List notes"),
+    description: "List the notes",
+    input_schema: r#"{"type":"object","properties":{"limit":{"type":"integer","minimum":1}}}"#,
+    output_schema: Some(
+        r#"{"type":"object","properties":{"notes":{"type":"array","items":{"type":"string"}}},"required":["notes"]}"#,
+    ),
+    wrap_output: false,
+    annotations: READ_ONLY,
+    required_scope: None,
+    plugin: None,
+    http: None,
+};
+
+/// Writes: needs the `notes:write` scope.
+pub const ADD_NOTE: ToolDef = ToolDef {
+    name: "add_note",
+    title: Some("Add a note"),
+    description: "Add a note",
+    input_schema: r#"{"type":"object","properties":{"text":{"type":"string","minLength":1},"pinned":{"type":"boolean"}},"required":["text"]}"#,
+    output_schema: None,
+    wrap_output: false,
+    annotations: WRITES,
+    required_scope: Some("notes:write"),
+    plugin: None,
+    http: None,
+};
+
+/// Read-only, in the `echo` plugin.
+pub const PLUGIN_ECHO: ToolDef = ToolDef {
+    name: "plugin_echo",
+    title: None,
+    description: "Echo a message (echo plugin)",
+    input_schema: r#"{"type":"object","properties":{"message":{"type":"string"}},"required":["message"]}"#,
+    output_schema: None,
+    wrap_output: false,
+    annotations: READ_ONLY,
+    required_scope: None,
+    plugin: Some("echo"),
+    http: None,
+};
+
+/// Read-only, with an HTTP binding; always fails as if the upstream answered 502.
+pub const REMOTE_STATUS: ToolDef = ToolDef {
+    name: "remote_status",
+    title: None,
+    description: "Ask the remote API for its status",
+    input_schema: r#"{"type":"object","properties":{}}"#,
+    output_schema: None,
+    wrap_output: false,
+    annotations: READ_ONLY,
+    required_scope: None,
+    plugin: None,
+    http: Some(HttpBinding {
+        method: "GET",
+        path: "/status",
+        operation_id: "getStatus",
+        args: &[] as &[ArgBinding],
+        body: None,
+        security: &[],
+    }),
+};
+
+/// Read-only: takes `ms` milliseconds, for shutdown tests.
+pub const SLOW: ToolDef = ToolDef {
+    name: "slow",
+    title: None,
+    description: "Wait a little, then answer",
+    input_schema: r#"{"type":"object","properties":{"ms":{"type":"integer","minimum":0,"maximum":1000}},"required":["ms"]}"#,
+    output_schema: None,
+    wrap_output: false,
+    annotations: READ_ONLY,
+    required_scope: None,
+    plugin: None,
+    http: None,
+};
+
+pub static NOTE_TOOLS: &[ToolDef] = &[LIST_NOTES, ADD_NOTE, PLUGIN_ECHO, REMOTE_STATUS, SLOW];
+
+/// Names of the tools the tool set was asked to run, in order.
+pub type CallLog = Arc<Mutex<Vec<String>>>;
+
+/// The in-test tool set.
+#[derive(Clone, Default)]
+pub struct Notes {
+    pub calls: CallLog,
+    pub tools: Option<&'static [ToolDef]>,
+}
+
+impl Notes {
+    pub fn calls(&self) -> Vec<String> {
+        self.calls.lock().unwrap().clone()
+    }
+}
+
+impl ToolSet for Notes {
+    fn tools(&self) -> &'static [ToolDef] {
+        self.tools.unwrap_or(NOTE_TOOLS)
+    }
+
+    fn call<'a>(
+        &'a self,
+        name: &'a str,
+        args: Map<String, Value>,
+        _ctx: &'a CallContext,
+    ) -> BoxFuture<'a, Result<ToolResult, ToolError>> {
+        Box::pin(async move {
+            self.calls.lock().unwrap().push(name.to_owned());
+            match name {
+                "list_notes" => {
+                    let limit = args.get("limit").and_then(Value::as_u64).unwrap_or(2);
+                    let notes: Vec<String> = (1..=limit).map(|i| format!("note {i}")).collect();
+                    Ok(ToolResult::json(json!({ "notes": notes }), false))
+                }
+                "add_note" => Ok(ToolResult::text(format!(
+                    "added: {}",
+                    args.get("text").and_then(Value::as_str).unwrap_or_default()
+                ))),
+                "plugin_echo" => Ok(ToolResult::text(
+                    args.get("message")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_owned(),
+                )),
+                "remote_status" => Ok(ToolResult {
+                    upstream_status: Some(502),
+                    ..ToolResult::error(
+                        "GET /status failed with status 502 Bad Gateway (empty body)",
+                    )
+                }),
+                "slow" => {
+                    let ms = args.get("ms").and_then(Value::as_u64).unwrap_or(0);
+                    tokio::time::sleep(Duration::from_millis(ms)).await;
+                    Ok(ToolResult::text(format!("waited {ms} ms")))
+                }
+                other => Err(ToolError::UnknownTool(other.to_owned())),
+            }
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Authentication and audit.
+
+fn principal(id: &str, scopes: &[&str], plugins: &[&str], rate: Option<f64>) -> Principal {
+    Principal {
+        id: id.to_owned(),
+        key_id: Some(format!("{id}-key-id")),
+        scopes: scopes.iter().map(|s| (*s).to_owned()).collect(),
+        plugins: plugins.iter().map(|s| (*s).to_owned()).collect(),
+        rate_limit: rate,
+    }
+}
+
+/// Fixed keys:
+/// - `reader-key`: `mcp:read`;
+/// - `writer-key`: `mcp:read mcp:write` (no `notes:write`);
+/// - `notes-key`: `mcp:read notes:write`, plugin `echo`;
+/// - `admin-key`: `mcp:*`, all plugins;
+/// - `limited-key`: `mcp:*`, one call per second.
+pub struct FixedKeys(HashMap<&'static str, Principal>);
+
+impl FixedKeys {
+    pub fn new() -> Self {
+        let mut keys = HashMap::new();
+        keys.insert("reader-key", principal("reader", &["mcp:read"], &[], None));
+        keys.insert(
+            "writer-key",
+            principal("writer", &["mcp:read", "mcp:write"], &[], None),
+        );
+        keys.insert(
+            "notes-key",
+            principal("notes", &["mcp:read", "notes:write"], &["echo"], None),
+        );
+        keys.insert("admin-key", principal("admin", &["mcp:*"], &["*"], None));
+        keys.insert(
+            "limited-key",
+            principal("limited", &["mcp:*"], &["*"], Some(1.0)),
+        );
+        Self(keys)
+    }
+
+    pub fn principal(key: &str) -> Principal {
+        Self::new().0.get(key).cloned().expect("a test key")
+    }
+}
+
+impl Authenticator for FixedKeys {
+    fn authenticate(&self, credential: Option<&str>) -> Result<Principal, AuthError> {
+        let credential = credential.ok_or(AuthError::Missing)?;
+        self.0.get(credential).cloned().ok_or(AuthError::Invalid)
+    }
+}
+
+/// Keeps every audit event in memory.
+#[derive(Clone, Default)]
+pub struct Recorder {
+    pub events: Arc<Mutex<Vec<AuditEvent>>>,
+    pub flushes: Arc<Mutex<usize>>,
+}
+
+impl Recorder {
+    pub fn events(&self) -> Vec<AuditEvent> {
+        self.events.lock().unwrap().clone()
+    }
+
+    pub fn flushes(&self) -> usize {
+        *self.flushes.lock().unwrap()
+    }
+}
+
+impl AuditSink for Recorder {
+    fn record<'a>(&'a self, event: AuditEvent) -> BoxFuture<'a, ()> {
+        Box::pin(async move { self.events.lock().unwrap().push(event) })
+    }
+
+    fn flush<'a>(&'a self) -> BoxFuture<'a, ()> {
+        Box::pin(async move { *self.flushes.lock().unwrap() += 1 })
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running a server.
+
+/// The standard test server: the notes tools, fixed keys, a recording audit sink.
+pub fn builder(notes: &Notes, recorder: &Recorder) -> ServerBuilder {
+    Server::builder("notes", "0.1.0")
+        .description("Notes for tests")
+        .tool_set(notes.clone())
+        .authenticator(FixedKeys::new())
+        .audit(recorder.clone())
+}
+
+/// A server listening on `127.0.0.1:0`.
+pub struct Running {
+    pub addr: SocketAddr,
+    pub url: String,
+    stop: Option<oneshot::Sender<()>>,
+    task: tokio::task::JoinHandle<Result<(), mcpgen_runtime::server::ServerError>>,
+}
+
+impl Running {
+    pub async fn start(server: Server) -> Self {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(async move {
+            server
+                .serve_listener(listener, async move {
+                    let _ = stopped.await;
+                })
+                .await
+        });
+        Self {
+            addr,
+            url: format!("http://{addr}"),
+            stop: Some(stop),
+            task,
+        }
+    }
+
+    /// Triggers shutdown without waiting.
+    pub fn trigger_stop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+
+    /// Shuts down and waits for the server to return.
+    pub async fn stop(mut self) -> Result<(), mcpgen_runtime::server::ServerError> {
+        self.trigger_stop();
+        tokio::time::timeout(Duration::from_secs(10), self.task)
+            .await
+            .expect("the server stops in time")
+            .expect("the server task does not panic")
+    }
+}
+
+pub type Client = RunningService<RoleClient, ()>;
+
+/// rmcp's Streamable HTTP client with `headers` on every request.
+pub fn http_transport(
+    url: &str,
+    headers: &[(&'static str, &str)],
+) -> StreamableHttpClientTransport<reqwest::Client> {
+    let mut map = HashMap::new();
+    for (name, value) in headers {
+        map.insert(
+            HeaderName::from_static(name),
+            HeaderValue::from_str(value).unwrap(),
+        );
+    }
+    let config =
+        StreamableHttpClientTransportConfig::with_uri(format!("{url}/mcp")).custom_headers(map);
+    StreamableHttpClientTransport::with_client(reqwest::Client::new(), config)
+}
+
+/// Connects with the `initialize` handshake (a session) as the holder of `key`.
+pub async fn connect(url: &str, key: &str) -> Client {
+    ().serve(http_transport(url, &[("x-api-key", key)]))
+        .await
+        .expect("the client connects")
+}
+
+pub fn args(value: Value) -> Map<String, Value> {
+    match value {
+        Value::Object(map) => map,
+        other => panic!("arguments must be an object, got {other}"),
+    }
+}
+
+pub fn call(name: &'static str, arguments: Value) -> CallToolRequestParams {
+    CallToolRequestParams::new(name).with_arguments(args(arguments))
+}
+
+/// The text of a result's text blocks, joined.
+pub fn text(result: &CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Tool names of a list, sorted.
+pub fn names(tools: &[rmcp::model::Tool]) -> Vec<String> {
+    let mut names: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();
+    names.sort();
+    names
+}

@@ -1,0 +1,114 @@
+//! The official MCP conformance suite against the generated Synaplan server (auth off, on
+//! loopback): the 0.1.x release over all active server scenarios, and the 0.2.0 alpha with
+//! `--requirements 2026-07-28`. Known failures, each with its reason, are in
+//! `tests/conformance/baseline-*.yml`; the suite fails on anything else, and on a baseline
+//! entry that has started to pass.
+
+use std::path::Path;
+use std::process::Stdio;
+
+use mcpgen_tests::{StandIn, free_port, node_bin, repo_root, wait_ready, workspace_binary};
+
+async fn run_suite(entry: &str, extra: &[&str], baseline: &str) {
+    let upstream = StandIn::start(vec![]).await.expect("stand-in");
+    let port = free_port();
+    let _server = tokio::process::Command::new(workspace_binary("synaplan-mcp"))
+        .args([
+            "--transport",
+            "http",
+            "--listen",
+            &format!("127.0.0.1:{port}"),
+            "--no-auth",
+        ])
+        .args(["--upstream-url", &upstream.url])
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("server starts");
+    let url = format!("http://127.0.0.1:{port}");
+    assert!(wait_ready(&format!("{url}/healthz")).await);
+
+    let node = node_bin("node");
+    let script = repo_root().join("tests/node/node_modules").join(entry);
+    let baseline = repo_root().join("tests/conformance").join(baseline);
+    let out_dir = tempfile::tempdir().expect("tempdir");
+    let output = tokio::process::Command::new(&node)
+        .arg(&script)
+        .args(["server", "--url", &format!("{url}/mcp")])
+        .args(extra)
+        .arg("--expected-failures")
+        .arg(&baseline)
+        .arg("-o")
+        .arg(out_dir.path())
+        .current_dir(out_dir.path())
+        .env("PATH", path_with(&node))
+        .output()
+        .await
+        .expect("conformance suite runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let summary = stdout.split("=== SUMMARY ===").nth(1).unwrap_or(&stdout);
+    assert!(
+        output.status.success(),
+        "conformance ({entry} {extra:?}) failed outside the baseline {}:\n{summary}\n{}",
+        baseline.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    for must_pass in [
+        "server-initialize",
+        "tools-list",
+        "dns-rebinding-protection",
+    ] {
+        if stdout.contains(must_pass) {
+            assert!(
+                stdout.contains(&format!("✓ {must_pass}")),
+                "{must_pass} did not pass:\n{summary}"
+            );
+        }
+    }
+}
+
+fn path_with(node: &Path) -> String {
+    format!(
+        "{}:{}",
+        node.parent()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}
+
+#[tokio::test]
+async fn conformance_0_1_release() {
+    run_suite(
+        "@modelcontextprotocol/conformance/dist/index.js",
+        &[],
+        "baseline-0.1.yml",
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn conformance_0_2_alpha_2026_07_28() {
+    run_suite(
+        "conformance-next/dist/index.js",
+        &["--requirements", "2026-07-28"],
+        "baseline-2026-07-28.yml",
+    )
+    .await;
+    // The 2026-07-28 scenarios the issue names pass (they are not in the baseline).
+    let baseline =
+        std::fs::read_to_string(repo_root().join("tests/conformance/baseline-2026-07-28.yml"))
+            .expect("baseline");
+    for required in [
+        "caching",
+        "http-header-validation",
+        "tools-list",
+        "dns-rebinding-protection",
+    ] {
+        assert!(
+            !baseline.contains(&format!("- {required}\n")),
+            "{required} is in the baseline"
+        );
+    }
+}
