@@ -1,0 +1,261 @@
+//! The legacy HTTP+SSE transport of MCP 2024-11-05, which rmcp no longer provides.
+//!
+//! - `GET /sse` opens a `text/event-stream`. Its first event is `event: endpoint` whose data is
+//!   the URL to post messages to, `/message?sessionId=<id>`; every response and notification
+//!   of the session follows as `event: message` with the JSON-RPC message in `data:`. A
+//!   keep-alive comment goes out every 15 seconds.
+//! - `POST /message?sessionId=<id>` carries one JSON-RPC message (or a batch) from the client
+//!   and is answered `202 Accepted` with an empty body; the answer arrives on the stream.
+//!   Unknown or ended session → 404; a caller other than the one that opened the stream → 403;
+//!   a body that is not JSON-RPC → 400.
+//!
+//! Both routes sit behind the same `Host`/`Origin`, authentication and body-size layers as
+//! `/mcp`. The session's handler is fixed to the [`Principal`] that opened the stream. The
+//! session ends when the stream closes (client gone, or server shutdown through the
+//! `sessions` token), and the stream closes when the session's service stops.
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{Request, State};
+use axum::http::StatusCode;
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use futures::channel::mpsc;
+use futures::{SinkExt, StreamExt};
+use rmcp::ServiceExt;
+use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use tokio_util::sync::CancellationToken;
+
+use super::Inner;
+use super::handler::McpHandler;
+use super::http::{jsonrpc_error, unauthorized};
+use crate::Principal;
+use crate::auth::AuthError;
+
+/// Interval of the keep-alive comments on an open stream.
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+/// Messages that may wait in each direction of a session before senders wait.
+const CHANNEL_CAPACITY: usize = 64;
+
+/// Path of the message endpoint announced in the `endpoint` event.
+const MESSAGE_PATH: &str = "/message";
+
+/// One open stream: who opened it, and where its client's messages go.
+struct Session {
+    principal: Principal,
+    to_server: mpsc::Sender<ClientJsonRpcMessage>,
+}
+
+type Sessions = Arc<Mutex<HashMap<Arc<str>, Session>>>;
+
+/// State shared by the two routes.
+#[derive(Clone)]
+struct SseState {
+    inner: Arc<Inner>,
+    sessions: Sessions,
+    shutdown: CancellationToken,
+}
+
+/// Ends a session when the stream that carries it is dropped.
+struct SessionGuard {
+    id: Arc<str>,
+    sessions: Sessions,
+    ct: CancellationToken,
+}
+
+impl Drop for SessionGuard {
+    fn drop(&mut self) {
+        self.ct.cancel();
+        self.sessions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&self.id);
+        tracing::debug!(session = %self.id, "legacy SSE session ended");
+    }
+}
+
+/// The routes `GET /sse` and `POST /message`. Cancelling `shutdown` closes every open stream.
+pub(crate) fn routes(inner: &Arc<Inner>, shutdown: CancellationToken) -> Router {
+    let state = SseState {
+        inner: inner.clone(),
+        sessions: Arc::new(Mutex::new(HashMap::new())),
+        shutdown,
+    };
+    Router::new()
+        .route("/sse", get(open_stream))
+        .route(MESSAGE_PATH, post(post_message))
+        .with_state(state)
+}
+
+/// The principal the auth layer put into the request.
+fn principal_of(request: &Request) -> Option<Principal> {
+    request.extensions().get::<Principal>().cloned()
+}
+
+/// `GET /sse`: opens a session and its stream.
+async fn open_stream(State(state): State<SseState>, request: Request) -> Response {
+    let Some(principal) = principal_of(&request) else {
+        return unauthorized(&AuthError::Missing);
+    };
+    let id = rmcp::transport::common::server_side_http::session_id();
+    let ct = state.shutdown.child_token();
+    let (to_server, from_client) = mpsc::channel::<ClientJsonRpcMessage>(CHANNEL_CAPACITY);
+    let (to_client, from_server) = mpsc::channel::<ServerJsonRpcMessage>(CHANNEL_CAPACITY);
+    state
+        .sessions
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .insert(
+            id.clone(),
+            Session {
+                principal: principal.clone(),
+                to_server,
+            },
+        );
+    tracing::debug!(session = %id, principal = %principal.id, "legacy SSE session opened");
+
+    let handler = McpHandler::new(state.inner.clone(), Some(principal));
+    let service_ct = ct.clone();
+    let service_id = id.clone();
+    tokio::spawn(async move {
+        match handler
+            .serve_with_ct((to_client, from_client), service_ct.clone())
+            .await
+        {
+            Ok(running) => {
+                if let Err(error) = running.waiting().await {
+                    tracing::warn!(session = %service_id, %error, "legacy SSE session failed");
+                }
+            }
+            Err(error) => {
+                tracing::debug!(session = %service_id, %error, "legacy SSE session not initialized");
+            }
+        }
+        // The service is gone: close the stream.
+        service_ct.cancel();
+    });
+
+    let guard = SessionGuard {
+        id: id.clone(),
+        sessions: state.sessions.clone(),
+        ct: ct.clone(),
+    };
+    let endpoint = Event::default()
+        .event("endpoint")
+        .data(format!("{MESSAGE_PATH}?sessionId={id}"));
+    let messages = from_server.filter_map(move |message| {
+        // The stream owns the guard: dropping the stream ends the session.
+        let _session = &guard;
+        let event = match serde_json::to_string(&message) {
+            Ok(json) => Some(Ok::<_, Infallible>(
+                Event::default().event("message").data(json),
+            )),
+            Err(error) => {
+                tracing::warn!(%error, "cannot serialize a message for the SSE stream");
+                None
+            }
+        };
+        std::future::ready(event)
+    });
+    let stream = futures::stream::once(std::future::ready(Ok(endpoint)))
+        .chain(messages)
+        .take_until(ct.cancelled_owned());
+    Sse::new(stream)
+        .keep_alive(KeepAlive::new().interval(KEEP_ALIVE).text("keep-alive"))
+        .into_response()
+}
+
+/// The `sessionId` query parameter.
+fn session_id_of(request: &Request) -> Option<String> {
+    let query = request.uri().query()?;
+    url::form_urlencoded::parse(query.as_bytes())
+        .find(|(name, _)| name == "sessionId")
+        .map(|(_, value)| value.into_owned())
+}
+
+/// Parses one JSON-RPC message or a batch of them.
+fn parse_messages(body: &[u8]) -> Result<Vec<ClientJsonRpcMessage>, serde_json::Error> {
+    let value: serde_json::Value = serde_json::from_slice(body)?;
+    match value {
+        serde_json::Value::Array(items) => items.into_iter().map(serde_json::from_value).collect(),
+        single => Ok(vec![serde_json::from_value(single)?]),
+    }
+}
+
+fn session_not_found() -> Response {
+    jsonrpc_error(
+        StatusCode::NOT_FOUND,
+        -32001,
+        "session not found: open a new stream at /sse",
+    )
+}
+
+/// `POST /message?sessionId=<id>`: hands the client's message(s) to the session.
+async fn post_message(State(state): State<SseState>, request: Request) -> Response {
+    let Some(principal) = principal_of(&request) else {
+        return unauthorized(&AuthError::Missing);
+    };
+    let Some(id) = session_id_of(&request) else {
+        return jsonrpc_error(
+            StatusCode::BAD_REQUEST,
+            -32600,
+            "missing the sessionId query parameter",
+        );
+    };
+    let to_server = {
+        let sessions = state
+            .sessions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let Some(session) = sessions.get(id.as_str()) else {
+            return session_not_found();
+        };
+        if session.principal != principal {
+            tracing::warn!(session = %id, principal = %principal.id, "message refused: the session belongs to another caller");
+            return jsonrpc_error(
+                StatusCode::FORBIDDEN,
+                -32001,
+                "the session belongs to another caller",
+            );
+        }
+        session.to_server.clone()
+    };
+    let body = match axum::body::to_bytes(request.into_body(), state.inner.max_body_bytes).await {
+        Ok(body) => body,
+        Err(_) => {
+            return jsonrpc_error(
+                StatusCode::BAD_REQUEST,
+                -32600,
+                "the request body could not be read",
+            );
+        }
+    };
+    forward(to_server, &body).await
+}
+
+/// Sends the messages in `body` to the session's service.
+async fn forward(mut to_server: mpsc::Sender<ClientJsonRpcMessage>, body: &Bytes) -> Response {
+    let messages = match parse_messages(body) {
+        Ok(messages) => messages,
+        Err(error) => {
+            return jsonrpc_error(
+                StatusCode::BAD_REQUEST,
+                -32700,
+                &format!("not a JSON-RPC message: {error}"),
+            );
+        }
+    };
+    for message in messages {
+        if to_server.send(message).await.is_err() {
+            return session_not_found();
+        }
+    }
+    StatusCode::ACCEPTED.into_response()
+}
