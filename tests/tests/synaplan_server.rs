@@ -472,3 +472,54 @@ async fn inspector_cli_over_streamable_http() {
     );
     let _ = Duration::from_secs(0);
 }
+
+#[tokio::test]
+async fn inspector_cli_over_legacy_sse() {
+    let upstream = stand_in().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let keys = keys_file(dir.path());
+    let server = HttpServer::start(&upstream.url, &["--keys", keys.to_str().expect("utf8")]).await;
+    let url = format!("{}/sse", server.url);
+    let list = tokio::task::spawn_blocking({
+        let url = url.clone();
+        move || {
+            inspector(&[
+                &url,
+                "--transport",
+                "sse",
+                "--header",
+                "X-API-Key: admin-key-0123456789",
+                "--method",
+                "tools/list",
+            ])
+        }
+    })
+    .await
+    .expect("join");
+    assert_eq!(inspector_tool_names(&list), ALL_TOOLS);
+    let result = tokio::task::spawn_blocking(move || {
+        inspector(&[
+            &url,
+            "--transport",
+            "sse",
+            "--header",
+            "X-API-Key: admin-key-0123456789",
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "synaplan_list_prompts",
+        ])
+    })
+    .await
+    .expect("join");
+    assert_eq!(
+        result["structuredContent"]["prompts"][0]["topic"], "general",
+        "{result}"
+    );
+    assert!(
+        upstream
+            .received()
+            .iter()
+            .any(|r| r.uri == "/api/v1/prompts")
+    );
+}

@@ -236,18 +236,57 @@ pub(crate) fn readme(server: &ir::Server, options: &EmitOptions, size: &ToolsLis
             md_cell(first)
         ));
     }
-    out.push_str(
-        "\n## Use\n\n\
-         ```rust,ignore\n\
-         let upstream = mcpgen_runtime::Upstream::new(\n    \
-         mcpgen_runtime::UpstreamConfig::new(\"https://api.example.com\")\n        \
-         .with_credential(mcpgen_runtime::Credential::Header { name: \"X-API-Key\".into(), value: key }),\n\
-         )?;\n\
-         let tools = ",
-    );
+    let bin = format!("{}-mcp", server.name);
+    let krate = format!("{}_mcp", server.name.replace('-', "_"));
+    let key_env = server.security_schemes.iter().any(|s| {
+        matches!(
+            s.kind,
+            ir::SecurityKind::ApiKeyHeader(_) | ir::SecurityKind::ApiKeyQuery(_)
+        )
+    });
+    let upstream_flag = if key_env {
+        "MCPGEN_UPSTREAM_API_KEY"
+    } else {
+        "MCPGEN_UPSTREAM_BEARER"
+    };
     out.push_str(&format!(
-        "{}_mcp::Tools::new(upstream);\n```\n",
-        server.name.replace('-', "_")
+        "\n## Run\n\n\
+         ```sh\n\
+         cargo build --release --bin {bin}\n\
+         # stdio, for desktop clients (the caller's key comes from MCPGEN_API_KEY):\n\
+         {bin} --keys keys.yaml\n\
+         # Streamable HTTP at /mcp and legacy SSE at /sse:\n\
+         {bin} --transport http --listen 127.0.0.1:8080 --keys keys.yaml --audit-log audit.jsonl\n\
+         ```\n\n\
+         Every flag also reads an `MCPGEN_*` environment variable; `{bin} --help` lists them. \
+         The credential for the upstream API is `--upstream-api-key` / `--upstream-bearer` \
+         (`MCPGEN_UPSTREAM_API_KEY`, `MCPGEN_UPSTREAM_BEARER`). A keys file looks like:\n\n\
+         ```yaml\n\
+         keys:\n  \
+         - id: laptop\n    \
+         key_sha256: <hex SHA-256 of the key>\n    \
+         principal: alice\n    \
+         scopes: [mcp:read]          # mcp:*, mcp:read, mcp:write, mcp:tool:<name>\n\
+         ```\n\n\
+         ### Claude Desktop (`claude_desktop_config.json`)\n\n\
+         Local, over stdio:\n\n\
+         ```json\n\
+         {{\n  \"mcpServers\": {{\n    \"{name}\": {{\n      \"command\": \"/path/to/{bin}\",\n      \
+         \"args\": [\"--keys\", \"/path/to/keys.yaml\"],\n      \
+         \"env\": {{ \"MCPGEN_API_KEY\": \"<your key>\", \"{upstream_flag}\": \"<API credential>\" }}\n    }}\n  }}\n}}\n\
+         ```\n\n\
+         Remote, over Streamable HTTP:\n\n\
+         ```json\n\
+         {{\n  \"mcpServers\": {{\n    \"{name}\": {{\n      \"url\": \"https://mcp.example.com/mcp\",\n      \
+         \"headers\": {{ \"X-API-Key\": \"<your key>\" }}\n    }}\n  }}\n}}\n\
+         ```\n\n\
+         ## Use from Rust\n\n\
+         ```rust,ignore\n\
+         let upstream = mcpgen_runtime::Upstream::new(mcpgen_runtime::UpstreamConfig::new(\"https://api.example.com\"))?;\n\
+         let tools = {krate}::Tools::new(upstream); // a mcpgen_runtime::ToolSet\n\
+         ```\n",
+        name = server.name,
+        krate = krate,
     ));
     out
 }
