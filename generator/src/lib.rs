@@ -14,6 +14,7 @@ pub mod allowlist;
 pub mod emit;
 pub mod error;
 pub mod ir;
+pub mod keywords;
 pub mod naming;
 pub mod output;
 pub mod progress;

@@ -35,6 +35,7 @@ use serde_json::{Map, Number, Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::error::Warning;
+use crate::keywords;
 use crate::spec::{escape_pointer_segment, percent_decode, pointer_from_segments};
 
 /// How many levels of inline nesting [`SchemaConverter`] follows by default; deeper parts become
@@ -1163,21 +1164,9 @@ fn is_schema_position(segments: &[String]) -> bool {
             },
             At::SchemaMap | At::SchemaList => At::Schema,
             At::Schema => match s {
-                "items"
-                | "additionalItems"
-                | "additionalProperties"
-                | "not"
-                | "if"
-                | "then"
-                | "else"
-                | "contains"
-                | "propertyNames"
-                | "unevaluatedProperties"
-                | "unevaluatedItems"
-                | "contentSchema" => At::Schema,
-                "properties" | "patternProperties" | "$defs" | "definitions"
-                | "dependentSchemas" => At::SchemaMap,
-                "allOf" | "anyOf" | "oneOf" | "prefixItems" => At::SchemaList,
+                _ if keywords::SUBSCHEMA.contains(&s) => At::Schema,
+                _ if keywords::SUBSCHEMA_MAP.contains(&s) => At::SchemaMap,
+                _ if keywords::SUBSCHEMA_LIST.contains(&s) => At::SchemaList,
                 // Tuple `items: [..]`.
                 _ if array_index(s).is_some() => At::Schema,
                 "enum" | "const" | "default" | "example" | "examples" | "required" | "type"

@@ -8,7 +8,6 @@
 //! object) the whole body is one argument named `body` (`body_` if a parameter took `body`).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
 
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
@@ -680,31 +679,4 @@ fn security_schemes(root: &Value, used: &BTreeSet<&str>) -> Vec<ir::SecuritySche
         .collect();
     out.sort_by(|a, b| a.name.cmp(&b.name));
     out
-}
-
-/// Unused here but kept for callers that need the path of a spec relative to a base.
-pub fn display_path(path: &Path, base: &Path) -> String {
-    path.strip_prefix(base)
-        .unwrap_or(path)
-        .to_string_lossy()
-        .replace('\\', "/")
-}
-
-/// Temporary shim until `SchemaConverter::object_properties` lands (inherent methods win).
-#[allow(dead_code)]
-trait ObjectPropertiesShim {
-    fn object_properties(
-        &mut self,
-        schema: &Value,
-        pointer: &str,
-    ) -> Option<(IndexMap<String, Value>, Vec<String>)>;
-}
-impl ObjectPropertiesShim for SchemaConverter<'_> {
-    fn object_properties(
-        &mut self,
-        _schema: &Value,
-        _pointer: &str,
-    ) -> Option<(IndexMap<String, Value>, Vec<String>)> {
-        None
-    }
 }

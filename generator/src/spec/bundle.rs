@@ -32,6 +32,7 @@ use serde_json::{Map, Value};
 use super::load::parse_document;
 use super::{percent_decode, pointer_from_segments, pointer_segments};
 use crate::error::Error;
+use crate::keywords;
 
 /// Makes every `$ref` in `doc` (read from `path`) local.
 pub fn bundle(path: &Path, doc: Value) -> Result<Value, Vec<Error>> {
@@ -261,26 +262,14 @@ fn walk_schema(value: &mut Value, path: &mut Vec<String>, on_ref: &mut OnRef<'_>
     }
     for (key, child) in map.iter_mut() {
         path.push(key.clone());
-        match key.as_str() {
-            "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas" => {
+        let k = key.as_str();
+        match k {
+            _ if keywords::SUBSCHEMA_MAP.contains(&k) => {
                 walk_many(child, Kind::Schema, path, on_ref);
             }
-            "items"
-            | "additionalProperties"
-            | "not"
-            | "if"
-            | "then"
-            | "else"
-            | "contains"
-            | "propertyNames"
-            | "unevaluatedItems"
-            | "unevaluatedProperties"
-            | "additionalItems"
-            | "contentSchema"
-            | "allOf"
-            | "anyOf"
-            | "oneOf"
-            | "prefixItems" => walk_schema(child, path, on_ref),
+            _ if keywords::SUBSCHEMA.contains(&k) || keywords::SUBSCHEMA_LIST.contains(&k) => {
+                walk_schema(child, path, on_ref)
+            }
             "discriminator" => walk_discriminator(child, path, on_ref),
             _ => {}
         }

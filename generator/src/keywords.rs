@@ -1,0 +1,29 @@
+//! JSON Schema keywords by what their value holds, shared by every walk over schemas.
+
+/// Keywords whose value is one subschema.
+pub const SUBSCHEMA: &[&str] = &[
+    "items",
+    "additionalItems",
+    "additionalProperties",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "contentSchema",
+];
+
+/// Keywords whose value maps names to subschemas.
+pub const SUBSCHEMA_MAP: &[&str] = &[
+    "properties",
+    "patternProperties",
+    "$defs",
+    "definitions",
+    "dependentSchemas",
+];
+
+/// Keywords whose value is a list of subschemas.
+pub const SUBSCHEMA_LIST: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
