@@ -143,8 +143,8 @@ pub(crate) fn cargo_toml(server: &ir::Server, options: &EmitOptions) -> String {
          path = \"src/main.rs\"\n\n\
          [dependencies]\n",
         env!("CARGO_PKG_VERSION"),
-        options.spec_label,
-        options.tools_label,
+        super::one_line(&options.spec_label),
+        super::one_line(&options.tools_label),
     );
     match &options.runtime {
         RuntimeDep::Workspace => {
@@ -192,9 +192,19 @@ fn cargo_version(v: &str) -> String {
     }
 }
 
+/// A TOML basic string: quotes, backslashes and every control character (DEL included) escaped.
 fn toml_string(s: &str) -> String {
-    // A JSON string literal is a valid TOML basic string.
-    Value::String(s.to_owned()).to_string()
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// `README.md`: the tool table and how to use the crate.
@@ -204,11 +214,11 @@ pub(crate) fn readme(server: &ir::Server, options: &EmitOptions, size: &ToolsLis
          # {}-mcp\n\n\
          MCP tools for **{}**, generated from `{}`.\n\n",
         env!("CARGO_PKG_VERSION"),
-        options.spec_label,
-        options.tools_label,
+        super::one_line(&options.spec_label),
+        super::one_line(&options.tools_label),
         server.name,
-        md_inline(&server.title),
-        options.spec_label,
+        md_inline(&super::one_line(&server.title)),
+        super::one_line(&options.spec_label),
     );
     out.push_str(&format!(
         "{} tools; the `tools/list` payload is {} bytes (about {} tokens). `tools.json` holds it exactly.\n\n",

@@ -512,8 +512,9 @@ impl<'r> Indexer<'r> {
         }
     }
 
-    /// Operations sharing an operationId cannot be selected unambiguously: all of them are
-    /// moved to the broken list with an error naming every place the id is used.
+    /// Operations sharing an operationId cannot be selected by it: each loses its id (so it is
+    /// selected as `METHOD /path` and named from method and path), and the id is recorded as
+    /// broken with an error naming every place it is used.
     fn split_duplicate_ids(&mut self, operations: Vec<Operation>) -> Vec<Operation> {
         let mut places: HashMap<String, Vec<String>> = HashMap::new();
         for op in &operations {
@@ -553,6 +554,10 @@ impl<'r> Indexer<'r> {
                 path: op.path.clone(),
                 errors: vec![error],
             });
+            // Still selectable as `METHOD /path`, and named from method and path.
+            let mut op = op;
+            op.operation_id = None;
+            kept.push(op);
         }
         kept
     }

@@ -4,7 +4,7 @@
 //! everything that is wrong with the arguments at once.
 
 use reqwest::Method;
-use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderName, HeaderValue};
+use reqwest::header::{AUTHORIZATION, COOKIE, HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Map, Value};
 
 use super::body::{self, RequestBody};
@@ -63,10 +63,19 @@ impl Auth {
     }
 
     /// Adds the credentials to a request; a credential header replaces an argument's header of
-    /// the same name.
+    /// the same name, except `Cookie`, whose credential cookies are added after the argument
+    /// cookies in the one `Cookie` header.
     fn apply(&self, headers: &mut HeaderMap, query: &mut Vec<String>) {
         for (name, value) in &self.headers {
-            headers.insert(name.clone(), value.clone());
+            if *name == COOKIE
+                && let Some(merged) = headers
+                    .get(COOKIE)
+                    .and_then(|arg| merge_cookies(arg, value))
+            {
+                headers.insert(COOKIE, merged);
+            } else {
+                headers.insert(name.clone(), value.clone());
+            }
         }
         query.extend(self.query.iter().cloned());
     }
@@ -157,26 +166,37 @@ pub(super) fn build(
     let path = render_path(binding, args, &mut problems);
     let mut query = Vec::new();
     let mut headers = HeaderMap::new();
+    let mut cookies = Vec::new();
     for arg in binding.args {
         let Some(value) = provided(args, arg) else {
             continue;
         };
         match arg.location {
             Location::Query => match Style::of(arg) {
-                Ok(style) => query.extend(style::form(arg.wire, value, style.explode(arg))),
+                Ok(style) => query.extend(style::query(arg.wire, value, style, style.explode(arg))),
                 Err(problem) => problems.push(problem),
             },
             Location::Header => match header(arg, value) {
-                Ok((name, value)) => {
+                Ok(Some((name, value))) => {
                     headers.append(name, value);
                 }
+                Ok(None) => {}
                 Err(problem) => problems.push(problem),
             },
-            Location::Cookie => problems.push(format!(
-                "argument `{}` is a cookie parameter, which is not supported yet",
-                arg.arg
-            )),
+            Location::Cookie => match Style::of(arg) {
+                Ok(style) => cookies.extend(style::cookie(arg.wire, value, style.explode(arg))),
+                Err(problem) => problems.push(problem),
+            },
             Location::Path | Location::BodyField | Location::Body => {}
+        }
+    }
+    if !cookies.is_empty() {
+        // Names and values are percent-encoded, so the header is plain ASCII.
+        match HeaderValue::from_str(&cookies.join("; ")) {
+            Ok(value) => {
+                headers.insert(COOKIE, value);
+            }
+            Err(_) => problems.push("the cookie arguments do not make a valid header".to_owned()),
         }
     }
     let body = body::build(binding, args, &mut problems);
@@ -199,8 +219,8 @@ pub(super) fn build(
     })
 }
 
-/// Renders the path template, replacing each `{name}` with its path argument in `simple`
-/// style, percent-encoded as a path segment.
+/// Renders the path template, replacing each `{name}` with its path argument in its style
+/// (`simple`, `label` or `matrix`), values percent-encoded.
 fn render_path(
     binding: &HttpBinding,
     args: &Map<String, Value>,
@@ -241,7 +261,9 @@ fn render_path(
                 continue;
             };
             match Style::of(arg) {
-                Ok(style) => out.push_str(&style::simple(value, style.explode(arg), style::encode)),
+                Ok(style) => {
+                    out.push_str(&style::path(arg.wire, value, style, style.explode(arg)));
+                }
                 Err(problem) => problems.push(problem),
             }
             substituted.push(arg.arg);
@@ -271,8 +293,9 @@ fn is_dot_segment(segment: &str) -> bool {
     dots == "." || dots == ".."
 }
 
-/// An argument as a header, in `simple` style (header values are not percent-encoded).
-fn header(arg: &ArgBinding, value: &Value) -> Result<(HeaderName, HeaderValue), String> {
+/// An argument as a header, in `simple` style (header values are not percent-encoded); `None`
+/// for an empty array or object, which sends no header.
+fn header(arg: &ArgBinding, value: &Value) -> Result<Option<(HeaderName, HeaderValue)>, String> {
     let style = Style::of(arg)?;
     let name = HeaderName::from_bytes(arg.wire.as_bytes()).map_err(|_| {
         format!(
@@ -280,13 +303,31 @@ fn header(arg: &ArgBinding, value: &Value) -> Result<(HeaderName, HeaderValue), 
             arg.arg, arg.wire
         )
     })?;
-    let text = style::simple(value, style.explode(arg), str::to_owned);
-    let value = HeaderValue::from_str(&text).map_err(|_| {
-        format!(
-            "argument `{}` cannot be sent in header `{}`: header values cannot hold line breaks, \
-             other control characters or non-ASCII text",
-            arg.arg, arg.wire
-        )
-    })?;
-    Ok((name, value))
+    let Some(text) = style::header(value, style.explode(arg)) else {
+        return Ok(None);
+    };
+    // `HeaderValue` takes bytes above 0x7f as obsolete `obs-text`; servers read them in
+    // differing charsets, so non-ASCII text is refused rather than sent ambiguously.
+    let value = Some(text)
+        .filter(|text| text.is_ascii())
+        .and_then(|text| HeaderValue::from_str(&text).ok())
+        .ok_or_else(|| {
+            format!(
+                "argument `{}` cannot be sent in header `{}`: header values cannot hold line \
+                 breaks, other control characters or non-ASCII text",
+                arg.arg, arg.wire
+            )
+        })?;
+    Ok(Some((name, value)))
+}
+
+/// The `Cookie` header holding the argument cookies `args` followed by the credential cookies
+/// `credential`, marked sensitive.
+fn merge_cookies(args: &HeaderValue, credential: &HeaderValue) -> Option<HeaderValue> {
+    let mut bytes = args.as_bytes().to_vec();
+    bytes.extend_from_slice(b"; ");
+    bytes.extend_from_slice(credential.as_bytes());
+    let mut merged = HeaderValue::from_bytes(&bytes).ok()?;
+    merged.set_sensitive(true);
+    Some(merged)
 }
