@@ -1,0 +1,662 @@
+//! Request bodies on the wire: `Upstream::invoke` against a loopback server that records the
+//! raw `Content-Type` and body bytes, for every body content type.
+
+use std::sync::{Arc, Mutex};
+
+use axum::extract::{Request, State};
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use mcpgen_runtime::{
+    ArgBinding, BodyBinding, HttpBinding, Location, ToolAnnotations, ToolDef, ToolResult, Upstream,
+    UpstreamConfig,
+};
+use serde_json::{Map, Value, json};
+
+// ---------------------------------------------------------------------------------------------
+// The recording server (after tests/upstream.rs).
+
+#[derive(Debug, Clone)]
+struct Recorded {
+    content_type: Option<String>,
+    body: Vec<u8>,
+}
+
+type Log = Arc<Mutex<Vec<Recorded>>>;
+
+struct Server {
+    base: String,
+    log: Log,
+}
+
+impl Server {
+    async fn start() -> Self {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let log = Log::default();
+        let app = axum::Router::new().fallback(record).with_state(log.clone());
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        Self {
+            base: format!("http://{addr}"),
+            log,
+        }
+    }
+
+    fn upstream(&self) -> Upstream {
+        Upstream::new(UpstreamConfig::new(&self.base)).unwrap()
+    }
+
+    fn requests(&self) -> Vec<Recorded> {
+        self.log.lock().unwrap().clone()
+    }
+
+    /// Calls `tool` with `args`, expects success, and returns the one new request.
+    async fn send(&self, tool: &ToolDef, args: Value) -> Recorded {
+        let before = self.requests().len();
+        let result = self.upstream().invoke(tool, args_of(args)).await;
+        assert!(!result.is_error, "{result:?}");
+        let requests = self.requests();
+        assert_eq!(requests.len(), before + 1, "{requests:#?}");
+        requests.last().unwrap().clone()
+    }
+}
+
+async fn record(State(log): State<Log>, req: Request) -> Response {
+    let (parts, body) = req.into_parts();
+    let body = axum::body::to_bytes(body, usize::MAX).await.unwrap();
+    log.lock().unwrap().push(Recorded {
+        content_type: parts
+            .headers
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned),
+        body: body.to_vec(),
+    });
+    (
+        [(header::CONTENT_TYPE, "application/json")],
+        r#"{"ok":true}"#,
+    )
+        .into_response()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tool tables.
+
+const fn arg(name: &'static str, location: Location, required: bool) -> ArgBinding {
+    ArgBinding {
+        arg: name,
+        wire: name,
+        location,
+        required,
+        style: None,
+        explode: None,
+    }
+}
+
+const fn tool(content_type: &'static str, required: bool, args: &'static [ArgBinding]) -> ToolDef {
+    ToolDef {
+        name: "test_tool",
+        title: None,
+        description: "a test tool",
+        input_schema: r#"{"type":"object"}"#,
+        output_schema: None,
+        wrap_output: false,
+        annotations: ToolAnnotations {
+            read_only_hint: None,
+            destructive_hint: None,
+            idempotent_hint: None,
+            open_world_hint: None,
+        },
+        required_scope: None,
+        plugin: None,
+        http: Some(HttpBinding {
+            method: "POST",
+            path: "/body",
+            operation_id: "op",
+            args,
+            body: Some(BodyBinding {
+                content_type,
+                required,
+            }),
+            security: &[],
+        }),
+    }
+}
+
+const WHOLE: &[ArgBinding] = &[arg("body", Location::Body, true)];
+const OPTIONAL_WHOLE: &[ArgBinding] = &[arg("body", Location::Body, false)];
+
+const JSON_TOOL: ToolDef = tool("application/json", true, WHOLE);
+const JSON_OPTIONAL_TOOL: ToolDef = tool("application/json", false, OPTIONAL_WHOLE);
+const VND_JSON_TOOL: ToolDef = tool("application/vnd.api+json", true, WHOLE);
+const JSON_FIELDS_TOOL: ToolDef = tool(
+    "application/json",
+    true,
+    &[
+        arg("name", Location::BodyField, true),
+        arg("note", Location::BodyField, false),
+    ],
+);
+
+const FORM_FIELDS: &[ArgBinding] = &[
+    arg("amount", Location::BodyField, true),
+    arg("description", Location::BodyField, false),
+    arg("metadata", Location::BodyField, false),
+    arg("expand", Location::BodyField, false),
+    arg("items", Location::BodyField, false),
+    arg("capture", Location::BodyField, false),
+    arg("livemode", Location::BodyField, false),
+    arg("nothing", Location::BodyField, false),
+];
+const FORM_TOOL: ToolDef = tool("application/x-www-form-urlencoded", true, FORM_FIELDS);
+const FORM_WHOLE_TOOL: ToolDef = tool("application/x-www-form-urlencoded", true, WHOLE);
+
+const MULTIPART_TOOL: ToolDef = tool(
+    "multipart/form-data",
+    true,
+    &[
+        ArgBinding {
+            arg: "files",
+            wire: "files[]",
+            ..arg("", Location::BodyField, true)
+        },
+        arg("purpose", Location::BodyField, true),
+        arg("options", Location::BodyField, false),
+    ],
+);
+const MULTIPART_WHOLE_TOOL: ToolDef = tool("multipart/form-data", true, WHOLE);
+
+const TEXT_TOOL: ToolDef = tool("text/plain", true, WHOLE);
+const CSV_TOOL: ToolDef = tool("text/csv; charset=utf-8", true, WHOLE);
+const OCTET_TOOL: ToolDef = tool("application/octet-stream", true, WHOLE);
+const IMAGE_ANY_TOOL: ToolDef = tool("image/*", true, WHOLE);
+
+fn args_of(value: Value) -> Map<String, Value> {
+    match value {
+        Value::Object(map) => map,
+        other => panic!("arguments must be an object, got {other}"),
+    }
+}
+
+#[track_caller]
+fn assert_error_containing(result: &ToolResult, needles: &[&str]) {
+    assert!(result.is_error, "expected an error result, got {result:?}");
+    let text = result.joined_text();
+    for needle in needles {
+        assert!(
+            text.contains(needle),
+            "`{needle}` not in error text: {text}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// A small multipart/form-data parser for assertions.
+
+#[derive(Debug, PartialEq, Eq)]
+struct Part {
+    /// Header lines in order, as sent.
+    headers: Vec<String>,
+    body: Vec<u8>,
+}
+
+/// Splits a multipart body by the boundary named in `content_type`, checking the framing.
+fn parse_multipart(content_type: &str, body: &[u8]) -> Vec<Part> {
+    let (essence, boundary) = content_type
+        .split_once("; boundary=")
+        .expect("a boundary parameter");
+    assert_eq!(essence, "multipart/form-data");
+    assert!(
+        !boundary.is_empty() && boundary.len() <= 70,
+        "RFC 2046 limits boundaries to 1-70 characters: {boundary}"
+    );
+    let delimiter = format!("--{boundary}");
+    let close = format!("{delimiter}--\r\n");
+    assert!(
+        body.ends_with(close.as_bytes()),
+        "body does not end with the close delimiter"
+    );
+    let body = &body[..body.len() - close.len()];
+    let mut parts = Vec::new();
+    let mut rest = body;
+    let opener = format!("{delimiter}\r\n");
+    let separator = format!("\r\n{delimiter}\r\n");
+    assert!(rest.starts_with(opener.as_bytes()) || rest.is_empty());
+    if rest.is_empty() {
+        return parts;
+    }
+    rest = &rest[opener.len()..];
+    // The last part ends with CRLF before the close delimiter.
+    assert!(rest.ends_with(b"\r\n"));
+    rest = &rest[..rest.len() - 2];
+    for raw in split_bytes(rest, separator.as_bytes()) {
+        let end = find(raw, b"\r\n\r\n").expect("a blank line after part headers");
+        let headers = std::str::from_utf8(&raw[..end])
+            .unwrap()
+            .split("\r\n")
+            .map(str::to_owned)
+            .collect();
+        parts.push(Part {
+            headers,
+            body: raw[end + 4..].to_vec(),
+        });
+    }
+    parts
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+fn split_bytes<'a>(mut bytes: &'a [u8], separator: &[u8]) -> Vec<&'a [u8]> {
+    let mut out = Vec::new();
+    while let Some(at) = find(bytes, separator) {
+        out.push(&bytes[..at]);
+        bytes = &bytes[at + separator.len()..];
+    }
+    out.push(bytes);
+    out
+}
+
+fn part(headers: &[&str], body: &[u8]) -> Part {
+    Part {
+        headers: headers.iter().map(|h| (*h).to_owned()).collect(),
+        body: body.to_vec(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON.
+
+#[tokio::test(flavor = "multi_thread")]
+async fn json_bodies_of_every_kind_are_encoded_as_json() {
+    let server = Server::start().await;
+    for (value, wire) in [
+        (
+            json!({"z": 1, "a": {"b": [true, null]}}),
+            r#"{"z":1,"a":{"b":[true,null]}}"#,
+        ),
+        (
+            json!([1, "two", null, {"x": 3}]),
+            r#"[1,"two",null,{"x":3}]"#,
+        ),
+        (json!("a \"quoted\" string\n"), r#""a \"quoted\" string\n""#),
+        (json!(-12.5), "-12.5"),
+        (json!(0), "0"),
+        (json!(true), "true"),
+        (json!(false), "false"),
+        (json!(""), r#""""#),
+        (json!([]), "[]"),
+        (json!({}), "{}"),
+    ] {
+        let request = server.send(&JSON_TOOL, json!({"body": value})).await;
+        assert_eq!(request.content_type.as_deref(), Some("application/json"));
+        assert_eq!(String::from_utf8(request.body).unwrap(), wire);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn plus_json_types_are_json_and_keep_their_content_type() {
+    let server = Server::start().await;
+    let request = server
+        .send(&VND_JSON_TOOL, json!({"body": {"data": {"type": "x"}}}))
+        .await;
+    assert_eq!(
+        request.content_type.as_deref(),
+        Some("application/vnd.api+json")
+    );
+    assert_eq!(request.body, br#"{"data":{"type":"x"}}"#);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn json_null_fields_are_sent_and_a_null_whole_body_is_not() {
+    let server = Server::start().await;
+    let request = server
+        .send(&JSON_FIELDS_TOOL, json!({"name": "n", "note": null}))
+        .await;
+    assert_eq!(request.body, br#"{"name":"n","note":null}"#);
+
+    // `null` for the whole body means "not given", as for every other argument.
+    let request = server
+        .send(&JSON_OPTIONAL_TOOL, json!({"body": null}))
+        .await;
+    assert_eq!(request.content_type, None);
+    assert!(request.body.is_empty());
+    let result = server
+        .upstream()
+        .invoke(&JSON_TOOL, args_of(json!({"body": null})))
+        .await;
+    assert_error_containing(&result, &["missing required argument `body`"]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// application/x-www-form-urlencoded.
+
+#[tokio::test(flavor = "multi_thread")]
+async fn form_bodies_use_brackets_and_indexed_arrays() {
+    let server = Server::start().await;
+    let request = server
+        .send(
+            &FORM_TOOL,
+            json!({
+                "amount": 2000,
+                "description": "tea & cake = 2 items, 100% nice ü+",
+                "metadata": {"order_id": "6735", "nested": {"deep key": "v"}, "gone": null},
+                "expand": ["customer", "invoice.subscription"],
+                "items": [{"price": "p_1", "quantity": 2}, {"price": "p_2", "tags": ["x"]}],
+                "capture": false,
+                "livemode": true,
+                "nothing": null,
+            }),
+        )
+        .await;
+    assert_eq!(
+        request.content_type.as_deref(),
+        Some("application/x-www-form-urlencoded")
+    );
+    let expected = [
+        "amount=2000",
+        "description=tea+%26+cake+%3D+2+items%2C+100%25+nice+%C3%BC%2B",
+        "metadata[order_id]=6735",
+        "metadata[nested][deep+key]=v",
+        "expand[0]=customer",
+        "expand[1]=invoice.subscription",
+        "items[0][price]=p_1",
+        "items[0][quantity]=2",
+        "items[1][price]=p_2",
+        "items[1][tags][0]=x",
+        "capture=false",
+        "livemode=true",
+    ]
+    .join("&");
+    assert_eq!(String::from_utf8(request.body).unwrap(), expected);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn form_body_from_a_whole_object_argument_encodes_names_too() {
+    let server = Server::start().await;
+    let request = server
+        .send(
+            &FORM_WHOLE_TOOL,
+            json!({"body": {"a b": "1 2", "x[y]": "*-._~", "e": [], "o": {}, "f": 1.5}}),
+        )
+        .await;
+    assert_eq!(
+        String::from_utf8(request.body).unwrap(),
+        "a+b=1+2&x%5By%5D=*-._%7E&f=1.5"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn form_body_that_is_not_an_object_is_an_error() {
+    let server = Server::start().await;
+    let result = server
+        .upstream()
+        .invoke(&FORM_WHOLE_TOOL, args_of(json!({"body": ["a"]})))
+        .await;
+    assert_error_containing(
+        &result,
+        &["argument `body`", "must be an object", "an array"],
+    );
+    assert!(server.requests().is_empty());
+}
+
+// ---------------------------------------------------------------------------------------------
+// multipart/form-data.
+
+#[tokio::test(flavor = "multi_thread")]
+async fn multipart_with_two_files_and_text_fields() {
+    let server = Server::start().await;
+    let request = server
+        .send(
+            &MULTIPART_TOOL,
+            json!({
+                "files": [
+                    "data:image/png;base64,iVBORw0KGgo=",
+                    {"data": "AAEC/w==", "filename": "report \"v2\".bin",
+                     "content_type": "application/x-report"},
+                ],
+                "purpose": "fine-tune",
+                "options": {"n": 2, "tags": ["a"]},
+            }),
+        )
+        .await;
+    let content_type = request.content_type.unwrap();
+    assert!(
+        content_type.starts_with("multipart/form-data; boundary="),
+        "{content_type}"
+    );
+    let parts = parse_multipart(&content_type, &request.body);
+    assert_eq!(
+        parts,
+        [
+            part(
+                &[
+                    r#"Content-Disposition: form-data; name="files[]"; filename="file.png""#,
+                    "Content-Type: image/png",
+                ],
+                b"\x89PNG\r\n\x1a\n",
+            ),
+            part(
+                &[
+                    r#"Content-Disposition: form-data; name="files[]"; filename="report %22v2%22.bin""#,
+                    "Content-Type: application/x-report",
+                ],
+                &[0, 1, 2, 255],
+            ),
+            part(
+                &[r#"Content-Disposition: form-data; name="purpose""#],
+                b"fine-tune",
+            ),
+            part(
+                &[
+                    r#"Content-Disposition: form-data; name="options""#,
+                    "Content-Type: application/json",
+                ],
+                br#"{"n":2,"tags":["a"]}"#,
+            ),
+        ]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn multipart_boundaries_differ_per_request() {
+    let server = Server::start().await;
+    let body = json!({"body": {"a": "1"}});
+    let first = server.send(&MULTIPART_WHOLE_TOOL, body.clone()).await;
+    let second = server.send(&MULTIPART_WHOLE_TOOL, body).await;
+    assert_ne!(first.content_type, second.content_type);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn multipart_names_scalars_arrays_and_named_data_uris() {
+    let server = Server::start().await;
+    let request = server
+        .send(
+            &MULTIPART_WHOLE_TOOL,
+            json!({"body": {
+                "we\"ird\r\nname": true,
+                "ids": [1, "two"],
+                "doc": "data:text/plain;name=notes.txt,hello%20world",
+                "plain": "data: not a URI, just text",
+                "missing": null,
+            }}),
+        )
+        .await;
+    let parts = parse_multipart(request.content_type.as_deref().unwrap(), &request.body);
+    assert_eq!(
+        parts,
+        [
+            part(
+                &[r#"Content-Disposition: form-data; name="we%22ird%0D%0Aname""#],
+                b"true",
+            ),
+            part(&[r#"Content-Disposition: form-data; name="ids""#], b"1"),
+            part(&[r#"Content-Disposition: form-data; name="ids""#], b"two"),
+            part(
+                &[
+                    r#"Content-Disposition: form-data; name="doc"; filename="notes.txt""#,
+                    "Content-Type: text/plain",
+                ],
+                b"hello world",
+            ),
+            part(
+                &[r#"Content-Disposition: form-data; name="plain""#],
+                b"data: not a URI, just text",
+            ),
+        ]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bad_files_in_multipart_are_errors_naming_the_argument() {
+    let server = Server::start().await;
+    let upstream = server.upstream();
+    let result = upstream
+        .invoke(
+            &MULTIPART_TOOL,
+            args_of(json!({"purpose": "p", "files": ["data:image/png;base64,@@@"]})),
+        )
+        .await;
+    assert_error_containing(
+        &result,
+        &[
+            "argument `files` item 0",
+            "not a valid `data:` URI",
+            "base64",
+        ],
+    );
+    let result = upstream
+        .invoke(
+            &MULTIPART_TOOL,
+            args_of(json!({"purpose": "p", "files": {"data": "not base64!", "filename": "a"}})),
+        )
+        .await;
+    assert_error_containing(&result, &["argument `files`", "not valid base64"]);
+    let result = upstream
+        .invoke(
+            &MULTIPART_TOOL,
+            args_of(json!({"purpose": "p", "files": "data:image/png;base64"})),
+        )
+        .await;
+    assert_error_containing(&result, &["argument `files`", "has no `,`"]);
+    let result = upstream
+        .invoke(
+            &MULTIPART_WHOLE_TOOL,
+            args_of(json!({"body": {"f": {"data": "AA==", "filename": 3}}})),
+        )
+        .await;
+    assert_error_containing(
+        &result,
+        &[
+            "argument `body` (property `f`)",
+            "`filename`",
+            "must be a string",
+        ],
+    );
+    assert!(server.requests().is_empty());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Text and binary.
+
+#[tokio::test(flavor = "multi_thread")]
+async fn text_bodies_are_sent_as_utf8() {
+    let server = Server::start().await;
+    let request = server
+        .send(&TEXT_TOOL, json!({"body": "grüße\r\n\"quoted\" & more"}))
+        .await;
+    assert_eq!(request.content_type.as_deref(), Some("text/plain"));
+    assert_eq!(request.body, "grüße\r\n\"quoted\" & more".as_bytes());
+    let request = server.send(&CSV_TOOL, json!({"body": "a,b\n1,2\n"})).await;
+    assert_eq!(
+        request.content_type.as_deref(),
+        Some("text/csv; charset=utf-8")
+    );
+    assert_eq!(request.body, b"a,b\n1,2\n");
+    let request = server.send(&TEXT_TOOL, json!({"body": 42})).await;
+    assert_eq!(request.body, b"42");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn object_for_a_text_body_is_an_error() {
+    let server = Server::start().await;
+    let result = server
+        .upstream()
+        .invoke(&TEXT_TOOL, args_of(json!({"body": {"not": "text"}})))
+        .await;
+    assert_error_containing(
+        &result,
+        &[
+            "argument `body`",
+            "must be a string",
+            "`text/plain`",
+            "an object",
+        ],
+    );
+    assert!(server.requests().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn octet_stream_bodies_are_decoded_from_base64_or_data_uris() {
+    let server = Server::start().await;
+    for value in [
+        json!("AAEC/f7/"),
+        json!("AAEC_f7_"),
+        json!("AAEC\n/f7/"),
+        json!("data:application/octet-stream;base64,AAEC/f7/"),
+        json!({"data": "AAEC/f7/", "filename": "x.bin"}),
+    ] {
+        let request = server.send(&OCTET_TOOL, json!({"body": value})).await;
+        assert_eq!(
+            request.content_type.as_deref(),
+            Some("application/octet-stream")
+        );
+        assert_eq!(request.body, [0, 1, 2, 0xfd, 0xfe, 0xff]);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn wildcard_binary_types_send_the_given_media_type() {
+    let server = Server::start().await;
+    let request = server
+        .send(
+            &IMAGE_ANY_TOOL,
+            json!({"body": "data:image/gif;base64,R0lG"}),
+        )
+        .await;
+    assert_eq!(request.content_type.as_deref(), Some("image/gif"));
+    assert_eq!(request.body, b"GIF");
+    let request = server.send(&IMAGE_ANY_TOOL, json!({"body": "R0lG"})).await;
+    assert_eq!(
+        request.content_type.as_deref(),
+        Some("application/octet-stream")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bad_binary_bodies_are_errors_naming_the_argument() {
+    let server = Server::start().await;
+    let upstream = server.upstream();
+    for (value, needles) in [
+        (
+            json!("not base64!"),
+            &["argument `body`", "must be base64 or a `data:` URI"][..],
+        ),
+        (
+            json!("data:application/pdf;base64,%%%"),
+            &["argument `body`", "not a valid `data:` URI"][..],
+        ),
+        (json!("data:x"), &["argument `body`", "has no `,`"][..]),
+        (
+            json!({"name": "x"}),
+            &["argument `body`", "file object", "not an object"][..],
+        ),
+        (json!(7), &["argument `body`", "not a number"][..]),
+    ] {
+        let result = upstream
+            .invoke(&OCTET_TOOL, args_of(json!({"body": value})))
+            .await;
+        assert_error_containing(&result, needles);
+    }
+    assert!(server.requests().is_empty());
+}
