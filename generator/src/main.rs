@@ -99,7 +99,7 @@ struct InitArgs {
     /// Select every operation (the default).
     #[arg(long, conflicts_with = "read_only")]
     all: bool,
-    /// Select only read-only operations (GET, HEAD).
+    /// Select only read-only operations (GET, HEAD, OPTIONS).
     #[arg(long)]
     read_only: bool,
     /// Server name to write into the `server:` block (default: from the spec's folder).
@@ -360,7 +360,7 @@ fn init(args: InitArgs) -> Result<(), String> {
     let mut taken = std::collections::BTreeSet::new();
     let mut entries = Vec::new();
     for op in &spec.operations {
-        let read_only = matches!(op.method.as_str(), "get" | "head");
+        let read_only = matches!(op.method.as_str(), "get" | "head" | "options");
         if args.read_only && !read_only {
             continue;
         }

@@ -278,3 +278,112 @@ fn a_malformed_operation_breaks_generation_only_when_selected() {
     assert!(t.contains("cannot be read from the spec"), "{t}");
     assert!(t.contains("#/components/parameters/Missing"), "{t}");
 }
+
+/// Generates `spec` (YAML text) with an allowlist selecting `ids`, returning `tools.json`.
+fn generate_tools_json(spec: &str, ids: &[&str]) -> serde_json::Value {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let spec = write(dir.path(), "openapi.yaml", spec);
+    let entries: String = ids
+        .iter()
+        .map(|id| format!("  - operation_id: {id}\n"))
+        .collect();
+    let tools = write(
+        dir.path(),
+        "mcp_tools.yaml",
+        &format!("server:\n  name: t\nmcp_tools:\n{entries}"),
+    );
+    let out = dir.path().join("out");
+    let o = mcpgen(&[
+        "generate",
+        "--spec",
+        spec.to_str().expect("utf8"),
+        "--tools",
+        tools.to_str().expect("utf8"),
+        "--out",
+        out.to_str().expect("utf8"),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let json = std::fs::read_to_string(out.join("tools.json")).expect("tools.json");
+    serde_json::from_str(&json).expect("JSON")
+}
+
+const COLLISIONS: &str = "openapi: 3.0.3
+info: {title: t, version: '1'}
+paths:
+  /items/{id}:
+    get:
+      operationId: getItem
+      parameters:
+        - {name: id, in: path, required: true, schema: {type: string}}
+        - {name: id, in: query, schema: {type: integer}}
+        - {name: id, in: header, schema: {type: string}}
+      responses: {'200': {description: ok}}
+    put:
+      operationId: putItem
+      parameters:
+        - {name: id, in: path, required: true, schema: {type: string}}
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: {type: object, required: [title], properties: {id: {type: string}, title: {type: string}}}
+      responses: {'204': {description: done}}
+    patch:
+      operationId: patchItem
+      parameters:
+        - {name: id, in: path, required: true, schema: {type: string}}
+      requestBody:
+        content:
+          application/json:
+            schema: {type: object, properties: {title: {type: string}}}
+      responses: {'204': {description: done}}
+    delete:
+      operationId: deleteItem
+      parameters:
+        - {name: id, in: path, required: true, schema: {type: string}}
+      responses: {'204': {description: done}}
+";
+
+fn property_names(tool: &serde_json::Value) -> Vec<String> {
+    tool["inputSchema"]["properties"]
+        .as_object()
+        .map(|m| m.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+#[test]
+fn colliding_argument_names_are_disambiguated_by_location() {
+    let list = generate_tools_json(COLLISIONS, &["getItem", "putItem", "patchItem"]);
+    let tools = list["tools"].as_array().expect("tools");
+    // Path keeps the name; the others get their location appended.
+    assert_eq!(property_names(&tools[0]), ["id", "id_query", "id_header"]);
+    // A body property colliding with a parameter: the body is one `body` argument.
+    assert_eq!(property_names(&tools[1]), ["id", "body"]);
+    assert_eq!(
+        tools[1]["inputSchema"]["required"],
+        serde_json::json!(["id", "body"])
+    );
+    // No collision: the body's properties are flattened.
+    assert_eq!(property_names(&tools[2]), ["id", "title"]);
+}
+
+#[test]
+fn annotations_follow_the_http_method() {
+    let list = generate_tools_json(
+        COLLISIONS,
+        &["getItem", "putItem", "patchItem", "deleteItem"],
+    );
+    let hints: Vec<serde_json::Value> = list["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .map(|t| t["annotations"].clone())
+        .collect();
+    assert_eq!(hints[0]["readOnlyHint"], true);
+    assert_eq!(hints[1]["readOnlyHint"], false);
+    assert_eq!(hints[1]["idempotentHint"], true);
+    assert_eq!(hints[1]["destructiveHint"], false);
+    assert_eq!(hints[2]["idempotentHint"], false);
+    assert_eq!(hints[3]["destructiveHint"], true);
+    assert_eq!(hints[3]["idempotentHint"], true);
+}
