@@ -14,20 +14,26 @@
 //! Everything under [`protected_routes`] passes, outermost first: `Host`/`Origin` validation
 //! (403), authentication (401 with `WWW-Authenticate` and a JSON-RPC error body, code -32001;
 //! the [`Principal`] goes into the request extensions), and the body size limit (413).
+//!
+//! A `/mcp` session belongs to the principal that initialized it: a request carrying the
+//! `Mcp-Session-Id` of a session opened by another principal is refused with 403 (as on the
+//! legacy SSE transport); ids we never issued are left to rmcp (404).
 
+use std::collections::{BTreeMap, HashMap};
 use std::future::{Future, IntoFuture};
 use std::net::{IpAddr, SocketAddr};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use axum::Router;
 use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use futures::StreamExt;
+use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
@@ -40,6 +46,12 @@ use crate::auth::{AuthError, Authenticator, credential_from_headers};
 
 /// JSON-RPC error code of an authentication failure.
 pub const AUTH_ERROR_CODE: i64 = -32001;
+
+/// Most `/mcp` sessions whose owner is remembered; beyond it the oldest session is closed.
+const MAX_SESSIONS: usize = 10_000;
+
+/// The header that carries a Streamable HTTP session id.
+const SESSION_HEADER: &str = "mcp-session-id";
 
 /// How long, after the calls in progress have finished, shutdown lets their responses be
 /// written before closing the streams that are still open.
@@ -159,11 +171,124 @@ async fn limit_body(State(max): State<usize>, request: Request, next: Next) -> R
         .await
 }
 
-/// The Streamable HTTP service at `/mcp`.
-fn mcp_service(
-    inner: &Arc<Inner>,
-    sessions: CancellationToken,
-) -> StreamableHttpService<McpHandler, LocalSessionManager> {
+/// The owners of the `/mcp` sessions: session id → the principal that initialized it.
+#[derive(Default)]
+struct Owners {
+    by_id: HashMap<Arc<str>, (Principal, u64)>,
+    /// Creation order (sequence number → id), for oldest-first eviction.
+    order: BTreeMap<u64, Arc<str>>,
+    next: u64,
+}
+
+impl Owners {
+    /// Records `id` for `principal`; returns the ids evicted to stay within [`MAX_SESSIONS`].
+    fn insert(&mut self, id: Arc<str>, principal: Principal) -> Vec<Arc<str>> {
+        self.remove(&id);
+        let seq = self.next;
+        self.next += 1;
+        self.by_id.insert(id.clone(), (principal, seq));
+        self.order.insert(seq, id);
+        let mut evicted = Vec::new();
+        while self.by_id.len() > MAX_SESSIONS {
+            let Some((_, oldest)) = self.order.pop_first() else {
+                break;
+            };
+            self.by_id.remove(&oldest);
+            evicted.push(oldest);
+        }
+        evicted
+    }
+
+    fn remove(&mut self, id: &str) {
+        if let Some((_, seq)) = self.by_id.remove(id) {
+            self.order.remove(&seq);
+        }
+    }
+}
+
+/// State of the session-ownership layer: the owners, and rmcp's session manager (to close
+/// sessions evicted from the map, so that no live session is left without a known owner).
+#[derive(Clone)]
+struct SessionOwners {
+    owners: Arc<Mutex<Owners>>,
+    manager: Arc<LocalSessionManager>,
+}
+
+impl SessionOwners {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Owners> {
+        self.owners.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// Ties each `/mcp` session to the principal that initialized it: records the owner when
+/// rmcp issues a session id, refuses (403) requests on a session owned by someone else, and
+/// forgets sessions that are deleted or that rmcp no longer knows (404).
+async fn bind_session(
+    State(state): State<SessionOwners>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let Some(principal) = request.extensions().get::<Principal>().cloned() else {
+        return unauthorized(&AuthError::Missing);
+    };
+    let session = request
+        .headers()
+        .get(SESSION_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let Some(session) = session else {
+        let response = next.run(request).await;
+        let issued = response
+            .headers()
+            .get(SESSION_HEADER)
+            .and_then(|v| v.to_str().ok())
+            .map(Arc::<str>::from);
+        if let Some(id) = issued {
+            tracing::debug!(session = %id, principal = %principal.id, "session opened");
+            let evicted = state.lock().insert(id, principal);
+            for id in evicted {
+                tracing::warn!(session = %id, "too many open sessions: closing the oldest");
+                if let Err(error) = state.manager.close_session(&id).await {
+                    tracing::warn!(session = %id, %error, "cannot close an evicted session");
+                }
+            }
+        }
+        return response;
+    };
+    let owned_by_other = state
+        .lock()
+        .by_id
+        .get(session.as_str())
+        .is_some_and(|(owner, _)| *owner != principal);
+    if owned_by_other {
+        tracing::warn!(%session, principal = %principal.id, "request refused: the session belongs to another principal");
+        return jsonrpc_error(
+            StatusCode::FORBIDDEN,
+            AUTH_ERROR_CODE,
+            "session belongs to another principal",
+        );
+    }
+    let deleting = request.method() == Method::DELETE;
+    let response = next.run(request).await;
+    let status = response.status();
+    // A 404 may also be a JSON-RPC "method not found"; forget the owner only when rmcp
+    // confirms the session is gone.
+    let gone = if deleting && status.is_success() {
+        true
+    } else if status == StatusCode::NOT_FOUND {
+        let id: rmcp::transport::common::server_side_http::SessionId = session.as_str().into();
+        !state.manager.has_session(&id).await.unwrap_or(true)
+    } else {
+        false
+    };
+    if gone {
+        state.lock().remove(&session);
+    }
+    response
+}
+
+/// The Streamable HTTP service at `/mcp`, behind the session-ownership layer.
+fn mcp_routes(inner: &Arc<Inner>, sessions: CancellationToken) -> Router {
     // Host/Origin are checked by our own layer (which also covers the other routes), so
     // rmcp's copies of those checks are switched off. Sessions stay on for clients that use
     // them; requests of the stateless protocol are answered with plain JSON.
@@ -174,12 +299,21 @@ fn mcp_service(
         .disable_allowed_origins()
         .with_max_request_body_bytes(inner.max_body_bytes)
         .with_cancellation_token(sessions);
+    let manager = Arc::new(LocalSessionManager::default());
+    let owners = SessionOwners {
+        owners: Arc::default(),
+        manager: manager.clone(),
+    };
     let inner = inner.clone();
-    StreamableHttpService::new(
-        move || Ok(McpHandler::new(inner.clone(), None)),
-        Arc::new(LocalSessionManager::default()),
-        config,
-    )
+    let service: StreamableHttpService<McpHandler, LocalSessionManager> =
+        StreamableHttpService::new(
+            move || Ok(McpHandler::new(inner.clone(), None)),
+            manager,
+            config,
+        );
+    Router::new()
+        .route_service("/mcp", service)
+        .layer(middleware::from_fn_with_state(owners, bind_session))
 }
 
 /// The routes that need a credential: `/mcp` and, merged in here, the legacy SSE routes.
@@ -187,9 +321,7 @@ fn protected_routes(inner: &Arc<Inner>, sessions: CancellationToken) -> Router {
     // Legacy HTTP+SSE (`GET /sse`, `POST /message?sessionId=`) merges here, so it shares the
     // auth, Host/Origin and body-size layers; each stream gets a handler fixed to the
     // principal that opened it.
-    Router::new()
-        .route_service("/mcp", mcp_service(inner, sessions.clone()))
-        .merge(super::sse::routes(inner, sessions))
+    mcp_routes(inner, sessions.clone()).merge(super::sse::routes(inner, sessions))
 }
 
 /// Builds the full router for a server bound to `bound` (`None`: unknown, treated as loopback
