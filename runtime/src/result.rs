@@ -27,6 +27,16 @@ pub enum Content {
         /// MIME type, e.g. `image/png`.
         mime_type: String,
     },
+    /// An embedded binary resource (e.g. a PDF an upstream returned), base64-encoded.
+    Resource {
+        /// A stable synthetic URI naming where the bytes came from, e.g.
+        /// `mcpgen://response/getInvoicePdf`.
+        uri: String,
+        /// MIME type, e.g. `application/pdf`.
+        mime_type: String,
+        /// Base64 data.
+        blob: String,
+    },
 }
 
 impl ToolResult {

@@ -88,6 +88,13 @@ pub(crate) fn to_call_tool_result(result: ToolResult) -> CallToolResult {
         .map(|block| match block {
             Content::Text(text) => ContentBlock::text(text),
             Content::Image { data, mime_type } => ContentBlock::image(data, mime_type),
+            Content::Resource {
+                uri,
+                mime_type,
+                blob,
+            } => ContentBlock::resource(
+                rmcp::model::ResourceContents::blob(blob, uri).with_mime_type(mime_type),
+            ),
         })
         .collect();
     let mut mapped = if result.is_error {

@@ -138,7 +138,12 @@ pub enum UpstreamError {
 #[derive(Clone)]
 pub struct Upstream {
     config: UpstreamConfig,
+    /// For safe methods (GET, HEAD, OPTIONS): follows up to [`MAX_REDIRECTS`] same-origin
+    /// redirects.
     http: reqwest::Client,
+    /// For every other method: follows no redirect (a 3xx comes back as an error naming its
+    /// `Location`), so a write is never replayed or turned into a GET elsewhere.
+    http_no_redirects: reqwest::Client,
     /// The base URL without a trailing slash; operation paths are appended to it.
     base: String,
     /// The base URL as shown in messages: no user info, no trailing slash.
@@ -165,15 +170,21 @@ impl Upstream {
     pub fn new(config: UpstreamConfig) -> Result<Self, UpstreamError> {
         let display_base = check_base_url(&config.base_url)?;
         let auth = request::Auth::new(&config.credentials)?;
-        let http = reqwest::Client::builder()
-            .timeout(config.timeout)
-            .redirect(same_origin_redirects())
-            .build()
-            .map_err(|e| UpstreamError::Client(e.to_string()))?;
+        let client = |policy| {
+            reqwest::Client::builder()
+                .timeout(config.timeout)
+                .redirect(policy)
+                .build()
+                .map_err(|e| UpstreamError::Client(e.to_string()))
+        };
+        // reqwest's redirect policy cannot see the request method, hence two clients.
+        let http = client(same_origin_redirects())?;
+        let http_no_redirects = client(reqwest::redirect::Policy::none())?;
         let base = config.base_url.trim_end_matches('/').to_owned();
         Ok(Self {
             config,
             http,
+            http_no_redirects,
             base,
             display_base,
             auth,
@@ -190,9 +201,14 @@ impl Upstream {
     /// - 2xx with a JSON body: the JSON as text and as structured content (wrapped as
     ///   `{"result": ...}` when the tool says so or the JSON is not an object);
     /// - 2xx with no body (e.g. 204): a short success text;
-    /// - 2xx with another body: the body as text;
+    /// - 2xx with a textual body: the body as text; with an `image/*` body: image content; with
+    ///   another binary body: an embedded resource with its MIME type;
     /// - anything else, a timeout, or an unreachable upstream: an error result saying what was
-    ///   called and what happened, including the upstream's (truncated) response body.
+    ///   called and what happened, including the upstream's (truncated) response body (an
+    ///   `application/problem+json` body by its title and detail) and any `Retry-After`.
+    ///
+    /// Redirects are followed only for GET, HEAD and OPTIONS, at most five, and only on the same
+    /// origin; any other 3xx is an error naming its `Location`.
     ///
     /// Arguments that cannot be placed on the wire (a missing required path parameter, a header
     /// value with a line break, an unsupported content type) give an error result and send no
@@ -234,8 +250,19 @@ impl Upstream {
         let what = response::Call {
             method: method.as_str().to_owned(),
             path,
+            operation_id: tool
+                .http
+                .as_ref()
+                .map_or(tool.name, |binding| binding.operation_id)
+                .to_owned(),
         };
-        let mut builder = self.http.request(method, url).headers(headers);
+        let safe = is_safe_method(&method);
+        let client = if safe {
+            &self.http
+        } else {
+            &self.http_no_redirects
+        };
+        let mut builder = client.request(method, url).headers(headers);
         if let Some(body) = body {
             builder = builder
                 .header(reqwest::header::CONTENT_TYPE, body.content_type)
@@ -246,16 +273,29 @@ impl Upstream {
         let exchange = async {
             let mut resp = builder.send().await?;
             let status = resp.status();
-            let content_type = resp
-                .headers()
-                .get(reqwest::header::CONTENT_TYPE)
-                .and_then(|v| v.to_str().ok())
-                .map(str::to_owned);
+            let header = |name| {
+                resp.headers()
+                    .get(name)
+                    .and_then(|v: &HeaderValue| v.to_str().ok())
+                    .map(str::to_owned)
+            };
+            let mut head = response::Head {
+                content_type: header(reqwest::header::CONTENT_TYPE),
+                retry_after: header(reqwest::header::RETRY_AFTER),
+                location: header(reqwest::header::LOCATION),
+                redirect_stopped: None,
+            };
+            if status.is_redirection()
+                && let Some(location) = &head.location
+            {
+                head.redirect_stopped =
+                    Some(redirect_stop_reason(safe, status, resp.url(), location));
+            }
             let body = response::read_capped(&mut resp, cap).await?;
-            Ok::<_, reqwest::Error>((status, content_type, body))
+            Ok::<_, reqwest::Error>((status, head, body))
         };
         match exchange.await {
-            Ok((status, content_type, body)) => {
+            Ok((status, head, body)) => {
                 tracing::debug!(
                     status = status.as_u16(),
                     elapsed_ms = elapsed_ms(started),
@@ -263,14 +303,7 @@ impl Upstream {
                     truncated = body.truncated,
                     "upstream responded"
                 );
-                let mut result = response::map(
-                    &what,
-                    status,
-                    content_type.as_deref(),
-                    body,
-                    cap,
-                    tool.wrap_output,
-                );
+                let mut result = response::map(&what, status, &head, body, cap, tool.wrap_output);
                 result.upstream_status = Some(status.as_u16());
                 result
             }
@@ -330,15 +363,51 @@ fn redact_url_text(url: &str) -> String {
     }
 }
 
-/// Follows up to ten redirects that stay on the same origin, so configured credentials are
-/// never sent to another host; a redirect elsewhere comes back as the 3xx response.
+/// How many redirects a safe request follows.
+const MAX_REDIRECTS: usize = 5;
+
+/// Whether redirects are followed for `method`: only for GET, HEAD and OPTIONS, which neither
+/// change anything nor carry a body that a redirect could replay elsewhere.
+fn is_safe_method(method: &reqwest::Method) -> bool {
+    matches!(
+        *method,
+        reqwest::Method::GET | reqwest::Method::HEAD | reqwest::Method::OPTIONS
+    )
+}
+
+/// Why a 3xx response with `location` came back instead of being followed.
+fn redirect_stop_reason(
+    safe: bool,
+    status: reqwest::StatusCode,
+    url: &url::Url,
+    location: &str,
+) -> &'static str {
+    if !safe {
+        return "redirects are followed only for GET, HEAD and OPTIONS requests";
+    }
+    if !matches!(status.as_u16(), 301 | 302 | 303 | 307 | 308) {
+        return "this status is not a redirect that is followed";
+    }
+    match url.join(location) {
+        Ok(target) if target.origin() != url.origin() => {
+            "it leads to another origin, where the upstream's credentials must not be sent"
+        }
+        Ok(_) => "the limit of 5 redirects was reached",
+        Err(_) => "the `Location` is not a valid URL",
+    }
+}
+
+/// Follows up to [`MAX_REDIRECTS`] redirects that stay on the same origin, so configured
+/// credentials are never sent to another host; a redirect elsewhere comes back as the 3xx
+/// response.
 fn same_origin_redirects() -> reqwest::redirect::Policy {
     reqwest::redirect::Policy::custom(|attempt| {
         let same_origin = attempt
             .previous()
             .first()
             .is_some_and(|first| first.origin() == attempt.url().origin());
-        if attempt.previous().len() > 10 || !same_origin {
+        // `previous` holds the original URL and every one already followed.
+        if attempt.previous().len() > MAX_REDIRECTS || !same_origin {
             attempt.stop()
         } else {
             attempt.follow()

@@ -5,25 +5,43 @@ use std::time::Duration;
 use reqwest::StatusCode;
 use serde_json::Value;
 
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
+
 use super::is_json_media_type;
-use crate::ToolResult;
+use crate::{Content, ToolResult};
 
 /// How much of an error response's body goes into the error result.
 const ERROR_BODY_LIMIT: usize = 4 * 1024;
 
 /// What was called, for messages: method and rendered path (never the query, which may hold a
-/// credential).
+/// credential), and the operation (for naming returned resources).
 pub(super) struct Call {
     /// HTTP method.
     pub method: String,
     /// Rendered path.
     pub path: String,
+    /// The operation's `operationId`.
+    pub operation_id: String,
 }
 
 impl std::fmt::Display for Call {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{} {}", self.method, self.path)
     }
+}
+
+/// The parts of a response's head that the result mapping looks at.
+#[derive(Default)]
+pub(super) struct Head {
+    /// `Content-Type`.
+    pub content_type: Option<String>,
+    /// `Retry-After` (seconds or an HTTP date), passed on in error results.
+    pub retry_after: Option<String>,
+    /// `Location`, named when a redirect was not followed.
+    pub location: Option<String>,
+    /// Why a redirect was not followed, when the response is a 3xx with a `Location`.
+    pub redirect_stopped: Option<&'static str>,
 }
 
 /// A response body read up to the cap.
@@ -58,25 +76,27 @@ pub(super) async fn read_capped(
 }
 
 /// Maps a response to a tool result.
+///
+/// - not 2xx: an error with method, path, status and the (truncated) body, a
+///   `application/problem+json` body rendered by its title and detail, `Retry-After` passed on,
+///   and for a redirect that was not followed, its `Location`;
+/// - 2xx with no body: a short success text;
+/// - JSON (declared, or an unlabelled body that parses): structured content plus the JSON as text;
+/// - `text/*` and other textual types (XML, YAML, ...), or an unlabelled UTF-8 body: text;
+/// - `image/*`: image content;
+/// - anything else: an embedded resource with the MIME type and the bytes in base64.
+///
+/// A binary body cut at the cap is an error (the bytes would be silently corrupt).
 pub(super) fn map(
     call: &Call,
     status: StatusCode,
-    content_type: Option<&str>,
+    head: &Head,
     body: CappedBody,
     cap: usize,
     wrap_output: bool,
 ) -> ToolResult {
     if !status.is_success() {
-        let text = String::from_utf8_lossy(&body.bytes);
-        let shown = truncate(&text, ERROR_BODY_LIMIT, body.truncated);
-        return ToolResult::error(if shown.is_empty() {
-            format!(
-                "{call} failed with status {} (empty body)",
-                status_text(status)
-            )
-        } else {
-            format!("{call} failed with status {}: {shown}", status_text(status))
-        });
+        return failure(call, status, head, &body);
     }
     if body.bytes.is_empty() {
         let note = if status == StatusCode::NO_CONTENT {
@@ -89,9 +109,11 @@ pub(super) fn map(
             status.as_u16()
         ));
     }
-    let content_type = content_type.unwrap_or_default();
+    let content_type = head.content_type.as_deref().unwrap_or_default();
+    let essence = essence(content_type);
     let declared_json = is_json_media_type(content_type);
-    if body.truncated && (declared_json || content_type.trim().is_empty()) {
+    let unlabelled = essence.is_empty();
+    if body.truncated && (declared_json || unlabelled) {
         let text = String::from_utf8_lossy(&body.bytes);
         return ToolResult::error(format!(
             "{call} returned status {} with a body over the {cap}-byte response limit; it was cut \
@@ -101,7 +123,7 @@ pub(super) fn map(
             truncate(&text, ERROR_BODY_LIMIT, true)
         ));
     }
-    if declared_json || content_type.trim().is_empty() {
+    if declared_json || unlabelled {
         match serde_json::from_slice::<Value>(&body.bytes) {
             Ok(value) => {
                 // structuredContent must be an object: wrap anything else.
@@ -120,26 +142,204 @@ pub(super) fn map(
             Err(_) => {}
         }
     }
-    let Some(mut text) = utf8_text(&body.bytes, body.truncated) else {
-        let shown_type = if content_type.is_empty() {
-            "an unlabelled type"
-        } else {
-            content_type
-        };
-        return ToolResult::text(format!(
-            "{call} succeeded with status {}, returning {}{} bytes of {shown_type} (binary \
-             content is not supported yet)",
-            status.as_u16(),
-            if body.truncated { "more than " } else { "" },
-            body.bytes.len()
-        ));
+    let text = if is_textual(&essence) {
+        // A declared text type is text even in another encoding: decode what can be decoded.
+        Some(
+            utf8_text(&body.bytes, body.truncated)
+                .unwrap_or_else(|| String::from_utf8_lossy(&body.bytes).into_owned()),
+        )
+    } else if unlabelled {
+        utf8_text(&body.bytes, body.truncated)
+    } else {
+        None
+    };
+    if let Some(mut text) = text {
+        if body.truncated {
+            text.push_str(&format!(
+                "\n…[truncated: the response exceeded the {cap}-byte limit]"
+            ));
+        }
+        return ToolResult::text(text);
+    }
+    let mime_type = if unlabelled {
+        "application/octet-stream".to_owned()
+    } else {
+        essence
     };
     if body.truncated {
-        text.push_str(&format!(
-            "\n…[truncated: the response exceeded the {cap}-byte limit]"
+        return ToolResult::error(format!(
+            "{call} returned status {} with a {mime_type} body over the {cap}-byte response \
+             limit; binary content cut at the limit would be corrupt, so none is returned. Raise \
+             `max_response_bytes` or ask for less.",
+            status.as_u16()
         ));
     }
-    ToolResult::text(text)
+    let data = BASE64.encode(&body.bytes);
+    if mime_type.starts_with("image/") {
+        return ToolResult {
+            content: vec![Content::Image { data, mime_type }],
+            structured_content: None,
+            is_error: false,
+            upstream_status: None,
+        };
+    }
+    let uri = resource_uri(&call.operation_id);
+    let note = format!(
+        "{call} succeeded with status {}, returning {} bytes of {mime_type}, embedded as resource \
+         {uri}",
+        status.as_u16(),
+        body.bytes.len()
+    );
+    ToolResult {
+        content: vec![
+            Content::Text(note),
+            Content::Resource {
+                uri,
+                mime_type,
+                blob: data,
+            },
+        ],
+        structured_content: None,
+        is_error: false,
+        upstream_status: None,
+    }
+}
+
+/// The error result for a response that is not 2xx.
+fn failure(call: &Call, status: StatusCode, head: &Head, body: &CappedBody) -> ToolResult {
+    let content_type = head.content_type.as_deref().unwrap_or_default();
+    let shown = if essence(content_type) == "application/problem+json" && !body.truncated {
+        problem_text(&body.bytes)
+    } else {
+        None
+    };
+    let shown = shown.unwrap_or_else(|| {
+        let text = String::from_utf8_lossy(&body.bytes);
+        truncate(&text, ERROR_BODY_LIMIT, body.truncated)
+    });
+    let mut message = match (&head.location, head.redirect_stopped) {
+        (Some(location), Some(why)) if status.is_redirection() => format!(
+            "{call} was redirected with status {} to {}, which was not followed: {why}",
+            status_text(status),
+            shown_location(location)
+        ),
+        _ => format!("{call} failed with status {}", status_text(status)),
+    };
+    if shown.is_empty() {
+        message.push_str(" (empty body)");
+    } else {
+        message.push_str(": ");
+        message.push_str(&shown);
+    }
+    if let Some(retry) = head.retry_after.as_deref().and_then(retry_after_text) {
+        message.push_str("\nThe upstream asks to ");
+        message.push_str(&retry);
+        message.push('.');
+    }
+    ToolResult::error(message)
+}
+
+/// An RFC 9457 problem document as `title: detail (status …, type …, instance …)`, with any
+/// other members appended as JSON; `None` when the body is not such a document.
+fn problem_text(bytes: &[u8]) -> Option<String> {
+    let Ok(Value::Object(mut problem)) = serde_json::from_slice::<Value>(bytes) else {
+        return None;
+    };
+    let mut take = |key: &str| match problem.remove(key) {
+        Some(Value::String(s)) if !s.trim().is_empty() => Some(s.trim().to_owned()),
+        Some(Value::Number(n)) => Some(n.to_string()),
+        _ => None,
+    };
+    let title = take("title");
+    let detail = take("detail");
+    let status = take("status");
+    let kind = take("type").filter(|t| t != "about:blank");
+    let instance = take("instance");
+    let mut out = match (title, detail) {
+        (Some(title), Some(detail)) => format!("{title}: {detail}"),
+        (Some(one), None) | (None, Some(one)) => one,
+        (None, None) => return None,
+    };
+    let extras: Vec<String> = [("status", status), ("type", kind), ("instance", instance)]
+        .into_iter()
+        .filter_map(|(name, value)| value.map(|v| format!("{name} {v}")))
+        .collect();
+    if !extras.is_empty() {
+        out.push_str(&format!(" ({})", extras.join(", ")));
+    }
+    if !problem.is_empty() {
+        out.push_str(&format!("; more: {}", Value::Object(problem)));
+    }
+    Some(truncate(&out, ERROR_BODY_LIMIT, false))
+}
+
+/// `retry after 30 seconds` or `retry after <date>`; `None` for an empty or odd value.
+fn retry_after_text(value: &str) -> Option<String> {
+    let value = value.trim();
+    if value.is_empty() || value.len() > 64 || value.chars().any(char::is_control) {
+        return None;
+    }
+    Some(match value.parse::<u64>() {
+        Ok(1) => "retry after 1 second".to_owned(),
+        Ok(seconds) => format!("retry after {seconds} seconds"),
+        Err(_) => format!("retry after {value}"),
+    })
+}
+
+/// A `Location` value for a message: user info hidden, at most 2 KiB.
+fn shown_location(location: &str) -> String {
+    let location = super::redact_url_text(location);
+    format!("`{}`", truncate(&location, 2048, false))
+}
+
+/// The synthetic URI naming a binary response of an operation: `mcpgen://response/<operationId>`,
+/// with anything but unreserved characters percent-encoded.
+fn resource_uri(operation_id: &str) -> String {
+    let mut uri = String::from("mcpgen://response/");
+    for byte in operation_id.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
+            uri.push(char::from(byte));
+        } else {
+            uri.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    uri
+}
+
+/// A media type's essence: lowercase, without parameters.
+fn essence(content_type: &str) -> String {
+    content_type
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase()
+}
+
+/// Whether a media type (essence) is text a model can read as is.
+fn is_textual(essence: &str) -> bool {
+    if essence.starts_with("image/") {
+        // Including SVG: `image/*` is image content.
+        return false;
+    }
+    essence.starts_with("text/")
+        || essence.ends_with("+xml")
+        || essence.ends_with("+json")
+        || essence.ends_with("+yaml")
+        || matches!(
+            essence,
+            "application/xml"
+                | "application/yaml"
+                | "application/x-yaml"
+                | "application/javascript"
+                | "application/ecmascript"
+                | "application/x-ndjson"
+                | "application/jsonl"
+                | "application/x-www-form-urlencoded"
+                | "application/graphql"
+                | "application/sql"
+                | "application/csv"
+        )
 }
 
 /// Maps a failed exchange (no response, or the body could not be read) to an error result.
