@@ -71,8 +71,8 @@ struct GenerateArgs {
     /// Output folder for --spec; the crate there builds with `cargo build`.
     #[arg(long, requires = "spec")]
     out: Option<PathBuf>,
-    /// Server name (crate `<name>-mcp`), overriding the allowlist's `server.name`.
-    #[arg(long)]
+    /// Server name (crate `<name>-mcp`) for --spec, overriding the allowlist's `server.name`.
+    #[arg(long, requires = "spec")]
     name: Option<String>,
     /// Path to the `runtime/` folder of mcpgen, for generated crates outside this repository
     /// (written into the generated Cargo.toml). Without it, --spec output depends on the
