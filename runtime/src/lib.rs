@@ -34,6 +34,19 @@ pub use tool::{
 pub use toolset::{BoxFuture, CallContext, ToolError, ToolSet};
 pub use upstream::{Credential, Upstream, UpstreamConfig, UpstreamError};
 
+/// "an object", "a string", ... : what kind of JSON value this is, for messages.
+pub(crate) fn json_kind(value: &serde_json::Value) -> &'static str {
+    use serde_json::Value;
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
 /// Items generated code needs but applications should not call directly.
 #[doc(hidden)]
 pub mod __private {

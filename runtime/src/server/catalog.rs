@@ -64,20 +64,9 @@ fn parse_object(text: &str) -> Result<JsonObject, String> {
         Ok(Value::Object(map)) => Ok(map),
         Ok(other) => Err(format!(
             "the schema must be a JSON object, found {}",
-            json_kind(&other)
+            crate::json_kind(&other)
         )),
         Err(e) => Err(format!("the schema is not valid JSON: {e}")),
-    }
-}
-
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

@@ -108,7 +108,7 @@ impl<'a> Shape<'a> {
                 .collect()),
             Shape::Whole(arg, other) => Err(format!(
                 "argument `{arg}` must be an object for a {kind} body, not {}",
-                kind_of(other)
+                crate::json_kind(other)
             )),
         }
     }
@@ -218,7 +218,7 @@ fn encode(
             }
             Shape::Whole(arg, other) => Err(format!(
                 "argument `{arg}` must be a string for a `{content_type}` body, not {}",
-                kind_of(other)
+                crate::json_kind(other)
             )),
             Shape::Fields(fields) => Err(flattened_body(content_type, fields)),
         },
@@ -246,7 +246,7 @@ fn encode(
                             "{what} must be base64, a `data:` URI or a file object \
                              {{\"data\", \"filename\", \"content_type\"}} for a \
                              `{content_type}` body, not {}",
-                            kind_of(other)
+                            crate::json_kind(other)
                         )
                     })?,
                 };
@@ -295,18 +295,6 @@ fn is_text(essence: &str) -> bool {
         )
         || essence.ends_with("+xml")
         || essence.ends_with("+yaml")
-}
-
-/// "an object", "a string", ... for messages.
-fn kind_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -558,7 +546,7 @@ fn file_object(value: &Value, what: &str) -> Result<Option<File>, String> {
             Some(Value::String(s)) => Ok(Some(s.clone())),
             Some(other) => Err(format!(
                 "{what}: `{key}` of a file must be a string, not {}",
-                kind_of(other)
+                crate::json_kind(other)
             )),
         }
     };
