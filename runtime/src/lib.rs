@@ -59,11 +59,10 @@ pub mod __private {
         tool: &str,
         args: &serde_json::Map<String, serde_json::Value>,
     ) -> Result<T, crate::ToolError> {
-        serde_json::from_value(serde_json::Value::Object(args.clone())).map_err(|e| {
-            crate::ToolError::InvalidArguments {
-                tool: tool.to_owned(),
-                message: e.to_string(),
-            }
+        // Deserialises straight from the borrowed map: no copy of the arguments per call.
+        T::deserialize(args).map_err(|e| crate::ToolError::InvalidArguments {
+            tool: tool.to_owned(),
+            message: e.to_string(),
         })
     }
 }
