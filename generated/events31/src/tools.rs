@@ -415,7 +415,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
         &'a self,
         name: &'a str,
         args: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        _ctx: &'a ::mcpgen_runtime::CallContext,
+        ctx: &'a ::mcpgen_runtime::CallContext,
     ) -> ::mcpgen_runtime::BoxFuture<
         'a,
         ::std::result::Result<::mcpgen_runtime::ToolResult, ::mcpgen_runtime::ToolError>,
@@ -428,7 +428,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                         &args,
                     )?;
                     ::std::result::Result::Ok(
-                        self.upstream.invoke(&TOOLS[0usize], args).await,
+                        self.upstream.invoke_with(&TOOLS[0usize], args, ctx).await,
                     )
                 }
                 "events31_get_event" => {
@@ -437,7 +437,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                         &args,
                     )?;
                     ::std::result::Result::Ok(
-                        self.upstream.invoke(&TOOLS[1usize], args).await,
+                        self.upstream.invoke_with(&TOOLS[1usize], args, ctx).await,
                     )
                 }
                 "events31_create_event" => {
@@ -446,7 +446,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                         &args,
                     )?;
                     ::std::result::Result::Ok(
-                        self.upstream.invoke(&TOOLS[2usize], args).await,
+                        self.upstream.invoke_with(&TOOLS[2usize], args, ctx).await,
                     )
                 }
                 "events31_annotate_event" => {
@@ -455,7 +455,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                         &args,
                     )?;
                     ::std::result::Result::Ok(
-                        self.upstream.invoke(&TOOLS[3usize], args).await,
+                        self.upstream.invoke_with(&TOOLS[3usize], args, ctx).await,
                     )
                 }
                 "events31_list_categories" => {
@@ -464,7 +464,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                         &args,
                     )?;
                     ::std::result::Result::Ok(
-                        self.upstream.invoke(&TOOLS[4usize], args).await,
+                        self.upstream.invoke_with(&TOOLS[4usize], args, ctx).await,
                     )
                 }
                 "events31_get_session" => {
@@ -473,7 +473,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                         &args,
                     )?;
                     ::std::result::Result::Ok(
-                        self.upstream.invoke(&TOOLS[5usize], args).await,
+                        self.upstream.invoke_with(&TOOLS[5usize], args, ctx).await,
                     )
                 }
                 "events31_subscribe" => {
@@ -482,7 +482,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                         &args,
                     )?;
                     ::std::result::Result::Ok(
-                        self.upstream.invoke(&TOOLS[6usize], args).await,
+                        self.upstream.invoke_with(&TOOLS[6usize], args, ctx).await,
                     )
                 }
                 "get_analytics_reports_aggregated_by_customer_segment_an_9b31ecef" => {
@@ -491,7 +491,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                         &args,
                     )?;
                     ::std::result::Result::Ok(
-                        self.upstream.invoke(&TOOLS[7usize], args).await,
+                        self.upstream.invoke_with(&TOOLS[7usize], args, ctx).await,
                     )
                 }
                 _ => {

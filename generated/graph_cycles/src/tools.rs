@@ -370,7 +370,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
         &'a self,
         name: &'a str,
         args: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        _ctx: &'a ::mcpgen_runtime::CallContext,
+        ctx: &'a ::mcpgen_runtime::CallContext,
     ) -> ::mcpgen_runtime::BoxFuture<
         'a,
         ::std::result::Result<::mcpgen_runtime::ToolResult, ::mcpgen_runtime::ToolError>,
@@ -383,7 +383,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                         &args,
                     )?;
                     ::std::result::Result::Ok(
-                        self.upstream.invoke(&TOOLS[0usize], args).await,
+                        self.upstream.invoke_with(&TOOLS[0usize], args, ctx).await,
                     )
                 }
                 "graph_cycles_get_person" => {
@@ -392,7 +392,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                         &args,
                     )?;
                     ::std::result::Result::Ok(
-                        self.upstream.invoke(&TOOLS[1usize], args).await,
+                        self.upstream.invoke_with(&TOOLS[1usize], args, ctx).await,
                     )
                 }
                 "graph_cycles_get_organization" => {
@@ -401,7 +401,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                         &args,
                     )?;
                     ::std::result::Result::Ok(
-                        self.upstream.invoke(&TOOLS[2usize], args).await,
+                        self.upstream.invoke_with(&TOOLS[2usize], args, ctx).await,
                     )
                 }
                 "graph_cycles_create_project" => {
@@ -410,7 +410,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                         &args,
                     )?;
                     ::std::result::Result::Ok(
-                        self.upstream.invoke(&TOOLS[3usize], args).await,
+                        self.upstream.invoke_with(&TOOLS[3usize], args, ctx).await,
                     )
                 }
                 "graph_cycles_list_tasks" => {
@@ -419,7 +419,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                         &args,
                     )?;
                     ::std::result::Result::Ok(
-                        self.upstream.invoke(&TOOLS[4usize], args).await,
+                        self.upstream.invoke_with(&TOOLS[4usize], args, ctx).await,
                     )
                 }
                 "graph_cycles_create_task" => {
@@ -428,7 +428,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                         &args,
                     )?;
                     ::std::result::Result::Ok(
-                        self.upstream.invoke(&TOOLS[5usize], args).await,
+                        self.upstream.invoke_with(&TOOLS[5usize], args, ctx).await,
                     )
                 }
                 _ => {

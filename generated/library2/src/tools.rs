@@ -423,7 +423,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
         &'a self,
         name: &'a str,
         args: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        _ctx: &'a ::mcpgen_runtime::CallContext,
+        ctx: &'a ::mcpgen_runtime::CallContext,
     ) -> ::mcpgen_runtime::BoxFuture<
         'a,
         ::std::result::Result<::mcpgen_runtime::ToolResult, ::mcpgen_runtime::ToolError>,
@@ -436,7 +436,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                         &args,
                     )?;
                     ::std::result::Result::Ok(
-                        self.upstream.invoke(&TOOLS[0usize], args).await,
+                        self.upstream.invoke_with(&TOOLS[0usize], args, ctx).await,
                     )
                 }
                 "library2_get_book" => {
@@ -445,7 +445,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                         &args,
                     )?;
                     ::std::result::Result::Ok(
-                        self.upstream.invoke(&TOOLS[1usize], args).await,
+                        self.upstream.invoke_with(&TOOLS[1usize], args, ctx).await,
                     )
                 }
                 "library2_add_book" => {
@@ -454,7 +454,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                         &args,
                     )?;
                     ::std::result::Result::Ok(
-                        self.upstream.invoke(&TOOLS[2usize], args).await,
+                        self.upstream.invoke_with(&TOOLS[2usize], args, ctx).await,
                     )
                 }
                 "library2_upload_cover" => {
@@ -463,7 +463,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                         &args,
                     )?;
                     ::std::result::Result::Ok(
-                        self.upstream.invoke(&TOOLS[3usize], args).await,
+                        self.upstream.invoke_with(&TOOLS[3usize], args, ctx).await,
                     )
                 }
                 "library2_remove_book" => {
@@ -472,7 +472,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                         &args,
                     )?;
                     ::std::result::Result::Ok(
-                        self.upstream.invoke(&TOOLS[4usize], args).await,
+                        self.upstream.invoke_with(&TOOLS[4usize], args, ctx).await,
                     )
                 }
                 "library2_create_loan" => {
@@ -481,7 +481,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                         &args,
                     )?;
                     ::std::result::Result::Ok(
-                        self.upstream.invoke(&TOOLS[5usize], args).await,
+                        self.upstream.invoke_with(&TOOLS[5usize], args, ctx).await,
                     )
                 }
                 _ => {

@@ -393,7 +393,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
         &'a self,
         name: &'a str,
         args: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        _ctx: &'a ::mcpgen_runtime::CallContext,
+        ctx: &'a ::mcpgen_runtime::CallContext,
     ) -> ::mcpgen_runtime::BoxFuture<
         'a,
         ::std::result::Result<::mcpgen_runtime::ToolResult, ::mcpgen_runtime::ToolError>,
@@ -406,7 +406,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                         &args,
                     )?;
                     ::std::result::Result::Ok(
-                        self.upstream.invoke(&TOOLS[0usize], args).await,
+                        self.upstream.invoke_with(&TOOLS[0usize], args, ctx).await,
                     )
                 }
                 "synaplan_list_chats" => {
@@ -415,7 +415,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                         &args,
                     )?;
                     ::std::result::Result::Ok(
-                        self.upstream.invoke(&TOOLS[1usize], args).await,
+                        self.upstream.invoke_with(&TOOLS[1usize], args, ctx).await,
                     )
                 }
                 "synaplan_list_prompts" => {
@@ -424,7 +424,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                         &args,
                     )?;
                     ::std::result::Result::Ok(
-                        self.upstream.invoke(&TOOLS[2usize], args).await,
+                        self.upstream.invoke_with(&TOOLS[2usize], args, ctx).await,
                     )
                 }
                 "synaplan_search_documents" => {
@@ -433,7 +433,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                         &args,
                     )?;
                     ::std::result::Result::Ok(
-                        self.upstream.invoke(&TOOLS[3usize], args).await,
+                        self.upstream.invoke_with(&TOOLS[3usize], args, ctx).await,
                     )
                 }
                 "synaplan_upload_file" => {
@@ -442,7 +442,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                         &args,
                     )?;
                     ::std::result::Result::Ok(
-                        self.upstream.invoke(&TOOLS[4usize], args).await,
+                        self.upstream.invoke_with(&TOOLS[4usize], args, ctx).await,
                     )
                 }
                 "synaplan_list_files" => {
@@ -451,7 +451,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                         &args,
                     )?;
                     ::std::result::Result::Ok(
-                        self.upstream.invoke(&TOOLS[5usize], args).await,
+                        self.upstream.invoke_with(&TOOLS[5usize], args, ctx).await,
                     )
                 }
                 "synaplan_get_config" => {
@@ -460,7 +460,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                         &args,
                     )?;
                     ::std::result::Result::Ok(
-                        self.upstream.invoke(&TOOLS[6usize], args).await,
+                        self.upstream.invoke_with(&TOOLS[6usize], args, ctx).await,
                     )
                 }
                 _ => {

@@ -195,7 +195,7 @@ pub(crate) fn tokens(server: &ir::Server, types: &BTreeMap<String, ToolTypes>) -
         quote! {
             #tool_name => {
                 #decode
-                ::std::result::Result::Ok(self.upstream.invoke(&TOOLS[#i], args).await)
+                ::std::result::Result::Ok(self.upstream.invoke_with(&TOOLS[#i], args, ctx).await)
             }
         }
     });
@@ -246,7 +246,7 @@ pub(crate) fn tokens(server: &ir::Server, types: &BTreeMap<String, ToolTypes>) -
                 &'a self,
                 name: &'a str,
                 args: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                _ctx: &'a ::mcpgen_runtime::CallContext,
+                ctx: &'a ::mcpgen_runtime::CallContext,
             ) -> ::mcpgen_runtime::BoxFuture<'a, ::std::result::Result<::mcpgen_runtime::ToolResult, ::mcpgen_runtime::ToolError>> {
                 ::std::boxed::Box::pin(async move {
                     match name {

@@ -24,7 +24,7 @@ use reqwest::header::{HeaderName, HeaderValue};
 use serde_json::{Map, Value};
 use tracing::Instrument;
 
-use crate::{ToolDef, ToolResult};
+use crate::{CallContext, ToolDef, ToolResult};
 
 /// A credential attached to every upstream request.
 #[derive(Clone)]
@@ -214,6 +214,17 @@ impl Upstream {
     /// value with a line break, an unsupported content type) give an error result and send no
     /// request.
     pub async fn invoke(&self, tool: &ToolDef, args: Map<String, Value>) -> ToolResult {
+        self.invoke_with(tool, args, &CallContext::default()).await
+    }
+
+    /// [`invoke`](Self::invoke) on behalf of the caller described by `ctx`. Generated
+    /// dispatchers call this.
+    pub async fn invoke_with(
+        &self,
+        tool: &ToolDef,
+        args: Map<String, Value>,
+        _ctx: &CallContext,
+    ) -> ToolResult {
         let Some(binding) = tool.http.as_ref() else {
             return ToolResult::error(format!(
                 "tool `{}` has no HTTP binding, so it cannot call an upstream API",
