@@ -6,6 +6,10 @@ use serde_json::{Map, Value};
 
 use crate::{BoxFuture, CallContext, ToolResult, ToolSet};
 
+pub mod breaker;
+
+pub use breaker::{BreakerConfig, BreakerOpen, CircuitBreaker};
+
 /// Why a client-side tool call failed.
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
