@@ -7,8 +7,16 @@ use serde_json::{Map, Value};
 use crate::{BoxFuture, CallContext, ToolResult, ToolSet};
 
 pub mod breaker;
+pub mod enrich;
+pub mod formats;
+pub mod llm;
 
 pub use breaker::{BreakerConfig, BreakerOpen, CircuitBreaker};
+pub use enrich::{EnrichCall, Enrichment, ToolOrigin, enrich};
+pub use formats::{ToolCall, ToolDefinition, ToolNames};
+pub use llm::{
+    Llm, LlmError, LlmTurn, LoopError, LoopOptions, LoopOutcome, Message, run_tool_loop,
+};
 
 /// Why a client-side tool call failed.
 #[derive(Debug, thiserror::Error)]

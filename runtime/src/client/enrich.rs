@@ -1,0 +1,199 @@
+//! Prompt enrichment: before asking a model, call a few chosen tools for a user message and
+//! put their results, each labelled with where it came from, into a block of text for the
+//! prompt.
+//!
+//! The caller decides which tools to call and with what arguments (for example from keywords
+//! in the message); the calls run concurrently. A failed call is left out of the context and
+//! named in a note at the end of the block instead, so a model is never handed an error as
+//! if it were data.
+//!
+//! The block looks like this:
+//!
+//! ```text
+//! [weather/forecast] Paris: 18°C, sunny
+//! [docs/search] 3 documents match "refund policy"
+//! (not available: [crm/lookup_customer]: transport error: connection refused)
+//! ```
+
+use serde_json::{Map, Value};
+
+use super::formats::result_text;
+use crate::McpConnection;
+
+/// Where a tool comes from, for labels: `server/tool`.
+pub trait ToolOrigin {
+    /// The label of tool `name` (as calls name it), e.g. `weather/forecast`; `None` when the
+    /// tool is unknown.
+    fn origin(&self, name: &str) -> Option<String>;
+}
+
+/// One tool call to make for a message.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EnrichCall {
+    /// The tool, as the connection names it.
+    pub tool: String,
+    /// Its arguments.
+    pub args: Map<String, Value>,
+}
+
+impl EnrichCall {
+    /// A call of `tool` with `args`.
+    pub fn new(tool: impl Into<String>, args: Map<String, Value>) -> Self {
+        Self {
+            tool: tool.into(),
+            args,
+        }
+    }
+}
+
+/// The outcome of one enrichment call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EnrichEntry {
+    /// `server/tool` (the tool's name alone when the connection does not know its origin).
+    pub source: String,
+    /// The result as text, or why the call failed.
+    pub text: String,
+    /// Whether the call succeeded.
+    pub ok: bool,
+}
+
+/// The results of enrichment: the block for the prompt and each call's outcome.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Enrichment {
+    /// Text for the prompt; empty when no call was made.
+    pub block: String,
+    /// One entry per call, in the order the calls were given.
+    pub entries: Vec<EnrichEntry>,
+}
+
+/// Calls the tools `select` picks for `message` through `conn`, concurrently, and formats the
+/// results as described in the [module documentation](self).
+pub async fn enrich<C, F>(conn: &C, message: &str, select: F) -> Enrichment
+where
+    C: McpConnection + ToolOrigin + ?Sized,
+    F: FnOnce(&str) -> Vec<EnrichCall>,
+{
+    let calls = select(message);
+    let results = futures::future::join_all(calls.into_iter().map(|call| async move {
+        let source = conn.origin(&call.tool).unwrap_or_else(|| call.tool.clone());
+        match conn.call_tool(&call.tool, call.args).await {
+            Ok(result) if !result.is_error => EnrichEntry {
+                source,
+                text: result_text(&result),
+                ok: true,
+            },
+            Ok(result) => EnrichEntry {
+                source,
+                text: result.joined_text(),
+                ok: false,
+            },
+            Err(e) => EnrichEntry {
+                source,
+                text: e.to_string(),
+                ok: false,
+            },
+        }
+    }))
+    .await;
+    let mut lines = Vec::new();
+    for entry in results.iter().filter(|e| e.ok) {
+        lines.push(format!("[{}] {}", entry.source, entry.text));
+    }
+    for entry in results.iter().filter(|e| !e.ok) {
+        let why = entry.text.lines().next().unwrap_or("failed");
+        lines.push(format!("(not available: [{}]: {why})", entry.source));
+    }
+    Enrichment {
+        block: lines.join("\n"),
+        entries: results,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::client::ClientError;
+    use crate::{BoxFuture, ToolResult};
+
+    /// Two "servers" in one connection: `weather/forecast` answers, `crm/lookup` is down,
+    /// `docs/search` returns a tool error.
+    struct Fake;
+
+    impl McpConnection for Fake {
+        fn call_tool<'a>(
+            &'a self,
+            name: &'a str,
+            args: Map<String, Value>,
+        ) -> BoxFuture<'a, Result<ToolResult, ClientError>> {
+            Box::pin(async move {
+                match name {
+                    "forecast" => Ok(ToolResult::text(format!(
+                        "{}: 18°C, sunny",
+                        args.get("city").and_then(Value::as_str).unwrap_or("?")
+                    ))),
+                    "lookup" => Err(ClientError::Transport("connection refused".into())),
+                    "search" => Ok(ToolResult::error("index is rebuilding\nretry later")),
+                    other => Err(ClientError::Transport(format!("unknown tool `{other}`"))),
+                }
+            })
+        }
+    }
+
+    impl ToolOrigin for Fake {
+        fn origin(&self, name: &str) -> Option<String> {
+            match name {
+                "forecast" => Some("weather/forecast".into()),
+                "lookup" => Some("crm/lookup".into()),
+                "search" => Some("docs/search".into()),
+                _ => None,
+            }
+        }
+    }
+
+    fn args(v: Value) -> Map<String, Value> {
+        v.as_object().cloned().unwrap_or_default()
+    }
+
+    #[tokio::test]
+    async fn results_are_labelled_and_failures_noted() {
+        let out = enrich(&Fake, "What about Paris?", |msg| {
+            let mut calls = vec![EnrichCall::new("lookup", Map::new())];
+            if msg.contains("Paris") {
+                calls.push(EnrichCall::new("forecast", args(json!({"city": "Paris"}))));
+            }
+            calls.push(EnrichCall::new("search", Map::new()));
+            calls.push(EnrichCall::new("nope", Map::new()));
+            calls
+        })
+        .await;
+        assert_eq!(
+            out.block,
+            "[weather/forecast] Paris: 18°C, sunny\n\
+             (not available: [crm/lookup]: transport error: connection refused)\n\
+             (not available: [docs/search]: index is rebuilding)\n\
+             (not available: [nope]: transport error: unknown tool `nope`)"
+        );
+        let oks: Vec<(&str, bool)> = out
+            .entries
+            .iter()
+            .map(|e| (e.source.as_str(), e.ok))
+            .collect();
+        assert_eq!(
+            oks,
+            [
+                ("crm/lookup", false),
+                ("weather/forecast", true),
+                ("docs/search", false),
+                ("nope", false)
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn no_calls_give_an_empty_block() {
+        let out = enrich(&Fake, "hello", |_| Vec::new()).await;
+        assert_eq!(out, Enrichment::default());
+    }
+}
