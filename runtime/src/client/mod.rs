@@ -124,6 +124,36 @@ pub trait McpConnection: Send + Sync {
     ) -> BoxFuture<'a, Result<ToolResult, ClientError>>;
 }
 
+impl<T: McpConnection + ?Sized> McpConnection for &T {
+    fn call_tool<'a>(
+        &'a self,
+        name: &'a str,
+        args: Map<String, Value>,
+    ) -> BoxFuture<'a, Result<ToolResult, ClientError>> {
+        (**self).call_tool(name, args)
+    }
+}
+
+impl<T: McpConnection + ?Sized> McpConnection for std::sync::Arc<T> {
+    fn call_tool<'a>(
+        &'a self,
+        name: &'a str,
+        args: Map<String, Value>,
+    ) -> BoxFuture<'a, Result<ToolResult, ClientError>> {
+        (**self).call_tool(name, args)
+    }
+}
+
+impl<T: McpConnection + ?Sized> McpConnection for Box<T> {
+    fn call_tool<'a>(
+        &'a self,
+        name: &'a str,
+        args: Map<String, Value>,
+    ) -> BoxFuture<'a, Result<ToolResult, ClientError>> {
+        (**self).call_tool(name, args)
+    }
+}
+
 /// An in-process connection to a [`ToolSet`], for tests and embedding.
 pub struct LocalConnection<T>(pub T);
 
