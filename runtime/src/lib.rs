@@ -7,7 +7,8 @@
 //! - [`toolset`]: the [`ToolSet`] trait a server dispatches through.
 //! - [`result`]: [`ToolResult`], what a tool call returns.
 //! - [`upstream`]: the HTTP call an OpenAPI-derived tool makes to its REST API.
-//! - [`client`]: the connection trait typed client stubs call through.
+//! - [`client`]: calling MCP servers: configuration, [`client::Session`], guards, and the
+//!   connection trait typed client stubs call through.
 //! - [`auth`]: API keys, signed tokens, and the [`Principal`] they yield.
 //! - [`audit`]: one audit event per tool call, delivered to pluggable sinks.
 //! - [`server`]: serving tool sets over stdio and Streamable HTTP, with auth, limits and audit.
@@ -24,7 +25,7 @@ pub mod tool;
 pub mod toolset;
 pub mod upstream;
 
-pub use client::{ClientError, McpConnection};
+pub use client::{ClientError, McpConfig, McpConnection, ServerConfig, Session};
 pub use principal::Principal;
 pub use result::{Content, ToolResult};
 pub use tool::{

@@ -165,3 +165,65 @@ pub fn node_bin(name: &str) -> PathBuf {
     );
     path
 }
+
+/// A file inside `tests/node` (a script of ours, or a file of an installed package).
+pub fn node_file(relative: &str) -> PathBuf {
+    let path = repo_root().join("tests/node").join(relative);
+    assert!(
+        path.exists(),
+        "{} is missing; run `npm ci --prefix tests/node` (scripts/test.sh does)",
+        path.display()
+    );
+    path
+}
+
+/// Waits until something accepts TCP connections on 127.0.0.1:`port`, for at most ten
+/// seconds.
+pub async fn wait_port(port: u16) -> bool {
+    for _ in 0..200 {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_ok()
+        {
+            return true;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    false
+}
+
+/// Whether process `pid` still exists in any form, a zombie included (Linux: `/proc/PID`).
+/// After its parent has reaped it, it does not.
+pub fn process_exists(pid: u32) -> bool {
+    std::path::Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// A loopback TCP listener that counts the connections it accepts (and then drops them),
+/// to prove that nothing was sent to it.
+pub struct CountingListener {
+    /// Its port on 127.0.0.1.
+    pub port: u16,
+    accepted: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl CountingListener {
+    /// Starts listening on 127.0.0.1 with an ephemeral port.
+    pub async fn start() -> std::io::Result<CountingListener> {
+        let listener = tokio::net::TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], 0))).await?;
+        let port = listener.local_addr()?.port();
+        let accepted = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let count = accepted.clone();
+        tokio::spawn(async move {
+            while let Ok((stream, _)) = listener.accept().await {
+                count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                drop(stream);
+            }
+        });
+        Ok(CountingListener { port, accepted })
+    }
+
+    /// Connections accepted so far.
+    pub fn accepted(&self) -> usize {
+        self.accepted.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}

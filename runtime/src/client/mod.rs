@@ -1,0 +1,226 @@
+//! The client side: connecting to MCP servers and calling their tools.
+//!
+//! - [`config`]: the `mcpServers` configuration ([`McpConfig`], [`ServerConfig`]).
+//! - [`Session`]: one connected server (stdio, Streamable HTTP or legacy SSE) with its
+//!   guards: per-call timeout with cancellation, response size cap, tool allowlist, and the
+//!   SSRF guard ([`ssrf`]) for HTTP and SSE URLs.
+//! - [`McpConnection`] and [`call_typed`]: what generated typed client stubs call through;
+//!   a [`Session`] is one, and so is a [`LocalConnection`] to an in-process tool set.
+
+pub mod config;
+mod frame;
+mod session;
+mod sse;
+pub mod ssrf;
+mod stdio;
+
+pub use config::{ConfigError, ConfigProblem, McpConfig, ServerConfig, TransportConfig};
+pub use session::Session;
+
+pub mod breaker;
+pub mod enrich;
+pub mod formats;
+pub mod llm;
+
+pub use breaker::{BreakerConfig, BreakerOpen, CircuitBreaker};
+pub use enrich::{EnrichCall, Enrichment, ToolOrigin, enrich};
+pub use formats::{ToolCall, ToolDefinition, ToolNames};
+pub use llm::{
+    Llm, LlmError, LlmTurn, LoopError, LoopOptions, LoopOutcome, Message, run_tool_loop,
+};
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::{BoxFuture, CallContext, ToolResult, ToolSet};
+
+/// Why a client-side tool call failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    /// The connection or protocol failed.
+    #[error("transport error: {0}")]
+    Transport(String),
+    /// The server answered with `isError: true`; the message is the result's text.
+    #[error("tool `{tool}` failed: {message}")]
+    Tool {
+        /// Tool name.
+        tool: String,
+        /// The result's text.
+        message: String,
+    },
+    /// The arguments could not be encoded or the output could not be decoded.
+    #[error("tool `{tool}`: {message}")]
+    Decode {
+        /// Tool name.
+        tool: String,
+        /// What failed.
+        message: String,
+    },
+    /// The session could not be established (process start, HTTP, handshake).
+    #[error("server `{server}`: cannot connect: {message}")]
+    Connect {
+        /// Server name.
+        server: String,
+        /// What failed.
+        message: String,
+    },
+    /// The SSRF guard refused the server's address (see [`ssrf`]).
+    #[error(
+        "server `{server}`: refused to connect to `{host}` at {address} ({reason}); set `allow_private: true` for this server to allow it"
+    )]
+    Blocked {
+        /// Server name.
+        server: String,
+        /// Host as written in the URL.
+        host: String,
+        /// The refused address.
+        address: String,
+        /// Which range it is in.
+        reason: String,
+    },
+    /// The server did not answer within `timeout_ms`; the request was cancelled.
+    #[error("server `{server}`: {operation} timed out after {timeout_ms} ms (request cancelled)")]
+    Timeout {
+        /// Server name.
+        server: String,
+        /// What timed out, e.g. ``tools/call `echo` ``.
+        operation: String,
+        /// The configured timeout.
+        timeout_ms: u64,
+    },
+    /// The response was larger than `max_response_bytes`; it was discarded, not truncated.
+    #[error(
+        "server `{server}`: {operation}: response{} exceeds max_response_bytes ({limit} bytes); nothing was kept",
+        size.map(|s| format!(" of {s} bytes")).unwrap_or_default()
+    )]
+    ResponseTooLarge {
+        /// Server name.
+        server: String,
+        /// The request whose response was too large.
+        operation: String,
+        /// The response's size, when known.
+        size: Option<u64>,
+        /// The configured cap.
+        limit: usize,
+    },
+    /// The server answered with a JSON-RPC error (e.g. unknown tool, invalid arguments).
+    #[error("server `{server}`: {operation} failed: {message} (JSON-RPC error {code})")]
+    Rpc {
+        /// Server name.
+        server: String,
+        /// The request.
+        operation: String,
+        /// JSON-RPC error code.
+        code: i32,
+        /// The server's message.
+        message: String,
+    },
+    /// The tool is not in the server's `tools` allowlist; nothing was sent.
+    #[error("server `{server}`: tool `{tool}` is not in the server's `tools` allowlist")]
+    NotAllowed {
+        /// Server name.
+        server: String,
+        /// Tool name.
+        tool: String,
+    },
+}
+
+/// Anything that can call an MCP tool: a remote client session, or a local tool set.
+pub trait McpConnection: Send + Sync {
+    /// Calls tool `name` with `args` and returns its result.
+    fn call_tool<'a>(
+        &'a self,
+        name: &'a str,
+        args: Map<String, Value>,
+    ) -> BoxFuture<'a, Result<ToolResult, ClientError>>;
+}
+
+impl<T: McpConnection + ?Sized> McpConnection for &T {
+    fn call_tool<'a>(
+        &'a self,
+        name: &'a str,
+        args: Map<String, Value>,
+    ) -> BoxFuture<'a, Result<ToolResult, ClientError>> {
+        (**self).call_tool(name, args)
+    }
+}
+
+impl<T: McpConnection + ?Sized> McpConnection for std::sync::Arc<T> {
+    fn call_tool<'a>(
+        &'a self,
+        name: &'a str,
+        args: Map<String, Value>,
+    ) -> BoxFuture<'a, Result<ToolResult, ClientError>> {
+        (**self).call_tool(name, args)
+    }
+}
+
+impl<T: McpConnection + ?Sized> McpConnection for Box<T> {
+    fn call_tool<'a>(
+        &'a self,
+        name: &'a str,
+        args: Map<String, Value>,
+    ) -> BoxFuture<'a, Result<ToolResult, ClientError>> {
+        (**self).call_tool(name, args)
+    }
+}
+
+/// An in-process connection to a [`ToolSet`], for tests and embedding.
+pub struct LocalConnection<T>(pub T);
+
+impl<T: ToolSet> McpConnection for LocalConnection<T> {
+    fn call_tool<'a>(
+        &'a self,
+        name: &'a str,
+        args: Map<String, Value>,
+    ) -> BoxFuture<'a, Result<ToolResult, ClientError>> {
+        Box::pin(async move {
+            let ctx = CallContext::default();
+            self.0
+                .call(name, args, &ctx)
+                .await
+                .map_err(|e| ClientError::Transport(e.to_string()))
+        })
+    }
+}
+
+/// Calls `tool` with typed arguments and decodes its structured output (unwrapping
+/// `{"result": ...}` when `wrapped`). Used by generated client stubs.
+pub async fn call_typed<C, A, O>(
+    conn: &C,
+    tool: &str,
+    args: &A,
+    wrapped: bool,
+) -> Result<O, ClientError>
+where
+    C: McpConnection + ?Sized,
+    A: Serialize,
+    O: DeserializeOwned,
+{
+    let decode = |message: String| ClientError::Decode {
+        tool: tool.to_owned(),
+        message,
+    };
+    let args = match serde_json::to_value(args).map_err(|e| decode(e.to_string()))? {
+        Value::Object(map) => map,
+        other => {
+            return Err(decode(format!(
+                "arguments encode to {other}, not an object"
+            )));
+        }
+    };
+    let result = conn.call_tool(tool, args).await?;
+    if result.is_error {
+        return Err(ClientError::Tool {
+            tool: tool.to_owned(),
+            message: result.joined_text(),
+        });
+    }
+    let value = match result.structured_content {
+        Some(Value::Object(mut map)) if wrapped => map.remove("result").unwrap_or(Value::Null),
+        Some(v) => v,
+        None => serde_json::from_str(&result.joined_text()).unwrap_or(Value::Null),
+    };
+    serde_json::from_value(value).map_err(|e| decode(format!("decoding output: {e}")))
+}

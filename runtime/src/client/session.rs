@@ -1,0 +1,454 @@
+//! One connected MCP server: [`Session`].
+
+use std::collections::HashMap;
+use std::process::Stdio;
+use std::time::Duration;
+
+use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock, PaginatedRequestParams};
+use rmcp::service::{RunningService, ServiceError};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{Map, Value};
+use tokio::io::AsyncBufReadExt;
+use tokio::process::Child;
+
+use super::config::{ServerConfig, TransportConfig};
+use super::frame::too_large_size;
+use super::sse::{SseTransport, error_chain};
+use super::stdio::StdioTransport;
+use super::{ClientError, McpConnection, ssrf};
+use crate::{BoxFuture, Content, ToolResult};
+
+/// How long a stdio server gets to exit after its stdin closes before it is killed.
+const EXIT_GRACE: Duration = Duration::from_secs(3);
+
+/// Most `tools/list` pages followed before giving up on a server that never ends its list.
+const MAX_TOOL_PAGES: usize = 1000;
+
+/// One connected server, with the guards of its [`ServerConfig`] on every call: the per-call
+/// timeout (which also cancels the request on the server), the response size cap, the tool
+/// allowlist, and (for HTTP and SSE) the SSRF guard.
+pub struct Session {
+    name: String,
+    config: ServerConfig,
+    service: RunningService<RoleClient, ()>,
+    child: Option<Child>,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("name", &self.name)
+            .field("config", &self.config)
+            .field("pid", &self.pid())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Session {
+    /// Connects to server `name` as `config` describes and completes the MCP handshake,
+    /// within the configured timeout.
+    pub async fn connect(name: &str, config: &ServerConfig) -> Result<Session, ClientError> {
+        let timeout = config.timeout;
+        let fail = |message: String| ClientError::Connect {
+            server: name.to_owned(),
+            message,
+        };
+        let timed_out = || ClientError::Timeout {
+            server: name.to_owned(),
+            operation: "connect".to_owned(),
+            timeout_ms: millis(timeout),
+        };
+        match &config.transport {
+            TransportConfig::Stdio { command, args, env } => {
+                let mut cmd = tokio::process::Command::new(command);
+                cmd.args(args)
+                    .envs(env)
+                    .stdin(Stdio::piped())
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped())
+                    .kill_on_drop(true);
+                let mut child = cmd
+                    .spawn()
+                    .map_err(|e| fail(format!("cannot start `{command}`: {e}")))?;
+                if let Some(stderr) = child.stderr.take() {
+                    let server = name.to_owned();
+                    tokio::spawn(async move {
+                        let mut lines = tokio::io::BufReader::new(stderr).lines();
+                        while let Ok(Some(line)) = lines.next_line().await {
+                            tracing::debug!(server = %server, "stderr: {line}");
+                        }
+                    });
+                }
+                let transport = StdioTransport::new(name, &mut child, config.max_response_bytes)
+                    .map_err(|e| fail(e.to_string()))?;
+                let service = match tokio::time::timeout(timeout, ().serve(transport)).await {
+                    Ok(Ok(service)) => service,
+                    Ok(Err(e)) => {
+                        reap(&mut child).await;
+                        return Err(fail(format!(
+                            "the MCP handshake with `{command}` failed: {e}"
+                        )));
+                    }
+                    Err(_) => {
+                        reap(&mut child).await;
+                        return Err(timed_out());
+                    }
+                };
+                Ok(Session {
+                    name: name.to_owned(),
+                    config: config.clone(),
+                    service,
+                    child: Some(child),
+                })
+            }
+            TransportConfig::StreamableHttp { url, headers } => {
+                let parsed = parse_url(name, url)?;
+                if !config.allow_private {
+                    ssrf::check_url(name, &parsed).await?;
+                }
+                let client = ssrf::http_client(name, config.allow_private, timeout)?;
+                let headers = header_map(name, headers)?;
+                let custom: HashMap<_, _> = headers
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                let transport = StreamableHttpClientTransport::with_client(
+                    client,
+                    StreamableHttpClientTransportConfig::with_uri(parsed.as_str())
+                        .custom_headers(custom),
+                );
+                let service = match tokio::time::timeout(timeout, ().serve(transport)).await {
+                    Ok(Ok(service)) => service,
+                    Ok(Err(e)) => {
+                        return Err(fail(format!(
+                            "the MCP handshake with {url} failed: {}",
+                            error_chain(&e)
+                        )));
+                    }
+                    Err(_) => return Err(timed_out()),
+                };
+                Ok(Session {
+                    name: name.to_owned(),
+                    config: config.clone(),
+                    service,
+                    child: None,
+                })
+            }
+            TransportConfig::Sse { url, headers } => {
+                let parsed = parse_url(name, url)?;
+                if !config.allow_private {
+                    ssrf::check_url(name, &parsed).await?;
+                }
+                let client = ssrf::http_client(name, config.allow_private, timeout)?;
+                let headers = header_map(name, headers)?;
+                let connect = async {
+                    let transport = SseTransport::connect(
+                        name,
+                        client,
+                        parsed,
+                        headers,
+                        config.max_response_bytes,
+                    )
+                    .await?;
+                    ().serve(transport).await.map_err(|e| {
+                        fail(format!(
+                            "the MCP handshake with {url} failed: {}",
+                            error_chain(&e)
+                        ))
+                    })
+                };
+                let service = tokio::time::timeout(timeout, connect)
+                    .await
+                    .map_err(|_| timed_out())??;
+                Ok(Session {
+                    name: name.to_owned(),
+                    config: config.clone(),
+                    service,
+                    child: None,
+                })
+            }
+        }
+    }
+
+    /// The server's name in the configuration.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The configuration this session was connected with.
+    pub fn config(&self) -> &ServerConfig {
+        &self.config
+    }
+
+    /// The process id of a stdio server's child, while it runs.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().and_then(Child::id)
+    }
+
+    /// All tools the server offers (following pagination), restricted to the allowlist if
+    /// one is configured. The whole listing runs under one timeout.
+    pub async fn list_tools(&self) -> Result<Vec<rmcp::model::Tool>, ClientError> {
+        let list = async {
+            let mut tools = Vec::new();
+            let mut cursor = None;
+            for _ in 0..MAX_TOOL_PAGES {
+                let page = self
+                    .service
+                    .peer()
+                    .list_tools(Some(PaginatedRequestParams::default().with_cursor(cursor)))
+                    .await
+                    .map_err(|e| self.service_error("tools/list", e))?;
+                tools.extend(page.tools);
+                cursor = page.next_cursor;
+                if cursor.is_none() {
+                    return Ok(tools);
+                }
+            }
+            Err(ClientError::Transport(format!(
+                "server `{}`: tools/list did not end after {MAX_TOOL_PAGES} pages",
+                self.name
+            )))
+        };
+        let mut tools = tokio::time::timeout(self.config.timeout, list)
+            .await
+            .map_err(|_| self.timeout_error("tools/list"))??;
+        tools.retain(|t| self.config.allows_tool(&t.name));
+        Ok(tools)
+    }
+
+    /// Calls `tool` with `args` under the session's guards. A result with `isError: true` is
+    /// returned as a result (not an error): the model should see it.
+    pub async fn call_tool(
+        &self,
+        tool: &str,
+        args: Map<String, Value>,
+    ) -> Result<ToolResult, ClientError> {
+        if !self.config.allows_tool(tool) {
+            return Err(ClientError::NotAllowed {
+                server: self.name.clone(),
+                tool: tool.to_owned(),
+            });
+        }
+        let operation = format!("tools/call `{tool}`");
+        let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(args);
+        // On timeout the request future is dropped, and rmcp sends
+        // `notifications/cancelled` for the abandoned request.
+        let result =
+            tokio::time::timeout(self.config.timeout, self.service.peer().call_tool(params))
+                .await
+                .map_err(|_| self.timeout_error(&operation))?
+                .map_err(|e| self.service_error(&operation, e))?;
+        let size = encoded_size(&result);
+        if size > self.config.max_response_bytes as u64 {
+            return Err(ClientError::ResponseTooLarge {
+                server: self.name.clone(),
+                operation,
+                size: Some(size),
+                limit: self.config.max_response_bytes,
+            });
+        }
+        Ok(to_tool_result(result))
+    }
+
+    /// Ends the session: closes the connection and, for a stdio server, waits for the child
+    /// to exit (killing it after a grace period) and reaps it.
+    pub async fn shutdown(mut self) -> Result<(), ClientError> {
+        let closed = self.service.close_with_timeout(EXIT_GRACE).await;
+        let mut problem = match closed {
+            Ok(_) => None,
+            Err(e) => Some(format!("closing the session failed: {e}")),
+        };
+        if let Some(mut child) = self.child.take() {
+            let exited = tokio::time::timeout(EXIT_GRACE, child.wait()).await;
+            let status = match exited {
+                Ok(result) => result.map(drop),
+                // Still running after the grace period: kill, then wait (which reaps).
+                Err(_) => child.kill().await,
+            };
+            if let Err(e) = status {
+                problem.get_or_insert(format!("waiting for the server process failed: {e}"));
+            }
+        }
+        match problem {
+            None => Ok(()),
+            Some(message) => Err(ClientError::Transport(format!(
+                "server `{}`: {message}",
+                self.name
+            ))),
+        }
+    }
+
+    fn timeout_error(&self, operation: &str) -> ClientError {
+        ClientError::Timeout {
+            server: self.name.clone(),
+            operation: operation.to_owned(),
+            timeout_ms: millis(self.config.timeout),
+        }
+    }
+
+    fn service_error(&self, operation: &str, error: ServiceError) -> ClientError {
+        match error {
+            ServiceError::McpError(data) => match too_large_size(&data) {
+                Some(size) => ClientError::ResponseTooLarge {
+                    server: self.name.clone(),
+                    operation: operation.to_owned(),
+                    size,
+                    limit: self.config.max_response_bytes,
+                },
+                None => ClientError::Rpc {
+                    server: self.name.clone(),
+                    operation: operation.to_owned(),
+                    code: data.code.0,
+                    message: data.message.into_owned(),
+                },
+            },
+            ServiceError::Timeout { .. } => self.timeout_error(operation),
+            other => ClientError::Transport(format!(
+                "server `{}`: {operation}: {}",
+                self.name,
+                error_chain(&other)
+            )),
+        }
+    }
+}
+
+impl McpConnection for Session {
+    fn call_tool<'a>(
+        &'a self,
+        name: &'a str,
+        args: Map<String, Value>,
+    ) -> BoxFuture<'a, Result<ToolResult, ClientError>> {
+        Box::pin(Session::call_tool(self, name, args))
+    }
+}
+
+/// Kills and reaps a child whose session never started.
+async fn reap(child: &mut Child) {
+    if let Err(e) = child.kill().await {
+        tracing::warn!("killing a server process failed: {e}");
+    }
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+fn parse_url(server: &str, url: &str) -> Result<url::Url, ClientError> {
+    let parsed = url::Url::parse(url).map_err(|e| ClientError::Connect {
+        server: server.to_owned(),
+        message: format!("`{url}` is not a valid URL: {e}"),
+    })?;
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return Err(ClientError::Connect {
+            server: server.to_owned(),
+            message: format!("`{url}`: only http and https URLs are supported"),
+        });
+    }
+    Ok(parsed)
+}
+
+fn header_map(
+    server: &str,
+    headers: &std::collections::BTreeMap<String, String>,
+) -> Result<http::HeaderMap, ClientError> {
+    let mut map = http::HeaderMap::new();
+    for (k, v) in headers {
+        let bad = |what: &str| ClientError::Connect {
+            server: server.to_owned(),
+            message: format!("header `{k}`: invalid {what}"),
+        };
+        let name = http::HeaderName::from_bytes(k.as_bytes()).map_err(|_| bad("name"))?;
+        let value = http::HeaderValue::from_str(v).map_err(|_| bad("value"))?;
+        map.insert(name, value);
+    }
+    Ok(map)
+}
+
+/// The size of `value` encoded as JSON, without building the encoding.
+fn encoded_size(value: &impl serde::Serialize) -> u64 {
+    struct Count(u64);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 = self.0.saturating_add(buf.len() as u64);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    match serde_json::to_writer(&mut count, value) {
+        Ok(()) => count.0,
+        Err(_) => u64::MAX,
+    }
+}
+
+/// A content kind newer than this code: kept as its JSON, as text.
+fn unknown_block(block: &impl serde::Serialize) -> Content {
+    Content::Text(serde_json::to_string(block).unwrap_or_default())
+}
+
+/// rmcp's result as ours. Content kinds our [`Content`] has no variant for are kept
+/// without loss of data: audio and text resources become base64 [`Content::Resource`]
+/// blocks, resource links become a text block naming the link.
+pub(crate) fn to_tool_result(result: CallToolResult) -> ToolResult {
+    use base64::Engine;
+    use rmcp::model::ResourceContents;
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let content = result
+        .content
+        .into_iter()
+        .map(|block| match block {
+            ContentBlock::Text(t) => Content::Text(t.text),
+            ContentBlock::Image(i) => Content::Image {
+                data: i.data,
+                mime_type: i.mime_type,
+            },
+            ContentBlock::Audio(a) => Content::Resource {
+                uri: "mcpgen://content/audio".to_owned(),
+                mime_type: a.mime_type,
+                blob: a.data,
+            },
+            ContentBlock::Resource(r) => match r.resource {
+                ResourceContents::BlobResourceContents {
+                    uri,
+                    mime_type,
+                    blob,
+                    ..
+                } => Content::Resource {
+                    uri,
+                    mime_type: mime_type.unwrap_or_else(|| "application/octet-stream".to_owned()),
+                    blob,
+                },
+                ResourceContents::TextResourceContents {
+                    uri,
+                    mime_type,
+                    text,
+                    ..
+                } => Content::Resource {
+                    uri,
+                    mime_type: mime_type.unwrap_or_else(|| "text/plain".to_owned()),
+                    blob: b64.encode(text.as_bytes()),
+                },
+                other => unknown_block(&other),
+            },
+            ContentBlock::ResourceLink(link) => {
+                let mime = link
+                    .mime_type
+                    .as_deref()
+                    .map(|m| format!(" ({m})"))
+                    .unwrap_or_default();
+                Content::Text(format!("resource link: {} <{}>{mime}", link.name, link.uri))
+            }
+            other => unknown_block(&other),
+        })
+        .collect();
+    ToolResult {
+        content,
+        structured_content: result.structured_content,
+        is_error: result.is_error == Some(true),
+        upstream_status: None,
+    }
+}
