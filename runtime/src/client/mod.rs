@@ -21,6 +21,7 @@ pub mod breaker;
 pub mod enrich;
 pub mod formats;
 pub mod llm;
+pub mod registry;
 
 pub use breaker::{BreakerConfig, BreakerOpen, CircuitBreaker};
 pub use enrich::{EnrichCall, Enrichment, ToolOrigin, enrich};
@@ -28,6 +29,7 @@ pub use formats::{ToolCall, ToolDefinition, ToolNames};
 pub use llm::{
     Llm, LlmError, LlmTurn, LoopError, LoopOptions, LoopOutcome, Message, run_tool_loop,
 };
+pub use registry::{RegisteredTool, Registry, RegistryOptions, ServerFailure};
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
