@@ -1,0 +1,272 @@
+//! `mcpgen tools` and `mcpgen call`: list and call the tools of configured MCP servers.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use mcpgen_runtime::client::formats::result_text;
+use mcpgen_runtime::client::registry::{Registry, RegistryOptions};
+use mcpgen_runtime::client::{McpConfig, Session};
+use mcpgen_runtime::{Content, ToolResult};
+use serde_json::{Map, Value, json};
+
+/// Where the server configuration comes from, shared by both commands.
+#[derive(Args, Debug, Clone)]
+pub struct ConfigArg {
+    /// Server configuration in the `mcpServers` format (default: the file named by
+    /// MCPGEN_MCP_CONFIG, else ~/.config/mcpgen/mcp_servers.json).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+}
+
+/// `mcpgen tools`.
+#[derive(Args, Debug)]
+pub struct ToolsArgs {
+    #[command(flatten)]
+    config: ConfigArg,
+    /// Only this server (repeatable).
+    #[arg(long = "server", value_name = "NAME")]
+    servers: Vec<String>,
+    /// Print JSON: {"tools":[{name, server, tool, title, description, input_schema}],
+    /// "failures":[{server, error}]}.
+    #[arg(long)]
+    json: bool,
+}
+
+/// `mcpgen call`.
+#[derive(Args, Debug)]
+pub struct CallArgs {
+    #[command(flatten)]
+    config: ConfigArg,
+    /// The server to call.
+    #[arg(long, value_name = "NAME")]
+    server: String,
+    /// The tool's name on that server.
+    #[arg(long, value_name = "NAME")]
+    tool: String,
+    /// Arguments as a JSON object.
+    #[arg(long, value_name = "JSON", default_value = "{}")]
+    args: String,
+    /// Print the raw result as JSON (content, structuredContent, isError).
+    #[arg(long)]
+    json: bool,
+}
+
+fn load(config: &ConfigArg) -> Result<McpConfig, String> {
+    match &config.config {
+        Some(path) => McpConfig::load(path),
+        None => McpConfig::discover(),
+    }
+    .map_err(|e| format!("error: {e}"))
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, String> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| format!("error: cannot start the async runtime: {e}"))
+}
+
+/// Runs `mcpgen tools`. Fails (after printing what it could) when a selected server failed.
+pub fn tools(args: ToolsArgs) -> Result<(), String> {
+    let mut config = load(&args.config)?;
+    if !args.servers.is_empty() {
+        let unknown: Vec<&str> = args
+            .servers
+            .iter()
+            .filter(|s| !config.servers.contains_key(s.as_str()))
+            .map(String::as_str)
+            .collect();
+        if !unknown.is_empty() {
+            return Err(format!(
+                "error: no server {} in the configuration (servers: {})",
+                unknown
+                    .iter()
+                    .map(|s| format!("`{s}`"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                known(&config)
+            ));
+        }
+        config.servers.retain(|name, _| args.servers.contains(name));
+    }
+    if config.enabled().next().is_none() {
+        return Err(format!(
+            "error: no enabled servers to list{}",
+            if config.servers.is_empty() {
+                " (the configuration has none)"
+            } else {
+                ""
+            }
+        ));
+    }
+    let rt = runtime()?;
+    let (tools, failures) = rt.block_on(async {
+        let registry = Registry::connect_with(&config, RegistryOptions::default()).await;
+        let tools = registry.tools().await;
+        let failures = registry.failures();
+        // Failures to close are not worth failing a listing for.
+        let _ = registry.shutdown().await;
+        (tools, failures)
+    });
+    if args.json {
+        let out = json!({
+            "tools": tools.iter().map(|t| json!({
+                "name": t.name,
+                "server": t.server,
+                "tool": t.tool,
+                "title": t.title,
+                "description": t.description,
+                "input_schema": t.input_schema,
+            })).collect::<Vec<_>>(),
+            "failures": failures.iter().map(|f| json!({
+                "server": f.server,
+                "error": f.error,
+            })).collect::<Vec<_>>(),
+        });
+        println!("{out:#}");
+    } else {
+        let rows: Vec<[String; 3]> = tools
+            .iter()
+            .map(|t| {
+                [
+                    t.server.clone(),
+                    t.name.clone(),
+                    t.description.lines().next().unwrap_or_default().to_owned(),
+                ]
+            })
+            .collect();
+        print_table(["SERVER", "TOOL", "DESCRIPTION"], &rows);
+    }
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        let lines: Vec<String> = failures
+            .iter()
+            .map(|f| format!("error: server `{}` failed: {}", f.server, f.error))
+            .collect();
+        Err(lines.join("\n"))
+    }
+}
+
+fn known(config: &McpConfig) -> String {
+    if config.servers.is_empty() {
+        "none".to_owned()
+    } else {
+        config
+            .servers
+            .keys()
+            .map(|s| format!("`{s}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+fn print_table<const N: usize>(header: [&str; N], rows: &[[String; N]]) {
+    let mut widths = header.map(str::len);
+    for r in rows {
+        for (w, c) in widths.iter_mut().zip(r) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let header = header.map(str::to_owned);
+    for r in std::iter::once(&header).chain(rows) {
+        let line: Vec<String> = r
+            .iter()
+            .zip(widths)
+            .map(|(c, w)| format!("{c:<w$}"))
+            .collect();
+        println!("{}", line.join("  ").trim_end());
+    }
+}
+
+/// The raw result as MCP's `CallToolResult` JSON.
+fn result_json(result: &ToolResult) -> Value {
+    let content: Vec<Value> = result
+        .content
+        .iter()
+        .map(|c| match c {
+            Content::Text(text) => json!({"type": "text", "text": text}),
+            Content::Image { data, mime_type } => {
+                json!({"type": "image", "data": data, "mimeType": mime_type})
+            }
+            Content::Resource {
+                uri,
+                mime_type,
+                blob,
+            } => json!({
+                "type": "resource",
+                "resource": {"uri": uri, "mimeType": mime_type, "blob": blob}
+            }),
+        })
+        .collect();
+    let mut out = Map::new();
+    out.insert("content".into(), Value::Array(content));
+    if let Some(s) = &result.structured_content {
+        out.insert("structuredContent".into(), s.clone());
+    }
+    out.insert("isError".into(), Value::Bool(result.is_error));
+    Value::Object(out)
+}
+
+/// Runs `mcpgen call`. Fails when the server cannot be reached or the result has `isError`.
+pub fn call(args: CallArgs) -> Result<(), String> {
+    let tool_args: Map<String, Value> = match serde_json::from_str::<Value>(&args.args) {
+        Ok(Value::Object(map)) => map,
+        Ok(other) => {
+            return Err(format!(
+                "error: --args must be a JSON object, got {}",
+                kind(&other)
+            ));
+        }
+        Err(e) => return Err(format!("error: --args is not valid JSON: {e}")),
+    };
+    let config = load(&args.config)?;
+    let Some(server) = config.servers.get(&args.server) else {
+        return Err(format!(
+            "error: no server `{}` in the configuration (servers: {})",
+            args.server,
+            known(&config)
+        ));
+    };
+    if server.disabled {
+        return Err(format!(
+            "error: server `{}` is disabled in the configuration",
+            args.server
+        ));
+    }
+    let rt = runtime()?;
+    let outcome = rt.block_on(async {
+        let session = Session::connect(&args.server, server).await?;
+        let result = session.call_tool(&args.tool, tool_args).await;
+        let _ = session.shutdown().await;
+        result
+    });
+    let result = outcome.map_err(|e| format!("error: {e}"))?;
+    if args.json {
+        println!("{:#}", result_json(&result));
+    } else if !result.is_error {
+        println!("{}", result_text(&result));
+    }
+    if result.is_error {
+        let text = result_text(&result);
+        return Err(format!(
+            "error: tool `{}` on server `{}` failed: {}",
+            args.tool,
+            args.server,
+            text.strip_prefix("Error: ").unwrap_or(&text)
+        ));
+    }
+    Ok(())
+}
+
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
