@@ -9,6 +9,46 @@
 //! A tool that fails — `isError`, unknown tool, arguments that are not an object, a
 //! transport error or an open circuit breaker — does not stop the loop: the failure is the
 //! tool's result, and the model sees it and may try something else.
+//!
+//! ```no_run
+//! use mcpgen_runtime::BoxFuture;
+//! use mcpgen_runtime::client::{
+//!     Llm, LlmError, LlmTurn, LoopOptions, McpConfig, Message, Registry, ToolDefinition,
+//!     run_tool_loop,
+//! };
+//!
+//! /// Your provider: send `messages` and `tools` (see `formats`), parse the answer.
+//! struct MyModel;
+//!
+//! impl Llm for MyModel {
+//!     fn respond<'a>(
+//!         &'a self,
+//!         _messages: &'a [Message],
+//!         _tools: &'a [ToolDefinition],
+//!     ) -> BoxFuture<'a, Result<LlmTurn, LlmError>> {
+//!         Box::pin(async { Ok(LlmTurn::Final("nothing to do".into())) })
+//!     }
+//! }
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let registry = Registry::connect(&McpConfig::discover()?).await;
+//! for failure in registry.failures() {
+//!     eprintln!("left out: {failure}");
+//! }
+//! let tools = registry.definitions().await;
+//! let outcome = run_tool_loop(
+//!     &MyModel,
+//!     &registry,
+//!     &tools,
+//!     vec![Message::User("What is on my calendar today?".into())],
+//!     &LoopOptions::default(),
+//! )
+//! .await?;
+//! println!("{}", outcome.answer);
+//! registry.shutdown().await.ok();
+//! # Ok(())
+//! # }
+//! ```
 
 use serde_json::{Map, Value};
 
