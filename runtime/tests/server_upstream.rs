@@ -580,6 +580,48 @@ async fn without_pass_through_the_callers_key_is_not_sent() {
     server.stop().await.unwrap();
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn on_stdio_the_key_the_server_was_started_with_is_passed_through() {
+    let rest = Rest::start().await;
+    let scratch = Scratch::new("stdio");
+    let mut args = flags(&rest, &scratch, &["--upstream-pass-through"]);
+    args.transport = cli::Transport::Stdio;
+    let upstream = cli::upstream(&app(SCHEMES), &args).unwrap();
+    let server = cli::server_builder(&app(SCHEMES), &args, Api { upstream })
+        .unwrap()
+        .build()
+        .unwrap();
+    let (client_io, server_io) = tokio::io::duplex(64 * 1024);
+    let (read, write) = tokio::io::split(server_io);
+    let principal = mcpgen_runtime::Principal::unrestricted("local");
+    let serving = tokio::spawn(async move {
+        server
+            .serve_io_with(
+                principal,
+                Some(mcpgen_runtime::CallerCredential::new(CALLER_KEY)),
+                read,
+                write,
+            )
+            .await
+    });
+    let client = tokio::time::timeout(WAIT, ().serve(client_io))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_success(&call(&client, "get_qry").await);
+    assert_eq!(
+        rest.only_request().target,
+        format!("/things/1?api_key={CALLER_KEY}")
+    );
+    client.cancel().await.unwrap();
+    tokio::time::timeout(WAIT, serving)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert_no_secrets(&scratch.audit(), &[CALLER_KEY]);
+}
+
 /// One `GET /sse` session driven by hand: the endpoint event, then POSTs answered on the stream.
 struct SseSession {
     response: reqwest::Response,

@@ -945,6 +945,7 @@ async fn unreachable_upstream_is_an_error_naming_the_base_url() {
     .unwrap();
     let result = upstream.invoke(&get("/things"), Map::new()).await;
     assert_error_containing(&result, &["GET /things", "could not be reached", &base]);
+    assert!(!result.timed_out, "a refused connection is not a timeout");
     let text = text_of(&result);
     assert!(
         !text.contains("hunter2") && !text.contains("sekrit"),
