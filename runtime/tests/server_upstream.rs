@@ -814,6 +814,8 @@ async fn hop_by_hop_and_framing_headers_are_refused_at_start() {
             "connection",
             "--forward-header",
             "bad header",
+            "--forward-header",
+            "Authorization,X-API-Key",
         ],
     );
     let upstream = cli::upstream(&app(SCHEMES), &args).unwrap();
@@ -832,6 +834,14 @@ async fn hop_by_hop_and_framing_headers_are_refused_at_start() {
         err.contains("`bad header`: not a valid HTTP header name"),
         "{err}"
     );
+    for name in ["Authorization", "X-API-Key"] {
+        assert!(
+            err.contains(&format!(
+                "forwarded header `{name}`: it carries the caller's credential"
+            )),
+            "{name}: {err}"
+        );
+    }
     assert!(!err.contains("X-Fine"), "{err}");
 }
 

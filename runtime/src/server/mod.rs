@@ -206,6 +206,9 @@ const UNFORWARDABLE_HEADERS: &[&str] = &[
     "expect",
 ];
 
+/// Headers the caller authenticates to this server with; never forwarded as they are.
+const CREDENTIAL_HEADERS: &[&str] = &["authorization", "x-api-key"];
+
 /// Parses the forwarding allowlist, refusing hop-by-hop and framing headers.
 fn forward_header_names(names: &[String], problems: &mut Vec<ConfigProblem>) -> Vec<HeaderName> {
     let mut parsed: Vec<HeaderName> = Vec::new();
@@ -223,6 +226,11 @@ fn forward_header_names(names: &[String], problems: &mut Vec<ConfigProblem>) -> 
                      so it is never forwarded",
                 ))
             }
+            Ok(header) if CREDENTIAL_HEADERS.contains(&header.as_str()) => problems.push(reject(
+                "it carries the caller's credential for this server; to send that credential \
+                 upstream, use pass-through (--upstream-pass-through), which places it as the \
+                 API's security scheme says",
+            )),
             Ok(header) if header.as_str().starts_with(':') => {
                 problems.push(reject("pseudo-headers are never forwarded"));
             }
@@ -376,8 +384,9 @@ impl ServerBuilder {
     /// Names headers of the caller's HTTP request (Streamable HTTP and legacy SSE) that are
     /// copied into each call's [`CallContext::forwarded_headers`](crate::CallContext), from
     /// where an [`Upstream`](crate::Upstream) sends them on. None by default. Hop-by-hop and
-    /// framing headers (`Host`, `Content-Length`, `Connection`, `Transfer-Encoding`, …) are
-    /// refused by [`build`](Self::build).
+    /// framing headers (`Host`, `Content-Length`, `Connection`, `Transfer-Encoding`, …) and the
+    /// headers carrying the caller's credential for this server (`Authorization`,
+    /// `X-API-Key`: see pass-through instead) are refused by [`build`](Self::build).
     pub fn forward_headers(mut self, names: Vec<String>) -> Self {
         self.forward_headers = names;
         self
