@@ -11,9 +11,11 @@ use clap::{CommandFactory, FromArgMatches, Parser, ValueEnum};
 
 use crate::audit::{Fsync, JsonlSink, TracingSink};
 use crate::auth::{AuthChain, Authenticator, KeyStore, TokenAuthority};
-use crate::server::{Server, shutdown_signal};
+use crate::server::{OutputCheck, Server, ServerBuilder, shutdown_signal};
+use crate::upstream::DEFAULT_MAX_RESPONSE_BYTES;
 use crate::{
-    Credential, Principal, SecurityScheme, SecuritySchemeKind, ToolSet, Upstream, UpstreamConfig,
+    CallerCredential, Credential, Principal, SecurityScheme, SecuritySchemeKind, ToolSet, Upstream,
+    UpstreamConfig,
 };
 
 /// What a generated binary tells [`main`] about itself.
@@ -55,15 +57,57 @@ pub struct ServeArgs {
     /// Base URL of the REST API the tools call (default: from the spec or allowlist).
     #[arg(long, env = "MCPGEN_UPSTREAM_URL")]
     pub upstream_url: Option<String>,
-    /// API key sent to the upstream for each of its apiKey security schemes (header or query).
+    /// API key sent to the upstream for each of its apiKey security schemes (header, query or
+    /// cookie).
     #[arg(long, env = "MCPGEN_UPSTREAM_API_KEY", hide_env_values = true)]
     pub upstream_api_key: Option<String>,
     /// Bearer token sent to the upstream as `Authorization: Bearer …`.
     #[arg(long, env = "MCPGEN_UPSTREAM_BEARER", hide_env_values = true)]
     pub upstream_bearer: Option<String>,
+    /// `USER:PASSWORD` sent to the upstream with HTTP basic authentication (the API must have
+    /// an HTTP basic security scheme).
+    #[arg(
+        long,
+        env = "MCPGEN_UPSTREAM_BASIC",
+        hide_env_values = true,
+        value_name = "USER:PASSWORD"
+    )]
+    pub upstream_basic: Option<String>,
+    /// Send each caller's own credential (the API key or bearer token it presented to this
+    /// server; `MCPGEN_API_KEY` on stdio) to the upstream, in the operation's apiKey or bearer
+    /// security scheme.
+    #[arg(long, env = "MCPGEN_UPSTREAM_PASS_THROUGH")]
+    pub upstream_pass_through: bool,
+    /// Header of the caller's HTTP request copied onto upstream requests (repeatable; none by
+    /// default; hop-by-hop and framing headers are refused).
+    #[arg(
+        long = "forward-header",
+        env = "MCPGEN_FORWARD_HEADERS",
+        value_delimiter = ',',
+        value_name = "NAME"
+    )]
+    pub forward_headers: Vec<String>,
     /// Upstream request timeout in seconds.
-    #[arg(long, env = "MCPGEN_UPSTREAM_TIMEOUT", default_value_t = 30)]
+    #[arg(
+        long,
+        env = "MCPGEN_UPSTREAM_TIMEOUT",
+        default_value_t = 30,
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
     pub upstream_timeout: u64,
+    /// Largest upstream response body read, in bytes; longer bodies are cut and the cut is
+    /// marked (a cut JSON or binary body is an error).
+    #[arg(
+        long,
+        env = "MCPGEN_UPSTREAM_MAX_RESPONSE_BYTES",
+        default_value_t = DEFAULT_MAX_RESPONSE_BYTES,
+        value_parser = parse_positive_bytes
+    )]
+    pub upstream_max_response_bytes: usize,
+    /// Check tool results against their output schema: `strict` (a mismatch is an error
+    /// result), `warn` (log it, return the result) or `off`.
+    #[arg(long, env = "MCPGEN_OUTPUT_CHECK", value_enum, default_value = "warn")]
+    pub output_check: OutputCheck,
     /// Keys file (YAML: `keys: [{id, key_sha256 | key, principal, scopes, plugins, rate_limit}]`).
     #[arg(long, env = "MCPGEN_KEYS")]
     pub keys: Option<PathBuf>,
@@ -109,6 +153,13 @@ pub struct ServeArgs {
     /// Largest request body accepted, in bytes.
     #[arg(long, env = "MCPGEN_MAX_BODY_BYTES", default_value_t = 4 * 1024 * 1024)]
     pub max_body_bytes: usize,
+}
+
+fn parse_positive_bytes(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(format!("`{s}` is not a positive number of bytes")),
+    }
 }
 
 fn parse_rate(s: &str) -> Result<f64, String> {
@@ -168,37 +219,97 @@ pub fn upstream(app: &App, args: &ServeArgs) -> Result<Upstream, String> {
         .clone()
         .or_else(|| app.default_upstream_url.map(str::to_owned))
         .ok_or("no upstream URL: pass --upstream-url (or set MCPGEN_UPSTREAM_URL)")?;
-    let mut config =
-        UpstreamConfig::new(url).with_timeout(Duration::from_secs(args.upstream_timeout));
+    let mut config = UpstreamConfig::new(url)
+        .with_timeout(Duration::from_secs(args.upstream_timeout))
+        .with_max_response_bytes(args.upstream_max_response_bytes);
     if let Some(key) = &args.upstream_api_key {
         let mut attached = false;
         for scheme in app.security_schemes {
-            match scheme.kind {
-                SecuritySchemeKind::ApiKeyHeader(name) => {
-                    config = config.with_credential(Credential::Header {
-                        name: name.to_owned(),
-                        value: key.clone(),
-                    });
-                    attached = true;
-                }
-                SecuritySchemeKind::ApiKeyQuery(name) => {
-                    config = config.with_credential(Credential::Query {
-                        name: name.to_owned(),
-                        value: key.clone(),
-                    });
-                    attached = true;
-                }
-                _ => {}
-            }
+            let credential = match scheme.kind {
+                SecuritySchemeKind::ApiKeyHeader(name) => Credential::Header {
+                    name: name.to_owned(),
+                    value: key.clone(),
+                },
+                SecuritySchemeKind::ApiKeyQuery(name) => Credential::Query {
+                    name: name.to_owned(),
+                    value: key.clone(),
+                },
+                SecuritySchemeKind::ApiKeyCookie(name) => Credential::Cookie {
+                    name: name.to_owned(),
+                    value: key.clone(),
+                },
+                _ => continue,
+            };
+            config = config.with_credential(credential);
+            attached = true;
         }
         if !attached {
-            return Err("--upstream-api-key is set but the API has no apiKey security scheme in a header or query; use --upstream-bearer".into());
+            return Err(format!(
+                "--upstream-api-key is set but the API has no apiKey security scheme (header, \
+                 query or cookie){}",
+                scheme_hint(app)
+            ));
         }
     }
     if let Some(token) = &args.upstream_bearer {
         config = config.with_credential(Credential::Bearer(token.clone()));
     }
+    if let Some(basic) = &args.upstream_basic {
+        if !app
+            .security_schemes
+            .iter()
+            .any(|s| s.kind == SecuritySchemeKind::Basic)
+        {
+            return Err(format!(
+                "--upstream-basic is set but the API has no HTTP basic security scheme{}",
+                scheme_hint(app)
+            ));
+        }
+        let Some((username, password)) = basic.split_once(':') else {
+            return Err(
+                "--upstream-basic must be USER:PASSWORD (a user name, a colon, the password)"
+                    .into(),
+            );
+        };
+        config = config.with_credential(Credential::Basic {
+            username: username.to_owned(),
+            password: password.to_owned(),
+        });
+    }
+    if args.upstream_pass_through {
+        config = config.with_pass_through(app.security_schemes.iter().copied());
+        if app.security_schemes.is_empty() {
+            return Err(
+                "--upstream-pass-through is set but the API declares no security scheme to send \
+                 the caller's credential in"
+                    .into(),
+            );
+        }
+    }
     Upstream::new(config).map_err(|e| e.to_string())
+}
+
+/// `; the API's schemes: a (apiKey in header `X-Key`), …` for error messages.
+fn scheme_hint(app: &App) -> String {
+    if app.security_schemes.is_empty() {
+        return "; the API declares no security schemes".to_owned();
+    }
+    let schemes: Vec<String> = app
+        .security_schemes
+        .iter()
+        .map(|s| {
+            let kind = match s.kind {
+                SecuritySchemeKind::ApiKeyHeader(name) => format!("apiKey in header `{name}`"),
+                SecuritySchemeKind::ApiKeyQuery(name) => format!("apiKey in query `{name}`"),
+                SecuritySchemeKind::ApiKeyCookie(name) => format!("apiKey in cookie `{name}`"),
+                SecuritySchemeKind::Bearer => "HTTP bearer: use --upstream-bearer".to_owned(),
+                SecuritySchemeKind::Basic => "HTTP basic: use --upstream-basic".to_owned(),
+                SecuritySchemeKind::Other => "not supported for configured credentials".to_owned(),
+            };
+            format!("`{}` ({kind})", s.name)
+        })
+        .collect();
+    format!("; the API's schemes: {}", schemes.join(", "))
 }
 
 fn authenticator(app: &App, args: &ServeArgs) -> Result<Option<AuthChain>, String> {
@@ -223,13 +334,23 @@ fn authenticator(app: &App, args: &ServeArgs) -> Result<Option<AuthChain>, Strin
     Ok((!chain.is_empty()).then_some(chain))
 }
 
-async fn run<T: ToolSet>(
-    app: App,
-    args: ServeArgs,
-    make_tools: impl FnOnce(Upstream) -> T,
-) -> Result<(), String> {
-    let upstream = upstream(&app, &args)?;
-    let auth = authenticator(&app, &args)?;
+/// The server as the flags configure it (authentication, audit, limits, output check, header
+/// forwarding) around `tools`, not yet built. [`main`] serves what this builds.
+pub fn server_builder(
+    app: &App,
+    args: &ServeArgs,
+    tools: impl ToolSet,
+) -> Result<ServerBuilder, String> {
+    let auth = authenticator(app, args)?;
+    builder_with_auth(app, args, tools, auth)
+}
+
+fn builder_with_auth(
+    app: &App,
+    args: &ServeArgs,
+    tools: impl ToolSet,
+    auth: Option<AuthChain>,
+) -> Result<ServerBuilder, String> {
     if auth.is_none() && !args.no_auth {
         return Err("no authentication configured: pass --keys FILE and/or --token-secret-env VAR, or --no-auth to serve without it".into());
     }
@@ -239,38 +360,56 @@ async fn run<T: ToolSet>(
     let mut builder = Server::builder(app.name, app.version)
         .description(app.description)
         .title(app.title)
-        .tool_set(make_tools(upstream))
+        .tool_set(tools)
         .audit(TracingSink::new())
         .audit_args(args.audit_args)
         .rate_limit(args.rate_limit)
         .allowed_origins(args.allowed_origins.clone())
         .allowed_hosts(args.allowed_hosts.clone())
         .max_body_bytes(args.max_body_bytes)
+        .output_check(args.output_check)
+        .forward_headers(args.forward_headers.clone())
         .insecure_no_auth(args.insecure_no_auth);
     if let Some(path) = &args.audit_log {
         let sink = JsonlSink::open(path, args.audit_fsync)
             .map_err(|e| format!("audit log {}: {e}", path.display()))?;
         builder = builder.audit(sink);
     }
+    Ok(match auth {
+        Some(chain) => builder.authenticator(chain),
+        None => builder.no_auth(),
+    })
+}
+
+async fn run<T: ToolSet>(
+    app: App,
+    args: ServeArgs,
+    make_tools: impl FnOnce(Upstream) -> T,
+) -> Result<(), String> {
+    let upstream = upstream(&app, &args)?;
+    let auth = authenticator(&app, &args)?;
+    let builder = builder_with_auth(&app, &args, make_tools(upstream), auth.clone())?;
+    let stdio_credential = match args.transport {
+        Transport::Stdio => std::env::var("MCPGEN_API_KEY")
+            .ok()
+            .map(|key| key.trim().to_owned())
+            .filter(|key| !key.is_empty()),
+        Transport::Http => None,
+    };
     let principal_for_stdio = match (&auth, args.transport) {
         (Some(chain), Transport::Stdio) => {
-            let credential = std::env::var("MCPGEN_API_KEY").ok();
-            Some(chain.authenticate(credential.as_deref()).map_err(|e| {
+            Some(chain.authenticate(stdio_credential.as_deref()).map_err(|e| {
                 format!("stdio authentication: {e} (set MCPGEN_API_KEY to a key from the keys file or a token)")
             })?)
         }
         _ => None,
-    };
-    builder = match auth {
-        Some(chain) => builder.authenticator(chain),
-        None => builder.no_auth(),
     };
     let server = builder.build().map_err(|e| e.to_string())?;
     match args.transport {
         Transport::Stdio => {
             let principal = principal_for_stdio.unwrap_or_else(|| Principal::unrestricted("local"));
             server
-                .serve_stdio(principal)
+                .serve_stdio_with(principal, stdio_credential.map(CallerCredential::new))
                 .await
                 .map_err(|e| e.to_string())
         }

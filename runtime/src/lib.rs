@@ -32,7 +32,7 @@ pub use tool::{
     ArgBinding, BodyBinding, HttpBinding, Location, SecurityScheme, SecuritySchemeKind,
     ToolAnnotations, ToolDef,
 };
-pub use toolset::{BoxFuture, CallContext, ToolError, ToolSet};
+pub use toolset::{BoxFuture, CallContext, CallerCredential, ForwardedHeaders, ToolError, ToolSet};
 pub use upstream::{Credential, Upstream, UpstreamConfig, UpstreamError};
 
 /// "an object", "a string", ... : what kind of JSON value this is, for messages.

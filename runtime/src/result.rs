@@ -13,6 +13,9 @@ pub struct ToolResult {
     pub is_error: bool,
     /// HTTP status of the upstream response, for OpenAPI tools that got one (audit records it).
     pub upstream_status: Option<u16>,
+    /// Whether the failure was a timeout (of the upstream request, or of the tool itself).
+    /// Only the audit record shows it; it is not sent to the client.
+    pub timed_out: bool,
 }
 
 /// One content block of a tool result.
@@ -47,6 +50,7 @@ impl ToolResult {
             structured_content: None,
             is_error: false,
             upstream_status: None,
+            timed_out: false,
         }
     }
 
@@ -57,6 +61,7 @@ impl ToolResult {
             structured_content: None,
             is_error: true,
             upstream_status: None,
+            timed_out: false,
         }
     }
 
@@ -76,6 +81,16 @@ impl ToolResult {
             structured_content: Some(structured),
             is_error: false,
             upstream_status: None,
+            timed_out: false,
+        }
+    }
+
+    /// A failed result saying that something timed out: like [`error`](Self::error), with
+    /// [`timed_out`](Self::timed_out) set so the audit record says `timeout`.
+    pub fn timeout(text: impl Into<String>) -> Self {
+        Self {
+            timed_out: true,
+            ..Self::error(text)
         }
     }
 

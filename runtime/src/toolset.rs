@@ -2,6 +2,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
@@ -10,12 +11,107 @@ use crate::{ToolDef, ToolResult};
 /// A boxed, sendable future, so [`ToolSet`] stays object-safe.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
+/// A credential the MCP caller presented (an API key or bearer token), handed on so an upstream
+/// call can be made with it when the operator asked for pass-through.
+///
+/// Its `Debug` never shows the value; read it with [`expose`](Self::expose).
+#[derive(Clone, PartialEq, Eq)]
+pub struct CallerCredential(Arc<str>);
+
+impl CallerCredential {
+    /// Wraps a presented credential.
+    pub fn new(value: impl Into<Arc<str>>) -> Self {
+        Self(value.into())
+    }
+
+    /// The credential itself. Never log it.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for CallerCredential {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("CallerCredential(***)")
+    }
+}
+
+/// Headers of the caller's HTTP request that the server was told to forward to upstreams
+/// (`--forward-header`). Their values may be sensitive, so `Debug` shows only the names.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct ForwardedHeaders(http::HeaderMap);
+
+impl ForwardedHeaders {
+    /// No headers.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds one value of `name` (a header may repeat).
+    pub fn append(&mut self, name: http::HeaderName, mut value: http::HeaderValue) {
+        value.set_sensitive(true);
+        self.0.append(name, value);
+    }
+
+    /// The headers.
+    pub fn headers(&self) -> &http::HeaderMap {
+        &self.0
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl std::fmt::Debug for ForwardedHeaders {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_set()
+            .entries(self.0.keys().map(http::HeaderName::as_str))
+            .finish()
+    }
+}
+
 /// Per-call context handed to a tool set.
 #[derive(Debug, Clone, Default)]
 #[non_exhaustive]
 pub struct CallContext {
     /// The JSON-RPC request id, if known.
     pub request_id: Option<String>,
+    /// The credential the caller authenticated with (HTTP: `X-API-Key` or
+    /// `Authorization: Bearer`; stdio: `MCPGEN_API_KEY`), if any. An [`Upstream`] sends it on
+    /// only when configured for pass-through.
+    ///
+    /// [`Upstream`]: crate::Upstream
+    pub caller_credential: Option<CallerCredential>,
+    /// Headers of the caller's HTTP request named by the server's forwarding allowlist; an
+    /// [`Upstream`](crate::Upstream) copies them onto its requests.
+    pub forwarded_headers: ForwardedHeaders,
+}
+
+impl CallContext {
+    /// An empty context.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the JSON-RPC request id.
+    pub fn with_request_id(mut self, request_id: impl Into<String>) -> Self {
+        self.request_id = Some(request_id.into());
+        self
+    }
+
+    /// Sets the caller's credential.
+    pub fn with_caller_credential(mut self, credential: CallerCredential) -> Self {
+        self.caller_credential = Some(credential);
+        self
+    }
+
+    /// Sets the forwarded headers.
+    pub fn with_forwarded_headers(mut self, headers: ForwardedHeaders) -> Self {
+        self.forwarded_headers = headers;
+        self
+    }
 }
 
 /// Why a call could not be dispatched at all (as opposed to a tool that ran and failed,

@@ -7,9 +7,11 @@ use std::time::Duration;
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderName, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use mcpgen_runtime::{
-    ArgBinding, BodyBinding, Content, Credential, HttpBinding, Location, ToolAnnotations, ToolDef,
+    ArgBinding, BodyBinding, CallContext, CallerCredential, Content, Credential, ForwardedHeaders,
+    HttpBinding, Location, SecurityScheme, SecuritySchemeKind, ToolAnnotations, ToolDef,
     ToolResult, Upstream, UpstreamConfig,
 };
 use serde_json::{Map, Value, json};
@@ -423,6 +425,256 @@ async fn credentials_go_in_header_bearer_and_query() {
     }
 }
 
+const COOKIE_TOOL: ToolDef = tool(http(
+    "GET",
+    "/prefs",
+    &[arg("theme", Location::Cookie, false)],
+));
+
+#[tokio::test(flavor = "multi_thread")]
+async fn cookie_credentials_join_the_cookie_arguments_in_one_header() {
+    let server = Server::start().await;
+    let upstream = Upstream::new(
+        UpstreamConfig::new(&server.base)
+            .with_credential(Credential::Cookie {
+                name: "session".into(),
+                value: "c00kie-s3cret".into(),
+            })
+            .with_credential(Credential::Cookie {
+                name: "csrf".into(),
+                value: "t0k".into(),
+            }),
+    )
+    .unwrap();
+    let result = upstream
+        .invoke(&COOKIE_TOOL, args(json!({"theme": "dark mode"})))
+        .await;
+    assert!(!result.is_error, "{result:?}");
+    let result = upstream.invoke(&COOKIE_TOOL, Map::new()).await;
+    assert!(!result.is_error, "{result:?}");
+    let requests = server.requests();
+    let cookies: Vec<_> = requests
+        .iter()
+        .map(|r| r.headers.get_all("cookie").iter().count())
+        .collect();
+    assert_eq!(cookies, [1, 1], "one Cookie header each: {requests:#?}");
+    assert_eq!(
+        requests[0].header("cookie"),
+        Some("theme=dark%20mode; session=c00kie-s3cret; csrf=t0k")
+    );
+    assert_eq!(
+        requests[1].header("cookie"),
+        Some("session=c00kie-s3cret; csrf=t0k")
+    );
+    let debug = format!("{upstream:?}");
+    assert!(
+        debug.contains("Cookie(session=***)") && !debug.contains("c00kie-s3cret"),
+        "{debug}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn basic_credentials_are_base64_of_user_colon_password() {
+    let server = Server::start().await;
+    let upstream = Upstream::new(UpstreamConfig::new(&server.base).with_credential(
+        Credential::Basic {
+            username: "alice".into(),
+            password: "p:a ss".into(),
+        },
+    ))
+    .unwrap();
+    let result = upstream.invoke(&get("/things"), Map::new()).await;
+    assert!(!result.is_error, "{result:?}");
+    // base64("alice:p:a ss")
+    assert_eq!(
+        server.only_request().header("authorization"),
+        Some("Basic YWxpY2U6cDphIHNz")
+    );
+    let debug = format!("{upstream:?}");
+    assert!(
+        debug.contains("Basic(***)") && !debug.contains("alice") && !debug.contains("p:a ss"),
+        "{debug}"
+    );
+}
+
+#[test]
+fn credentials_that_cannot_be_sent_are_rejected_without_their_values() {
+    let rejected = |credentials: Vec<Credential>| {
+        let mut config = UpstreamConfig::new("http://example.com");
+        for c in credentials {
+            config = config.with_credential(c);
+        }
+        Upstream::new(config).unwrap_err().to_string()
+    };
+    let err = rejected(vec![Credential::Basic {
+        username: "al:ice".into(),
+        password: "hunter2".into(),
+    }]);
+    assert!(
+        err.contains("user name contains `:`") && !err.contains("hunter2"),
+        "{err}"
+    );
+    let err = rejected(vec![Credential::Cookie {
+        name: "session".into(),
+        value: "a;b=secret".into(),
+    }]);
+    assert!(
+        err.contains("Cookie(session=***)")
+            && err.contains("cookie value")
+            && !err.contains("secret"),
+        "{err}"
+    );
+    let err = rejected(vec![Credential::Cookie {
+        name: "bad name".into(),
+        value: "v".into(),
+    }]);
+    assert!(err.contains("cookie name"), "{err}");
+    let err = rejected(vec![
+        Credential::Bearer("tok-secret".into()),
+        Credential::Basic {
+            username: "u".into(),
+            password: "pw-secret".into(),
+        },
+    ]);
+    assert!(
+        err.contains("Authorization") && !err.contains("secret"),
+        "{err}"
+    );
+}
+
+const SCHEMES: &[SecurityScheme] = &[
+    SecurityScheme {
+        name: "hdr",
+        kind: SecuritySchemeKind::ApiKeyHeader("X-API-Key"),
+    },
+    SecurityScheme {
+        name: "qry",
+        kind: SecuritySchemeKind::ApiKeyQuery("api key"),
+    },
+    SecurityScheme {
+        name: "basic",
+        kind: SecuritySchemeKind::Basic,
+    },
+];
+
+const fn secured(path: &'static str, security: &'static [&'static str]) -> ToolDef {
+    let mut binding = http("GET", path, &[]);
+    binding.security = security;
+    tool(binding)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn pass_through_places_the_callers_credential_only_when_configured() {
+    let server = Server::start().await;
+    let ctx = CallContext::new().with_caller_credential(CallerCredential::new("caller k&y"));
+    let plain = server.upstream();
+    let result = plain
+        .invoke_with(&secured("/a", &["hdr"]), Map::new(), &ctx)
+        .await;
+    assert!(!result.is_error, "{result:?}");
+    let passing =
+        Upstream::new(UpstreamConfig::new(&server.base).with_pass_through(SCHEMES.iter().copied()))
+            .unwrap();
+    for (path, security) in [
+        ("/b", &["qry"][..]),
+        ("/c", &["basic"][..]),
+        ("/d", &[][..]),
+    ] {
+        let result = passing
+            .invoke_with(&secured(path, security), Map::new(), &ctx)
+            .await;
+        assert!(!result.is_error, "{result:?}");
+    }
+    // A credential a header cannot carry is an error, and nothing is sent.
+    let bad = CallContext::new().with_caller_credential(CallerCredential::new("line\nbreak"));
+    let result = passing
+        .invoke_with(&secured("/e", &["hdr"]), Map::new(), &bad)
+        .await;
+    assert_error_containing(
+        &result,
+        &["caller's credential", "header `x-api-key`", "`hdr`"],
+    );
+    assert!(!text_of(&result).contains("break"), "{result:?}");
+
+    let requests = server.requests();
+    let targets: Vec<&str> = requests.iter().map(|r| r.target.as_str()).collect();
+    assert_eq!(targets, ["/a", "/b?api%20key=caller%20k%26y", "/c", "/d"]);
+    for r in &requests {
+        assert_eq!(r.header("x-api-key"), None, "{r:?}");
+        assert_eq!(r.header("authorization"), None, "{r:?}");
+    }
+    assert_eq!(format!("{ctx:?}").matches("***").count(), 1, "{ctx:?}");
+    assert!(!format!("{ctx:?}").contains("caller k&y"));
+}
+
+#[test]
+fn pass_through_needs_a_scheme_it_can_use_and_no_clash() {
+    let basic_only = [SecurityScheme {
+        name: "basic",
+        kind: SecuritySchemeKind::Basic,
+    }];
+    let err =
+        Upstream::new(UpstreamConfig::new("http://example.com").with_pass_through(basic_only))
+            .unwrap_err()
+            .to_string();
+    assert!(err.contains("no apiKey"), "{err}");
+    let err = Upstream::new(
+        UpstreamConfig::new("http://example.com")
+            .with_credential(Credential::Header {
+                name: "x-api-key".into(),
+                value: "configured-secret".into(),
+            })
+            .with_pass_through(SCHEMES.iter().copied()),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("`hdr`")
+            && err.contains("configure one of them")
+            && !err.contains("configured-secret"),
+        "{err}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn forwarded_headers_never_replace_arguments_or_credentials() {
+    let server = Server::start().await;
+    let upstream = Upstream::new(UpstreamConfig::new(&server.base).with_credential(
+        Credential::Header {
+            name: "X-API-Key".into(),
+            value: "configured".into(),
+        },
+    ))
+    .unwrap();
+    let mut headers = ForwardedHeaders::new();
+    for (name, value) in [
+        ("x-request-id", "from-caller"),
+        ("x-api-key", "from-caller"),
+        ("x-tenant", "t1"),
+        ("x-tenant", "t2"),
+    ] {
+        headers.append(
+            HeaderName::from_static(name),
+            HeaderValue::from_static(value),
+        );
+    }
+    let ctx = CallContext::new().with_forwarded_headers(headers);
+    let result = upstream
+        .invoke_with(&HEADER_TOOL, args(json!({"request_id": "from-args"})), &ctx)
+        .await;
+    assert!(!result.is_error, "{result:?}");
+    let request = server.only_request();
+    assert_eq!(request.header("x-request-id"), Some("from-args"));
+    assert_eq!(request.header("x-api-key"), Some("configured"));
+    let tenants: Vec<_> = request.headers.get_all("x-tenant").iter().collect();
+    assert_eq!(tenants, ["t1", "t2"]);
+    let debug = format!("{ctx:?}");
+    assert!(
+        debug.contains("x-tenant") && !debug.contains("t1"),
+        "{debug}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn base_url_path_is_kept() {
     let server = Server::start().await;
@@ -669,7 +921,11 @@ async fn slow_upstream_times_out() {
         Upstream::new(UpstreamConfig::new(&server.base).with_timeout(Duration::from_millis(300)))
             .unwrap();
     let result = upstream.invoke(&get("/slow"), Map::new()).await;
-    assert_eq!(result, ToolResult::error("GET /slow timed out after 0.3 s"));
+    assert_eq!(
+        result,
+        ToolResult::timeout("GET /slow timed out after 0.3 s")
+    );
+    assert!(result.is_error && result.timed_out);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -689,6 +945,7 @@ async fn unreachable_upstream_is_an_error_naming_the_base_url() {
     .unwrap();
     let result = upstream.invoke(&get("/things"), Map::new()).await;
     assert_error_containing(&result, &["GET /things", "could not be reached", &base]);
+    assert!(!result.timed_out, "a refused connection is not a timeout");
     let text = text_of(&result);
     assert!(
         !text.contains("hunter2") && !text.contains("sekrit"),

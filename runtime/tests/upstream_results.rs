@@ -240,6 +240,7 @@ async fn json_object_is_structured_content_and_text() {
             structured_content: Some(json!({"id": 7})),
             is_error: false,
             upstream_status: Some(200),
+            timed_out: false,
         }
     );
 }

@@ -190,6 +190,61 @@ async fn stdio_authenticates_from_the_environment() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("stdio authentication"));
 }
 
+/// The seed product's model: the key a caller presents to the MCP server is the key the
+/// Synaplan API receives, with `--upstream-pass-through`, and nothing is forwarded without it.
+#[tokio::test]
+async fn pass_through_sends_the_callers_own_key_upstream_over_stdio_and_http() {
+    let upstream = stand_in().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let keys = keys_file(dir.path());
+    let keys = keys.to_str().expect("utf8");
+
+    for pass_through in [true, false] {
+        let mut cmd = tokio::process::Command::new(workspace_binary("synaplan-mcp"));
+        cmd.args(["--keys", keys, "--upstream-url", &upstream.url])
+            .env("MCPGEN_API_KEY", "read-key-0123456789")
+            .env("RUST_LOG", "warn");
+        if pass_through {
+            cmd.arg("--upstream-pass-through");
+        }
+        let client = ().serve(TokioChildProcess::new(cmd).expect("spawn")).await.expect("connects");
+        let result = client
+            .call_tool(call("synaplan_list_prompts", json!({})))
+            .await
+            .expect("tools/call");
+        assert_ne!(result.is_error, Some(true));
+        client.cancel().await.ok();
+        let sent = upstream
+            .received()
+            .pop()
+            .expect("the stand-in got the call");
+        let expected = pass_through.then_some("read-key-0123456789");
+        assert_eq!(
+            sent.header("x-api-key"),
+            expected,
+            "stdio, pass-through {pass_through}"
+        );
+    }
+
+    let server =
+        HttpServer::start(&upstream.url, &["--keys", keys, "--upstream-pass-through"]).await;
+    for key in ["admin-key-0123456789", "read-key-0123456789"] {
+        let client = http_client(&server.url, key).await;
+        let result = client
+            .call_tool(call("synaplan_list_prompts", json!({})))
+            .await
+            .expect("tools/call");
+        assert_ne!(result.is_error, Some(true));
+        client.cancel().await.ok();
+        let sent = upstream
+            .received()
+            .pop()
+            .expect("the stand-in got the call");
+        assert_eq!(sent.header("x-api-key"), Some(key), "HTTP caller {key}");
+    }
+    drop(server);
+}
+
 #[tokio::test]
 async fn http_rmcp_client_with_api_key_scopes() {
     let upstream = stand_in().await;

@@ -89,7 +89,11 @@ fn annotations(def: &ToolDef) -> Option<McpAnnotations> {
 
 impl Catalog {
     /// Builds the catalogue from `sets`, collecting every problem.
-    pub(crate) fn build(sets: &[Arc<dyn ToolSet>]) -> Result<Self, Vec<CatalogProblem>> {
+    /// With `check_output`, each output schema is compiled too.
+    pub(crate) fn build(
+        sets: &[Arc<dyn ToolSet>],
+        check_output: bool,
+    ) -> Result<Self, Vec<CatalogProblem>> {
         let mut problems = Vec::new();
         let mut entries = Vec::new();
         let mut by_name: HashMap<&'static str, usize> = HashMap::new();
@@ -135,6 +139,24 @@ impl Catalog {
                         continue;
                     }
                 };
+                let output_validator = match (&output, check_output) {
+                    (Some(schema), true) => {
+                        match ArgsValidator::compile(&Value::Object(schema.clone())) {
+                            Ok(v) => Some(v),
+                            Err(message) => {
+                                problems.push(schema_problem(
+                                    "output",
+                                    format!("the schema does not compile: {message}"),
+                                ));
+                                continue;
+                            }
+                        }
+                    }
+                    _ => None,
+                };
+                if let Some(v) = output_validator {
+                    validators.insert_output(def.name, v);
+                }
                 let mut listed = Tool::default();
                 listed.name = Cow::Borrowed(def.name);
                 listed.title = def.title.map(str::to_owned);

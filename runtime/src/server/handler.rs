@@ -17,7 +17,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use super::Inner;
 use super::pipeline::{self, Answer};
-use crate::{Content, Principal, ToolResult};
+use crate::{CallContext, CallerCredential, Content, ForwardedHeaders, Principal, ToolResult};
 
 /// How long a client may cache a `tools/list` answer: the lists are fixed at start-up.
 const TOOLS_LIST_TTL_MS: u64 = 60_000;
@@ -27,12 +27,15 @@ const TOOLS_LIST_TTL_MS: u64 = 60_000;
 pub(crate) struct McpHandler {
     inner: Arc<Inner>,
     principal: Option<Arc<Principal>>,
+    /// The credential the fixed principal authenticated with (stdio), for pass-through.
+    credential: Option<CallerCredential>,
 }
 
 impl std::fmt::Debug for McpHandler {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("McpHandler")
             .field("principal", &self.principal.as_ref().map(|p| &p.id))
+            .field("credential", &self.credential)
             .finish()
     }
 }
@@ -64,7 +67,36 @@ impl McpHandler {
         Self {
             inner,
             principal: principal.map(Arc::new),
+            credential: None,
         }
+    }
+
+    /// The same handler, whose fixed principal presented `credential`.
+    pub(crate) fn with_credential(mut self, credential: Option<CallerCredential>) -> Self {
+        self.credential = credential;
+        self
+    }
+
+    /// The context of one call: its request id, the caller's credential (fixed, or put into
+    /// the HTTP request's extensions by the auth layer) and the headers to forward.
+    fn call_context(&self, ctx: &RequestContext<RoleServer>) -> CallContext {
+        let mut call = CallContext::new().with_request_id(ctx.id.to_string());
+        let parts = ctx.extensions.get::<http::request::Parts>();
+        call.caller_credential = self.credential.clone().or_else(|| {
+            parts.and_then(|parts| parts.extensions.get::<CallerCredential>().cloned())
+        });
+        if let Some(parts) = parts
+            && !self.inner.forward_headers.is_empty()
+        {
+            let mut headers = ForwardedHeaders::new();
+            for name in &self.inner.forward_headers {
+                for value in parts.headers.get_all(name) {
+                    headers.append(name.clone(), value.clone());
+                }
+            }
+            call.forwarded_headers = headers;
+        }
+        call
     }
 
     fn principal<'a>(&'a self, ctx: &'a RequestContext<RoleServer>) -> Option<&'a Principal> {
@@ -148,12 +180,13 @@ impl ServerHandler for McpHandler {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let principal = self.principal(&context);
+        let call = self.call_context(&context);
         let answer = pipeline::call_tool(
             &self.inner,
             principal,
             &request.name,
             request.arguments,
-            Some(context.id.to_string()),
+            call,
         )
         .await;
         match answer {

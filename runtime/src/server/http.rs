@@ -41,8 +41,8 @@ use tokio_util::sync::CancellationToken;
 use super::handler::McpHandler;
 use super::rebinding::Rebinding;
 use super::{Inner, Server, ServerError, card};
-use crate::Principal;
 use crate::auth::{AuthError, Authenticator, credential_from_headers};
+use crate::{CallerCredential, Principal};
 
 /// JSON-RPC error code of an authentication failure.
 pub const AUTH_ERROR_CODE: i64 = -32001;
@@ -95,26 +95,30 @@ pub(crate) fn unauthorized(error: &AuthError) -> Response {
     response
 }
 
-/// Authenticates the request and puts the [`Principal`] into its extensions.
+/// Authenticates the request and puts the [`Principal`] into its extensions, together with the
+/// credential presented (as a [`CallerCredential`], for pass-through to upstreams).
 async fn authenticate(
     State(inner): State<Arc<Inner>>,
     mut request: Request,
     next: Next,
 ) -> Response {
+    let credential = credential_from_headers(request.headers());
     let principal = match &inner.auth {
         None => Principal::unrestricted("anonymous"),
-        Some(chain) => {
-            let credential = credential_from_headers(request.headers());
-            match chain.authenticate(credential.as_deref()) {
-                Ok(principal) => principal,
-                Err(error) => {
-                    tracing::debug!(%error, path = request.uri().path(), "request refused");
-                    return unauthorized(&error);
-                }
+        Some(chain) => match chain.authenticate(credential.as_deref()) {
+            Ok(principal) => principal,
+            Err(error) => {
+                tracing::debug!(%error, path = request.uri().path(), "request refused");
+                return unauthorized(&error);
             }
-        }
+        },
     };
     request.extensions_mut().insert(principal);
+    if let Some(credential) = credential.filter(|c| !c.is_empty()) {
+        request
+            .extensions_mut()
+            .insert(CallerCredential::new(credential));
+    }
     next.run(request).await
 }
 

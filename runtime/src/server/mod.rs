@@ -47,6 +47,8 @@ use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use ::http::HeaderName;
+
 use crate::audit::{AuditSink, MultiSink};
 use crate::auth::{AuthChain, Authenticator};
 use crate::{Principal, ToolDef, ToolSet};
@@ -158,6 +160,88 @@ pub enum ConfigProblem {
     /// The body size limit is zero.
     #[error("the request body limit must be at least 1 byte")]
     InvalidMaxBodyBytes,
+    /// A header named for forwarding cannot be forwarded.
+    #[error("forwarded header `{name}`: {reason}")]
+    InvalidForwardHeader {
+        /// The name as configured.
+        name: String,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// Whether tool results are checked against the tool's `outputSchema`.
+///
+/// Only successful results with structured content are checked; a tool without an output
+/// schema is never checked.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputCheck {
+    /// A mismatch turns the result into an error (`isError: true`) naming the failing
+    /// location.
+    Strict,
+    /// A mismatch is logged as a warning naming the tool and the location; the result is
+    /// returned as it is.
+    #[default]
+    Warn,
+    /// Results are not checked.
+    Off,
+}
+
+/// Headers that describe one connection or the framing of one message, which must never be
+/// copied from the caller's request to an upstream request.
+const UNFORWARDABLE_HEADERS: &[&str] = &[
+    "host",
+    "content-length",
+    "content-type",
+    "content-encoding",
+    "transfer-encoding",
+    "connection",
+    "keep-alive",
+    "proxy-connection",
+    "proxy-authenticate",
+    "proxy-authorization",
+    "te",
+    "trailer",
+    "upgrade",
+    "expect",
+];
+
+/// Headers the caller authenticates to this server with; never forwarded as they are.
+const CREDENTIAL_HEADERS: &[&str] = &["authorization", "x-api-key"];
+
+/// Parses the forwarding allowlist, refusing hop-by-hop and framing headers.
+fn forward_header_names(names: &[String], problems: &mut Vec<ConfigProblem>) -> Vec<HeaderName> {
+    let mut parsed: Vec<HeaderName> = Vec::new();
+    for name in names {
+        let trimmed = name.trim();
+        let reject = |reason: &str| ConfigProblem::InvalidForwardHeader {
+            name: name.clone(),
+            reason: reason.to_owned(),
+        };
+        match HeaderName::from_bytes(trimmed.as_bytes()) {
+            Err(_) => problems.push(reject("not a valid HTTP header name")),
+            Ok(header) if UNFORWARDABLE_HEADERS.contains(&header.as_str()) => {
+                problems.push(reject(
+                    "it describes the caller's connection or message framing, not the call, \
+                     so it is never forwarded",
+                ))
+            }
+            Ok(header) if CREDENTIAL_HEADERS.contains(&header.as_str()) => problems.push(reject(
+                "it carries the caller's credential for this server; to send that credential \
+                 upstream, use pass-through (--upstream-pass-through), which places it as the \
+                 API's security scheme says",
+            )),
+            Ok(header) if header.as_str().starts_with(':') => {
+                problems.push(reject("pseudo-headers are never forwarded"));
+            }
+            Ok(header) => {
+                if !parsed.contains(&header) {
+                    parsed.push(header);
+                }
+            }
+        }
+    }
+    parsed
 }
 
 /// Builds a [`Server`]; see [`Server::builder`].
@@ -178,6 +262,8 @@ pub struct ServerBuilder {
     allowed_hosts: Vec<String>,
     max_body_bytes: usize,
     shutdown_timeout: Duration,
+    output_check: OutputCheck,
+    forward_headers: Vec<String>,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -287,6 +373,25 @@ impl ServerBuilder {
         self
     }
 
+    /// Sets whether results are checked against each tool's `outputSchema` (default
+    /// [`OutputCheck::Warn`]). The output validators are compiled by
+    /// [`build`](Self::build) unless the check is off.
+    pub fn output_check(mut self, mode: OutputCheck) -> Self {
+        self.output_check = mode;
+        self
+    }
+
+    /// Names headers of the caller's HTTP request (Streamable HTTP and legacy SSE) that are
+    /// copied into each call's [`CallContext::forwarded_headers`](crate::CallContext), from
+    /// where an [`Upstream`](crate::Upstream) sends them on. None by default. Hop-by-hop and
+    /// framing headers (`Host`, `Content-Length`, `Connection`, `Transfer-Encoding`, …) and the
+    /// headers carrying the caller's credential for this server (`Authorization`,
+    /// `X-API-Key`: see pass-through instead) are refused by [`build`](Self::build).
+    pub fn forward_headers(mut self, names: Vec<String>) -> Self {
+        self.forward_headers = names;
+        self
+    }
+
     /// Sets how long shutdown waits for calls in progress (default
     /// [`DEFAULT_SHUTDOWN_TIMEOUT`]).
     pub fn shutdown_timeout(mut self, timeout: Duration) -> Self {
@@ -298,7 +403,7 @@ impl ServerBuilder {
     /// server. All problems are reported together.
     pub fn build(self) -> Result<Server, ServerError> {
         let mut problems = Vec::new();
-        let catalog = match Catalog::build(&self.sets) {
+        let catalog = match Catalog::build(&self.sets, self.output_check != OutputCheck::Off) {
             Ok(catalog) => Some(catalog),
             Err(found) => {
                 problems.extend(found.into_iter().map(|p| match p {
@@ -332,6 +437,7 @@ impl ServerBuilder {
         if self.max_body_bytes == 0 {
             problems.push(ConfigProblem::InvalidMaxBodyBytes);
         }
+        let forward_headers = forward_header_names(&self.forward_headers, &mut problems);
         let rebinding = match RebindingConfig::new(&self.allowed_hosts, &self.allowed_origins) {
             Ok(config) => Some(config),
             Err(bad) => {
@@ -372,6 +478,8 @@ impl ServerBuilder {
             rebinding,
             max_body_bytes: self.max_body_bytes,
             shutdown_timeout: self.shutdown_timeout,
+            output_check: self.output_check,
+            forward_headers,
             inflight: InFlight::default(),
             server_config: rmcp::model::ServerConfig::default(),
         };
@@ -399,6 +507,8 @@ pub(crate) struct Inner {
     pub(crate) rebinding: RebindingConfig,
     pub(crate) max_body_bytes: usize,
     pub(crate) shutdown_timeout: Duration,
+    pub(crate) output_check: OutputCheck,
+    pub(crate) forward_headers: Vec<HeaderName>,
     pub(crate) inflight: InFlight,
     pub(crate) server_config: rmcp::model::ServerConfig,
 }
@@ -455,6 +565,8 @@ impl Server {
             allowed_hosts: Vec::new(),
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             shutdown_timeout: DEFAULT_SHUTDOWN_TIMEOUT,
+            output_check: OutputCheck::default(),
+            forward_headers: Vec::new(),
         }
     }
 

@@ -12,7 +12,7 @@ use futures::FutureExt;
 use serde_json::{Map, Value};
 use tokio::sync::Notify;
 
-use super::Inner;
+use super::{Inner, OutputCheck};
 use crate::audit::{AuditEvent, AuditSink, AuditStatus, args_digest, now_rfc3339};
 use crate::{CallContext, Principal, ToolError, ToolResult};
 
@@ -128,7 +128,7 @@ pub(crate) async fn call_tool(
     principal: Option<&Principal>,
     name: &str,
     args: Option<Map<String, Value>>,
-    request_id: Option<String>,
+    ctx: CallContext,
 ) -> Answer {
     let _in_flight = inner.inflight.enter();
     let args = args.unwrap_or_default();
@@ -141,7 +141,7 @@ pub(crate) async fn call_tool(
         } else {
             String::new()
         },
-        request_id: request_id.clone(),
+        request_id: ctx.request_id.clone(),
         principal,
         tool: name,
         args_sha256: if auditing {
@@ -186,10 +186,6 @@ pub(crate) async fn call_tool(
         pending.finish(AuditStatus::ToolError).await;
         return Answer::UnknownTool;
     };
-    let ctx = CallContext {
-        request_id,
-        ..CallContext::default()
-    };
     // A panicking tool set answers this call with an error instead of taking the connection
     // (or the session) down with it.
     let outcome = match std::panic::catch_unwind(AssertUnwindSafe(|| set.call(name, args, &ctx))) {
@@ -199,9 +195,12 @@ pub(crate) async fn call_tool(
     let mut upstream_status = None;
     let (status, answer) = match outcome {
         Ok(Ok(result)) => {
+            let result = check_output(inner, name, result);
             upstream_status = result.upstream_status;
             let status = if !result.is_error {
                 AuditStatus::Ok
+            } else if result.timed_out {
+                AuditStatus::Timeout
             } else if entry.def.http.is_some() {
                 AuditStatus::UpstreamError
             } else {
@@ -234,4 +233,34 @@ pub(crate) async fn call_tool(
     };
     pending.finish_with(status, upstream_status).await;
     answer
+}
+
+/// Checks a successful result's structured content against the tool's output schema, as the
+/// server's [`OutputCheck`] mode says.
+fn check_output(inner: &Inner, name: &str, result: ToolResult) -> ToolResult {
+    if inner.output_check == OutputCheck::Off || result.is_error {
+        return result;
+    }
+    let Some(output) = &result.structured_content else {
+        return result;
+    };
+    let Err(problem) = inner.catalog.validators().validate_output(name, output) else {
+        return result;
+    };
+    match inner.output_check {
+        OutputCheck::Strict => ToolResult {
+            upstream_status: result.upstream_status,
+            ..ToolResult::error(format!(
+                "tool `{name}` returned a result that does not match its output schema: {problem}"
+            ))
+        },
+        OutputCheck::Warn | OutputCheck::Off => {
+            tracing::warn!(
+                tool = name,
+                problem = %problem,
+                "the result does not match the tool's output schema"
+            );
+            result
+        }
+    }
 }

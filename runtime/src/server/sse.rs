@@ -227,7 +227,10 @@ async fn post_message(State(state): State<SseState>, request: Request) -> Respon
         }
         session.to_server.clone()
     };
-    let body = match axum::body::to_bytes(request.into_body(), state.inner.max_body_bytes).await {
+    // The request's parts go along with each message, as rmcp does on `/mcp`, so a call sees
+    // the credential and headers of the POST that carried it.
+    let (parts, body) = request.into_parts();
+    let body = match axum::body::to_bytes(body, state.inner.max_body_bytes).await {
         Ok(body) => body,
         Err(_) => {
             return jsonrpc_error(
@@ -237,11 +240,15 @@ async fn post_message(State(state): State<SseState>, request: Request) -> Respon
             );
         }
     };
-    forward(to_server, &body).await
+    forward(to_server, &body, &parts).await
 }
 
 /// Sends the messages in `body` to the session's service.
-async fn forward(mut to_server: mpsc::Sender<ClientJsonRpcMessage>, body: &Bytes) -> Response {
+async fn forward(
+    mut to_server: mpsc::Sender<ClientJsonRpcMessage>,
+    body: &Bytes,
+    parts: &http::request::Parts,
+) -> Response {
     let messages = match parse_messages(body) {
         Ok(messages) => messages,
         Err(error) => {
@@ -252,7 +259,8 @@ async fn forward(mut to_server: mpsc::Sender<ClientJsonRpcMessage>, body: &Bytes
             );
         }
     };
-    for message in messages {
+    for mut message in messages {
+        message.insert_extension(parts.clone());
         if to_server.send(message).await.is_err() {
             return session_not_found();
         }

@@ -7,15 +7,29 @@ use rmcp::service::ServerInitializeError;
 use tokio::io::{AsyncRead, AsyncWrite};
 
 use super::{Server, ServerError};
-use crate::Principal;
+use crate::{CallerCredential, Principal};
 
 impl Server {
     /// Serves one client over stdin/stdout as `principal` (resolved once, e.g. from
     /// `MCPGEN_API_KEY`, or [`Principal::unrestricted`] with `--no-auth`) until the client
     /// closes stdin; then waits for calls in progress and flushes the audit sinks.
     pub async fn serve_stdio(&self, principal: Principal) -> Result<(), ServerError> {
+        self.serve_stdio_with(principal, None).await
+    }
+
+    /// [`serve_stdio`](Self::serve_stdio), where `principal` authenticated with `credential`
+    /// (e.g. `MCPGEN_API_KEY`): every call's [`CallContext::caller_credential`] carries it,
+    /// for upstreams configured to pass it through.
+    ///
+    /// [`CallContext::caller_credential`]: crate::CallContext::caller_credential
+    pub async fn serve_stdio_with(
+        &self,
+        principal: Principal,
+        credential: Option<CallerCredential>,
+    ) -> Result<(), ServerError> {
         let (stdin, stdout) = rmcp::transport::stdio();
-        self.serve_io(principal, stdin, stdout).await
+        self.serve_io_with(principal, credential, stdin, stdout)
+            .await
     }
 
     /// Serves one client over `reader`/`writer` (newline-delimited JSON-RPC, as on stdio) as
@@ -30,7 +44,23 @@ impl Server {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let handler = self.handler(Some(principal));
+        self.serve_io_with(principal, None, reader, writer).await
+    }
+
+    /// [`serve_io`](Self::serve_io), where `principal` authenticated with `credential` (see
+    /// [`serve_stdio_with`](Self::serve_stdio_with)).
+    pub async fn serve_io_with<R, W>(
+        &self,
+        principal: Principal,
+        credential: Option<CallerCredential>,
+        reader: R,
+        writer: W,
+    ) -> Result<(), ServerError>
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let handler = self.handler(Some(principal)).with_credential(credential);
         let result = match handler.serve((reader, writer)).await {
             Ok(running) => running
                 .waiting()

@@ -1,4 +1,5 @@
-//! Argument validation: one JSON Schema (draft 2020-12) validator per tool, compiled at start-up.
+//! Argument and output validation: JSON Schema (draft 2020-12) validators per tool, compiled at
+//! start-up.
 
 use std::collections::HashMap;
 
@@ -34,6 +35,16 @@ impl ArgsValidator {
     /// Checks `args`. The error names each offending field (as a JSON pointer into the
     /// arguments) and what is wrong with it.
     pub(crate) fn check(&self, args: &Value) -> Result<(), String> {
+        self.check_as(
+            args,
+            "arguments",
+            "the arguments do not match the input schema",
+        )
+    }
+
+    /// Checks `value`, naming the root `root` in messages and saying `mismatch` when the
+    /// validator gives no details.
+    pub(crate) fn check_as(&self, args: &Value, root: &str, mismatch: &str) -> Result<(), String> {
         if self.validator.is_valid(args) {
             return Ok(());
         }
@@ -41,7 +52,7 @@ impl ArgsValidator {
         let mut more = 0usize;
         for error in self.validator.iter_errors(args) {
             if problems.len() < MAX_REPORTED {
-                problems.push(describe(&error));
+                problems.push(describe(&error, root));
             } else {
                 more += 1;
             }
@@ -49,7 +60,7 @@ impl ArgsValidator {
         if problems.is_empty() {
             // `is_valid` and `iter_errors` disagree only if the validator is inconsistent;
             // refuse rather than let unvalidated arguments through.
-            problems.push("the arguments do not match the input schema".to_owned());
+            problems.push(mismatch.to_owned());
         }
         let mut message = problems.join("; ");
         if more > 0 {
@@ -60,7 +71,7 @@ impl ArgsValidator {
 }
 
 /// One problem, as "`/path/to/field`: what is wrong".
-fn describe(error: &ValidationError<'_>) -> String {
+fn describe(error: &ValidationError<'_>, root: &str) -> String {
     let path = error.instance_path().as_str();
     let text = match error.kind() {
         ValidationErrorKind::Required { property } => {
@@ -76,7 +87,7 @@ fn describe(error: &ValidationError<'_>) -> String {
         _ => truncate(error.to_string()),
     };
     if path.is_empty() {
-        format!("arguments: {text}")
+        format!("{root}: {text}")
     } else {
         format!("`{path}`: {text}")
     }
@@ -94,9 +105,29 @@ fn truncate(mut text: String) -> String {
 #[derive(Debug, Default)]
 pub(crate) struct Validators {
     by_tool: HashMap<&'static str, ArgsValidator>,
+    outputs: HashMap<&'static str, ArgsValidator>,
 }
 
 impl Validators {
+    /// Adds the output validator of `tool`.
+    pub(crate) fn insert_output(&mut self, tool: &'static str, validator: ArgsValidator) {
+        self.outputs.insert(tool, validator);
+    }
+
+    /// Checks `output` (structured content) against the output schema of `tool`; a tool
+    /// without an output validator passes. The error names each failing location as a JSON
+    /// pointer into the structured content.
+    pub(crate) fn validate_output(&self, tool: &str, output: &Value) -> Result<(), String> {
+        match self.outputs.get(tool) {
+            Some(validator) => validator.check_as(
+                output,
+                "output",
+                "the output does not match the output schema",
+            ),
+            None => Ok(()),
+        }
+    }
+
     /// Adds the validator of `tool`.
     pub(crate) fn insert(&mut self, tool: &'static str, validator: ArgsValidator) {
         self.by_tool.insert(tool, validator);

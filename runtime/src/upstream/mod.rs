@@ -24,7 +24,7 @@ use reqwest::header::{HeaderName, HeaderValue};
 use serde_json::{Map, Value};
 use tracing::Instrument;
 
-use crate::{CallContext, ToolDef, ToolResult};
+use crate::{CallContext, SecurityScheme, ToolDef, ToolResult};
 
 /// A credential attached to every upstream request.
 #[derive(Clone)]
@@ -45,6 +45,21 @@ pub enum Credential {
     },
     /// `Authorization: Bearer <token>`.
     Bearer(String),
+    /// A cookie, e.g. `Cookie: session=secret`; sent in the one `Cookie` header after any
+    /// cookie arguments. The value is sent as given, so it must be a valid cookie value.
+    Cookie {
+        /// Cookie name.
+        name: String,
+        /// Cookie value.
+        value: String,
+    },
+    /// HTTP basic authentication: `Authorization: Basic base64(username:password)`.
+    Basic {
+        /// User name (must not contain `:`).
+        username: String,
+        /// Password.
+        password: String,
+    },
 }
 
 impl std::fmt::Debug for Credential {
@@ -53,6 +68,8 @@ impl std::fmt::Debug for Credential {
             Self::Header { name, .. } => write!(f, "Header({name}: ***)"),
             Self::Query { name, .. } => write!(f, "Query({name}=***)"),
             Self::Bearer(_) => f.write_str("Bearer(***)"),
+            Self::Cookie { name, .. } => write!(f, "Cookie({name}=***)"),
+            Self::Basic { .. } => f.write_str("Basic(***)"),
         }
     }
 }
@@ -75,6 +92,9 @@ pub struct UpstreamConfig {
     /// At most this many bytes of a response body are read; the rest is cut off and the cut is
     /// marked in the result (a cut JSON body is an error, since it cannot be parsed).
     pub max_response_bytes: usize,
+    /// Security schemes the caller's own credential ([`CallContext::caller_credential`]) is
+    /// sent in. Empty (the default): the caller's credential is never sent upstream.
+    pub pass_through: Vec<SecurityScheme>,
 }
 
 impl UpstreamConfig {
@@ -86,6 +106,7 @@ impl UpstreamConfig {
             credentials: Vec::new(),
             timeout: DEFAULT_TIMEOUT,
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+            pass_through: Vec::new(),
         }
     }
 
@@ -98,6 +119,15 @@ impl UpstreamConfig {
     /// Sets the per-request timeout.
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
+        self
+    }
+
+    /// Sends the caller's own credential ([`CallContext::caller_credential`]) upstream, in
+    /// the first of the operation's security schemes among `schemes` that can carry it, in
+    /// this order of preference: an apiKey header or HTTP bearer, an apiKey cookie, an apiKey
+    /// query parameter. An operation with none of them gets no caller credential.
+    pub fn with_pass_through(mut self, schemes: impl IntoIterator<Item = SecurityScheme>) -> Self {
+        self.pass_through.extend(schemes);
         self
     }
 
@@ -127,6 +157,9 @@ pub enum UpstreamError {
         /// Why it was rejected.
         reason: String,
     },
+    /// Pass-through of the caller's credential cannot be set up.
+    #[error("cannot pass the caller's credential through: {0}")]
+    PassThrough(String),
     /// The HTTP client could not be built.
     #[error("cannot build HTTP client: {0}")]
     Client(String),
@@ -149,6 +182,7 @@ pub struct Upstream {
     /// The base URL as shown in messages: no user info, no trailing slash.
     display_base: String,
     auth: request::Auth,
+    pass_through: request::PassThrough,
 }
 
 impl std::fmt::Debug for Upstream {
@@ -170,6 +204,7 @@ impl Upstream {
     pub fn new(config: UpstreamConfig) -> Result<Self, UpstreamError> {
         let display_base = check_base_url(&config.base_url)?;
         let auth = request::Auth::new(&config.credentials)?;
+        let pass_through = request::PassThrough::new(&config.pass_through, &config.credentials)?;
         let client = |policy| {
             reqwest::Client::builder()
                 .timeout(config.timeout)
@@ -188,6 +223,7 @@ impl Upstream {
             base,
             display_base,
             auth,
+            pass_through,
         })
     }
 
@@ -219,11 +255,16 @@ impl Upstream {
 
     /// [`invoke`](Self::invoke) on behalf of the caller described by `ctx`. Generated
     /// dispatchers call this.
+    ///
+    /// The headers in [`CallContext::forwarded_headers`] are added to the request unless an
+    /// argument or a configured credential already set that header. With pass-through
+    /// configured ([`UpstreamConfig::with_pass_through`]), [`CallContext::caller_credential`]
+    /// is placed in the operation's security scheme.
     pub async fn invoke_with(
         &self,
         tool: &ToolDef,
         args: Map<String, Value>,
-        _ctx: &CallContext,
+        ctx: &CallContext,
     ) -> ToolResult {
         let Some(binding) = tool.http.as_ref() else {
             return ToolResult::error(format!(
@@ -231,7 +272,9 @@ impl Upstream {
                 tool.name
             ));
         };
-        let prepared = match request::build(&self.base, binding, &args, &self.auth) {
+        let prepared = match request::build(&self.base, binding, &args, &self.auth)
+            .and_then(|prepared| self.pass_through.apply(prepared, binding, ctx))
+        {
             Ok(prepared) => prepared,
             Err(problem) => {
                 return ToolResult::error(format!(

@@ -181,6 +181,7 @@ pub(super) fn map(
             structured_content: None,
             is_error: false,
             upstream_status: None,
+            timed_out: false,
         };
     }
     let uri = resource_uri(&call.operation_id);
@@ -202,6 +203,7 @@ pub(super) fn map(
         structured_content: None,
         is_error: false,
         upstream_status: None,
+        timed_out: false,
     }
 }
 
@@ -350,7 +352,7 @@ pub(super) fn map_error(
     display_base: &str,
 ) -> ToolResult {
     if err.is_timeout() {
-        return ToolResult::error(format!(
+        return ToolResult::timeout(format!(
             "{call} timed out after {} s",
             timeout.as_secs_f64()
         ));
