@@ -618,4 +618,49 @@ mod tests {
             }]
         );
     }
+
+    #[test]
+    fn transport_errors_and_timeouts_count_against_a_server_answers_do_not() {
+        let server = || "s".to_owned();
+        let counted = [
+            ClientError::Transport("connection refused".into()),
+            ClientError::Timeout {
+                server: server(),
+                operation: "tools/call `x`".into(),
+                timeout_ms: 10,
+            },
+            ClientError::Connect {
+                server: server(),
+                message: "cannot start".into(),
+            },
+        ];
+        for e in &counted {
+            assert!(counts_against_server(e), "{e}");
+        }
+        let answered = [
+            ClientError::Rpc {
+                server: server(),
+                operation: "tools/call `x`".into(),
+                code: -32602,
+                message: "invalid params".into(),
+            },
+            ClientError::ResponseTooLarge {
+                server: server(),
+                operation: "tools/call `x`".into(),
+                size: Some(10),
+                limit: 1,
+            },
+            ClientError::NotAllowed {
+                server: server(),
+                tool: "x".into(),
+            },
+            ClientError::Tool {
+                tool: "x".into(),
+                message: "failed".into(),
+            },
+        ];
+        for e in &answered {
+            assert!(!counts_against_server(e), "{e}");
+        }
+    }
 }
