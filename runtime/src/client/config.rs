@@ -181,19 +181,31 @@ impl McpConfig {
     /// A missing default file is an empty configuration; a missing file named by the
     /// variable is an error.
     pub fn discover() -> Result<McpConfig, ConfigError> {
-        if let Some(path) = std::env::var_os(CONFIG_ENV).filter(|p| !p.is_empty()) {
-            return Self::load(Path::new(&path));
-        }
-        match Self::default_path() {
-            Some(path) if path.is_file() => Self::load(&path),
+        let (path, required) = Self::discovered_path(&|name| std::env::var_os(name));
+        match path {
+            Some(path) if required || path.is_file() => Self::load(&path),
             _ => Ok(McpConfig::default()),
         }
     }
 
     /// `~/.config/mcpgen/mcp_servers.json`, if the home directory is known.
     pub fn default_path() -> Option<PathBuf> {
-        let home = std::env::var_os("HOME").filter(|h| !h.is_empty())?;
-        Some(PathBuf::from(home).join(".config/mcpgen/mcp_servers.json"))
+        Self::discovered_path(&|name| (name == "HOME").then(|| std::env::var_os("HOME"))?).0
+    }
+
+    /// The file [`Self::discover`] reads, and whether it must exist (it must when named by
+    /// `MCPGEN_MCP_CONFIG`).
+    fn discovered_path(
+        var: &dyn Fn(&str) -> Option<std::ffi::OsString>,
+    ) -> (Option<PathBuf>, bool) {
+        if let Some(path) = var(CONFIG_ENV).filter(|p| !p.is_empty()) {
+            return (Some(PathBuf::from(path)), true);
+        }
+        let home = var("HOME").filter(|h| !h.is_empty());
+        (
+            home.map(|h| PathBuf::from(h).join(".config/mcpgen/mcp_servers.json")),
+            false,
+        )
     }
 
     /// Reads and validates the configuration file at `path`.
@@ -862,6 +874,31 @@ mod tests {
             Err(ConfigError::Json { .. })
         ));
         assert!(parse_ok(r#"{"mcpServers": {}}"#).servers.is_empty());
+    }
+
+    #[test]
+    fn discovery_prefers_the_variable_then_the_home_file() {
+        let vars = |config: Option<&str>, home: Option<&str>| {
+            let config = config.map(std::ffi::OsString::from);
+            let home = home.map(std::ffi::OsString::from);
+            move |name: &str| match name {
+                CONFIG_ENV => config.clone(),
+                "HOME" => home.clone(),
+                _ => None,
+            }
+        };
+        assert_eq!(
+            McpConfig::discovered_path(&vars(Some("/etc/x.json"), Some("/home/u"))),
+            (Some(PathBuf::from("/etc/x.json")), true)
+        );
+        assert_eq!(
+            McpConfig::discovered_path(&vars(Some(""), Some("/home/u"))),
+            (
+                Some(PathBuf::from("/home/u/.config/mcpgen/mcp_servers.json")),
+                false
+            )
+        );
+        assert_eq!(McpConfig::discovered_path(&vars(None, None)), (None, false));
     }
 
     #[test]
