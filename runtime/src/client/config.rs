@@ -59,8 +59,9 @@ pub struct ServerConfig {
     pub max_response_bytes: usize,
 }
 
-/// The transport of one server.
-#[derive(Debug, Clone, PartialEq)]
+/// The transport of one server. Its `Debug` output shows the names of `env` variables and
+/// headers but not their values, which often are credentials.
+#[derive(Clone, PartialEq)]
 pub enum TransportConfig {
     /// A child process speaking MCP over its stdin and stdout.
     Stdio {
@@ -85,6 +86,40 @@ pub enum TransportConfig {
         /// Headers sent with every request.
         headers: BTreeMap<String, String>,
     },
+}
+
+/// The keys of a map whose values are secret.
+struct Redacted<'a>(&'a BTreeMap<String, String>);
+
+impl fmt::Debug for Redacted<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map()
+            .entries(self.0.keys().map(|k| (k, "<redacted>")))
+            .finish()
+    }
+}
+
+impl fmt::Debug for TransportConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Stdio { command, args, env } => f
+                .debug_struct("Stdio")
+                .field("command", command)
+                .field("args", args)
+                .field("env", &Redacted(env))
+                .finish(),
+            Self::StreamableHttp { url, headers } => f
+                .debug_struct("StreamableHttp")
+                .field("url", url)
+                .field("headers", &Redacted(headers))
+                .finish(),
+            Self::Sse { url, headers } => f
+                .debug_struct("Sse")
+                .field("url", url)
+                .field("headers", &Redacted(headers))
+                .finish(),
+        }
+    }
 }
 
 impl ServerConfig {
@@ -741,6 +776,17 @@ mod tests {
             config.enabled().map(|(n, _)| n).collect::<Vec<_>>(),
             ["files", "remote"]
         );
+    }
+
+    #[test]
+    fn debug_output_hides_secret_values() {
+        let config = parse_ok(
+            r#"{"mcpServers": {"r": {"url": "http://h/mcp", "headers": {"X-Key": "${TOKEN}"}},
+                               "s": {"command": "x", "env": {"KEY": "${TOKEN}"}}}}"#,
+        );
+        let shown = format!("{config:?}");
+        assert!(!shown.contains("s3cret"), "{shown}");
+        assert!(shown.contains("X-Key") && shown.contains("KEY"), "{shown}");
     }
 
     #[test]
