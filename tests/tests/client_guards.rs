@@ -8,8 +8,8 @@ use std::time::Duration;
 use mcpgen_runtime::client::{McpConfig, ServerConfig, Session};
 use mcpgen_runtime::{ClientError, Content};
 use mcpgen_tests::{
-    CountingListener, StandIn, node_bin, node_file, process_exists, start_synaplan_http,
-    workspace_binary,
+    CountingListener, KillOnDrop, StandIn, free_port, node_bin, node_file, process_exists,
+    start_synaplan_http, wait_port, workspace_binary,
 };
 use serde_json::{Map, Value, json};
 
@@ -338,6 +338,49 @@ async fn oversized_http_and_sse_responses_are_errors() {
         );
         session.shutdown().await.expect("shutdown");
     }
+}
+
+#[tokio::test]
+async fn oversized_sse_framed_streamable_http_response_is_an_error() {
+    // server-everything answers Streamable HTTP calls as SSE events; its `get-env` tool
+    // returns the environment, made large here.
+    let port = free_port();
+    let child = tokio::process::Command::new(node_bin("node"))
+        .arg(node_file(
+            "node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+        ))
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .env("MCPGEN_BIG_VALUE", "z".repeat(100_000))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("server-everything starts");
+    let _server = KillOnDrop(child);
+    assert!(wait_port(port).await, "server-everything did not listen");
+    let config = server(json!({
+        "url": format!("http://127.0.0.1:{port}/mcp"),
+        "allow_private": true,
+        "max_response_bytes": 32768
+    }));
+    let session = Session::connect("everything", &config)
+        .await
+        .expect("connects");
+    let result = session.call_tool("get-env", Map::new()).await;
+    assert!(
+        matches!(
+            result,
+            Err(ClientError::ResponseTooLarge { limit: 32768, .. })
+        ),
+        "{result:?}"
+    );
+    let echo = session
+        .call_tool("echo", args(json!({"message": "after"})))
+        .await
+        .expect("echo after an oversized answer");
+    assert_eq!(echo.joined_text(), "Echo: after");
+    session.shutdown().await.expect("shutdown");
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -114,6 +114,10 @@ impl Session {
                     .iter()
                     .map(|(k, v)| (k.clone(), v.clone()))
                     .collect();
+                // rmcp bounds what it buffers (16 MiB per JSON body or SSE event) and the
+                // result is checked against `max_response_bytes` below. A lower rmcp bound
+                // would make an oversized event close the whole transport instead of failing
+                // the one call with a clear error.
                 let transport = StreamableHttpClientTransport::with_client(
                     client,
                     StreamableHttpClientTransportConfig::with_uri(parsed.as_str())
