@@ -15,9 +15,9 @@ use tokio::process::Child;
 
 use super::config::{ServerConfig, TransportConfig};
 use super::frame::too_large_size;
-use super::sse::{SseTransport, error_chain};
+use super::sse::SseTransport;
 use super::stdio::StdioTransport;
-use super::{ClientError, McpConnection, ssrf};
+use super::{ClientError, McpConnection, error_chain, ssrf};
 use crate::{BoxFuture, Content, ToolResult};
 
 /// How long a stdio server gets to exit after its stdin closes before it is killed.

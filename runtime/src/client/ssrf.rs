@@ -342,7 +342,7 @@ mod tests {
             .unwrap_or_else(|e| panic!("{e}"));
         let err = match guarded.get(&url).send().await {
             Ok(r) => panic!("the guarded client reached {url}: {}", r.status()),
-            Err(e) => super::super::sse::error_chain(&e),
+            Err(e) => super::super::error_chain(&e),
         };
         assert!(
             err.contains("server `srv`") && err.contains("localhost") && err.contains("loopback"),
