@@ -227,3 +227,39 @@ impl CountingListener {
         self.accepted.load(std::sync::atomic::Ordering::SeqCst)
     }
 }
+
+/// A child process that is killed when this is dropped.
+pub struct KillOnDrop(pub tokio::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.start_kill();
+    }
+}
+
+/// Starts `synaplan-mcp --transport http` on a free loopback port against `upstream`, with
+/// `extra` flags; returns the process and its base URL once `/healthz` answers.
+pub async fn start_synaplan_http(upstream: &str, extra: &[&str]) -> (KillOnDrop, String) {
+    let port = free_port();
+    let child = tokio::process::Command::new(workspace_binary("synaplan-mcp"))
+        .args([
+            "--transport",
+            "http",
+            "--listen",
+            &format!("127.0.0.1:{port}"),
+        ])
+        .args(["--upstream-url", upstream])
+        .args(extra)
+        .env("RUST_LOG", "error")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("synaplan-mcp starts");
+    let url = format!("http://127.0.0.1:{port}");
+    assert!(
+        wait_ready(&format!("{url}/healthz")).await,
+        "synaplan-mcp did not come up"
+    );
+    (KillOnDrop(child), url)
+}

@@ -8,8 +8,8 @@ use std::process::Stdio;
 use mcpgen_runtime::client::{McpConfig, ServerConfig, Session};
 use mcpgen_runtime::{ClientError, Content};
 use mcpgen_tests::{
-    StandIn, free_port, node_bin, node_file, process_exists, wait_port, wait_ready,
-    workspace_binary,
+    KillOnDrop, StandIn, free_port, node_bin, node_file, process_exists, start_synaplan_http,
+    wait_port, workspace_binary,
 };
 use serde_json::{Map, Value, json};
 use synaplan_mcp::types::input::SynaplanListPromptsArgs;
@@ -41,17 +41,8 @@ fn everything_script() -> String {
         .to_string()
 }
 
-/// A child process killed when dropped.
-struct Background(tokio::process::Child);
-
-impl Drop for Background {
-    fn drop(&mut self) {
-        let _ = self.0.start_kill();
-    }
-}
-
 /// `server-everything` in an HTTP mode (`streamableHttp` or `sse`) on a free port.
-async fn everything_http(mode: &str) -> (Background, u16) {
+async fn everything_http(mode: &str) -> (KillOnDrop, u16) {
     let port = free_port();
     let child = tokio::process::Command::new(node())
         .args([everything_script(), mode.to_owned()])
@@ -62,7 +53,7 @@ async fn everything_http(mode: &str) -> (Background, u16) {
         .spawn()
         .expect("server-everything starts");
     assert!(wait_port(port).await, "server-everything did not listen");
-    (Background(child), port)
+    (KillOnDrop(child), port)
 }
 
 async fn check_everything(session: &Session) {
@@ -268,32 +259,6 @@ async fn check_synaplan(session: Session, upstream: &StandIn) {
     session.shutdown().await.expect("shutdown");
 }
 
-/// A running `synaplan-mcp --transport http`, killed on drop.
-async fn synaplan_http(upstream: &str, keys: &std::path::Path) -> (Background, String) {
-    let port = free_port();
-    let child = tokio::process::Command::new(workspace_binary("synaplan-mcp"))
-        .args([
-            "--transport",
-            "http",
-            "--listen",
-            &format!("127.0.0.1:{port}"),
-        ])
-        .args(["--upstream-url", upstream])
-        .args(["--keys", &keys.display().to_string()])
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("server starts");
-    let url = format!("http://127.0.0.1:{port}");
-    assert!(
-        wait_ready(&format!("{url}/healthz")).await,
-        "server did not come up"
-    );
-    (Background(child), url)
-}
-
 fn keys_file(dir: &std::path::Path) -> std::path::PathBuf {
     let path = dir.join("keys.yaml");
     std::fs::write(
@@ -322,7 +287,9 @@ async fn synaplan_over_stdio_with_typed_stubs() {
 async fn synaplan_over_streamable_http_with_typed_stubs() {
     let upstream = stand_in().await;
     let dir = tempfile::tempdir().expect("tempdir");
-    let (_server, url) = synaplan_http(&upstream.url, &keys_file(dir.path())).await;
+    let keys = keys_file(dir.path());
+    let (_server, url) =
+        start_synaplan_http(&upstream.url, &["--keys", &keys.display().to_string()]).await;
     let config = server(json!({
         "url": format!("{url}/mcp"),
         "headers": {"X-API-Key": "admin-key-0123456789"},
@@ -346,7 +313,9 @@ async fn synaplan_over_streamable_http_with_typed_stubs() {
 async fn synaplan_over_legacy_sse_with_typed_stubs() {
     let upstream = stand_in().await;
     let dir = tempfile::tempdir().expect("tempdir");
-    let (_server, url) = synaplan_http(&upstream.url, &keys_file(dir.path())).await;
+    let keys = keys_file(dir.path());
+    let (_server, url) =
+        start_synaplan_http(&upstream.url, &["--keys", &keys.display().to_string()]).await;
     let config = server(json!({
         "url": format!("{url}/sse"),
         "transport": "sse",

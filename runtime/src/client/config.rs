@@ -59,8 +59,9 @@ pub struct ServerConfig {
     pub max_response_bytes: usize,
 }
 
-/// The transport of one server.
-#[derive(Debug, Clone, PartialEq)]
+/// The transport of one server. Its `Debug` output shows the names of `env` variables and
+/// headers but not their values, which often are credentials.
+#[derive(Clone, PartialEq)]
 pub enum TransportConfig {
     /// A child process speaking MCP over its stdin and stdout.
     Stdio {
@@ -85,6 +86,40 @@ pub enum TransportConfig {
         /// Headers sent with every request.
         headers: BTreeMap<String, String>,
     },
+}
+
+/// The keys of a map whose values are secret.
+struct Redacted<'a>(&'a BTreeMap<String, String>);
+
+impl fmt::Debug for Redacted<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map()
+            .entries(self.0.keys().map(|k| (k, "<redacted>")))
+            .finish()
+    }
+}
+
+impl fmt::Debug for TransportConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Stdio { command, args, env } => f
+                .debug_struct("Stdio")
+                .field("command", command)
+                .field("args", args)
+                .field("env", &Redacted(env))
+                .finish(),
+            Self::StreamableHttp { url, headers } => f
+                .debug_struct("StreamableHttp")
+                .field("url", url)
+                .field("headers", &Redacted(headers))
+                .finish(),
+            Self::Sse { url, headers } => f
+                .debug_struct("Sse")
+                .field("url", url)
+                .field("headers", &Redacted(headers))
+                .finish(),
+        }
+    }
 }
 
 impl ServerConfig {
@@ -181,19 +216,31 @@ impl McpConfig {
     /// A missing default file is an empty configuration; a missing file named by the
     /// variable is an error.
     pub fn discover() -> Result<McpConfig, ConfigError> {
-        if let Some(path) = std::env::var_os(CONFIG_ENV).filter(|p| !p.is_empty()) {
-            return Self::load(Path::new(&path));
-        }
-        match Self::default_path() {
-            Some(path) if path.is_file() => Self::load(&path),
+        let (path, required) = Self::discovered_path(&|name| std::env::var_os(name));
+        match path {
+            Some(path) if required || path.is_file() => Self::load(&path),
             _ => Ok(McpConfig::default()),
         }
     }
 
     /// `~/.config/mcpgen/mcp_servers.json`, if the home directory is known.
     pub fn default_path() -> Option<PathBuf> {
-        let home = std::env::var_os("HOME").filter(|h| !h.is_empty())?;
-        Some(PathBuf::from(home).join(".config/mcpgen/mcp_servers.json"))
+        Self::discovered_path(&|name| (name == "HOME").then(|| std::env::var_os("HOME"))?).0
+    }
+
+    /// The file [`Self::discover`] reads, and whether it must exist (it must when named by
+    /// `MCPGEN_MCP_CONFIG`).
+    fn discovered_path(
+        var: &dyn Fn(&str) -> Option<std::ffi::OsString>,
+    ) -> (Option<PathBuf>, bool) {
+        if let Some(path) = var(CONFIG_ENV).filter(|p| !p.is_empty()) {
+            return (Some(PathBuf::from(path)), true);
+        }
+        let home = var("HOME").filter(|h| !h.is_empty());
+        (
+            home.map(|h| PathBuf::from(h).join(".config/mcpgen/mcp_servers.json")),
+            false,
+        )
     }
 
     /// Reads and validates the configuration file at `path`.
@@ -732,6 +779,17 @@ mod tests {
     }
 
     #[test]
+    fn debug_output_hides_secret_values() {
+        let config = parse_ok(
+            r#"{"mcpServers": {"r": {"url": "http://h/mcp", "headers": {"X-Key": "${TOKEN}"}},
+                               "s": {"command": "x", "env": {"KEY": "${TOKEN}"}}}}"#,
+        );
+        let shown = format!("{config:?}");
+        assert!(!shown.contains("s3cret"), "{shown}");
+        assert!(shown.contains("X-Key") && shown.contains("KEY"), "{shown}");
+    }
+
+    #[test]
     fn transport_names_and_the_type_alias() {
         for (kind, sse) in [("streamable-http", false), ("http", false), ("sse", true)] {
             let text = format!(
@@ -862,6 +920,31 @@ mod tests {
             Err(ConfigError::Json { .. })
         ));
         assert!(parse_ok(r#"{"mcpServers": {}}"#).servers.is_empty());
+    }
+
+    #[test]
+    fn discovery_prefers_the_variable_then_the_home_file() {
+        let vars = |config: Option<&str>, home: Option<&str>| {
+            let config = config.map(std::ffi::OsString::from);
+            let home = home.map(std::ffi::OsString::from);
+            move |name: &str| match name {
+                CONFIG_ENV => config.clone(),
+                "HOME" => home.clone(),
+                _ => None,
+            }
+        };
+        assert_eq!(
+            McpConfig::discovered_path(&vars(Some("/etc/x.json"), Some("/home/u"))),
+            (Some(PathBuf::from("/etc/x.json")), true)
+        );
+        assert_eq!(
+            McpConfig::discovered_path(&vars(Some(""), Some("/home/u"))),
+            (
+                Some(PathBuf::from("/home/u/.config/mcpgen/mcp_servers.json")),
+                false
+            )
+        );
+        assert_eq!(McpConfig::discovered_path(&vars(None, None)), (None, false));
     }
 
     #[test]

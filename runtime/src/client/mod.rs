@@ -226,3 +226,18 @@ where
     };
     serde_json::from_value(value).map_err(|e| decode(format!("decoding output: {e}")))
 }
+
+/// An error with its sources, for messages.
+pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(e) = source {
+        let next = e.to_string();
+        if !text.contains(&next) {
+            text.push_str(": ");
+            text.push_str(&next);
+        }
+        source = e.source();
+    }
+    text
+}

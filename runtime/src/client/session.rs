@@ -15,9 +15,9 @@ use tokio::process::Child;
 
 use super::config::{ServerConfig, TransportConfig};
 use super::frame::too_large_size;
-use super::sse::{SseTransport, error_chain};
+use super::sse::SseTransport;
 use super::stdio::StdioTransport;
-use super::{ClientError, McpConnection, ssrf};
+use super::{ClientError, McpConnection, error_chain, ssrf};
 use crate::{BoxFuture, Content, ToolResult};
 
 /// How long a stdio server gets to exit after its stdin closes before it is killed.
@@ -114,6 +114,10 @@ impl Session {
                     .iter()
                     .map(|(k, v)| (k.clone(), v.clone()))
                     .collect();
+                // rmcp bounds what it buffers (16 MiB per JSON body or SSE event) and the
+                // result is checked against `max_response_bytes` below. A lower rmcp bound
+                // would make an oversized event close the whole transport instead of failing
+                // the one call with a clear error.
                 let transport = StreamableHttpClientTransport::with_client(
                     client,
                     StreamableHttpClientTransportConfig::with_uri(parsed.as_str())
@@ -451,5 +455,65 @@ pub(crate) fn to_tool_result(result: CallToolResult) -> ToolResult {
         is_error: result.is_error == Some(true),
         upstream_status: None,
         timed_out: false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn every_content_kind_is_kept() {
+        let wire = json!({
+            "content": [
+                {"type": "text", "text": "hello"},
+                {"type": "image", "data": "iVBORw0=", "mimeType": "image/png"},
+                {"type": "audio", "data": "UklGRg==", "mimeType": "audio/wav"},
+                {"type": "resource", "resource": {"uri": "file:///a.pdf", "mimeType": "application/pdf", "blob": "JVBERi0="}},
+                {"type": "resource", "resource": {"uri": "file:///b.txt", "text": "hi"}},
+                {"type": "resource_link", "uri": "file:///c.md", "name": "c.md", "mimeType": "text/markdown"}
+            ],
+            "structuredContent": {"n": 1},
+            "isError": true
+        });
+        let result: CallToolResult = serde_json::from_value(wire).unwrap_or_else(|e| panic!("{e}"));
+        let ours = to_tool_result(result);
+        assert!(ours.is_error);
+        assert_eq!(ours.structured_content, Some(json!({"n": 1})));
+        assert_eq!(
+            ours.content,
+            vec![
+                Content::Text("hello".into()),
+                Content::Image {
+                    data: "iVBORw0=".into(),
+                    mime_type: "image/png".into()
+                },
+                Content::Resource {
+                    uri: "mcpgen://content/audio".into(),
+                    mime_type: "audio/wav".into(),
+                    blob: "UklGRg==".into()
+                },
+                Content::Resource {
+                    uri: "file:///a.pdf".into(),
+                    mime_type: "application/pdf".into(),
+                    blob: "JVBERi0=".into()
+                },
+                Content::Resource {
+                    uri: "file:///b.txt".into(),
+                    mime_type: "text/plain".into(),
+                    blob: "aGk=".into()
+                },
+                Content::Text("resource link: c.md <file:///c.md> (text/markdown)".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn absent_is_error_means_success() {
+        let result: CallToolResult =
+            serde_json::from_value(json!({"content": []})).unwrap_or_else(|e| panic!("{e}"));
+        let ours = to_tool_result(result);
+        assert!(!ours.is_error && ours.content.is_empty() && ours.structured_content.is_none());
     }
 }

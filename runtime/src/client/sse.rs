@@ -16,8 +16,8 @@ use rmcp::transport::Transport;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use super::ClientError;
 use super::frame::{Capped, Frame, too_large};
+use super::{ClientError, error_chain};
 
 /// Longest non-data line kept (event names, ids, comments).
 const MAX_FIELD_LINE: usize = 8 * 1024;
@@ -320,21 +320,6 @@ async fn forward(
         }
     };
     tx.send(message).await.is_ok()
-}
-
-/// An error with its sources, for messages.
-pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(e) = source {
-        let next = e.to_string();
-        if !text.contains(&next) {
-            text.push_str(": ");
-            text.push_str(&next);
-        }
-        source = e.source();
-    }
-    text
 }
 
 impl Transport<RoleClient> for SseTransport {

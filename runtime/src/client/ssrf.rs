@@ -312,6 +312,70 @@ mod tests {
         }
     }
 
+    /// A loopback server answering every connection with `response`, counting connections.
+    async fn canned(response: String) -> (u16, Arc<std::sync::atomic::AtomicUsize>) {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .unwrap_or_else(|e| panic!("bind: {e}"));
+        let port = listener.local_addr().map(|a| a.port()).unwrap_or_default();
+        let count = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let seen = count.clone();
+        tokio::spawn(async move {
+            while let Ok((mut stream, _)) = listener.accept().await {
+                seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let mut buf = [0u8; 4096];
+                let _ = stream.read(&mut buf).await;
+                let _ = stream.write_all(response.as_bytes()).await;
+            }
+        });
+        (port, count)
+    }
+
+    const OK: &str = "HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok";
+
+    #[tokio::test]
+    async fn the_client_resolver_refuses_names_of_internal_addresses() {
+        let (port, count) = canned(OK.to_owned()).await;
+        let url = format!("http://localhost:{port}/");
+        let guarded = http_client("srv", false, std::time::Duration::from_secs(5))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let err = match guarded.get(&url).send().await {
+            Ok(r) => panic!("the guarded client reached {url}: {}", r.status()),
+            Err(e) => super::super::error_chain(&e),
+        };
+        assert!(
+            err.contains("server `srv`") && err.contains("localhost") && err.contains("loopback"),
+            "{err}"
+        );
+        assert_eq!(count.load(std::sync::atomic::Ordering::SeqCst), 0);
+
+        let open = http_client("srv", true, std::time::Duration::from_secs(5))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let status = open.get(&url).send().await.map(|r| r.status().as_u16());
+        assert_eq!(status.map_err(|e| e.to_string()), Ok(200));
+        assert_eq!(count.load(std::sync::atomic::Ordering::SeqCst), 1);
+    }
+
+    #[tokio::test]
+    async fn redirects_are_not_followed() {
+        let (target, reached) = canned(OK.to_owned()).await;
+        let (port, _) = canned(format!(
+            "HTTP/1.1 307 Temporary Redirect\r\nlocation: http://127.0.0.1:{target}/\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+        ))
+        .await;
+        let client = http_client("srv", true, std::time::Duration::from_secs(5))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let status = client
+            .post(format!("http://127.0.0.1:{port}/mcp"))
+            .body("{}")
+            .send()
+            .await
+            .map(|r| r.status().as_u16());
+        assert_eq!(status.map_err(|e| e.to_string()), Ok(307));
+        assert_eq!(reached.load(std::sync::atomic::Ordering::SeqCst), 0);
+    }
+
     #[tokio::test]
     async fn check_url_refuses_literals_and_names() {
         let cases = [
