@@ -315,3 +315,27 @@ async fn call_prints_results_and_fails_on_tool_errors_and_dead_servers() {
         stderr(&out)
     );
 }
+
+#[tokio::test]
+async fn tools_and_call_document_every_flag() {
+    for cmd in ["tools", "call"] {
+        let out = mcpgen(&[cmd, "--help"]).await;
+        let text = stdout(&out);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let flags: Vec<&str> = text
+            .lines()
+            .filter(|l| l.trim_start().starts_with("--"))
+            .collect();
+        assert!(flags.len() >= 3, "{cmd}: {text}");
+        for line in flags {
+            let described = line.trim_start().split_once("  ").map(|(_, d)| d.trim());
+            assert!(
+                described.is_some_and(|d| !d.is_empty()),
+                "{cmd}: undocumented flag line {line:?}"
+            );
+        }
+    }
+    let out = mcpgen(&["--help"]).await;
+    let text = stdout(&out);
+    assert!(text.contains("tools ") && text.contains("call "), "{text}");
+}
