@@ -250,6 +250,21 @@ impl Registry {
         read(&self.listing).tools.get(name).cloned()
     }
 
+    /// The first `max` tool names, for messages.
+    fn known_tools(&self, max: usize) -> String {
+        let listing = read(&self.listing);
+        let total = listing.tools.len();
+        if total == 0 {
+            return "none".to_owned();
+        }
+        let names: Vec<&str> = listing.tools.keys().take(max).map(String::as_str).collect();
+        let mut out = names.join(", ");
+        if total > max {
+            out.push_str(&format!(" and {} more", total - max));
+        }
+        out
+    }
+
     async fn refresh_if_stale(&self) {
         let stale = read(&self.listing).listed_at.is_none_or(|at| {
             self.options.clock.now().saturating_duration_since(at) >= self.options.tools_ttl
@@ -327,14 +342,9 @@ impl Registry {
     ) -> Result<ToolResult, ClientError> {
         self.refresh_if_stale().await;
         let Some(tool) = self.tool(name) else {
-            let known: Vec<String> = read(&self.listing).tools.keys().cloned().collect();
             return Err(ClientError::Transport(format!(
                 "no tool `{name}` in the registry (tools: {})",
-                if known.is_empty() {
-                    "none".to_owned()
-                } else {
-                    known.join(", ")
-                }
+                self.known_tools(20)
             )));
         };
         let Some(server) = read(&self.servers).get(&tool.server).cloned() else {
