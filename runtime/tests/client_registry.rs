@@ -8,9 +8,12 @@ use std::time::Duration;
 
 use mcpgen_runtime::client::breaker::{BreakerConfig, BreakerState, ManualClock};
 use mcpgen_runtime::client::registry::{Registry, RegistryOptions};
-use mcpgen_runtime::client::{EnrichCall, McpConfig, enrich};
+use mcpgen_runtime::client::{
+    EnrichCall, Llm, LlmError, LlmTurn, LoopOptions, McpConfig, Message, ToolCall, ToolDefinition,
+    enrich, run_tool_loop,
+};
 use mcpgen_runtime::server::Server;
-use mcpgen_runtime::{ToolDef, ToolResult};
+use mcpgen_runtime::{BoxFuture, ToolDef, ToolResult};
 use serde_json::{Value, json};
 use support::*;
 use tokio::sync::oneshot;
@@ -317,6 +320,77 @@ async fn enrichment_labels_results_with_server_and_tool() {
         "[notes/list_notes] {\"notes\":[\"note 1\"]}\n\
          (not available: [notes/remote_status]: GET /status failed with status 502 Bad Gateway (empty body))"
     );
+    registry.shutdown().await.unwrap();
+    server.stop().await.unwrap();
+}
+
+/// A model that asks for two tools once, then answers with what it was shown.
+struct TwoCalls;
+
+impl Llm for TwoCalls {
+    fn respond<'a>(
+        &'a self,
+        messages: &'a [Message],
+        tools: &'a [ToolDefinition],
+    ) -> BoxFuture<'a, Result<LlmTurn, LlmError>> {
+        Box::pin(async move {
+            let results: Vec<String> = messages
+                .iter()
+                .filter_map(|m| match m {
+                    Message::Tool {
+                        content, is_error, ..
+                    } => Some(format!("{is_error}:{content}")),
+                    _ => None,
+                })
+                .collect();
+            if !results.is_empty() {
+                return Ok(LlmTurn::Final(results.join(" | ")));
+            }
+            assert!(tools.iter().any(|t| t.name == "list_notes"));
+            let call = |id: &str, name: &str, args: Value| ToolCall {
+                id: id.into(),
+                name: name.into(),
+                arguments: args,
+            };
+            Ok(LlmTurn::ToolCalls {
+                text: None,
+                calls: vec![
+                    call("a", "list_notes", json!({"limit": 1})),
+                    call("b", "remote_status", json!({})),
+                ],
+            })
+        })
+    }
+}
+
+#[tokio::test]
+async fn the_tool_loop_runs_over_a_registry() {
+    let (server, notes) = notes_server(None).await;
+    let cfg = config(json!({ "notes": http_entry(&server.url) }));
+    let registry = Registry::connect(&cfg).await;
+    let tools = registry.definitions().await;
+    let outcome = run_tool_loop(
+        &TwoCalls,
+        &registry,
+        &tools,
+        vec![Message::User("notes?".into())],
+        &LoopOptions::default(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        outcome.answer,
+        "false:{\"notes\":[\"note 1\"]} | true:Error: GET /status failed with status 502 Bad Gateway (empty body)"
+    );
+    let flags: Vec<(&str, bool)> = outcome
+        .trace
+        .iter()
+        .map(|t| (t.tool.as_str(), t.is_error))
+        .collect();
+    assert_eq!(flags, [("list_notes", false), ("remote_status", true)]);
+    let mut called = notes.calls();
+    called.sort();
+    assert_eq!(called, ["list_notes", "remote_status"]);
     registry.shutdown().await.unwrap();
     server.stop().await.unwrap();
 }
