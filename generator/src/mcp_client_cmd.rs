@@ -101,7 +101,7 @@ pub fn tools(args: ToolsArgs) -> Result<(), String> {
         ));
     }
     let rt = runtime()?;
-    let (tools, failures) = rt.block_on(async {
+    let (mut tools, failures) = rt.block_on(async {
         let registry = Registry::connect_with(&config, RegistryOptions::default()).await;
         let tools = registry.tools().await;
         let failures = registry.failures();
@@ -109,6 +109,8 @@ pub fn tools(args: ToolsArgs) -> Result<(), String> {
         let _ = registry.shutdown().await;
         (tools, failures)
     });
+    // Grouped by server, then by name.
+    tools.sort_by(|a, b| (&a.server, &a.name).cmp(&(&b.server, &b.name)));
     if args.json {
         let out = json!({
             "tools": tools.iter().map(|t| json!({

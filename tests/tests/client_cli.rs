@@ -153,6 +153,11 @@ async fn tools_lists_every_server_and_reports_the_one_that_failed() {
     assert!(has("everything", "get-sum"), "{table:?}");
     assert!(has("synaplan", "synaplan_list_prompts"), "{table:?}");
     assert!(!table.iter().any(|r| r[0] == "broken" || r[0] == "off"));
+    // Grouped by server.
+    let servers: Vec<&str> = table[1..].iter().map(|r| r[0].as_str()).collect();
+    let mut grouped = servers.clone();
+    grouped.sort();
+    assert_eq!(servers, grouped);
     let err = stderr(&out);
     assert!(
         err.contains("error: server `broken` failed:")
