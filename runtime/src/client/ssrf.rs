@@ -6,7 +6,7 @@
 //! also when they hide inside IPv6 (IPv4-mapped, IPv4-compatible, NAT64, 6to4).
 //!
 //! The check sits where the connection is made: the HTTP client of a guarded session
-//! resolves names through [`GuardedResolver`], which drops refused addresses (so a name
+//! resolves names through a resolver that drops refused addresses (so a name
 //! that resolves differently the second time cannot slip through), IP-literal hosts are
 //! checked before any request, proxies are never used, and redirects are not followed.
 
