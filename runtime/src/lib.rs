@@ -28,8 +28,8 @@ pub use client::{ClientError, McpConnection};
 pub use principal::Principal;
 pub use result::{Content, ToolResult};
 pub use tool::{
-    ArgBinding, BodyBinding, HttpBinding, Location, SecurityScheme, SecuritySchemeKind,
-    ToolAnnotations, ToolDef,
+    ArgBinding, BodyBinding, HttpBinding, Location, PropertyEncoding, SecurityScheme,
+    SecuritySchemeKind, ToolAnnotations, ToolDef,
 };
 pub use toolset::{BoxFuture, CallContext, ToolError, ToolSet};
 pub use upstream::{Credential, Upstream, UpstreamConfig, UpstreamError};

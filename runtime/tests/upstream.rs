@@ -125,6 +125,7 @@ const fn arg(name: &'static str, location: Location, required: bool) -> ArgBindi
         required,
         style: None,
         explode: None,
+        allow_reserved: false,
     }
 }
 
@@ -171,6 +172,7 @@ const fn with_body(
     http.body = Some(BodyBinding {
         content_type,
         required,
+        encoding: &[],
     });
     http
 }

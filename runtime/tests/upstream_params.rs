@@ -113,6 +113,7 @@ const fn arg(name: &'static str, location: Location) -> ArgBinding {
         required: false,
         style: None,
         explode: None,
+        allow_reserved: false,
     }
 }
 
@@ -474,6 +475,49 @@ async fn query_values_percent_encode_reserved_and_non_ascii_characters() {
         ],
     )
     .await;
+}
+
+/// `allowReserved: true` keeps RFC 3986 reserved characters literal in query values, except
+/// `&` and `#` (which would end the value or the query) and `'` (which URL parsers encode in
+/// http queries anyway); existing `%XX` triples pass through, a lone `%` is encoded.
+#[tokio::test(flavor = "multi_thread")]
+async fn query_allow_reserved_keeps_reserved_characters_literal() {
+    let server = Server::start().await;
+    let upstream = server.upstream();
+    let reserved =
+        |name: &'static str, style: Option<&'static str>, explode: Option<bool>| ArgBinding {
+            allow_reserved: true,
+            ..styled(name, Location::Query, style, explode)
+        };
+    let tool = tool(
+        "/search",
+        vec![
+            reserved("q", None, None),
+            arg("plain", Location::Query),
+            reserved("ids", None, Some(false)),
+            reserved("filter", Some("deepObject"), None),
+        ],
+    );
+    let value = ":/?#[]@!$&'()*+,;= %41%zz ü";
+    let request = server
+        .call(
+            &upstream,
+            &tool,
+            json!({
+                "q": value,
+                "plain": value,
+                "ids": ["a/b", "c:d"],
+                "filter": {"path[0]": "x/y?z"},
+            }),
+        )
+        .await;
+    assert_eq!(
+        request.target,
+        "/search?q=:/?%23[]@!$%26%27()*+,;=%20%41%25zz%20%C3%BC\
+         &plain=%3A%2F%3F%23%5B%5D%40%21%24%26%27%28%29%2A%2B%2C%3B%3D%20%2541%25zz%20%C3%BC\
+         &ids=a/b,c:d\
+         &filter%5Bpath%5B0%5D%5D=x/y?z"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
