@@ -32,7 +32,7 @@ pub use tool::{
     SecuritySchemeKind, ToolAnnotations, ToolDef,
 };
 pub use toolset::{BoxFuture, CallContext, ToolError, ToolSet};
-pub use upstream::{Credential, Upstream, UpstreamConfig, UpstreamError};
+pub use upstream::{Credential, PreparedRequest, Upstream, UpstreamConfig, UpstreamError};
 
 /// "an object", "a string", ... : what kind of JSON value this is, for messages.
 pub(crate) fn json_kind(value: &serde_json::Value) -> &'static str {

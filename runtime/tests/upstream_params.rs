@@ -789,3 +789,66 @@ async fn cookie_arguments_merge_with_a_cookie_credential() {
     let request = server.call(&upstream, &cookie_tool(), json!({})).await;
     assert_eq!(request.header_all("cookie"), vec!["api_session=secret"]);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Preparing without sending.
+
+/// `Upstream::prepare` builds exactly the request `invoke` sends, credentials included, and
+/// sends nothing; arguments that cannot be placed give the message `invoke` would give.
+#[tokio::test(flavor = "multi_thread")]
+async fn prepare_builds_the_request_invoke_sends_without_sending_it() {
+    let server = Server::start().await;
+    let upstream = Upstream::new(
+        UpstreamConfig::new(&server.base).with_credential(Credential::Bearer("t0k".into())),
+    )
+    .unwrap();
+    let tool = tool(
+        "/items/{id}",
+        vec![
+            styled("id", Location::Path, None, None),
+            arg("tags", Location::Query),
+            ArgBinding {
+                wire: "X-Trace",
+                ..arg("trace", Location::Header)
+            },
+        ],
+    );
+    let arguments = json!({"id": "a/b", "tags": ["x", "y"], "trace": "t-1"});
+    let prepared = upstream.prepare(&tool, &args(arguments.clone())).unwrap();
+    assert!(server.requests().is_empty(), "prepare sent a request");
+    assert_eq!(prepared.method, "GET");
+    assert_eq!(
+        prepared.url,
+        format!("{}/items/a%2Fb?tags=x&tags=y", server.base)
+    );
+    assert_eq!(
+        prepared.headers,
+        [
+            ("x-trace".to_owned(), "t-1".to_owned()),
+            ("authorization".to_owned(), "Bearer t0k".to_owned()),
+        ]
+    );
+    assert_eq!(prepared.content_type, None);
+    assert_eq!(prepared.body, None);
+    let debug = format!("{prepared:?}");
+    assert!(
+        !debug.contains("t0k") && !debug.contains("tags=x"),
+        "{debug}"
+    );
+
+    let sent = server.call(&upstream, &tool, arguments).await;
+    assert_eq!(format!("{}{}", server.base, sent.target), prepared.url);
+    assert_eq!(sent.header("x-trace"), Some("t-1"));
+    assert_eq!(sent.header("authorization"), Some("Bearer t0k"));
+
+    let problem = upstream.prepare(&tool, &args(json!({}))).unwrap_err();
+    assert_eq!(
+        problem,
+        "cannot call GET /items/{id}: missing required argument `id` (path parameter `id`)"
+    );
+    let mut no_http = tool;
+    no_http.http = None;
+    let problem = upstream.prepare(&no_http, &Map::new()).unwrap_err();
+    assert!(problem.contains("has no HTTP binding"), "{problem}");
+    assert_eq!(server.requests().len(), 1);
+}
