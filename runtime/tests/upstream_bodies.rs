@@ -206,6 +206,7 @@ const STYLED_FORM_TOOL: ToolDef = encoded_tool(
         arg("redirect", Location::BodyField, false),
         arg("meta", Location::BodyField, false),
         arg("gone", Location::BodyField, false),
+        arg("nested", Location::BodyField, false),
     ],
     &[
         PropertyEncoding {
@@ -507,9 +508,8 @@ async fn form_bodies_use_brackets_and_indexed_arrays() {
     assert_eq!(String::from_utf8(request.body).unwrap(), expected);
 }
 
-/// The `encoding` object's `style`, `explode` and `allowReserved` per form property; a
-/// property without style or explode (`meta`: `contentType` means nothing in a form body)
-/// keeps the default bracket convention.
+/// The `encoding` object's `style`, `explode`, `allowReserved` and JSON `contentType` per form
+/// property; a property without an encoding keeps the default bracket convention.
 #[tokio::test(flavor = "multi_thread")]
 async fn form_body_honours_per_property_style_explode_and_allow_reserved() {
     let server = Server::start().await;
@@ -526,6 +526,7 @@ async fn form_body_honours_per_property_style_explode_and_allow_reserved() {
                 "redirect": "https://x.test/a b?c=d&e+f#g",
                 "meta": {"a": [1]},
                 "gone": null,
+                "nested": {"a": [1]},
             }),
         )
         .await;
@@ -546,7 +547,8 @@ async fn form_body_honours_per_property_style_explode_and_allow_reserved() {
         "x=1",
         "y=2",
         "redirect=https://x.test/a+b?c=d%26e%2Bf#g",
-        "meta[a][0]=1",
+        "meta=%7B%22a%22%3A%5B1%5D%7D",
+        "nested[a][0]=1",
     ]
     .join("&");
     assert_eq!(String::from_utf8(request.body).unwrap(), expected);

@@ -46,7 +46,9 @@
 //!   uses the bracket convention (`filter[state]=open`, arrays `filter[ids][]=1`). The
 //!   default style is `form` and the default explode follows the style. `allowReserved`
 //!   keeps reserved characters in the values (except `&` and `+`, which would change what the
-//!   server reads).
+//!   server reads). A property without style or explode whose `contentType` is JSON is sent
+//!   as its JSON text, form-encoded (`meta=%7B%22a%22%3A1%7D`); other content types do not
+//!   change a form property.
 //! - In a **multipart** body, `contentType` is the part's `Content-Type`: an object or any
 //!   value for a JSON type is sent as JSON; a text type takes a string, number or boolean; any
 //!   other type takes a file (a `data:` URI or file object) or base64, sent as a file part.
@@ -370,6 +372,19 @@ fn form(properties: &[Property<'_>], encoding: &[PropertyEncoding]) -> Result<St
                     style,
                     explode,
                     escape,
+                ));
+            }
+            None if property.value.is_null() => {}
+            None if own
+                .and_then(|e| e.content_type)
+                .is_some_and(is_json_media_type) =>
+            {
+                let json = serde_json::to_string(property.value)
+                    .map_err(|e| format!("cannot encode {} as JSON: {e}", property.what))?;
+                pairs.push(format!(
+                    "{}={}",
+                    form_encode(property.name),
+                    escape.value(&json)
                 ));
             }
             None => form_pairs(
