@@ -650,7 +650,7 @@ async fn multipart_parts_honour_the_encoding_object() {
         .send(
             &ENCODED_MULTIPART_TOOL,
             json!({
-                "profile": {"name": "Ada", "langs": ["en"]},
+                "profile": ["en", "fr"],
                 "avatar": "data:image/jpeg;name=me.jpg;base64,/9j/",
                 "doc": {"data": "data:text/plain;base64,JVBERg==", "filename": "a.pdf"},
                 "raw": "AAE=",
@@ -672,7 +672,7 @@ async fn multipart_parts_honour_the_encoding_object() {
                     r#"Content-Disposition: form-data; name="profile""#,
                     "Content-Type: application/vnd.profile+json",
                 ],
-                br#"{"name":"Ada","langs":["en"]}"#,
+                br#"["en","fr"]"#,
             ),
             part(
                 &[

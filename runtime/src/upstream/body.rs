@@ -49,9 +49,10 @@
 //!   server reads). A property without style or explode whose `contentType` is JSON is sent
 //!   as its JSON text, form-encoded (`meta=%7B%22a%22%3A1%7D`); other content types do not
 //!   change a form property.
-//! - In a **multipart** body, `contentType` is the part's `Content-Type`: an object or any
-//!   value for a JSON type is sent as JSON; a text type takes a string, number or boolean; any
-//!   other type takes a file (a `data:` URI or file object) or base64, sent as a file part.
+//! - In a **multipart** body, `contentType` is the part's `Content-Type`: any value for a JSON
+//!   type is sent as one JSON part (an array too); a text type takes a string, number or
+//!   boolean; any other type takes a file (a `data:` URI or file object) or base64, sent as a
+//!   file part (each item of an array of them is a part of its own).
 //!   A file's own media type is kept when it is one of the declared types (wildcards
 //!   allowed); otherwise the first declared type without a wildcard is sent. As OpenAPI
 //!   3.1.1 says, a property whose encoding sets `style` or `explode` ignores `contentType`
@@ -466,11 +467,16 @@ fn multipart_parts(
             continue;
         }
         let declared = own.and_then(|e| e.content_type);
+        // A JSON part type describes the whole value, so an array is one JSON part.
+        let json_part = declared
+            .and_then(|d| concrete_types(d).next())
+            .is_some_and(is_json_media_type);
         match property.value {
             Value::Array(items)
-                if items
-                    .iter()
-                    .all(|item| (!item.is_array() && !item.is_object()) || is_file(item)) =>
+                if !json_part
+                    && items
+                        .iter()
+                        .all(|item| (!item.is_array() && !item.is_object()) || is_file(item)) =>
             {
                 for (i, item) in items.iter().enumerate() {
                     let what = format!("{} item {i}", property.what);
