@@ -344,7 +344,9 @@ pub(super) fn form_encode(text: &str) -> String {
 /// - in a form body, `&` (as in a query) and `+` (form decoding reads it as a space).
 ///
 /// `=` stays literal in both: parsers split a pair at its first `=`, so a later one belongs to
-/// the value. A lone `%` (not followed by two hex digits) is encoded, as are all characters
+/// the value. `+` stays literal in a query, as OpenAPI says, although servers that decode
+/// queries as forms read it as a space: an API that sets `allowReserved` has said it reads the
+/// query as RFC 3986 text. A lone `%` (not followed by two hex digits) is encoded, as are all characters
 /// that are neither reserved nor unreserved (space, non-ASCII, `"`, `<`, ...); a space in a
 /// form body is `+`.
 fn encode_reserved(text: &str, target: Target) -> String {
