@@ -95,6 +95,20 @@ pub struct Entry {
     pub enabled: bool,
     /// Plugin the tool belongs to.
     pub plugin: Option<String>,
+    /// Request body media type to send, when the operation offers several (default: JSON
+    /// first), with its line and column.
+    pub content_type: Option<Located>,
+}
+
+/// A value from the allowlist with where it was written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Located {
+    /// The value.
+    pub value: String,
+    /// 1-based line.
+    pub line: u64,
+    /// 1-based column.
+    pub column: u64,
 }
 
 impl Entry {
@@ -103,6 +117,15 @@ impl Entry {
         format!(
             "entry {} (operation_id `{}`) at line {}, column {}",
             self.index, self.operation_id, self.line, self.column
+        )
+    }
+
+    /// Like [`location`](Self::location), pointing at `value`'s position instead (e.g. the
+    /// entry's `content_type`).
+    pub fn location_of(&self, key: &str, value: &Located) -> String {
+        format!(
+            "entry {} (operation_id `{}`), `{key}` at line {}, column {}",
+            self.index, self.operation_id, value.line, value.column
         )
     }
 }
@@ -133,6 +156,8 @@ struct RawEntry {
     enabled: Option<bool>,
     #[serde(default)]
     plugin: Option<String>,
+    #[serde(default)]
+    content_type: Option<Spanned<String>>,
 }
 
 impl Allowlist {
@@ -159,7 +184,8 @@ impl Allowlist {
                 message: format!(
                     "{message} (expected `server:` with name/version/description/upstream_url/\
                      max_list_tokens/max_name_len and `mcp_tools:`, a list of entries with \
-                     operation_id and optional name/title/description/annotations/scope/enabled/plugin)"
+                     operation_id and optional name/title/description/annotations/scope/enabled/\
+                     plugin/content_type)"
                 ),
             }
         })?;
@@ -179,6 +205,11 @@ impl Allowlist {
                 scope: e.scope,
                 enabled: e.enabled.unwrap_or(true),
                 plugin: e.plugin,
+                content_type: e.content_type.map(|c| Located {
+                    line: c.referenced.line(),
+                    column: c.referenced.column(),
+                    value: c.value,
+                }),
             })
             .collect();
         Ok(Allowlist {

@@ -121,6 +121,8 @@ pub struct ArgBinding {
     pub style: Option<String>,
     /// OpenAPI explode.
     pub explode: Option<bool>,
+    /// OpenAPI `allowReserved` (query parameters).
+    pub allow_reserved: bool,
 }
 
 /// Where an argument goes.
@@ -147,4 +149,22 @@ pub struct BodyBinding {
     pub content_type: String,
     /// Required.
     pub required: bool,
+    /// Per-property encodings (the media type's `encoding` object), for form and multipart
+    /// bodies, sorted by property name.
+    pub encoding: Vec<PropertyEncoding>,
+}
+
+/// How one property of a form or multipart body is encoded (an OpenAPI Encoding Object).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PropertyEncoding {
+    /// Property name on the wire.
+    pub property: String,
+    /// `contentType` (multipart parts).
+    pub content_type: Option<String>,
+    /// `style` (`form`, `spaceDelimited`, `pipeDelimited` or `deepObject`).
+    pub style: Option<String>,
+    /// `explode`.
+    pub explode: Option<bool>,
+    /// `allowReserved`.
+    pub allow_reserved: bool,
 }

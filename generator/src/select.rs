@@ -109,9 +109,25 @@ pub fn select(
             )));
             continue;
         }
+        let media_type = match chosen_media_type(op, entry) {
+            Ok(media_type) => media_type,
+            Err((location, message)) => {
+                errors.push(Error::Allowlist {
+                    path: allowlist.path.clone(),
+                    location,
+                    message,
+                });
+                continue;
+            }
+        };
         let type_stem = naming::unique(naming::rust_type_stem(&name), &mut type_stems, "");
         let method_name = naming::unique(naming::rust_method_name(&name), &mut method_names, "_");
-        let (tool, tool_warnings) = build_tool(spec, entry, op, name, type_stem, method_name);
+        let names = Names {
+            name,
+            type_stem,
+            method_name,
+        };
+        let (tool, tool_warnings) = build_tool(spec, entry, op, media_type, names);
         warnings.extend(tool_warnings);
         tools.push(tool);
     }
@@ -198,14 +214,74 @@ fn ignored_header(name: &str) -> bool {
     ["accept", "content-type", "authorization"].contains(&name.to_ascii_lowercase().as_str())
 }
 
+/// The names decided for one tool.
+struct Names {
+    name: String,
+    type_stem: String,
+    method_name: String,
+}
+
+/// The request body media type to send: the entry's `content_type` if it names one the
+/// operation offers (compared case-insensitively), else the preferred one (see
+/// [`pick_media_type`]); `None` without a request body. An error is (location, message).
+fn chosen_media_type<'o>(
+    op: &'o Operation,
+    entry: &Entry,
+) -> Result<Option<&'o str>, (String, String)> {
+    let content = op.request_body.as_ref().map(|b| &b.content);
+    let Some(wanted) = &entry.content_type else {
+        return Ok(content
+            .and_then(pick_media_type)
+            .map(|(media_type, _)| media_type.as_str()));
+    };
+    let location = entry.location_of("content_type", wanted);
+    let method = op.method.to_ascii_uppercase();
+    let Some(content) = content.filter(|c| !c.is_empty()) else {
+        return Err((
+            location,
+            format!(
+                "content_type `{}` is set, but {method} {} has no request body media types; \
+                 remove `content_type:`",
+                wanted.value, op.path
+            ),
+        ));
+    };
+    let offered = || {
+        content
+            .keys()
+            .map(|k| format!("`{k}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    content
+        .keys()
+        .find(|k| k.trim().eq_ignore_ascii_case(wanted.value.trim()))
+        .map(|k| Some(k.as_str()))
+        .ok_or_else(|| {
+            (
+                location,
+                format!(
+                    "content_type `{}` is not offered by {method} {}; it offers {}",
+                    wanted.value,
+                    op.path,
+                    offered()
+                ),
+            )
+        })
+}
+
 fn build_tool(
     spec: &Spec,
     entry: &Entry,
     op: &Operation,
-    name: String,
-    type_stem: String,
-    method_name: String,
+    media_type: Option<&str>,
+    names: Names,
 ) -> (ir::Tool, Vec<Warning>) {
+    let Names {
+        name,
+        type_stem,
+        method_name,
+    } = names;
     let mut input = SchemaConverter::new(&spec.root, &spec.path, Direction::Input);
     let mut properties: IndexMap<String, Value> = IndexMap::new();
     let mut required: Vec<String> = Vec::new();
@@ -256,17 +332,19 @@ fn build_tool(
             required: p.required,
             style: p.style.clone(),
             explode: p.explode,
+            allow_reserved: p.allow_reserved,
         });
     }
 
     // Request body.
     let mut body_binding = None;
     if let Some(body) = &op.request_body
-        && let Some((media_type, media)) = pick_media_type(&body.content)
+        && let Some((media_type, media)) = media_type.and_then(|m| body.content.get_key_value(m))
     {
         body_binding = Some(BodyBinding {
             content_type: media_type.clone(),
             required: body.required,
+            encoding: body_encoding(spec, media_type, media, &mut warnings),
         });
         let schema_in = media.schema.clone().unwrap_or_else(|| json!({}));
         let flattened = input
@@ -286,6 +364,7 @@ fn build_tool(
                         required: is_required,
                         style: None,
                         explode: None,
+                        allow_reserved: false,
                     });
                     properties.insert(prop, schema);
                 }
@@ -304,6 +383,7 @@ fn build_tool(
                     required: body.required,
                     style: None,
                     explode: None,
+                    allow_reserved: false,
                 });
                 properties.insert(arg, schema);
             }
@@ -411,6 +491,116 @@ fn pick_media_type(
         }
     };
     content.iter().min_by_key(|(mt, _)| rank(mt))
+}
+
+/// The styles OpenAPI defines for form and multipart body properties.
+const BODY_STYLES: [&str; 4] = ["form", "spaceDelimited", "pipeDelimited", "deepObject"];
+
+/// The media type's `encoding` object as per-property encodings, sorted by property name.
+/// Only form and multipart bodies use it; entries that cannot be used are left out, and parts
+/// of an entry that cannot be used (`headers`, a style bodies do not have) are dropped, each
+/// with a warning naming its JSON pointer.
+fn body_encoding(
+    spec: &Spec,
+    media_type: &str,
+    media: &crate::spec::MediaType,
+    warnings: &mut Vec<Warning>,
+) -> Vec<ir::PropertyEncoding> {
+    let Some(encoding) = &media.encoding else {
+        return Vec::new();
+    };
+    let media_pointer = media
+        .schema_pointer
+        .strip_suffix("/schema")
+        .unwrap_or(&media.schema_pointer);
+    let mut warn = |pointer: String, message: String| {
+        warnings.push(Warning {
+            location: format!("{}: {pointer}", spec.path.display()),
+            message,
+        });
+    };
+    let essence = media_type
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    if !matches!(
+        essence.as_str(),
+        "application/x-www-form-urlencoded" | "multipart/form-data"
+    ) {
+        warn(
+            format!("{media_pointer}/encoding"),
+            format!(
+                "`encoding` applies only to form and multipart bodies; ignored for `{media_type}`"
+            ),
+        );
+        return Vec::new();
+    }
+    let Value::Object(entries) = encoding else {
+        warn(
+            format!("{media_pointer}/encoding"),
+            "`encoding` is not an object; ignored".to_owned(),
+        );
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (property, entry) in entries {
+        let at = format!(
+            "{media_pointer}/encoding/{}",
+            crate::spec::escape_pointer_segment(property)
+        );
+        let Value::Object(entry) = entry else {
+            warn(
+                at,
+                format!("the encoding of `{property}` is not an object; ignored"),
+            );
+            continue;
+        };
+        let mut encoding = ir::PropertyEncoding {
+            property: property.clone(),
+            content_type: None,
+            style: None,
+            explode: None,
+            allow_reserved: false,
+        };
+        for (key, value) in entry {
+            let at = format!("{at}/{}", crate::spec::escape_pointer_segment(key));
+            match (key.as_str(), value) {
+                ("contentType", Value::String(t)) => encoding.content_type = Some(t.clone()),
+                ("style", Value::String(s)) if BODY_STYLES.contains(&s.as_str()) => {
+                    encoding.style = Some(s.clone());
+                }
+                ("style", Value::String(s)) => warn(
+                    at,
+                    format!(
+                        "style `{s}` is not defined for body properties (use one of {}); \
+                         ignored",
+                        BODY_STYLES.join(", ")
+                    ),
+                ),
+                ("explode", Value::Bool(b)) => encoding.explode = Some(*b),
+                ("allowReserved", Value::Bool(b)) => encoding.allow_reserved = *b,
+                ("headers", _) => warn(
+                    at,
+                    format!("per-part headers of `{property}` are not sent; ignored"),
+                ),
+                ("contentType" | "style" | "explode" | "allowReserved", other) => {
+                    warn(at, format!("`{key}` has the wrong type ({other}); ignored"))
+                }
+                _ => {}
+            }
+        }
+        let sets_something = encoding.content_type.is_some()
+            || encoding.style.is_some()
+            || encoding.explode.is_some()
+            || encoding.allow_reserved;
+        if sets_something {
+            out.push(encoding);
+        }
+    }
+    out.sort_by(|a, b| a.property.cmp(&b.property));
+    out
 }
 
 /// The output schema from the primary 2xx JSON response: (schema, wrapped, warnings).

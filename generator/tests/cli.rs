@@ -387,3 +387,55 @@ fn annotations_follow_the_http_method() {
     assert_eq!(hints[3]["destructiveHint"], true);
     assert_eq!(hints[3]["idempotentHint"], true);
 }
+
+#[test]
+fn content_type_not_offered_is_an_error_naming_the_offered_types_and_the_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let tools = write(
+        dir.path(),
+        "mcp_tools.yaml",
+        "mcp_tools:\n  - operation_id: createIssue\n    content_type: text/csv\n  - operation_id: ping\n    content_type: application/json\n  - operation_id: search\n",
+    );
+    let o = mcpgen(&[
+        "check",
+        "--spec",
+        "generator/tests/fixtures/wire/openapi.yaml",
+        "--tools",
+        tools.to_str().expect("utf8"),
+    ]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(
+        t.contains(
+            "entry 1 (operation_id `createIssue`), `content_type` at line 3, column 19: \
+             content_type `text/csv` is not offered by POST /issues; it offers \
+             `application/x-www-form-urlencoded`, `application/json`, `multipart/form-data`"
+        ),
+        "{t}"
+    );
+    assert!(
+        t.contains(
+            "entry 2 (operation_id `ping`), `content_type` at line 5, column 19: content_type \
+             `application/json` is set, but POST /ping has no request body media types"
+        ),
+        "{t}"
+    );
+}
+
+#[test]
+fn content_type_offered_by_the_operation_is_accepted() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let tools = write(
+        dir.path(),
+        "mcp_tools.yaml",
+        "mcp_tools:\n  - operation_id: createIssue\n    content_type: multipart/form-data\n",
+    );
+    let o = mcpgen(&[
+        "check",
+        "--spec",
+        "generator/tests/fixtures/wire/openapi.yaml",
+        "--tools",
+        tools.to_str().expect("utf8"),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+}

@@ -29,11 +29,11 @@ pub use client::{ClientError, McpConfig, McpConnection, ServerConfig, Session};
 pub use principal::Principal;
 pub use result::{Content, ToolResult};
 pub use tool::{
-    ArgBinding, BodyBinding, HttpBinding, Location, SecurityScheme, SecuritySchemeKind,
-    ToolAnnotations, ToolDef,
+    ArgBinding, BodyBinding, HttpBinding, Location, PropertyEncoding, SecurityScheme,
+    SecuritySchemeKind, ToolAnnotations, ToolDef,
 };
 pub use toolset::{BoxFuture, CallContext, CallerCredential, ForwardedHeaders, ToolError, ToolSet};
-pub use upstream::{Credential, Upstream, UpstreamConfig, UpstreamError};
+pub use upstream::{Credential, PreparedRequest, Upstream, UpstreamConfig, UpstreamError};
 
 /// "an object", "a string", ... : what kind of JSON value this is, for messages.
 pub(crate) fn json_kind(value: &serde_json::Value) -> &'static str {

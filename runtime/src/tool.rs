@@ -73,6 +73,9 @@ pub struct ArgBinding {
     pub style: Option<&'static str>,
     /// OpenAPI `explode`, if the spec set one.
     pub explode: Option<bool>,
+    /// OpenAPI `allowReserved` (query parameters only): RFC 3986 reserved characters in the
+    /// value are sent as they are instead of percent-encoded.
+    pub allow_reserved: bool,
 }
 
 /// Where an argument is sent.
@@ -99,6 +102,25 @@ pub struct BodyBinding {
     pub content_type: &'static str,
     /// Whether the body is required.
     pub required: bool,
+    /// Per-property encodings from the OpenAPI `encoding` object (form and multipart bodies
+    /// only), keyed by property wire name; properties not listed use the defaults.
+    pub encoding: &'static [PropertyEncoding],
+}
+
+/// How one property of a form or multipart body is encoded (an OpenAPI Encoding Object).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PropertyEncoding {
+    /// The property's name on the wire.
+    pub property: &'static str,
+    /// `contentType`: the media type (or comma-separated media types, wildcards allowed) of a
+    /// multipart part.
+    pub content_type: Option<&'static str>,
+    /// `style`, if the spec set one (`form`, `spaceDelimited`, `pipeDelimited`, `deepObject`).
+    pub style: Option<&'static str>,
+    /// `explode`, if the spec set one.
+    pub explode: Option<bool>,
+    /// `allowReserved`: reserved characters in the value are not percent-encoded.
+    pub allow_reserved: bool,
 }
 
 /// A security scheme from the spec, used to attach upstream credentials.

@@ -127,6 +127,7 @@ const fn arg(name: &'static str, location: Location, required: bool) -> ArgBindi
         required,
         style: None,
         explode: None,
+        allow_reserved: false,
     }
 }
 
@@ -173,6 +174,7 @@ const fn with_body(
     http.body = Some(BodyBinding {
         content_type,
         required,
+        encoding: &[],
     });
     http
 }

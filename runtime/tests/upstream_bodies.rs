@@ -7,8 +7,8 @@ use axum::extract::{Request, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use mcpgen_runtime::{
-    ArgBinding, BodyBinding, HttpBinding, Location, ToolAnnotations, ToolDef, ToolResult, Upstream,
-    UpstreamConfig,
+    ArgBinding, BodyBinding, HttpBinding, Location, PropertyEncoding, ToolAnnotations, ToolDef,
+    ToolResult, Upstream, UpstreamConfig,
 };
 use serde_json::{Map, Value, json};
 
@@ -89,10 +89,21 @@ const fn arg(name: &'static str, location: Location, required: bool) -> ArgBindi
         required,
         style: None,
         explode: None,
+        allow_reserved: false,
     }
 }
 
 const fn tool(content_type: &'static str, required: bool, args: &'static [ArgBinding]) -> ToolDef {
+    encoded_tool(content_type, required, args, &[])
+}
+
+/// A tool whose body has the per-property `encoding`.
+const fn encoded_tool(
+    content_type: &'static str,
+    required: bool,
+    args: &'static [ArgBinding],
+    encoding: &'static [PropertyEncoding],
+) -> ToolDef {
     ToolDef {
         name: "test_tool",
         title: None,
@@ -116,6 +127,7 @@ const fn tool(content_type: &'static str, required: bool, args: &'static [ArgBin
             body: Some(BodyBinding {
                 content_type,
                 required,
+                encoding,
             }),
             security: &[],
         }),
@@ -169,6 +181,131 @@ const TEXT_TOOL: ToolDef = tool("text/plain", true, WHOLE);
 const CSV_TOOL: ToolDef = tool("text/csv; charset=utf-8", true, WHOLE);
 const OCTET_TOOL: ToolDef = tool("application/octet-stream", true, WHOLE);
 const IMAGE_ANY_TOOL: ToolDef = tool("image/*", true, WHOLE);
+
+/// An encoding for `property` that sets nothing.
+const fn enc(property: &'static str) -> PropertyEncoding {
+    PropertyEncoding {
+        property,
+        content_type: None,
+        style: None,
+        explode: None,
+        allow_reserved: false,
+    }
+}
+
+const STYLED_FORM_TOOL: ToolDef = encoded_tool(
+    "application/x-www-form-urlencoded",
+    true,
+    &[
+        arg("tags", Location::BodyField, false),
+        arg("ids", Location::BodyField, false),
+        arg("words", Location::BodyField, false),
+        arg("pipes", Location::BodyField, false),
+        arg("filter", Location::BodyField, false),
+        arg("point", Location::BodyField, false),
+        arg("redirect", Location::BodyField, false),
+        arg("meta", Location::BodyField, false),
+        arg("gone", Location::BodyField, false),
+        arg("nested", Location::BodyField, false),
+    ],
+    &[
+        PropertyEncoding {
+            style: Some("form"),
+            explode: Some(false),
+            ..enc("tags")
+        },
+        PropertyEncoding {
+            explode: Some(true),
+            ..enc("ids")
+        },
+        PropertyEncoding {
+            style: Some("spaceDelimited"),
+            ..enc("words")
+        },
+        PropertyEncoding {
+            style: Some("pipeDelimited"),
+            ..enc("pipes")
+        },
+        PropertyEncoding {
+            style: Some("deepObject"),
+            explode: Some(true),
+            ..enc("filter")
+        },
+        PropertyEncoding {
+            style: Some("form"),
+            ..enc("point")
+        },
+        PropertyEncoding {
+            allow_reserved: true,
+            ..enc("redirect")
+        },
+        PropertyEncoding {
+            content_type: Some("application/json"),
+            ..enc("meta")
+        },
+        PropertyEncoding {
+            explode: Some(false),
+            ..enc("gone")
+        },
+    ],
+);
+
+const ENCODED_MULTIPART_TOOL: ToolDef = encoded_tool(
+    "multipart/form-data",
+    true,
+    &[
+        arg("profile", Location::BodyField, false),
+        arg("avatar", Location::BodyField, false),
+        arg("doc", Location::BodyField, false),
+        arg("raw", Location::BodyField, false),
+        arg("note", Location::BodyField, false),
+        arg("count", Location::BodyField, false),
+        arg("tags", Location::BodyField, false),
+        arg("ids", Location::BodyField, false),
+        arg("where", Location::BodyField, false),
+        arg("plain", Location::BodyField, false),
+    ],
+    &[
+        PropertyEncoding {
+            content_type: Some("application/vnd.profile+json"),
+            ..enc("profile")
+        },
+        PropertyEncoding {
+            content_type: Some("image/png, image/jpeg"),
+            ..enc("avatar")
+        },
+        PropertyEncoding {
+            content_type: Some("application/pdf"),
+            ..enc("doc")
+        },
+        PropertyEncoding {
+            content_type: Some("image/*, application/octet-stream"),
+            ..enc("raw")
+        },
+        PropertyEncoding {
+            content_type: Some("text/markdown; charset=utf-8"),
+            ..enc("note")
+        },
+        PropertyEncoding {
+            content_type: Some("text/plain"),
+            ..enc("count")
+        },
+        PropertyEncoding {
+            style: Some("form"),
+            explode: Some(false),
+            content_type: Some("application/json"),
+            ..enc("tags")
+        },
+        PropertyEncoding {
+            explode: Some(true),
+            ..enc("ids")
+        },
+        PropertyEncoding {
+            style: Some("deepObject"),
+            ..enc("where")
+        },
+    ],
+);
 
 fn args_of(value: Value) -> Map<String, Value> {
     match value {
@@ -371,6 +508,52 @@ async fn form_bodies_use_brackets_and_indexed_arrays() {
     assert_eq!(String::from_utf8(request.body).unwrap(), expected);
 }
 
+/// The `encoding` object's `style`, `explode`, `allowReserved` and JSON `contentType` per form
+/// property; a property without an encoding keeps the default bracket convention.
+#[tokio::test(flavor = "multi_thread")]
+async fn form_body_honours_per_property_style_explode_and_allow_reserved() {
+    let server = Server::start().await;
+    let request = server
+        .send(
+            &STYLED_FORM_TOOL,
+            json!({
+                "tags": ["a b", "c,d"],
+                "ids": [1, 2],
+                "words": ["x", "y z"],
+                "pipes": ["p", "q"],
+                "filter": {"state": "open", "labels": ["bug", "ui"], "owner": {"login": "o&k"}},
+                "point": {"x": 1, "y": 2},
+                "redirect": "https://x.test/a b?c=d&e+f#g",
+                "meta": {"a": [1]},
+                "gone": null,
+                "nested": {"a": [1]},
+            }),
+        )
+        .await;
+    assert_eq!(
+        request.content_type.as_deref(),
+        Some("application/x-www-form-urlencoded")
+    );
+    let expected = [
+        "tags=a+b,c%2Cd",
+        "ids=1",
+        "ids=2",
+        "words=x+y+z",
+        "pipes=p%7Cq",
+        "filter[state]=open",
+        "filter[labels][]=bug",
+        "filter[labels][]=ui",
+        "filter[owner][login]=o%26k",
+        "x=1",
+        "y=2",
+        "redirect=https://x.test/a+b?c=d%26e%2Bf#g",
+        "meta=%7B%22a%22%3A%5B1%5D%7D",
+        "nested[a][0]=1",
+    ]
+    .join("&");
+    assert_eq!(String::from_utf8(request.body).unwrap(), expected);
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn form_body_from_a_whole_object_argument_encodes_names_too() {
     let server = Server::start().await;
@@ -456,6 +639,121 @@ async fn multipart_with_two_files_and_text_fields() {
             ),
         ]
     );
+}
+
+/// The `encoding` object's `contentType` per multipart part (JSON, text, declared file
+/// types) and `style`/`explode`, which override `contentType` (OpenAPI 3.1.1).
+#[tokio::test(flavor = "multi_thread")]
+async fn multipart_parts_honour_the_encoding_object() {
+    let server = Server::start().await;
+    let request = server
+        .send(
+            &ENCODED_MULTIPART_TOOL,
+            json!({
+                "profile": ["en", "fr"],
+                "avatar": "data:image/jpeg;name=me.jpg;base64,/9j/",
+                "doc": {"data": "data:text/plain;base64,JVBERg==", "filename": "a.pdf"},
+                "raw": "AAE=",
+                "note": "# Title",
+                "count": 3,
+                "tags": ["a", "b c"],
+                "ids": [1, 2],
+                "where": {"state": "open", "labels": ["x"]},
+                "plain": "text",
+            }),
+        )
+        .await;
+    let parts = parse_multipart(&request.content_type.unwrap(), &request.body);
+    assert_eq!(
+        parts,
+        [
+            part(
+                &[
+                    r#"Content-Disposition: form-data; name="profile""#,
+                    "Content-Type: application/vnd.profile+json",
+                ],
+                br#"["en","fr"]"#,
+            ),
+            part(
+                &[
+                    r#"Content-Disposition: form-data; name="avatar"; filename="me.jpg""#,
+                    "Content-Type: image/jpeg",
+                ],
+                &[0xff, 0xd8, 0xff],
+            ),
+            part(
+                &[
+                    r#"Content-Disposition: form-data; name="doc"; filename="a.pdf""#,
+                    "Content-Type: application/pdf",
+                ],
+                b"%PDF",
+            ),
+            part(
+                &[
+                    r#"Content-Disposition: form-data; name="raw"; filename="file.bin""#,
+                    "Content-Type: application/octet-stream",
+                ],
+                &[0, 1],
+            ),
+            part(
+                &[
+                    r#"Content-Disposition: form-data; name="note""#,
+                    "Content-Type: text/markdown; charset=utf-8",
+                ],
+                b"# Title",
+            ),
+            part(
+                &[
+                    r#"Content-Disposition: form-data; name="count""#,
+                    "Content-Type: text/plain",
+                ],
+                b"3",
+            ),
+            part(
+                &[r#"Content-Disposition: form-data; name="tags""#],
+                b"a,b c"
+            ),
+            part(&[r#"Content-Disposition: form-data; name="ids""#], b"1"),
+            part(&[r#"Content-Disposition: form-data; name="ids""#], b"2"),
+            part(
+                &[r#"Content-Disposition: form-data; name="where[state]""#],
+                b"open",
+            ),
+            part(
+                &[r#"Content-Disposition: form-data; name="where[labels][]""#],
+                b"x",
+            ),
+            part(
+                &[r#"Content-Disposition: form-data; name="plain""#],
+                b"text"
+            ),
+        ]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn multipart_values_that_do_not_fit_the_declared_type_are_errors() {
+    let server = Server::start().await;
+    let upstream = server.upstream();
+    let result = upstream
+        .invoke(
+            &ENCODED_MULTIPART_TOOL,
+            args_of(json!({"note": {"not": "text"}})),
+        )
+        .await;
+    assert_error_containing(
+        &result,
+        &["argument `note` must be a string, number or boolean for a \
+             `text/markdown; charset=utf-8` part, not an object"],
+    );
+    let result = upstream
+        .invoke(&ENCODED_MULTIPART_TOOL, args_of(json!({"raw": "a*b"})))
+        .await;
+    assert_error_containing(
+        &result,
+        &["argument `raw` must be base64 or a `data:` URI for a `application/octet-stream` part"],
+    );
+    assert!(server.requests().is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread")]

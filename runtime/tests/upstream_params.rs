@@ -113,6 +113,7 @@ const fn arg(name: &'static str, location: Location) -> ArgBinding {
         required: false,
         style: None,
         explode: None,
+        allow_reserved: false,
     }
 }
 
@@ -476,6 +477,49 @@ async fn query_values_percent_encode_reserved_and_non_ascii_characters() {
     .await;
 }
 
+/// `allowReserved: true` keeps RFC 3986 reserved characters literal in query values, except
+/// `&` and `#` (which would end the value or the query) and `'` (which URL parsers encode in
+/// http queries anyway); existing `%XX` triples pass through, a lone `%` is encoded.
+#[tokio::test(flavor = "multi_thread")]
+async fn query_allow_reserved_keeps_reserved_characters_literal() {
+    let server = Server::start().await;
+    let upstream = server.upstream();
+    let reserved =
+        |name: &'static str, style: Option<&'static str>, explode: Option<bool>| ArgBinding {
+            allow_reserved: true,
+            ..styled(name, Location::Query, style, explode)
+        };
+    let tool = tool(
+        "/search",
+        vec![
+            reserved("q", None, None),
+            arg("plain", Location::Query),
+            reserved("ids", None, Some(false)),
+            reserved("filter", Some("deepObject"), None),
+        ],
+    );
+    let value = ":/?#[]@!$&'()*+,;= %41%zz ü";
+    let request = server
+        .call(
+            &upstream,
+            &tool,
+            json!({
+                "q": value,
+                "plain": value,
+                "ids": ["a/b", "c:d"],
+                "filter": {"path[0]": "x/y?z"},
+            }),
+        )
+        .await;
+    assert_eq!(
+        request.target,
+        "/search?q=:/?%23[]@!$%26%27()*+,;=%20%41%25zz%20%C3%BC\
+         &plain=%3A%2F%3F%23%5B%5D%40%21%24%26%27%28%29%2A%2B%2C%3B%3D%20%2541%25zz%20%C3%BC\
+         &ids=a/b,c:d\
+         &filter%5Bpath%5B0%5D%5D=x/y?z"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn query_numbers_booleans_null_and_empty_values() {
     let server = Server::start().await;
@@ -744,4 +788,67 @@ async fn cookie_arguments_merge_with_a_cookie_credential() {
     // Without cookie arguments the credential alone is sent.
     let request = server.call(&upstream, &cookie_tool(), json!({})).await;
     assert_eq!(request.header_all("cookie"), vec!["api_session=secret"]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Preparing without sending.
+
+/// `Upstream::prepare` builds exactly the request `invoke` sends, credentials included, and
+/// sends nothing; arguments that cannot be placed give the message `invoke` would give.
+#[tokio::test(flavor = "multi_thread")]
+async fn prepare_builds_the_request_invoke_sends_without_sending_it() {
+    let server = Server::start().await;
+    let upstream = Upstream::new(
+        UpstreamConfig::new(&server.base).with_credential(Credential::Bearer("t0k".into())),
+    )
+    .unwrap();
+    let tool = tool(
+        "/items/{id}",
+        vec![
+            styled("id", Location::Path, None, None),
+            arg("tags", Location::Query),
+            ArgBinding {
+                wire: "X-Trace",
+                ..arg("trace", Location::Header)
+            },
+        ],
+    );
+    let arguments = json!({"id": "a/b", "tags": ["x", "y"], "trace": "t-1"});
+    let prepared = upstream.prepare(&tool, &args(arguments.clone())).unwrap();
+    assert!(server.requests().is_empty(), "prepare sent a request");
+    assert_eq!(prepared.method, "GET");
+    assert_eq!(
+        prepared.url,
+        format!("{}/items/a%2Fb?tags=x&tags=y", server.base)
+    );
+    assert_eq!(
+        prepared.headers,
+        [
+            ("x-trace".to_owned(), "t-1".to_owned()),
+            ("authorization".to_owned(), "Bearer t0k".to_owned()),
+        ]
+    );
+    assert_eq!(prepared.content_type, None);
+    assert_eq!(prepared.body, None);
+    let debug = format!("{prepared:?}");
+    assert!(
+        !debug.contains("t0k") && !debug.contains("tags=x"),
+        "{debug}"
+    );
+
+    let sent = server.call(&upstream, &tool, arguments).await;
+    assert_eq!(format!("{}{}", server.base, sent.target), prepared.url);
+    assert_eq!(sent.header("x-trace"), Some("t-1"));
+    assert_eq!(sent.header("authorization"), Some("Bearer t0k"));
+
+    let problem = upstream.prepare(&tool, &args(json!({}))).unwrap_err();
+    assert_eq!(
+        problem,
+        "cannot call GET /items/{id}: missing required argument `id` (path parameter `id`)"
+    );
+    let mut no_http = tool;
+    no_http.http = None;
+    let problem = upstream.prepare(&no_http, &Map::new()).unwrap_err();
+    assert!(problem.contains("has no HTTP binding"), "{problem}");
+    assert_eq!(server.requests().len(), 1);
 }

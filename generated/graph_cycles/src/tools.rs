@@ -50,6 +50,7 @@ pub const GRAPH_CYCLES_LIST_PEOPLE_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_ru
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
             ::mcpgen_runtime::ArgBinding {
                 arg: "limit",
@@ -58,6 +59,7 @@ pub const GRAPH_CYCLES_LIST_PEOPLE_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_ru
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
         ],
         body: ::std::option::Option::None,
@@ -94,6 +96,7 @@ pub const GRAPH_CYCLES_GET_PERSON_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_run
                 required: true,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
         ],
         body: ::std::option::Option::None,
@@ -130,6 +133,7 @@ pub const GRAPH_CYCLES_GET_ORGANIZATION_TOOL: ::mcpgen_runtime::ToolDef = ::mcpg
                 required: true,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
         ],
         body: ::std::option::Option::None,
@@ -166,6 +170,7 @@ pub const GRAPH_CYCLES_CREATE_PROJECT_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen
                 required: true,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
             ::mcpgen_runtime::ArgBinding {
                 arg: "owner",
@@ -174,6 +179,7 @@ pub const GRAPH_CYCLES_CREATE_PROJECT_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
             ::mcpgen_runtime::ArgBinding {
                 arg: "tasks",
@@ -182,11 +188,13 @@ pub const GRAPH_CYCLES_CREATE_PROJECT_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
         ],
         body: ::std::option::Option::Some(::mcpgen_runtime::BodyBinding {
             content_type: "application/json",
             required: true,
+            encoding: &[],
         }),
         security: &["apiKey"],
     }),
@@ -221,6 +229,7 @@ pub const GRAPH_CYCLES_LIST_TASKS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_run
                 required: true,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
             ::mcpgen_runtime::ArgBinding {
                 arg: "filter",
@@ -229,6 +238,7 @@ pub const GRAPH_CYCLES_LIST_TASKS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_run
                 required: false,
                 style: ::std::option::Option::Some("deepObject"),
                 explode: ::std::option::Option::Some(true),
+                allow_reserved: false,
             },
         ],
         body: ::std::option::Option::None,
@@ -265,6 +275,7 @@ pub const GRAPH_CYCLES_CREATE_TASK_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_ru
                 required: true,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
             ::mcpgen_runtime::ArgBinding {
                 arg: "title",
@@ -273,6 +284,7 @@ pub const GRAPH_CYCLES_CREATE_TASK_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_ru
                 required: true,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
             ::mcpgen_runtime::ArgBinding {
                 arg: "status",
@@ -281,6 +293,7 @@ pub const GRAPH_CYCLES_CREATE_TASK_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_ru
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
             ::mcpgen_runtime::ArgBinding {
                 arg: "project",
@@ -289,6 +302,7 @@ pub const GRAPH_CYCLES_CREATE_TASK_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_ru
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
             ::mcpgen_runtime::ArgBinding {
                 arg: "parent",
@@ -297,6 +311,7 @@ pub const GRAPH_CYCLES_CREATE_TASK_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_ru
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
             ::mcpgen_runtime::ArgBinding {
                 arg: "subtasks",
@@ -305,6 +320,7 @@ pub const GRAPH_CYCLES_CREATE_TASK_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_ru
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
             ::mcpgen_runtime::ArgBinding {
                 arg: "blockedBy",
@@ -313,6 +329,7 @@ pub const GRAPH_CYCLES_CREATE_TASK_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_ru
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
             ::mcpgen_runtime::ArgBinding {
                 arg: "assignee",
@@ -321,6 +338,7 @@ pub const GRAPH_CYCLES_CREATE_TASK_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_ru
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
             ::mcpgen_runtime::ArgBinding {
                 arg: "comments",
@@ -329,11 +347,13 @@ pub const GRAPH_CYCLES_CREATE_TASK_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_ru
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
         ],
         body: ::std::option::Option::Some(::mcpgen_runtime::BodyBinding {
             content_type: "application/json",
             required: true,
+            encoding: &[],
         }),
         security: &["apiKey"],
     }),

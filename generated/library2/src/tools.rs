@@ -54,6 +54,7 @@ pub const LIBRARY2_LIST_BOOKS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime
                 required: false,
                 style: ::std::option::Option::Some("form"),
                 explode: ::std::option::Option::Some(true),
+                allow_reserved: false,
             },
             ::mcpgen_runtime::ArgBinding {
                 arg: "fields",
@@ -62,6 +63,7 @@ pub const LIBRARY2_LIST_BOOKS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime
                 required: false,
                 style: ::std::option::Option::Some("form"),
                 explode: ::std::option::Option::Some(false),
+                allow_reserved: false,
             },
             ::mcpgen_runtime::ArgBinding {
                 arg: "availability",
@@ -70,6 +72,7 @@ pub const LIBRARY2_LIST_BOOKS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
             ::mcpgen_runtime::ArgBinding {
                 arg: "published_after",
@@ -78,6 +81,7 @@ pub const LIBRARY2_LIST_BOOKS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
             ::mcpgen_runtime::ArgBinding {
                 arg: "page_size",
@@ -86,6 +90,7 @@ pub const LIBRARY2_LIST_BOOKS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
             ::mcpgen_runtime::ArgBinding {
                 arg: "page_token",
@@ -94,6 +99,7 @@ pub const LIBRARY2_LIST_BOOKS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
         ],
         body: ::std::option::Option::None,
@@ -130,6 +136,7 @@ pub const LIBRARY2_GET_BOOK_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime::
                 required: true,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
         ],
         body: ::std::option::Option::None,
@@ -166,6 +173,7 @@ pub const LIBRARY2_ADD_BOOK_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime::
                 required: true,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
             ::mcpgen_runtime::ArgBinding {
                 arg: "title",
@@ -174,6 +182,7 @@ pub const LIBRARY2_ADD_BOOK_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime::
                 required: true,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
             ::mcpgen_runtime::ArgBinding {
                 arg: "subtitle",
@@ -182,6 +191,7 @@ pub const LIBRARY2_ADD_BOOK_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime::
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
             ::mcpgen_runtime::ArgBinding {
                 arg: "authors",
@@ -190,6 +200,7 @@ pub const LIBRARY2_ADD_BOOK_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime::
                 required: true,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
             ::mcpgen_runtime::ArgBinding {
                 arg: "genre",
@@ -198,6 +209,7 @@ pub const LIBRARY2_ADD_BOOK_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime::
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
             ::mcpgen_runtime::ArgBinding {
                 arg: "published",
@@ -206,6 +218,7 @@ pub const LIBRARY2_ADD_BOOK_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime::
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
             ::mcpgen_runtime::ArgBinding {
                 arg: "pages",
@@ -214,6 +227,7 @@ pub const LIBRARY2_ADD_BOOK_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime::
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
             ::mcpgen_runtime::ArgBinding {
                 arg: "cover",
@@ -222,11 +236,13 @@ pub const LIBRARY2_ADD_BOOK_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime::
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
         ],
         body: ::std::option::Option::Some(::mcpgen_runtime::BodyBinding {
             content_type: "application/json",
             required: true,
+            encoding: &[],
         }),
         security: &["StaffLogin"],
     }),
@@ -261,6 +277,7 @@ pub const LIBRARY2_UPLOAD_COVER_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runti
                 required: true,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
             ::mcpgen_runtime::ArgBinding {
                 arg: "image",
@@ -269,6 +286,7 @@ pub const LIBRARY2_UPLOAD_COVER_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runti
                 required: true,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
             ::mcpgen_runtime::ArgBinding {
                 arg: "caption",
@@ -277,6 +295,7 @@ pub const LIBRARY2_UPLOAD_COVER_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runti
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
             ::mcpgen_runtime::ArgBinding {
                 arg: "replace",
@@ -285,11 +304,13 @@ pub const LIBRARY2_UPLOAD_COVER_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runti
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
         ],
         body: ::std::option::Option::Some(::mcpgen_runtime::BodyBinding {
             content_type: "multipart/form-data",
             required: true,
+            encoding: &[],
         }),
         security: &["LibraryKey"],
     }),
@@ -322,6 +343,7 @@ pub const LIBRARY2_REMOVE_BOOK_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtim
                 required: true,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
             ::mcpgen_runtime::ArgBinding {
                 arg: "X-Withdrawal-Reason",
@@ -330,6 +352,7 @@ pub const LIBRARY2_REMOVE_BOOK_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtim
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
         ],
         body: ::std::option::Option::None,
@@ -366,6 +389,7 @@ pub const LIBRARY2_CREATE_LOAN_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtim
                 required: true,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
             ::mcpgen_runtime::ArgBinding {
                 arg: "memberId",
@@ -374,6 +398,7 @@ pub const LIBRARY2_CREATE_LOAN_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtim
                 required: true,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
             ::mcpgen_runtime::ArgBinding {
                 arg: "days",
@@ -382,11 +407,13 @@ pub const LIBRARY2_CREATE_LOAN_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtim
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
         ],
         body: ::std::option::Option::Some(::mcpgen_runtime::BodyBinding {
             content_type: "application/json",
             required: true,
+            encoding: &[],
         }),
         security: &["LibraryKey"],
     }),

@@ -50,6 +50,7 @@ pub const SYNAPLAN_SEND_MESSAGE_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runti
                 required: true,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
             ::mcpgen_runtime::ArgBinding {
                 arg: "chatId",
@@ -58,6 +59,7 @@ pub const SYNAPLAN_SEND_MESSAGE_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runti
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
             ::mcpgen_runtime::ArgBinding {
                 arg: "model",
@@ -66,6 +68,7 @@ pub const SYNAPLAN_SEND_MESSAGE_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runti
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
             ::mcpgen_runtime::ArgBinding {
                 arg: "stream",
@@ -74,11 +77,13 @@ pub const SYNAPLAN_SEND_MESSAGE_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runti
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
         ],
         body: ::std::option::Option::Some(::mcpgen_runtime::BodyBinding {
             content_type: "application/json",
             required: true,
+            encoding: &[],
         }),
         security: &["ApiKeyAuth"],
     }),
@@ -113,6 +118,7 @@ pub const SYNAPLAN_LIST_CHATS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
             ::mcpgen_runtime::ArgBinding {
                 arg: "offset",
@@ -121,6 +127,7 @@ pub const SYNAPLAN_LIST_CHATS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
         ],
         body: ::std::option::Option::None,
@@ -157,6 +164,7 @@ pub const SYNAPLAN_LIST_PROMPTS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runti
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
         ],
         body: ::std::option::Option::None,
@@ -193,6 +201,7 @@ pub const SYNAPLAN_SEARCH_DOCUMENTS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_r
                 required: true,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
             ::mcpgen_runtime::ArgBinding {
                 arg: "limit",
@@ -201,6 +210,7 @@ pub const SYNAPLAN_SEARCH_DOCUMENTS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_r
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
             ::mcpgen_runtime::ArgBinding {
                 arg: "min_score",
@@ -209,6 +219,7 @@ pub const SYNAPLAN_SEARCH_DOCUMENTS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_r
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
             ::mcpgen_runtime::ArgBinding {
                 arg: "group_key",
@@ -217,11 +228,13 @@ pub const SYNAPLAN_SEARCH_DOCUMENTS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_r
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
         ],
         body: ::std::option::Option::Some(::mcpgen_runtime::BodyBinding {
             content_type: "application/json",
             required: true,
+            encoding: &[],
         }),
         security: &["ApiKeyAuth"],
     }),
@@ -256,6 +269,7 @@ pub const SYNAPLAN_UPLOAD_FILE_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtim
                 required: true,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
             ::mcpgen_runtime::ArgBinding {
                 arg: "group_key",
@@ -264,6 +278,7 @@ pub const SYNAPLAN_UPLOAD_FILE_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtim
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
             ::mcpgen_runtime::ArgBinding {
                 arg: "process_level",
@@ -272,11 +287,23 @@ pub const SYNAPLAN_UPLOAD_FILE_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtim
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
         ],
         body: ::std::option::Option::Some(::mcpgen_runtime::BodyBinding {
             content_type: "multipart/form-data",
             required: true,
+            encoding: &[
+                ::mcpgen_runtime::PropertyEncoding {
+                    property: "files[]",
+                    content_type: ::std::option::Option::Some(
+                        "application/octet-stream",
+                    ),
+                    style: ::std::option::Option::None,
+                    explode: ::std::option::Option::None,
+                    allow_reserved: false,
+                },
+            ],
         }),
         security: &["ApiKeyAuth"],
     }),
@@ -311,6 +338,7 @@ pub const SYNAPLAN_LIST_FILES_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
             ::mcpgen_runtime::ArgBinding {
                 arg: "page",
@@ -319,6 +347,7 @@ pub const SYNAPLAN_LIST_FILES_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
             ::mcpgen_runtime::ArgBinding {
                 arg: "limit",
@@ -327,6 +356,7 @@ pub const SYNAPLAN_LIST_FILES_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
+                allow_reserved: false,
             },
         ],
         body: ::std::option::Option::None,

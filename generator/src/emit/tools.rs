@@ -74,6 +74,7 @@ fn tool_def(tool: &ir::Tool) -> TokenStream {
         let required = b.required;
         let style = opt_str(&b.style);
         let explode = opt_bool(b.explode);
+        let allow_reserved = b.allow_reserved;
         quote! {
             ::mcpgen_runtime::ArgBinding {
                 arg: #arg,
@@ -82,6 +83,7 @@ fn tool_def(tool: &ir::Tool) -> TokenStream {
                 required: #required,
                 style: #style,
                 explode: #explode,
+                allow_reserved: #allow_reserved,
             }
         }
     });
@@ -89,7 +91,29 @@ fn tool_def(tool: &ir::Tool) -> TokenStream {
         Some(b) => {
             let ct = &b.content_type;
             let req = b.required;
-            quote! { ::std::option::Option::Some(::mcpgen_runtime::BodyBinding { content_type: #ct, required: #req }) }
+            let encoding = b.encoding.iter().map(|e| {
+                let property = &e.property;
+                let content_type = opt_str(&e.content_type);
+                let style = opt_str(&e.style);
+                let explode = opt_bool(e.explode);
+                let allow_reserved = e.allow_reserved;
+                quote! {
+                    ::mcpgen_runtime::PropertyEncoding {
+                        property: #property,
+                        content_type: #content_type,
+                        style: #style,
+                        explode: #explode,
+                        allow_reserved: #allow_reserved,
+                    }
+                }
+            });
+            quote! {
+                ::std::option::Option::Some(::mcpgen_runtime::BodyBinding {
+                    content_type: #ct,
+                    required: #req,
+                    encoding: &[#(#encoding),*],
+                })
+            }
         }
         None => quote! { ::std::option::Option::None },
     };

@@ -376,6 +376,8 @@ impl<'r> Indexer<'r> {
             schema_pointer,
             style: text(map, "style"),
             explode: map.get("explode").and_then(Value::as_bool),
+            allow_reserved: location == ParamLocation::Query
+                && map.get("allowReserved").and_then(Value::as_bool) == Some(true),
             example: self.example(map, at),
         })
     }

@@ -140,6 +140,8 @@ pub struct Parameter {
     pub style: Option<String>,
     /// `explode`, if set.
     pub explode: Option<bool>,
+    /// `allowReserved: true` on a query parameter (OpenAPI defines it only for `in: query`).
+    pub allow_reserved: bool,
     /// `example`/`examples` value, if any.
     pub example: Option<Value>,
 }

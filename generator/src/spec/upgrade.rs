@@ -9,7 +9,10 @@
 //! - `host`/`basePath`/`schemes` → `servers`;
 //! - `in: body` and `in: formData` parameters → `requestBody`, one content entry per
 //!   `consumes` type (form fields become an object schema; `multipart/form-data` when a file is
-//!   sent or `consumes` says so, else `application/x-www-form-urlencoded`);
+//!   sent or `consumes` says so, else `application/x-www-form-urlencoded`); an array form
+//!   field's `collectionFormat` becomes its `encoding` entry's `style`/`explode` (`csv`, the
+//!   default, is `form` without explode: one `a,b` value or part; `multi` repeats it), for
+//!   multipart bodies too, as OpenAPI 3.1.1 defines style for multipart properties;
 //! - other parameters: `type`, `format`, `items`, `enum`, … move into `schema`,
 //!   `collectionFormat` becomes `style`/`explode`;
 //! - response `schema` → `content` per `produces` type; `x-nullable` → `nullable`;
@@ -538,7 +541,7 @@ impl<'a> Swagger2<'a> {
             schema["required"] = Value::Array(required.clone());
         }
         let mut media_type = json!({ "schema": schema });
-        if media == URLENCODED && !encoding.is_empty() {
+        if !encoding.is_empty() {
             media_type["encoding"] = Value::Object(encoding);
         }
         let mut out = json!({ "content": { media: media_type } });

@@ -36,10 +36,32 @@
 //!   URI or a file object. When the declared type has a wildcard (`image/*`, `*/*`), the data
 //!   URI's or file object's media type is sent instead (or `application/octet-stream`).
 //!
+//! The OpenAPI `encoding` object ([`BodyBinding::encoding`](crate::BodyBinding)) changes
+//! these defaults per property:
+//!
+//! - In a **form** body, a property whose encoding sets `style` or `explode` is written as a
+//!   query parameter of that style would be: `form` with explode repeats the name
+//!   (`tag=a&tag=b`; an object gives `k=v&k2=v2`), without explode joins with commas
+//!   (`tag=a,b`); `spaceDelimited` joins with `+`, `pipeDelimited` with `%7C`; `deepObject`
+//!   uses the bracket convention (`filter[state]=open`, arrays `filter[ids][]=1`). The
+//!   default style is `form` and the default explode follows the style. `allowReserved`
+//!   keeps reserved characters in the values (except `&` and `+`, which would change what the
+//!   server reads). A property without style or explode whose `contentType` is JSON is sent
+//!   as its JSON text, form-encoded (`meta=%7B%22a%22%3A1%7D`); other content types do not
+//!   change a form property.
+//! - In a **multipart** body, `contentType` is the part's `Content-Type`: any value for a JSON
+//!   type is sent as one JSON part (an array too); a text type takes a string, number or
+//!   boolean; any other type takes a file (a `data:` URI or file object) or base64, sent as a
+//!   file part (each item of an array of them is a part of its own).
+//!   A file's own media type is kept when it is one of the declared types (wildcards
+//!   allowed); otherwise the first declared type without a wildcard is sent. As OpenAPI
+//!   3.1.1 says, a property whose encoding sets `style` or `explode` ignores `contentType`
+//!   and is written as text parts the way a form field would be: explode gives one part per
+//!   array item, no explode one part `a,b` (or `a b`, `a|b`), `deepObject` parts named
+//!   `name[key]`.
+//!
 //! Values that cannot be encoded for the content type (an object for `text/plain`, bad base64,
 //! a malformed `data:` URI) are reported naming the argument, and no request is sent.
-//! The OpenAPI `encoding` object (per-property content types and styles) is not carried by the
-//! tool table, so the defaults above always apply.
 
 use std::fmt::Write as _;
 
@@ -50,7 +72,8 @@ use serde_json::{Map, Value};
 
 use super::is_json_media_type;
 use super::request::{Problems, provided};
-use crate::{HttpBinding, Location};
+use super::style::{self, Escape, Style, Target, form_encode};
+use crate::{HttpBinding, Location, PropertyEncoding};
 
 /// An encoded request body.
 pub(super) struct RequestBody {
@@ -171,7 +194,7 @@ pub(super) fn build(
         }
     };
 
-    match encode(spec.content_type, &shape, &random_boundary) {
+    match encode(spec.content_type, spec.encoding, &shape, &random_boundary) {
         Ok(body) => Some(body),
         Err(problem) => {
             problems.push(problem);
@@ -184,6 +207,7 @@ pub(super) fn build(
 /// again with a higher attempt number if the boundary occurs in the content).
 fn encode(
     content_type: &str,
+    encoding: &[PropertyEncoding],
     shape: &Shape<'_>,
     boundary: &dyn Fn(u32) -> String,
 ) -> Result<RequestBody, String> {
@@ -200,11 +224,11 @@ fn encode(
     match essence.as_str() {
         "application/x-www-form-urlencoded" => {
             let properties = shape.properties("form")?;
-            Ok(body(form(&properties).into_bytes()))
+            Ok(body(form(&properties, encoding)?.into_bytes()))
         }
         "multipart/form-data" => {
             let properties = shape.properties("multipart")?;
-            let parts = multipart_parts(&properties)?;
+            let parts = multipart_parts(&properties, encoding)?;
             let (boundary, bytes) = multipart(&parts, boundary);
             Ok(RequestBody {
                 content_type: format!("{essence}; boundary={boundary}"),
@@ -300,38 +324,104 @@ fn is_text(essence: &str) -> bool {
 // ---------------------------------------------------------------------------------------------
 // application/x-www-form-urlencoded
 
-/// Encodes an object body as `application/x-www-form-urlencoded` pairs.
-fn form(properties: &[Property<'_>]) -> String {
-    let mut pairs = Vec::new();
-    for property in properties {
-        form_pairs(&form_encode(property.name), property.value, &mut pairs);
-    }
-    pairs.join("&")
+/// The encoding the binding gives for the property named `name` on the wire, if any.
+fn encoding_of<'e>(encoding: &'e [PropertyEncoding], name: &str) -> Option<&'e PropertyEncoding> {
+    encoding.iter().find(|e| e.property == name)
 }
 
-/// Adds the pairs for `value` under the already-encoded `key`.
-fn form_pairs(key: &str, value: &Value, pairs: &mut Vec<String>) {
+/// The encoding of a property if it sets `style` or `explode`, which makes the property
+/// written in that style rather than by the defaults.
+fn styled(encoding: Option<&PropertyEncoding>) -> Option<&PropertyEncoding> {
+    encoding.filter(|e| e.style.is_some() || e.explode.is_some())
+}
+
+/// The style and explode an encoding asks for (`form` by default, explode following the
+/// style), or a message if the style has no meaning in a body.
+fn body_style(encoding: &PropertyEncoding, what: &str) -> Result<(Style, bool), String> {
+    let style = match encoding.style {
+        None => Style::Form,
+        Some(name) => match Style::parse(name) {
+            Some(
+                style @ (Style::Form
+                | Style::SpaceDelimited
+                | Style::PipeDelimited
+                | Style::DeepObject),
+            ) => style,
+            _ => {
+                return Err(format!(
+                    "{what} is encoded with style `{name}`, which OpenAPI does not define for                      a request body property (the tool table is broken)"
+                ));
+            }
+        },
+    };
+    Ok((style, encoding.explode.unwrap_or(style == Style::Form)))
+}
+
+/// Encodes an object body as `application/x-www-form-urlencoded` pairs.
+fn form(properties: &[Property<'_>], encoding: &[PropertyEncoding]) -> Result<String, String> {
+    let mut pairs = Vec::new();
+    for property in properties {
+        let own = encoding_of(encoding, property.name);
+        let escape = Escape::new(Target::Form, own.is_some_and(|e| e.allow_reserved));
+        match styled(own) {
+            Some(_) if property.value.is_null() => {}
+            Some(own) => {
+                let (style, explode) = body_style(own, &property.what)?;
+                pairs.extend(style::query(
+                    property.name,
+                    property.value,
+                    style,
+                    explode,
+                    escape,
+                ));
+            }
+            None if property.value.is_null() => {}
+            None if own
+                .and_then(|e| e.content_type)
+                .is_some_and(is_json_media_type) =>
+            {
+                let json = serde_json::to_string(property.value)
+                    .map_err(|e| format!("cannot encode {} as JSON: {e}", property.what))?;
+                pairs.push(format!(
+                    "{}={}",
+                    form_encode(property.name),
+                    escape.value(&json)
+                ));
+            }
+            None => form_pairs(
+                &form_encode(property.name),
+                property.value,
+                escape,
+                &mut pairs,
+            ),
+        }
+    }
+    Ok(pairs.join("&"))
+}
+
+/// Adds the pairs for `value` under the already-encoded `key`, values escaped by `escape`.
+fn form_pairs(key: &str, value: &Value, escape: Escape, pairs: &mut Vec<String>) {
     match value {
         Value::Null => {}
         Value::Bool(b) => pairs.push(format!("{key}={b}")),
-        Value::Number(n) => pairs.push(format!("{key}={}", form_encode(&n.to_string()))),
-        Value::String(s) => pairs.push(format!("{key}={}", form_encode(s))),
+        Value::Number(n) => pairs.push(format!("{key}={}", escape.value(&n.to_string()))),
+        Value::String(s) => pairs.push(format!("{key}={}", escape.value(s))),
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
-                form_pairs(&format!("{key}[{i}]"), item, pairs);
+                form_pairs(&format!("{key}[{i}]"), item, escape, pairs);
             }
         }
         Value::Object(map) => {
             for (name, item) in map {
-                form_pairs(&format!("{key}[{}]", form_encode(name)), item, pairs);
+                form_pairs(
+                    &format!("{key}[{}]", form_encode(name)),
+                    item,
+                    escape,
+                    pairs,
+                );
             }
         }
     }
-}
-
-/// Encodes one name or value as `application/x-www-form-urlencoded`.
-fn form_encode(text: &str) -> String {
-    url::form_urlencoded::byte_serialize(text.as_bytes()).collect()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -355,24 +445,49 @@ struct Part {
 }
 
 /// The parts for an object body, or a message naming the argument that cannot be encoded.
-fn multipart_parts(properties: &[Property<'_>]) -> Result<Vec<Part>, String> {
+fn multipart_parts(
+    properties: &[Property<'_>],
+    encoding: &[PropertyEncoding],
+) -> Result<Vec<Part>, String> {
     let mut parts = Vec::new();
     for property in properties {
+        let own = encoding_of(encoding, property.name);
+        if let Some(own) = styled(own) {
+            let (style, explode) = body_style(own, &property.what)?;
+            let escape = Escape::new(Target::Raw, false);
+            for (name, text) in style::pairs(property.name, property.value, style, explode, escape)
+            {
+                parts.push(Part {
+                    name,
+                    filename: None,
+                    content_type: None,
+                    bytes: text.into_bytes(),
+                });
+            }
+            continue;
+        }
+        let declared = own.and_then(|e| e.content_type);
+        // A JSON part type describes the whole value, so an array is one JSON part.
+        let json_part = declared
+            .and_then(|d| concrete_types(d).next())
+            .is_some_and(is_json_media_type);
         match property.value {
             Value::Array(items)
-                if items
-                    .iter()
-                    .all(|item| (!item.is_array() && !item.is_object()) || is_file(item)) =>
+                if !json_part
+                    && items
+                        .iter()
+                        .all(|item| (!item.is_array() && !item.is_object()) || is_file(item)) =>
             {
                 for (i, item) in items.iter().enumerate() {
                     let what = format!("{} item {i}", property.what);
-                    if let Some(part) = multipart_part(property.name, item, &what)? {
+                    if let Some(part) = multipart_part(property.name, item, declared, &what)? {
                         parts.push(part);
                     }
                 }
             }
             value => {
-                if let Some(part) = multipart_part(property.name, value, &property.what)? {
+                if let Some(part) = multipart_part(property.name, value, declared, &property.what)?
+                {
                     parts.push(part);
                 }
             }
@@ -381,14 +496,57 @@ fn multipart_parts(properties: &[Property<'_>]) -> Result<Vec<Part>, String> {
     Ok(parts)
 }
 
-/// The part for one value (`None` for `null`).
-fn multipart_part(name: &str, value: &Value, what: &str) -> Result<Option<Part>, String> {
+/// The part for one value (`None` for `null`); `declared` is the property's `contentType`
+/// from the encoding object, if any.
+fn multipart_part(
+    name: &str,
+    value: &Value,
+    declared: Option<&str>,
+    what: &str,
+) -> Result<Option<Part>, String> {
     let text = |bytes: Vec<u8>, content_type: Option<&str>| Part {
         name: name.to_owned(),
         filename: None,
         content_type: content_type.map(str::to_owned),
         bytes,
     };
+    if value.is_null() {
+        return Ok(None);
+    }
+    if let Some(declared) = declared
+        && !is_file(value)
+        && let Some(target) = concrete_types(declared).next()
+    {
+        let part_essence = essence(target);
+        if is_json_media_type(target) {
+            let json = serde_json::to_vec(value)
+                .map_err(|e| format!("cannot encode {what} as JSON: {e}"))?;
+            return Ok(Some(text(json, Some(target))));
+        }
+        if is_text(&part_essence) {
+            return match value {
+                Value::String(s) => Ok(Some(text(s.clone().into_bytes(), Some(target)))),
+                Value::Bool(_) | Value::Number(_) => {
+                    Ok(Some(text(value.to_string().into_bytes(), Some(target))))
+                }
+                other => Err(format!(
+                    "{what} must be a string, number or boolean for a `{target}` part, not {}",
+                    crate::json_kind(other)
+                )),
+            };
+        }
+        if let Value::String(s) = value {
+            let bytes = decode_base64(s).map_err(|e| {
+                format!("{what} must be base64 or a `data:` URI for a `{target}` part: {e}")
+            })?;
+            let file = File {
+                bytes,
+                filename: None,
+                content_type: None,
+            };
+            return Ok(Some(file_part(name, file, Some(declared))));
+        }
+    }
     let file = match value {
         Value::Null => return Ok(None),
         Value::String(s) if is_data_uri(s) => data_uri(s, what)?,
@@ -405,18 +563,57 @@ fn multipart_part(name: &str, value: &Value, what: &str) -> Result<Option<Part>,
             }
         },
     };
-    let content_type = file
-        .content_type
-        .unwrap_or_else(|| "application/octet-stream".to_owned());
+    Ok(Some(file_part(name, file, declared)))
+}
+
+/// The media types of a `contentType` list (`image/png, image/jpeg`) that have no wildcard.
+fn concrete_types(declared: &str) -> impl Iterator<Item = &str> {
+    declared
+        .split(',')
+        .map(str::trim)
+        .filter(|t| !t.is_empty() && !t.contains('*'))
+}
+
+/// Whether the media type `media` is matched by the range `range` (`image/png`, `image/*`,
+/// `*/*`).
+fn media_matches(range: &str, media: &str) -> bool {
+    let (range, media) = (essence(range), essence(media));
+    range == "*/*"
+        || range == media
+        || range
+            .strip_suffix("/*")
+            .is_some_and(|kind| media.split('/').next() == Some(kind))
+}
+
+/// A file part: its own media type when `declared` (the encoding's `contentType`) allows it,
+/// else the first declared type without a wildcard, else its own or
+/// `application/octet-stream`.
+fn file_part(name: &str, file: File, declared: Option<&str>) -> Part {
+    let content_type = match declared {
+        Some(declared)
+            if !file.content_type.as_deref().is_some_and(|own| {
+                declared
+                    .split(',')
+                    .any(|range| media_matches(range.trim(), own))
+            }) =>
+        {
+            concrete_types(declared)
+                .next()
+                .map(str::to_owned)
+                .or(file.content_type)
+        }
+        _ => file.content_type,
+    }
+    .unwrap_or_else(|| "application/octet-stream".to_owned());
     let filename = file
         .filename
         .unwrap_or_else(|| format!("file{}", extension(&content_type)));
-    Ok(Some(Part {
+    Part {
         name: name.to_owned(),
         filename: Some(filename),
         content_type: Some(content_type),
         bytes: file.bytes,
-    }))
+    }
 }
 
 /// Writes `parts` with a boundary from `boundary` that occurs in none of them; returns the
@@ -684,7 +881,7 @@ mod tests {
             "meta": {"k": [1]},
             "skip": null,
         });
-        let body = encode("multipart/form-data", &whole(&value), &fixed).unwrap();
+        let body = encode("multipart/form-data", &[], &whole(&value), &fixed).unwrap();
         assert_eq!(body.content_type, "multipart/form-data; boundary=B0");
         let expected: &[u8] = b"--B0\r\n\
 Content-Disposition: form-data; name=\"files[]\"; filename=\"a.txt\"\r\n\
@@ -710,7 +907,7 @@ Content-Type: application/json\r\n\r\n{\"k\":[1]}\r\n\
     #[test]
     fn multipart_boundary_never_occurs_in_content() {
         let value = json!({"a": "x--B0y"});
-        let body = encode("multipart/form-data", &whole(&value), &fixed).unwrap();
+        let body = encode("multipart/form-data", &[], &whole(&value), &fixed).unwrap();
         assert_eq!(body.content_type, "multipart/form-data; boundary=B1");
     }
 

@@ -455,7 +455,13 @@ pub(super) fn build(
         };
         match arg.location {
             Location::Query => match Style::of(arg) {
-                Ok(style) => query.extend(style::query(arg.wire, value, style, style.explode(arg))),
+                Ok(style) => query.extend(style::query(
+                    arg.wire,
+                    value,
+                    style,
+                    style.explode(arg),
+                    style::Escape::new(style::Target::Query, arg.allow_reserved),
+                )),
                 Err(problem) => problems.push(problem),
             },
             Location::Header => match header(arg, value) {

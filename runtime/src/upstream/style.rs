@@ -36,8 +36,12 @@
 //!   object properties are left out. An empty array or object omits a query, header or cookie
 //!   parameter; in a path (which cannot omit it) it gives the table's "empty" column: nothing
 //!   for `simple`, `.` for `label` and `;id` for `matrix`.
+//! - `allowReserved` keeps reserved characters in query values unencoded, except those that
+//!   would break the query (see `encode_reserved`).
 //! - Booleans and numbers are written as JSON text (`true`, `1.5`); arrays or objects nested
 //!   where the style has no place for them are written as compact JSON, percent-encoded.
+
+use std::fmt::Write as _;
 
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::{Map, Value};
@@ -87,16 +91,7 @@ impl Style {
                 _ => Self::Simple,
             });
         };
-        let style = match name {
-            "simple" => Some(Self::Simple),
-            "label" => Some(Self::Label),
-            "matrix" => Some(Self::Matrix),
-            "form" => Some(Self::Form),
-            "spaceDelimited" => Some(Self::SpaceDelimited),
-            "pipeDelimited" => Some(Self::PipeDelimited),
-            "deepObject" => Some(Self::DeepObject),
-            _ => None,
-        };
+        let style = Self::parse(name);
         let allowed = match location {
             Location::Path => &[Self::Simple, Self::Label, Self::Matrix][..],
             Location::Query => &[
@@ -122,6 +117,20 @@ impl Style {
                  table is broken)",
                 binding.arg
             )),
+        }
+    }
+
+    /// The style called `name` in OpenAPI, if there is one.
+    pub(super) fn parse(name: &str) -> Option<Self> {
+        match name {
+            "simple" => Some(Self::Simple),
+            "label" => Some(Self::Label),
+            "matrix" => Some(Self::Matrix),
+            "form" => Some(Self::Form),
+            "spaceDelimited" => Some(Self::SpaceDelimited),
+            "pipeDelimited" => Some(Self::PipeDelimited),
+            "deepObject" => Some(Self::DeepObject),
+            _ => None,
         }
     }
 
@@ -260,61 +269,190 @@ pub(super) fn path(name: &str, value: &Value, style: Style, explode: bool) -> St
     }
 }
 
+/// Where query-style `name=value` pairs are written, which decides their escaping.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Target {
+    /// A URL query string: RFC 3986 percent-encoding, `deepObject` brackets as `%5B`/`%5D`.
+    Query,
+    /// An `application/x-www-form-urlencoded` body: space as `+`, brackets written as they are
+    /// (the bracket convention of the default form encoding).
+    Form,
+    /// Multipart part names and contents: nothing is escaped.
+    Raw,
+}
+
+/// How one parameter's names and values are escaped.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Escape {
+    target: Target,
+    allow_reserved: bool,
+}
+
+impl Escape {
+    /// Escaping for `target`, keeping reserved characters in values when `allow_reserved`.
+    pub(super) fn new(target: Target, allow_reserved: bool) -> Self {
+        Self {
+            target,
+            allow_reserved,
+        }
+    }
+
+    /// A parameter or property name (never affected by `allowReserved`).
+    pub(super) fn name(self, text: &str) -> String {
+        match self.target {
+            Target::Query => encode(text),
+            Target::Form => form_encode(text),
+            Target::Raw => text.to_owned(),
+        }
+    }
+
+    /// A value (an array item, an object key or value, a scalar).
+    pub(super) fn value(self, text: &str) -> String {
+        if self.allow_reserved && self.target != Target::Raw {
+            encode_reserved(text, self.target)
+        } else {
+            self.name(text)
+        }
+    }
+
+    /// The `[` and `]` of the `deepObject` bracket convention.
+    fn brackets(self) -> (&'static str, &'static str) {
+        match self.target {
+            Target::Query => ("%5B", "%5D"),
+            Target::Form | Target::Raw => ("[", "]"),
+        }
+    }
+}
+
+/// Encodes one name or value as `application/x-www-form-urlencoded` (space as `+`, everything
+/// but `A-Z a-z 0-9 * - . _` percent-encoded).
+pub(super) fn form_encode(text: &str) -> String {
+    url::form_urlencoded::byte_serialize(text.as_bytes()).collect()
+}
+
+/// Percent-encodes a value whose parameter has `allowReserved: true`.
+///
+/// OpenAPI says such values keep RFC 3986's reserved characters (`:/?#[]@!$&'()*+,;=`)
+/// unencoded, as RFC 6570's reserved expansion does (which also passes existing `%XX` triples
+/// through, as here). Taken literally, that breaks the request for a few of them, so these
+/// are still encoded:
+///
+/// - in a query, `&` (it would end the value and start another parameter), `#` (it would end
+///   the query and start a fragment, so the rest never reaches the server) and `'` (WHATWG URL
+///   parsers, which HTTP clients use, encode it in `http(s)` queries anyway, so writing
+///   `%27` keeps the bytes on the wire the ones computed here);
+/// - in a form body, `&` (as in a query) and `+` (form decoding reads it as a space).
+///
+/// `=` stays literal in both: parsers split a pair at its first `=`, so a later one belongs to
+/// the value. `+` stays literal in a query, as OpenAPI says, although servers that decode
+/// queries as forms read it as a space: an API that sets `allowReserved` has said it reads the
+/// query as RFC 3986 text. A lone `%` (not followed by two hex digits) is encoded, as are all characters
+/// that are neither reserved nor unreserved (space, non-ASCII, `"`, `<`, ...); a space in a
+/// form body is `+`.
+fn encode_reserved(text: &str, target: Target) -> String {
+    let kept: &[u8] = match target {
+        Target::Query => b":/?[]@!$()*+,;=",
+        Target::Form | Target::Raw => b":/?#[]@!$'()*,;=",
+    };
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    for (i, &b) in bytes.iter().enumerate() {
+        let triple = b == b'%'
+            && bytes.get(i + 1).is_some_and(u8::is_ascii_hexdigit)
+            && bytes.get(i + 2).is_some_and(u8::is_ascii_hexdigit);
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) || kept.contains(&b) || triple {
+            out.push(char::from(b));
+        } else if b == b' ' && target == Target::Form {
+            out.push('+');
+        } else {
+            let _ = write!(out, "%{b:02X}");
+        }
+    }
+    out
+}
+
 /// A query parameter in `style`: its encoded `name=value` pairs, none for an empty array or
-/// object.
-pub(super) fn query(name: &str, value: &Value, style: Style, explode: bool) -> Vec<String> {
+/// object. With [`Target::Form`] the same rules give the pairs of a form body property.
+pub(super) fn query(
+    name: &str,
+    value: &Value,
+    style: Style,
+    explode: bool,
+    escape: Escape,
+) -> Vec<String> {
+    pairs(name, value, style, explode, escape)
+        .into_iter()
+        .map(|(name, value)| format!("{name}={value}"))
+        .collect()
+}
+
+/// The escaped (name, value) pairs of a query-style parameter (`form`, `spaceDelimited`,
+/// `pipeDelimited` or `deepObject`): none for an empty array or object.
+pub(super) fn pairs(
+    name: &str,
+    value: &Value,
+    style: Style,
+    explode: bool,
+    escape: Escape,
+) -> Vec<(String, String)> {
     let parts = Parts::of(value);
     if parts.is_empty() {
         return Vec::new();
     }
-    let encoded_name = encode(name);
-    let delimiter = match style {
-        Style::SpaceDelimited if !explode => "%20",
-        Style::PipeDelimited if !explode => "%7C",
-        Style::DeepObject => {
+    let encoded_name = escape.name(name);
+    let delimiter = match (style, escape.target) {
+        (Style::SpaceDelimited, Target::Query) if !explode => "%20",
+        (Style::SpaceDelimited, Target::Form) if !explode => "+",
+        (Style::SpaceDelimited, Target::Raw) if !explode => " ",
+        (Style::PipeDelimited, Target::Raw) if !explode => "|",
+        (Style::PipeDelimited, _) if !explode => "%7C",
+        (Style::DeepObject, _) => {
             let mut pairs = Vec::new();
             match value {
-                Value::Object(_) => deep_object(&encoded_name, value, &mut pairs),
-                _ => pairs = form_exploded(&encoded_name, &parts),
+                Value::Object(_) => deep_object(&encoded_name, value, escape, &mut pairs),
+                _ => pairs = form_exploded(&encoded_name, &parts, escape),
             }
             return pairs;
         }
-        _ if explode => return form_exploded(&encoded_name, &parts),
+        _ if explode => return form_exploded(&encoded_name, &parts, escape),
         _ => ",",
     };
-    vec![format!("{encoded_name}={}", parts.flat(delimiter, &encode))]
+    let value = |text: &str| escape.value(text);
+    vec![(encoded_name, parts.flat(delimiter, &value))]
 }
 
 /// Exploded `form`: `name=a&name=b` for arrays, `k=v&k2=v2` for objects, `name=v` for scalars.
-fn form_exploded(name: &str, parts: &Parts<'_>) -> Vec<String> {
+fn form_exploded(name: &str, parts: &Parts<'_>, escape: Escape) -> Vec<(String, String)> {
     match parts {
-        Parts::Scalar(value) => vec![format!("{name}={}", encode(&scalar_text(value)))],
+        Parts::Scalar(value) => vec![(name.to_owned(), escape.value(&scalar_text(value)))],
         Parts::Items(items) => items
             .iter()
-            .map(|v| format!("{name}={}", encode(&scalar_text(v))))
+            .map(|v| (name.to_owned(), escape.value(&scalar_text(v))))
             .collect(),
         Parts::Pairs(pairs) => pairs
             .iter()
-            .map(|(k, v)| format!("{}={}", encode(k), encode(&scalar_text(v))))
+            .map(|(k, v)| (escape.name(k), escape.value(&scalar_text(v))))
             .collect(),
     }
 }
 
 /// `deepObject` pairs for `value` under the (encoded) bracketed `prefix`.
-fn deep_object(prefix: &str, value: &Value, out: &mut Vec<String>) {
+fn deep_object(prefix: &str, value: &Value, escape: Escape, out: &mut Vec<(String, String)>) {
+    let (open, close) = escape.brackets();
     match value {
         Value::Null => {}
         Value::Object(map) => {
             for (k, v) in non_null(map) {
-                deep_object(&format!("{prefix}%5B{}%5D", encode(k)), v, out);
+                let key = format!("{prefix}{open}{}{close}", escape.name(k));
+                deep_object(&key, v, escape, out);
             }
         }
         Value::Array(items) => {
             for item in items {
-                deep_object(&format!("{prefix}%5B%5D"), item, out);
+                deep_object(&format!("{prefix}{open}{close}"), item, escape, out);
             }
         }
-        scalar => out.push(format!("{prefix}={}", encode(&scalar_text(scalar)))),
+        scalar => out.push((prefix.to_owned(), escape.value(&scalar_text(scalar)))),
     }
 }
 
@@ -339,7 +477,10 @@ pub(super) fn cookie(name: &str, value: &Value, explode: bool) -> Vec<String> {
     }
     let name = encode(name);
     if explode {
-        form_exploded(&name, &parts)
+        form_exploded(&name, &parts, Escape::new(Target::Query, false))
+            .into_iter()
+            .map(|(name, value)| format!("{name}={value}"))
+            .collect()
     } else {
         vec![format!("{name}={}", parts.flat(",", &encode))]
     }
