@@ -9,8 +9,8 @@ use std::time::Duration;
 use mcpgen_runtime::client::breaker::{BreakerConfig, BreakerState, ManualClock};
 use mcpgen_runtime::client::registry::{Registry, RegistryOptions};
 use mcpgen_runtime::client::{
-    EnrichCall, Llm, LlmError, LlmTurn, LoopOptions, McpConfig, Message, ToolCall, ToolDefinition,
-    enrich, run_tool_loop,
+    ClientError, EnrichCall, Llm, LlmError, LlmTurn, LoopOptions, McpConfig, Message, ToolCall,
+    ToolDefinition, enrich, run_tool_loop,
 };
 use mcpgen_runtime::server::Server;
 use mcpgen_runtime::{BoxFuture, ToolDef, ToolResult};
@@ -119,9 +119,10 @@ async fn one_dead_server_of_three_leaves_the_others_working() {
     );
 
     let unknown = registry.call("nope", args(json!({}))).await.unwrap_err();
+    assert!(matches!(unknown, ClientError::UnknownTool { .. }));
     assert_eq!(
         unknown.to_string(),
-        "transport error: no tool `nope` in the registry (tools: add_note, list_notes, plugin_echo, remote_status, slow)"
+        "no tool `nope` in the registry (tools: add_note, list_notes, plugin_echo, remote_status, slow)"
     );
 
     registry.shutdown().await.unwrap();
@@ -227,9 +228,10 @@ async fn the_breaker_opens_when_a_server_goes_away() {
         .call("list_notes", args(json!({})))
         .await
         .unwrap_err();
+    assert!(matches!(err, ClientError::Unavailable(_)));
     assert_eq!(
         err.to_string(),
-        "transport error: server `notes` is unavailable: circuit breaker open after 3 consecutive failures; next attempt allowed in 30 s"
+        "server `notes` is unavailable: circuit breaker open after 3 consecutive failures; next attempt allowed in 30 s"
     );
 
     // After the cool-down one probe goes through; it fails, so the breaker opens again.

@@ -118,6 +118,17 @@ pub enum ClientError {
         /// The server's message.
         message: String,
     },
+    /// The server's circuit breaker is open after repeated failures; nothing was sent.
+    #[error(transparent)]
+    Unavailable(#[from] breaker::BreakerOpen),
+    /// No tool of that name in a registry; nothing was sent.
+    #[error("no tool `{name}` in the registry (tools: {known})")]
+    UnknownTool {
+        /// The name asked for.
+        name: String,
+        /// Some of the names that exist, for the message.
+        known: String,
+    },
     /// The tool is not in the server's `tools` allowlist; nothing was sent.
     #[error("server `{server}`: tool `{tool}` is not in the server's `tools` allowlist")]
     NotAllowed {
@@ -222,7 +233,21 @@ where
     let value = match result.structured_content {
         Some(Value::Object(mut map)) if wrapped => map.remove("result").unwrap_or(Value::Null),
         Some(v) => v,
-        None => serde_json::from_str(&result.joined_text()).unwrap_or(Value::Null),
+        None => {
+            let text = result.joined_text();
+            match serde_json::from_str(&text) {
+                Ok(value) => value,
+                // No JSON at all (e.g. "204 No Content"): fits an output type that allows null.
+                Err(_) => {
+                    return serde_json::from_value(Value::Null).map_err(|_| {
+                        let shown: String = text.chars().take(200).collect();
+                        decode(format!(
+                            "the result has no structured content and its text is not JSON: {shown:?}"
+                        ))
+                    });
+                }
+            }
+        }
     };
     serde_json::from_value(value).map_err(|e| decode(format!("decoding output: {e}")))
 }
@@ -240,4 +265,75 @@ pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
         source = e.source();
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Answers every call with the same result.
+    struct Canned(ToolResult);
+
+    impl McpConnection for Canned {
+        fn call_tool<'a>(
+            &'a self,
+            _name: &'a str,
+            _args: Map<String, Value>,
+        ) -> BoxFuture<'a, Result<ToolResult, ClientError>> {
+            let result = self.0.clone();
+            Box::pin(async move { Ok(result) })
+        }
+    }
+
+    #[derive(Debug, serde::Deserialize, PartialEq)]
+    struct Item {
+        id: u32,
+    }
+
+    async fn typed<O: DeserializeOwned>(
+        result: ToolResult,
+        wrapped: bool,
+    ) -> Result<O, ClientError> {
+        call_typed(&Canned(result), "t", &serde_json::json!({}), wrapped).await
+    }
+
+    #[tokio::test]
+    async fn structured_wrapped_and_textual_json_outputs_decode() {
+        let item: Item = typed(ToolResult::json(serde_json::json!({"id": 1}), false), false)
+            .await
+            .expect("object");
+        assert_eq!(item, Item { id: 1 });
+        let items: Vec<Item> = typed(ToolResult::json(serde_json::json!([{"id": 2}]), true), true)
+            .await
+            .expect("wrapped array");
+        assert_eq!(items, [Item { id: 2 }]);
+        let item: Item = typed(ToolResult::text(r#"{"id": 3}"#), false)
+            .await
+            .expect("JSON text");
+        assert_eq!(item, Item { id: 3 });
+    }
+
+    #[tokio::test]
+    async fn text_that_is_not_json_fits_only_an_output_that_allows_null() {
+        let none: Option<Item> = typed(ToolResult::text("204 No Content"), false)
+            .await
+            .expect("null fits an Option");
+        assert_eq!(none, None);
+        let err = typed::<Item>(ToolResult::text("204 No Content"), false)
+            .await
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "tool `t`: the result has no structured content and its text is not JSON: \"204 No Content\""
+        );
+    }
+
+    #[tokio::test]
+    async fn an_error_result_is_a_tool_error_with_its_text() {
+        let err = typed::<Item>(ToolResult::error("upstream said 500"), false)
+            .await
+            .unwrap_err();
+        assert!(matches!(err, ClientError::Tool { .. }));
+        assert_eq!(err.to_string(), "tool `t` failed: upstream said 500");
+    }
 }

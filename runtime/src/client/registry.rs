@@ -342,10 +342,10 @@ impl Registry {
     ) -> Result<ToolResult, ClientError> {
         self.refresh_if_stale().await;
         let Some(tool) = self.tool(name) else {
-            return Err(ClientError::Transport(format!(
-                "no tool `{name}` in the registry (tools: {})",
-                self.known_tools(20)
-            )));
+            return Err(ClientError::UnknownTool {
+                name: name.to_owned(),
+                known: self.known_tools(20),
+            });
         };
         let Some(server) = read(&self.servers).get(&tool.server).cloned() else {
             return Err(ClientError::Transport(format!(
@@ -353,10 +353,7 @@ impl Registry {
                 tool.server
             )));
         };
-        let permit = server
-            .breaker
-            .acquire()
-            .map_err(|open| ClientError::Transport(open.to_string()))?;
+        let permit = server.breaker.acquire()?;
         let result = server.session.call_tool(&tool.tool, args).await;
         match &result {
             Err(e) if counts_against_server(e) => permit.failure(),
