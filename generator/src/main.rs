@@ -437,21 +437,10 @@ fn list(args: ListArgs) -> Result<(), String> {
             ]
         })
         .collect();
-    let header = ["OPERATION_ID", "METHOD", "PATH", "TOOL_NAME", "ACCESS"].map(String::from);
-    let mut widths = header.clone().map(|h| h.len());
-    for r in &rows {
-        for (w, c) in widths.iter_mut().zip(r) {
-            *w = (*w).max(c.chars().count());
-        }
-    }
-    for r in std::iter::once(&header).chain(&rows) {
-        let line: Vec<String> = r
-            .iter()
-            .zip(widths)
-            .map(|(c, w)| format!("{c:<w$}"))
-            .collect();
-        println!("{}", line.join("  ").trim_end());
-    }
+    print_table(
+        ["OPERATION_ID", "METHOD", "PATH", "TOOL_NAME", "ACCESS"],
+        &rows,
+    );
     Ok(())
 }
 
@@ -488,4 +477,23 @@ fn token_issue(args: TokenIssueArgs) -> Result<(), String> {
     );
     println!("{token}");
     Ok(())
+}
+
+/// Prints `rows` under `header` in left-aligned columns two spaces apart.
+pub(crate) fn print_table<const N: usize>(header: [&str; N], rows: &[[String; N]]) {
+    let mut widths = header.map(str::len);
+    for r in rows {
+        for (w, c) in widths.iter_mut().zip(r) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let header = header.map(str::to_owned);
+    for r in std::iter::once(&header).chain(rows) {
+        let line: Vec<String> = r
+            .iter()
+            .zip(widths)
+            .map(|(c, w)| format!("{c:<w$}"))
+            .collect();
+        println!("{}", line.join("  ").trim_end());
+    }
 }

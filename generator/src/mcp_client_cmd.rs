@@ -138,7 +138,7 @@ pub fn tools(args: ToolsArgs) -> Result<(), String> {
                 ]
             })
             .collect();
-        print_table(["SERVER", "TOOL", "DESCRIPTION"], &rows);
+        crate::print_table(["SERVER", "TOOL", "DESCRIPTION"], &rows);
     }
     if failures.is_empty() {
         Ok(())
@@ -161,24 +161,6 @@ fn known(config: &McpConfig) -> String {
             .map(|s| format!("`{s}`"))
             .collect::<Vec<_>>()
             .join(", ")
-    }
-}
-
-fn print_table<const N: usize>(header: [&str; N], rows: &[[String; N]]) {
-    let mut widths = header.map(str::len);
-    for r in rows {
-        for (w, c) in widths.iter_mut().zip(r) {
-            *w = (*w).max(c.chars().count());
-        }
-    }
-    let header = header.map(str::to_owned);
-    for r in std::iter::once(&header).chain(rows) {
-        let line: Vec<String> = r
-            .iter()
-            .zip(widths)
-            .map(|(c, w)| format!("{c:<w$}"))
-            .collect();
-        println!("{}", line.join("  ").trim_end());
     }
 }
 
@@ -218,7 +200,7 @@ pub fn call(args: CallArgs) -> Result<(), String> {
         Ok(other) => {
             return Err(format!(
                 "error: --args must be a JSON object, got {}",
-                kind(&other)
+                mcpgen_runtime::json_kind(&other)
             ));
         }
         Err(e) => return Err(format!("error: --args is not valid JSON: {e}")),
@@ -260,15 +242,4 @@ pub fn call(args: CallArgs) -> Result<(), String> {
         ));
     }
     Ok(())
-}
-
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }

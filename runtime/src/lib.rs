@@ -36,7 +36,7 @@ pub use toolset::{BoxFuture, CallContext, CallerCredential, ForwardedHeaders, To
 pub use upstream::{Credential, PreparedRequest, Upstream, UpstreamConfig, UpstreamError};
 
 /// "an object", "a string", ... : what kind of JSON value this is, for messages.
-pub(crate) fn json_kind(value: &serde_json::Value) -> &'static str {
+pub fn json_kind(value: &serde_json::Value) -> &'static str {
     use serde_json::Value;
     match value {
         Value::Null => "null",
