@@ -11,8 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use axum::extract::{Request, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use base64::Engine as _;
 use clap::Parser as _;
@@ -24,6 +23,7 @@ use mcpgen_runtime::{
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use serde_json::{Map, Value, json};
+use support::recording::{Recording, Routes};
 use support::{Client, Running, http_transport, text};
 
 /// Bound on every wait, so a bug cannot hang the suite.
@@ -92,79 +92,34 @@ fn assert_no_secrets(audit: &Path, secrets: &[&str]) {
 // ---------------------------------------------------------------------------------------------
 // The recording REST server.
 
-#[derive(Debug, Clone)]
-struct Recorded {
-    /// Path and raw query.
-    target: String,
-    headers: HeaderMap,
+type Rest = Recording<Answers>;
+
+/// Starts the recording REST server, capturing logs from the first event on.
+async fn start_rest() -> Rest {
+    log_buffer();
+    Rest::start().await
 }
 
-impl Recorded {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers.get(name).and_then(|v| v.to_str().ok())
-    }
-}
+struct Answers;
 
-type Log = Arc<Mutex<Vec<Recorded>>>;
-
-struct Rest {
-    base: String,
-    log: Log,
-}
-
-impl Rest {
-    async fn start() -> Self {
-        // Capture from the first event on.
-        log_buffer();
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let log = Log::default();
-        let app = axum::Router::new()
-            .fallback(record_and_answer)
-            .with_state(log.clone());
-        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-        Self {
-            base: format!("http://{addr}"),
-            log,
+impl Routes for Answers {
+    async fn answer(path: &str) -> Response {
+        let json = |body: &'static str| {
+            (
+                StatusCode::OK,
+                [(header::CONTENT_TYPE, "application/json")],
+                body,
+            )
+                .into_response()
+        };
+        match path {
+            "/slow" => {
+                tokio::time::sleep(Duration::from_secs(5)).await;
+                json(r#"{"id":1,"name":"late"}"#)
+            }
+            "/bad-output" => json(r#"{"id":"seven","name":"x"}"#),
+            _ => json(r#"{"id":7,"name":"a thing"}"#),
         }
-    }
-
-    fn only_request(&self) -> Recorded {
-        let requests = self.log.lock().unwrap().clone();
-        assert_eq!(requests.len(), 1, "expected one request: {requests:#?}");
-        requests.into_iter().next().unwrap()
-    }
-
-    fn take(&self) -> Vec<Recorded> {
-        std::mem::take(&mut *self.log.lock().unwrap())
-    }
-}
-
-async fn record_and_answer(State(log): State<Log>, request: Request) -> Response {
-    let (parts, _) = request.into_parts();
-    log.lock().unwrap().push(Recorded {
-        target: parts
-            .uri
-            .path_and_query()
-            .map(|pq| pq.as_str().to_owned())
-            .unwrap_or_default(),
-        headers: parts.headers,
-    });
-    let json = |body: &'static str| {
-        (
-            StatusCode::OK,
-            [(header::CONTENT_TYPE, "application/json")],
-            body,
-        )
-            .into_response()
-    };
-    match parts.uri.path() {
-        "/slow" => {
-            tokio::time::sleep(Duration::from_secs(5)).await;
-            json(r#"{"id":1,"name":"late"}"#)
-        }
-        "/bad-output" => json(r#"{"id":"seven","name":"x"}"#),
-        _ => json(r#"{"id":7,"name":"a thing"}"#),
     }
 }
 
@@ -382,7 +337,7 @@ fn assert_success(result: &CallToolResult) {
 async fn configured_key_and_bearer_arrive_exactly_and_are_never_logged_or_audited() {
     const KEY: &str = "upstream-key-7c2e;";
     const TOKEN: &str = "upstream-bearer-51d0";
-    let rest = Rest::start().await;
+    let rest = start_rest().await;
     let scratch = Scratch::new("configured");
     // A `;` cannot go in a cookie, so the apiKey-in-cookie scheme refuses this key clearly.
     let refused = cli::upstream(
@@ -429,7 +384,7 @@ async fn configured_key_and_bearer_arrive_exactly_and_are_never_logged_or_audite
 #[tokio::test(flavor = "multi_thread")]
 async fn configured_basic_credentials_arrive_exactly_and_are_never_logged_or_audited() {
     const PASSWORD: &str = "basic-password-e81b";
-    let rest = Rest::start().await;
+    let rest = start_rest().await;
     let scratch = Scratch::new("basic");
     let user_pass = format!("alice:{PASSWORD}");
     let args = flags(&rest, &scratch, &["--upstream-basic", &user_pass]);
@@ -452,7 +407,7 @@ async fn configured_basic_credentials_arrive_exactly_and_are_never_logged_or_aud
 
 #[tokio::test]
 async fn credential_flags_the_api_cannot_take_are_refused_at_start() {
-    let rest = Rest::start().await;
+    let rest = start_rest().await;
     let scratch = Scratch::new("refused");
     let basic = cli::upstream(
         &app(SCHEMES),
@@ -506,7 +461,7 @@ async fn credential_flags_the_api_cannot_take_are_refused_at_start() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_callers_key_is_passed_through_in_each_scheme_and_never_logged_or_audited() {
-    let rest = Rest::start().await;
+    let rest = start_rest().await;
     let scratch = Scratch::new("pass-through");
     let args = flags(&rest, &scratch, &["--upstream-pass-through"]);
     let server = serve(&app(SCHEMES), &args).await;
@@ -565,7 +520,7 @@ async fn the_callers_key_is_passed_through_in_each_scheme_and_never_logged_or_au
 
 #[tokio::test(flavor = "multi_thread")]
 async fn without_pass_through_the_callers_key_is_not_sent() {
-    let rest = Rest::start().await;
+    let rest = start_rest().await;
     let scratch = Scratch::new("no-pass-through");
     let server = serve(&app(SCHEMES), &flags(&rest, &scratch, &[])).await;
     let client = connect(&server.url, &[("x-api-key", CALLER_KEY)]).await;
@@ -582,7 +537,7 @@ async fn without_pass_through_the_callers_key_is_not_sent() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn on_stdio_the_key_the_server_was_started_with_is_passed_through() {
-    let rest = Rest::start().await;
+    let rest = start_rest().await;
     let scratch = Scratch::new("stdio");
     let mut args = flags(&rest, &scratch, &["--upstream-pass-through"]);
     args.transport = cli::Transport::Stdio;
@@ -731,7 +686,7 @@ impl SseSession {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn pass_through_and_forwarded_headers_work_on_the_legacy_sse_transport() {
-    let rest = Rest::start().await;
+    let rest = start_rest().await;
     let scratch = Scratch::new("sse");
     let args = flags(
         &rest,
@@ -758,7 +713,7 @@ async fn pass_through_and_forwarded_headers_work_on_the_legacy_sse_transport() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn only_allowlisted_headers_are_forwarded() {
-    let rest = Rest::start().await;
+    let rest = start_rest().await;
     let scratch = Scratch::new("forward");
     let args = flags(
         &rest,
@@ -800,7 +755,7 @@ async fn only_allowlisted_headers_are_forwarded() {
 
 #[tokio::test]
 async fn hop_by_hop_and_framing_headers_are_refused_at_start() {
-    let rest = Rest::start().await;
+    let rest = start_rest().await;
     let scratch = Scratch::new("forward-refused");
     let args = flags(
         &rest,
@@ -849,7 +804,7 @@ async fn hop_by_hop_and_framing_headers_are_refused_at_start() {
 // Output checking.
 
 async fn call_bad_output(mode: &str) -> (CallToolResult, Running, Scratch) {
-    let rest = Rest::start().await;
+    let rest = start_rest().await;
     let scratch = Scratch::new(&format!("output-{mode}"));
     let args = flags(&rest, &scratch, &["--output-check", mode]);
     let server = serve(&app(SCHEMES), &args).await;
@@ -915,7 +870,7 @@ async fn output_check_off_returns_the_data_unchecked() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_upstream_timeout_is_audited_as_timeout() {
-    let rest = Rest::start().await;
+    let rest = start_rest().await;
     let scratch = Scratch::new("timeout");
     let args = flags(&rest, &scratch, &["--upstream-timeout", "1"]);
     let server = serve(&app(SCHEMES), &args).await;
@@ -943,7 +898,7 @@ async fn an_upstream_timeout_is_audited_as_timeout() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_response_cap_flag_limits_what_is_read() {
-    let rest = Rest::start().await;
+    let rest = start_rest().await;
     let scratch = Scratch::new("cap");
     let args = flags(&rest, &scratch, &["--upstream-max-response-bytes", "10"]);
     assert_eq!(

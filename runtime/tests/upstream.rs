@@ -1,13 +1,13 @@
 //! `Upstream::invoke` against a real HTTP server on loopback: the exact request on the wire,
 //! and how each kind of response maps to a tool result.
 
-use std::sync::{Arc, Mutex};
+mod support;
+
 use std::time::Duration;
 
 use axum::body::Body;
-use axum::extract::{Request, State};
-use axum::http::{HeaderMap, StatusCode, header};
 use axum::http::{HeaderName, HeaderValue};
+use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use mcpgen_runtime::{
     ArgBinding, BodyBinding, CallContext, CallerCredential, Content, Credential, ForwardedHeaders,
@@ -15,82 +15,19 @@ use mcpgen_runtime::{
     ToolResult, Upstream, UpstreamConfig,
 };
 use serde_json::{Map, Value, json};
+use support::recording::{Recording, Routes};
 
 // ---------------------------------------------------------------------------------------------
 // The recording server.
 
-/// One request as the server received it.
-#[derive(Debug, Clone)]
-struct Recorded {
-    method: String,
-    /// Path and raw query, exactly as sent.
-    target: String,
-    headers: HeaderMap,
-    body: Vec<u8>,
-}
+type Server = Recording<Answers>;
 
-impl Recorded {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers.get(name).and_then(|v| v.to_str().ok())
+struct Answers;
+
+impl Routes for Answers {
+    async fn answer(path: &str) -> Response {
+        answer(path).await
     }
-}
-
-type Log = Arc<Mutex<Vec<Recorded>>>;
-
-struct Server {
-    base: String,
-    log: Log,
-}
-
-impl Server {
-    async fn start() -> Self {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let log = Log::default();
-        let app = axum::Router::new()
-            .fallback(record_and_answer)
-            .with_state(log.clone());
-        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-        Self {
-            base: format!("http://{addr}"),
-            log,
-        }
-    }
-
-    fn upstream(&self) -> Upstream {
-        Upstream::new(UpstreamConfig::new(&self.base)).unwrap()
-    }
-
-    fn requests(&self) -> Vec<Recorded> {
-        self.log.lock().unwrap().clone()
-    }
-
-    fn only_request(&self) -> Recorded {
-        let requests = self.requests();
-        assert_eq!(
-            requests.len(),
-            1,
-            "expected exactly one request: {requests:#?}"
-        );
-        requests.into_iter().next().unwrap()
-    }
-}
-
-async fn record_and_answer(State(log): State<Log>, req: Request) -> Response {
-    let (parts, body) = req.into_parts();
-    let body = axum::body::to_bytes(body, usize::MAX).await.unwrap();
-    let path = parts.uri.path().to_owned();
-    log.lock().unwrap().push(Recorded {
-        method: parts.method.to_string(),
-        target: parts
-            .uri
-            .path_and_query()
-            .map(|pq| pq.as_str().to_owned())
-            .unwrap_or_default(),
-        headers: parts.headers,
-        body: body.to_vec(),
-    });
-    answer(&path).await
 }
 
 /// The route table.

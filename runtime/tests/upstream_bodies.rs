@@ -1,54 +1,21 @@
 //! Request bodies on the wire: `Upstream::invoke` against a loopback server that records the
 //! raw `Content-Type` and body bytes, for every body content type.
 
-use std::sync::{Arc, Mutex};
+mod support;
 
-use axum::extract::{Request, State};
-use axum::http::header;
-use axum::response::{IntoResponse, Response};
 use mcpgen_runtime::{
     ArgBinding, BodyBinding, HttpBinding, Location, PropertyEncoding, ToolAnnotations, ToolDef,
-    ToolResult, Upstream, UpstreamConfig,
+    ToolResult,
 };
 use serde_json::{Map, Value, json};
+use support::recording::{Recorded, Recording};
 
 // ---------------------------------------------------------------------------------------------
-// The recording server (after tests/upstream.rs).
+// The recording server.
 
-#[derive(Debug, Clone)]
-struct Recorded {
-    content_type: Option<String>,
-    body: Vec<u8>,
-}
-
-type Log = Arc<Mutex<Vec<Recorded>>>;
-
-struct Server {
-    base: String,
-    log: Log,
-}
+type Server = Recording;
 
 impl Server {
-    async fn start() -> Self {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let log = Log::default();
-        let app = axum::Router::new().fallback(record).with_state(log.clone());
-        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-        Self {
-            base: format!("http://{addr}"),
-            log,
-        }
-    }
-
-    fn upstream(&self) -> Upstream {
-        Upstream::new(UpstreamConfig::new(&self.base)).unwrap()
-    }
-
-    fn requests(&self) -> Vec<Recorded> {
-        self.log.lock().unwrap().clone()
-    }
-
     /// Calls `tool` with `args`, expects success, and returns the one new request.
     async fn send(&self, tool: &ToolDef, args: Value) -> Recorded {
         let before = self.requests().len();
@@ -58,24 +25,6 @@ impl Server {
         assert_eq!(requests.len(), before + 1, "{requests:#?}");
         requests.last().unwrap().clone()
     }
-}
-
-async fn record(State(log): State<Log>, req: Request) -> Response {
-    let (parts, body) = req.into_parts();
-    let body = axum::body::to_bytes(body, usize::MAX).await.unwrap();
-    log.lock().unwrap().push(Recorded {
-        content_type: parts
-            .headers
-            .get(header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned),
-        body: body.to_vec(),
-    });
-    (
-        [(header::CONTENT_TYPE, "application/json")],
-        r#"{"ok":true}"#,
-    )
-        .into_response()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -426,7 +375,7 @@ async fn json_bodies_of_every_kind_are_encoded_as_json() {
         (json!({}), "{}"),
     ] {
         let request = server.send(&JSON_TOOL, json!({"body": value})).await;
-        assert_eq!(request.content_type.as_deref(), Some("application/json"));
+        assert_eq!(request.content_type(), Some("application/json"));
         assert_eq!(String::from_utf8(request.body).unwrap(), wire);
     }
 }
@@ -437,10 +386,7 @@ async fn plus_json_types_are_json_and_keep_their_content_type() {
     let request = server
         .send(&VND_JSON_TOOL, json!({"body": {"data": {"type": "x"}}}))
         .await;
-    assert_eq!(
-        request.content_type.as_deref(),
-        Some("application/vnd.api+json")
-    );
+    assert_eq!(request.content_type(), Some("application/vnd.api+json"));
     assert_eq!(request.body, br#"{"data":{"type":"x"}}"#);
 }
 
@@ -456,7 +402,7 @@ async fn json_null_fields_are_sent_and_a_null_whole_body_is_not() {
     let request = server
         .send(&JSON_OPTIONAL_TOOL, json!({"body": null}))
         .await;
-    assert_eq!(request.content_type, None);
+    assert_eq!(request.content_type(), None);
     assert!(request.body.is_empty());
     let result = server
         .upstream()
@@ -487,7 +433,7 @@ async fn form_bodies_use_brackets_and_indexed_arrays() {
         )
         .await;
     assert_eq!(
-        request.content_type.as_deref(),
+        request.content_type(),
         Some("application/x-www-form-urlencoded")
     );
     let expected = [
@@ -531,7 +477,7 @@ async fn form_body_honours_per_property_style_explode_and_allow_reserved() {
         )
         .await;
     assert_eq!(
-        request.content_type.as_deref(),
+        request.content_type(),
         Some("application/x-www-form-urlencoded")
     );
     let expected = [
@@ -603,12 +549,12 @@ async fn multipart_with_two_files_and_text_fields() {
             }),
         )
         .await;
-    let content_type = request.content_type.unwrap();
+    let content_type = request.content_type().unwrap();
     assert!(
         content_type.starts_with("multipart/form-data; boundary="),
         "{content_type}"
     );
-    let parts = parse_multipart(&content_type, &request.body);
+    let parts = parse_multipart(content_type, &request.body);
     assert_eq!(
         parts,
         [
@@ -663,7 +609,7 @@ async fn multipart_parts_honour_the_encoding_object() {
             }),
         )
         .await;
-    let parts = parse_multipart(&request.content_type.unwrap(), &request.body);
+    let parts = parse_multipart(request.content_type().unwrap(), &request.body);
     assert_eq!(
         parts,
         [
@@ -762,7 +708,7 @@ async fn multipart_boundaries_differ_per_request() {
     let body = json!({"body": {"a": "1"}});
     let first = server.send(&MULTIPART_WHOLE_TOOL, body.clone()).await;
     let second = server.send(&MULTIPART_WHOLE_TOOL, body).await;
-    assert_ne!(first.content_type, second.content_type);
+    assert_ne!(first.content_type(), second.content_type());
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -780,7 +726,7 @@ async fn multipart_names_scalars_arrays_and_named_data_uris() {
             }}),
         )
         .await;
-    let parts = parse_multipart(request.content_type.as_deref().unwrap(), &request.body);
+    let parts = parse_multipart(request.content_type().unwrap(), &request.body);
     assert_eq!(
         parts,
         [
@@ -863,13 +809,10 @@ async fn text_bodies_are_sent_as_utf8() {
     let request = server
         .send(&TEXT_TOOL, json!({"body": "grüße\r\n\"quoted\" & more"}))
         .await;
-    assert_eq!(request.content_type.as_deref(), Some("text/plain"));
+    assert_eq!(request.content_type(), Some("text/plain"));
     assert_eq!(request.body, "grüße\r\n\"quoted\" & more".as_bytes());
     let request = server.send(&CSV_TOOL, json!({"body": "a,b\n1,2\n"})).await;
-    assert_eq!(
-        request.content_type.as_deref(),
-        Some("text/csv; charset=utf-8")
-    );
+    assert_eq!(request.content_type(), Some("text/csv; charset=utf-8"));
     assert_eq!(request.body, b"a,b\n1,2\n");
     let request = server.send(&TEXT_TOOL, json!({"body": 42})).await;
     assert_eq!(request.body, b"42");
@@ -905,10 +848,7 @@ async fn octet_stream_bodies_are_decoded_from_base64_or_data_uris() {
         json!({"data": "AAEC/f7/", "filename": "x.bin"}),
     ] {
         let request = server.send(&OCTET_TOOL, json!({"body": value})).await;
-        assert_eq!(
-            request.content_type.as_deref(),
-            Some("application/octet-stream")
-        );
+        assert_eq!(request.content_type(), Some("application/octet-stream"));
         assert_eq!(request.body, [0, 1, 2, 0xfd, 0xfe, 0xff]);
     }
 }
@@ -922,13 +862,10 @@ async fn wildcard_binary_types_send_the_given_media_type() {
             json!({"body": "data:image/gif;base64,R0lG"}),
         )
         .await;
-    assert_eq!(request.content_type.as_deref(), Some("image/gif"));
+    assert_eq!(request.content_type(), Some("image/gif"));
     assert_eq!(request.body, b"GIF");
     let request = server.send(&IMAGE_ANY_TOOL, json!({"body": "R0lG"})).await;
-    assert_eq!(
-        request.content_type.as_deref(),
-        Some("application/octet-stream")
-    );
+    assert_eq!(request.content_type(), Some("application/octet-stream"));
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -7,71 +7,21 @@
 //! RFC 6570) for a parameter `color` with the values `"blue"`, `["blue","black","brown"]` and
 //! `{"R":100,"G":200,"B":150}`.
 
-use std::sync::{Arc, Mutex};
+mod support;
 
-use axum::extract::{Request, State};
-use axum::http::{HeaderMap, StatusCode, header};
-use axum::response::{IntoResponse, Response};
 use mcpgen_runtime::{
     ArgBinding, Credential, HttpBinding, Location, ToolAnnotations, ToolDef, ToolResult, Upstream,
     UpstreamConfig,
 };
 use serde_json::{Map, Value, json};
+use support::recording::{Recorded, Recording};
 
 // ---------------------------------------------------------------------------------------------
 // The recording server.
 
-/// One request as the server received it.
-#[derive(Debug, Clone)]
-struct Recorded {
-    method: String,
-    /// Path and raw query, exactly as sent.
-    target: String,
-    headers: HeaderMap,
-}
-
-impl Recorded {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers.get(name).and_then(|v| v.to_str().ok())
-    }
-
-    fn header_all(&self, name: &str) -> Vec<&str> {
-        self.headers
-            .get_all(name)
-            .iter()
-            .filter_map(|v| v.to_str().ok())
-            .collect()
-    }
-}
-
-type Log = Arc<Mutex<Vec<Recorded>>>;
-
-struct Server {
-    base: String,
-    log: Log,
-}
+type Server = Recording;
 
 impl Server {
-    async fn start() -> Self {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let log = Log::default();
-        let app = axum::Router::new().fallback(record).with_state(log.clone());
-        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-        Self {
-            base: format!("http://{addr}"),
-            log,
-        }
-    }
-
-    fn upstream(&self) -> Upstream {
-        Upstream::new(UpstreamConfig::new(&self.base)).unwrap()
-    }
-
-    fn requests(&self) -> Vec<Recorded> {
-        self.log.lock().unwrap().clone()
-    }
-
     /// Calls `tool` with `arguments`, expects success and exactly one new request, and returns it.
     async fn call(&self, upstream: &Upstream, tool: &ToolDef, arguments: Value) -> Recorded {
         let before = self.requests().len();
@@ -81,25 +31,6 @@ impl Server {
         assert_eq!(requests.len(), before + 1, "{arguments}: {requests:#?}");
         requests.into_iter().next_back().unwrap()
     }
-}
-
-async fn record(State(log): State<Log>, req: Request) -> Response {
-    let (parts, _body) = req.into_parts();
-    log.lock().unwrap().push(Recorded {
-        method: parts.method.to_string(),
-        target: parts
-            .uri
-            .path_and_query()
-            .map(|pq| pq.as_str().to_owned())
-            .unwrap_or_default(),
-        headers: parts.headers,
-    });
-    (
-        StatusCode::OK,
-        [(header::CONTENT_TYPE, "application/json")],
-        r#"{"ok":true}"#,
-    )
-        .into_response()
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,10 +1,9 @@
 //! The result contract of `Upstream::invoke` against a real HTTP server on loopback: how each
 //! kind of upstream response maps to a tool result, and which redirects are followed.
 
-use std::sync::{Arc, Mutex};
+mod support;
 
-use axum::extract::{Request, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
@@ -12,76 +11,19 @@ use mcpgen_runtime::{
     Content, HttpBinding, ToolAnnotations, ToolDef, ToolResult, Upstream, UpstreamConfig,
 };
 use serde_json::{Map, json};
+use support::recording::{Recording, Routes};
 
 // ---------------------------------------------------------------------------------------------
-// The recording server (as in `upstream.rs`).
+// The recording server.
 
-/// One request as the server received it.
-#[derive(Debug, Clone)]
-struct Recorded {
-    method: String,
-    /// Path and raw query, exactly as sent.
-    target: String,
-    #[allow(dead_code)]
-    headers: HeaderMap,
-    #[allow(dead_code)]
-    body: Vec<u8>,
-}
+type Server = Recording<Answers>;
 
-type Log = Arc<Mutex<Vec<Recorded>>>;
+struct Answers;
 
-struct Server {
-    base: String,
-    log: Log,
-}
-
-impl Server {
-    async fn start() -> Self {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let log = Log::default();
-        let app = axum::Router::new()
-            .fallback(record_and_answer)
-            .with_state(log.clone());
-        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-        Self {
-            base: format!("http://{addr}"),
-            log,
-        }
+impl Routes for Answers {
+    async fn answer(path: &str) -> Response {
+        answer(path)
     }
-
-    fn upstream(&self) -> Upstream {
-        Upstream::new(UpstreamConfig::new(&self.base)).unwrap()
-    }
-
-    fn requests(&self) -> Vec<Recorded> {
-        self.log.lock().unwrap().clone()
-    }
-
-    /// `METHOD target` of every request received, in order.
-    fn lines(&self) -> Vec<String> {
-        self.requests()
-            .into_iter()
-            .map(|r| format!("{} {}", r.method, r.target))
-            .collect()
-    }
-}
-
-async fn record_and_answer(State(log): State<Log>, req: Request) -> Response {
-    let (parts, body) = req.into_parts();
-    let body = axum::body::to_bytes(body, usize::MAX).await.unwrap();
-    let path = parts.uri.path().to_owned();
-    log.lock().unwrap().push(Recorded {
-        method: parts.method.to_string(),
-        target: parts
-            .uri
-            .path_and_query()
-            .map(|pq| pq.as_str().to_owned())
-            .unwrap_or_default(),
-        headers: parts.headers,
-        body: body.to_vec(),
-    });
-    answer(&path)
 }
 
 /// Bytes that are not UTF-8, standing in for a PNG and a PDF.

@@ -1,6 +1,9 @@
 //! Shared pieces of the server tests: a small tool set, a fixed-key authenticator, a recording
-//! audit sink, and helpers that start a real server on loopback and connect rmcp's clients.
+//! audit sink, and helpers that start a real server on loopback and connect rmcp's clients;
+//! in [`recording`], a recording upstream REST server.
 #![allow(dead_code)] // each test file uses a different part
+
+pub mod recording;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
