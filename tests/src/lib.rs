@@ -105,6 +105,30 @@ impl StandIn {
     }
 }
 
+/// The prompt list the Synaplan stand-in serves: one prompt, id 7.
+pub const SYNAPLAN_PROMPTS: &str = r#"{"prompts":[{"id":7,"topic":"general","shortDescription":"Default assistant","prompt":"You are helpful.","language":"en"}]}"#;
+
+/// A stand-in for the Synaplan API: `GET /api/v1/prompts` answers [`SYNAPLAN_PROMPTS`],
+/// `GET /api/v1/files` fails with 500.
+pub async fn synaplan_stand_in() -> StandIn {
+    StandIn::start(vec![
+        (
+            "GET /api/v1/prompts",
+            (200, "application/json", SYNAPLAN_PROMPTS.to_owned()),
+        ),
+        (
+            "GET /api/v1/files",
+            (
+                500,
+                "application/json",
+                r#"{"error":"disk on fire"}"#.to_owned(),
+            ),
+        ),
+    ])
+    .await
+    .expect("stand-in starts")
+}
+
 /// The repository root.
 pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")

@@ -5,29 +5,12 @@
 //! entry that has started to pass.
 
 use std::path::Path;
-use std::process::Stdio;
 
-use mcpgen_tests::{StandIn, free_port, node_bin, repo_root, wait_ready, workspace_binary};
+use mcpgen_tests::{StandIn, node_bin, repo_root, start_synaplan_http};
 
 async fn run_suite(entry: &str, extra: &[&str], baseline: &str) {
     let upstream = StandIn::start(vec![]).await.expect("stand-in");
-    let port = free_port();
-    let _server = tokio::process::Command::new(workspace_binary("synaplan-mcp"))
-        .args([
-            "--transport",
-            "http",
-            "--listen",
-            &format!("127.0.0.1:{port}"),
-            "--no-auth",
-        ])
-        .args(["--upstream-url", &upstream.url])
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("server starts");
-    let url = format!("http://127.0.0.1:{port}");
-    assert!(wait_ready(&format!("{url}/healthz")).await);
+    let (_server, url) = start_synaplan_http(&upstream.url, &["--no-auth"]).await;
 
     let node = node_bin("node");
     let script = repo_root().join("tests/node/node_modules").join(entry);

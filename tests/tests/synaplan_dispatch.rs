@@ -2,10 +2,8 @@
 
 use mcpgen_runtime::client::LocalConnection;
 use mcpgen_runtime::{CallContext, Credential, ToolError, ToolSet, Upstream, UpstreamConfig};
-use mcpgen_tests::StandIn;
+use mcpgen_tests::{SYNAPLAN_PROMPTS, StandIn};
 use serde_json::{Map, json};
-
-const PROMPTS: &str = r#"{"prompts":[{"id":7,"topic":"general","shortDescription":"Default assistant","prompt":"You are helpful.","language":"en"}]}"#;
 
 fn tools_for(url: &str) -> synaplan_mcp::Tools {
     let config = UpstreamConfig::new(url).with_credential(Credential::Header {
@@ -19,7 +17,7 @@ fn tools_for(url: &str) -> synaplan_mcp::Tools {
 async fn list_prompts_sends_get_with_api_key_and_returns_the_json() {
     let server = StandIn::start(vec![(
         "GET /api/v1/prompts",
-        (200, "application/json", PROMPTS.to_owned()),
+        (200, "application/json", SYNAPLAN_PROMPTS.to_owned()),
     )])
     .await
     .expect("stand-in starts");
@@ -35,7 +33,7 @@ async fn list_prompts_sends_get_with_api_key_and_returns_the_json() {
         "unexpected error: {}",
         result.joined_text()
     );
-    let expected: serde_json::Value = serde_json::from_str(PROMPTS).expect("json");
+    let expected: serde_json::Value = serde_json::from_str(SYNAPLAN_PROMPTS).expect("json");
     assert_eq!(result.structured_content, Some(expected.clone()));
     let text: serde_json::Value =
         serde_json::from_str(&result.joined_text()).expect("text is JSON");
@@ -52,7 +50,7 @@ async fn list_prompts_sends_get_with_api_key_and_returns_the_json() {
 async fn query_arguments_reach_the_upstream() {
     let server = StandIn::start(vec![(
         "GET /api/v1/prompts",
-        (200, "application/json", PROMPTS.to_owned()),
+        (200, "application/json", SYNAPLAN_PROMPTS.to_owned()),
     )])
     .await
     .expect("stand-in starts");
@@ -73,7 +71,7 @@ async fn query_arguments_reach_the_upstream() {
 async fn typed_client_stub_returns_typed_output() {
     let server = StandIn::start(vec![(
         "GET /api/v1/prompts",
-        (200, "application/json", PROMPTS.to_owned()),
+        (200, "application/json", SYNAPLAN_PROMPTS.to_owned()),
     )])
     .await
     .expect("stand-in starts");

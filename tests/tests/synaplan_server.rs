@@ -7,15 +7,15 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
-use mcpgen_tests::{StandIn, free_port, node_bin, wait_ready, workspace_binary};
+use mcpgen_tests::{
+    SYNAPLAN_PROMPTS, node_bin, start_synaplan_http, synaplan_stand_in, workspace_binary,
+};
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::TokioChildProcess;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::{Value, json};
-
-const PROMPTS: &str = r#"{"prompts":[{"id":7,"topic":"general","shortDescription":"Default assistant","prompt":"You are helpful.","language":"en"}]}"#;
 
 const ALL_TOOLS: [&str; 7] = [
     "synaplan_get_config",
@@ -26,25 +26,6 @@ const ALL_TOOLS: [&str; 7] = [
     "synaplan_send_message",
     "synaplan_upload_file",
 ];
-
-async fn stand_in() -> StandIn {
-    StandIn::start(vec![
-        (
-            "GET /api/v1/prompts",
-            (200, "application/json", PROMPTS.to_owned()),
-        ),
-        (
-            "GET /api/v1/files",
-            (
-                500,
-                "application/json",
-                r#"{"error":"disk on fire"}"#.to_owned(),
-            ),
-        ),
-    ])
-    .await
-    .expect("stand-in starts")
-}
 
 fn keys_file(dir: &Path) -> std::path::PathBuf {
     let path = dir.join("keys.yaml");
@@ -67,39 +48,6 @@ fn sorted_names(tools: &[rmcp::model::Tool]) -> Vec<String> {
     names
 }
 
-/// A running `synaplan-mcp --transport http`, killed on drop.
-struct HttpServer {
-    child: tokio::process::Child,
-    url: String,
-}
-
-impl HttpServer {
-    async fn start(upstream: &str, extra: &[&str]) -> HttpServer {
-        let port = free_port();
-        let child = tokio::process::Command::new(workspace_binary("synaplan-mcp"))
-            .args([
-                "--transport",
-                "http",
-                "--listen",
-                &format!("127.0.0.1:{port}"),
-            ])
-            .args(["--upstream-url", upstream])
-            .args(extra)
-            .env("RUST_LOG", "warn")
-            .stdout(Stdio::null())
-            .stderr(Stdio::inherit())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("server starts");
-        let url = format!("http://127.0.0.1:{port}");
-        assert!(
-            wait_ready(&format!("{url}/healthz")).await,
-            "server did not come up"
-        );
-        HttpServer { child, url }
-    }
-}
-
 async fn http_client(url: &str, key: &str) -> rmcp::service::RunningService<rmcp::RoleClient, ()> {
     let mut headers = HashMap::new();
     headers.insert(
@@ -118,7 +66,7 @@ async fn http_client(url: &str, key: &str) -> rmcp::service::RunningService<rmcp
 
 #[tokio::test]
 async fn stdio_rmcp_client_lists_and_calls() {
-    let upstream = stand_in().await;
+    let upstream = synaplan_stand_in().await;
     let mut cmd = tokio::process::Command::new(workspace_binary("synaplan-mcp"));
     cmd.args(["--no-auth", "--upstream-url", &upstream.url])
         .env("RUST_LOG", "warn");
@@ -138,7 +86,7 @@ async fn stdio_rmcp_client_lists_and_calls() {
         .await
         .expect("tools/call");
     assert_ne!(result.is_error, Some(true));
-    let expected: Value = serde_json::from_str(PROMPTS).expect("json");
+    let expected: Value = serde_json::from_str(SYNAPLAN_PROMPTS).expect("json");
     assert_eq!(result.structured_content, Some(expected));
     assert_eq!(upstream.received().len(), 1);
     assert_eq!(upstream.received()[0].uri, "/api/v1/prompts");
@@ -147,7 +95,7 @@ async fn stdio_rmcp_client_lists_and_calls() {
 
 #[tokio::test]
 async fn stdio_authenticates_from_the_environment() {
-    let upstream = stand_in().await;
+    let upstream = synaplan_stand_in().await;
     let dir = tempfile::tempdir().expect("tempdir");
     let keys = keys_file(dir.path());
     let mut cmd = tokio::process::Command::new(workspace_binary("synaplan-mcp"));
@@ -194,7 +142,7 @@ async fn stdio_authenticates_from_the_environment() {
 /// Synaplan API receives, with `--upstream-pass-through`, and nothing is forwarded without it.
 #[tokio::test]
 async fn pass_through_sends_the_callers_own_key_upstream_over_stdio_and_http() {
-    let upstream = stand_in().await;
+    let upstream = synaplan_stand_in().await;
     let dir = tempfile::tempdir().expect("tempdir");
     let keys = keys_file(dir.path());
     let keys = keys.to_str().expect("utf8");
@@ -226,10 +174,10 @@ async fn pass_through_sends_the_callers_own_key_upstream_over_stdio_and_http() {
         );
     }
 
-    let server =
-        HttpServer::start(&upstream.url, &["--keys", keys, "--upstream-pass-through"]).await;
+    let (server, url) =
+        start_synaplan_http(&upstream.url, &["--keys", keys, "--upstream-pass-through"]).await;
     for key in ["admin-key-0123456789", "read-key-0123456789"] {
-        let client = http_client(&server.url, key).await;
+        let client = http_client(&url, key).await;
         let result = client
             .call_tool(call("synaplan_list_prompts", json!({})))
             .await
@@ -247,12 +195,13 @@ async fn pass_through_sends_the_callers_own_key_upstream_over_stdio_and_http() {
 
 #[tokio::test]
 async fn http_rmcp_client_with_api_key_scopes() {
-    let upstream = stand_in().await;
+    let upstream = synaplan_stand_in().await;
     let dir = tempfile::tempdir().expect("tempdir");
     let keys = keys_file(dir.path());
-    let server = HttpServer::start(&upstream.url, &["--keys", keys.to_str().expect("utf8")]).await;
+    let (server, url) =
+        start_synaplan_http(&upstream.url, &["--keys", keys.to_str().expect("utf8")]).await;
 
-    let admin = http_client(&server.url, "admin-key-0123456789").await;
+    let admin = http_client(&url, "admin-key-0123456789").await;
     assert_eq!(
         sorted_names(&admin.list_all_tools().await.expect("list")),
         ALL_TOOLS
@@ -272,7 +221,7 @@ async fn http_rmcp_client_with_api_key_scopes() {
     assert_eq!(upstream.received()[0].uri, "/api/v1/prompts?language=en");
     admin.cancel().await.ok();
 
-    let reader = http_client(&server.url, "read-key-0123456789").await;
+    let reader = http_client(&url, "read-key-0123456789").await;
     let names = sorted_names(&reader.list_all_tools().await.expect("list"));
     assert!(!names.contains(&"synaplan_send_message".to_owned()));
     // A tool outside the key's scopes is answered exactly like a tool that does not exist.
@@ -298,7 +247,7 @@ async fn http_rmcp_client_with_api_key_scopes() {
 
     // No credential: 401 with WWW-Authenticate and a JSON-RPC error body.
     let resp = reqwest::Client::new()
-        .post(format!("{}/mcp", server.url))
+        .post(format!("{}/mcp", url))
         .header("content-type", "application/json")
         .header("accept", "application/json, text/event-stream")
         .body(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#)
@@ -314,9 +263,9 @@ async fn http_rmcp_client_with_api_key_scopes() {
 
 #[tokio::test]
 async fn invalid_arguments_never_reach_the_upstream() {
-    let upstream = stand_in().await;
-    let server = HttpServer::start(&upstream.url, &["--no-auth"]).await;
-    let client = http_client(&server.url, "unused").await;
+    let upstream = synaplan_stand_in().await;
+    let (_server, url) = start_synaplan_http(&upstream.url, &["--no-auth"]).await;
+    let client = http_client(&url, "unused").await;
     let result = client
         .call_tool(call("synaplan_list_chats", json!({"limit": "twenty"})))
         .await
@@ -336,11 +285,11 @@ async fn invalid_arguments_never_reach_the_upstream() {
 /// when the server is killed with SIGKILL right after the client received its results.
 #[tokio::test]
 async fn audit_log_survives_kill_9() {
-    let upstream = stand_in().await;
+    let upstream = synaplan_stand_in().await;
     let dir = tempfile::tempdir().expect("tempdir");
     let keys = keys_file(dir.path());
     let log = dir.path().join("audit.jsonl");
-    let mut server = HttpServer::start(
+    let (mut server, url) = start_synaplan_http(
         &upstream.url,
         &[
             "--keys",
@@ -352,7 +301,7 @@ async fn audit_log_survives_kill_9() {
         ],
     )
     .await;
-    let reader = http_client(&server.url, "read-key-0123456789").await;
+    let reader = http_client(&url, "read-key-0123456789").await;
     let calls = [
         ("synaplan_list_prompts", json!({}), "ok"),
         (
@@ -367,8 +316,8 @@ async fn audit_log_survives_kill_9() {
     for (name, args, _) in &calls {
         let _ = reader.call_tool(call(name, args.clone())).await;
     }
-    server.child.start_kill().expect("kill -9");
-    let _ = server.child.wait().await;
+    server.0.start_kill().expect("kill -9");
+    let _ = server.0.wait().await;
 
     let text = std::fs::read_to_string(&log).expect("audit log");
     let records: Vec<Value> = text
@@ -440,7 +389,7 @@ fn inspector_tool_names(list: &Value) -> Vec<String> {
 
 #[tokio::test]
 async fn inspector_cli_over_stdio() {
-    let upstream = stand_in().await;
+    let upstream = synaplan_stand_in().await;
     let bin = workspace_binary("synaplan-mcp");
     let bin = bin.to_str().expect("utf8");
     let list = tokio::task::spawn_blocking({
@@ -484,11 +433,12 @@ async fn inspector_cli_over_stdio() {
 
 #[tokio::test]
 async fn inspector_cli_over_streamable_http() {
-    let upstream = stand_in().await;
+    let upstream = synaplan_stand_in().await;
     let dir = tempfile::tempdir().expect("tempdir");
     let keys = keys_file(dir.path());
-    let server = HttpServer::start(&upstream.url, &["--keys", keys.to_str().expect("utf8")]).await;
-    let url = format!("{}/mcp", server.url);
+    let (_server, base) =
+        start_synaplan_http(&upstream.url, &["--keys", keys.to_str().expect("utf8")]).await;
+    let url = format!("{base}/mcp");
     let list = tokio::task::spawn_blocking({
         let url = url.clone();
         move || {
@@ -530,11 +480,12 @@ async fn inspector_cli_over_streamable_http() {
 
 #[tokio::test]
 async fn inspector_cli_over_legacy_sse() {
-    let upstream = stand_in().await;
+    let upstream = synaplan_stand_in().await;
     let dir = tempfile::tempdir().expect("tempdir");
     let keys = keys_file(dir.path());
-    let server = HttpServer::start(&upstream.url, &["--keys", keys.to_str().expect("utf8")]).await;
-    let url = format!("{}/sse", server.url);
+    let (_server, base) =
+        start_synaplan_http(&upstream.url, &["--keys", keys.to_str().expect("utf8")]).await;
+    let url = format!("{base}/sse");
     let list = tokio::task::spawn_blocking({
         let url = url.clone();
         move || {
