@@ -129,6 +129,18 @@ pub async fn synaplan_stand_in() -> StandIn {
     .expect("stand-in starts")
 }
 
+/// Writes `keys.yaml` into `dir` with one key for `synaplan-mcp --keys`: `admin-key-0123456789`,
+/// principal `root`, scopes `mcp:*`; returns its path.
+pub fn admin_keys_file(dir: &std::path::Path) -> PathBuf {
+    let path = dir.join("keys.yaml");
+    std::fs::write(
+        &path,
+        "keys:\n  - id: admin\n    key: admin-key-0123456789\n    principal: root\n    scopes: ['mcp:*']\n",
+    )
+    .expect("write keys");
+    path
+}
+
 /// The repository root.
 pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")

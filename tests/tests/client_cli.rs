@@ -6,66 +6,24 @@
 use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
 
-use mcpgen_tests::{StandIn, free_port, node_bin, node_file, wait_ready, workspace_binary};
+use mcpgen_tests::{
+    KillOnDrop, SYNAPLAN_PROMPTS, admin_keys_file, node_bin, node_file, start_synaplan_http,
+    synaplan_stand_in, workspace_binary,
+};
 use serde_json::{Value, json};
-
-const PROMPTS: &str = r#"{"prompts":[{"id":7,"topic":"general","shortDescription":"Default assistant","prompt":"You are helpful.","language":"en"}]}"#;
-
-async fn stand_in() -> StandIn {
-    StandIn::start(vec![
-        (
-            "GET /api/v1/prompts",
-            (200, "application/json", PROMPTS.to_owned()),
-        ),
-        (
-            "GET /api/v1/files",
-            (
-                500,
-                "application/json",
-                r#"{"error":"disk on fire"}"#.to_owned(),
-            ),
-        ),
-    ])
-    .await
-    .expect("stand-in starts")
-}
 
 /// A running `synaplan-mcp --transport http` with one admin key, killed on drop.
 struct Synaplan {
-    _child: tokio::process::Child,
+    _child: KillOnDrop,
     url: String,
     _dir: tempfile::TempDir,
 }
 
 async fn synaplan_http(upstream: &str) -> Synaplan {
     let dir = tempfile::tempdir().expect("tempdir");
-    let keys = dir.path().join("keys.yaml");
-    std::fs::write(
-        &keys,
-        "keys:\n  - id: admin\n    key: admin-key-0123456789\n    principal: root\n    scopes: ['mcp:*']\n",
-    )
-    .expect("write keys");
-    let port = free_port();
-    let child = tokio::process::Command::new(workspace_binary("synaplan-mcp"))
-        .args([
-            "--transport",
-            "http",
-            "--listen",
-            &format!("127.0.0.1:{port}"),
-        ])
-        .args(["--upstream-url", upstream])
-        .args(["--keys", &keys.display().to_string()])
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("server starts");
-    let url = format!("http://127.0.0.1:{port}");
-    assert!(
-        wait_ready(&format!("{url}/healthz")).await,
-        "server did not come up"
-    );
+    let keys = admin_keys_file(dir.path());
+    let (child, url) =
+        start_synaplan_http(upstream, &["--keys", &keys.display().to_string()]).await;
     Synaplan {
         _child: child,
         url,
@@ -133,7 +91,7 @@ fn rows(table: &str) -> Vec<Vec<String>> {
 
 #[tokio::test]
 async fn tools_lists_every_server_and_reports_the_one_that_failed() {
-    let upstream = stand_in().await;
+    let upstream = synaplan_stand_in().await;
     let synaplan = synaplan_http(&upstream.url).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let config = write_config(dir.path(), &synaplan.url);
@@ -205,7 +163,7 @@ async fn tools_lists_every_server_and_reports_the_one_that_failed() {
 
 #[tokio::test]
 async fn call_prints_results_and_fails_on_tool_errors_and_dead_servers() {
-    let upstream = stand_in().await;
+    let upstream = synaplan_stand_in().await;
     let synaplan = synaplan_http(&upstream.url).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let config = write_config(dir.path(), &synaplan.url);
@@ -242,7 +200,7 @@ async fn call_prints_results_and_fails_on_tool_errors_and_dead_servers() {
     assert!(out.status.success(), "{}", stderr(&out));
     let result: Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
     assert_eq!(result["isError"], false);
-    let expected: Value = serde_json::from_str(PROMPTS).expect("json");
+    let expected: Value = serde_json::from_str(SYNAPLAN_PROMPTS).expect("json");
     assert_eq!(result["structuredContent"], expected);
     assert!(
         upstream

@@ -8,8 +8,8 @@ use std::process::Stdio;
 use mcpgen_runtime::client::{McpConfig, ServerConfig, Session};
 use mcpgen_runtime::{ClientError, Content};
 use mcpgen_tests::{
-    KillOnDrop, StandIn, free_port, node_bin, node_file, process_exists, start_synaplan_http,
-    wait_port, workspace_binary,
+    KillOnDrop, StandIn, admin_keys_file, free_port, node_bin, node_file, process_exists,
+    start_synaplan_http, synaplan_stand_in, wait_port, workspace_binary,
 };
 use serde_json::{Map, Value, json};
 use synaplan_mcp::types::input::SynaplanListPromptsArgs;
@@ -203,27 +203,6 @@ async fn filesystem_over_stdio_reads_a_file() {
 // ---------------------------------------------------------------------------------------------
 // Our generated Synaplan server, with its typed client stubs.
 
-const PROMPTS: &str = r#"{"prompts":[{"id":7,"topic":"general","shortDescription":"Default assistant","prompt":"You are helpful.","language":"en"}]}"#;
-
-async fn stand_in() -> StandIn {
-    StandIn::start(vec![
-        (
-            "GET /api/v1/prompts",
-            (200, "application/json", PROMPTS.to_owned()),
-        ),
-        (
-            "GET /api/v1/files",
-            (
-                500,
-                "application/json",
-                r#"{"error":"disk on fire"}"#.to_owned(),
-            ),
-        ),
-    ])
-    .await
-    .expect("stand-in starts")
-}
-
 /// Lists, then calls through the generated typed stubs over `session`.
 async fn check_synaplan(session: Session, upstream: &StandIn) {
     let tools = names(&session.list_tools().await.expect("tools/list"));
@@ -259,19 +238,9 @@ async fn check_synaplan(session: Session, upstream: &StandIn) {
     session.shutdown().await.expect("shutdown");
 }
 
-fn keys_file(dir: &std::path::Path) -> std::path::PathBuf {
-    let path = dir.join("keys.yaml");
-    std::fs::write(
-        &path,
-        "keys:\n  - id: admin\n    key: admin-key-0123456789\n    principal: root\n    scopes: ['mcp:*']\n",
-    )
-    .expect("write keys");
-    path
-}
-
 #[tokio::test]
 async fn synaplan_over_stdio_with_typed_stubs() {
-    let upstream = stand_in().await;
+    let upstream = synaplan_stand_in().await;
     let config = server(json!({
         "command": workspace_binary("synaplan-mcp").display().to_string(),
         "args": ["--no-auth", "--upstream-url", upstream.url],
@@ -285,9 +254,9 @@ async fn synaplan_over_stdio_with_typed_stubs() {
 
 #[tokio::test]
 async fn synaplan_over_streamable_http_with_typed_stubs() {
-    let upstream = stand_in().await;
+    let upstream = synaplan_stand_in().await;
     let dir = tempfile::tempdir().expect("tempdir");
-    let keys = keys_file(dir.path());
+    let keys = admin_keys_file(dir.path());
     let (_server, url) =
         start_synaplan_http(&upstream.url, &["--keys", &keys.display().to_string()]).await;
     let config = server(json!({
@@ -311,9 +280,9 @@ async fn synaplan_over_streamable_http_with_typed_stubs() {
 
 #[tokio::test]
 async fn synaplan_over_legacy_sse_with_typed_stubs() {
-    let upstream = stand_in().await;
+    let upstream = synaplan_stand_in().await;
     let dir = tempfile::tempdir().expect("tempdir");
-    let keys = keys_file(dir.path());
+    let keys = admin_keys_file(dir.path());
     let (_server, url) =
         start_synaplan_http(&upstream.url, &["--keys", &keys.display().to_string()]).await;
     let config = server(json!({
