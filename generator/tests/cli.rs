@@ -29,21 +29,26 @@ fn write(dir: &Path, name: &str, contents: &str) -> PathBuf {
     p
 }
 
-#[test]
-fn unknown_operation_id_lists_the_closest_real_ones_and_exits_1() {
+/// Runs `mcpgen check --spec spec` with `tools` as the allowlist, written to a temporary
+/// `mcp_tools.yaml`.
+fn check_allowlist(spec: &str, tools: &str) -> Output {
     let dir = tempfile::tempdir().expect("tempdir");
-    let tools = write(
-        dir.path(),
-        "mcp_tools.yaml",
-        "mcp_tools:\n  - operation_id: sendMessage\n    name: synaplan_send_message\n    description: \"Send a message and get AI response\"\n  - operation_id: listPrompts\n",
-    );
-    let o = mcpgen(&[
+    let tools = write(dir.path(), "mcp_tools.yaml", tools);
+    mcpgen(&[
         "check",
         "--spec",
-        "specs/synaplan/openapi.yaml",
+        spec,
         "--tools",
         tools.to_str().expect("utf8"),
-    ]);
+    ])
+}
+
+#[test]
+fn unknown_operation_id_lists_the_closest_real_ones_and_exits_1() {
+    let o = check_allowlist(
+        "specs/synaplan/openapi.yaml",
+        "mcp_tools:\n  - operation_id: sendMessage\n    name: synaplan_send_message\n    description: \"Send a message and get AI response\"\n  - operation_id: listPrompts\n",
+    );
     let t = text(&o);
     assert_eq!(o.status.code(), Some(1), "{t}");
     assert!(t.contains("operation_id `sendMessage` not found"), "{t}");
@@ -57,19 +62,10 @@ fn unknown_operation_id_lists_the_closest_real_ones_and_exits_1() {
 
 #[test]
 fn malformed_yaml_allowlist_shows_line_and_column() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let tools = write(
-        dir.path(),
-        "mcp_tools.yaml",
+    let o = check_allowlist(
+        "specs/synaplan/openapi.yaml",
         "mcp_tools:\n  - operation_id: [unclosed\n",
     );
-    let o = mcpgen(&[
-        "check",
-        "--spec",
-        "specs/synaplan/openapi.yaml",
-        "--tools",
-        tools.to_str().expect("utf8"),
-    ]);
     let t = text(&o);
     assert_eq!(o.status.code(), Some(1), "{t}");
     assert!(t.contains("mcp_tools.yaml: line 2, column"), "{t}");
@@ -99,22 +95,13 @@ fn malformed_yaml_spec_shows_line_and_column() {
 
 #[test]
 fn invalid_and_duplicate_tool_names_are_errors() {
-    let dir = tempfile::tempdir().expect("tempdir");
     let long = "x".repeat(65);
-    let tools = write(
-        dir.path(),
-        "mcp_tools.yaml",
+    let o = check_allowlist(
+        "specs/synaplan/openapi.yaml",
         &format!(
             "mcp_tools:\n  - operation_id: get_api_chats_list\n    name: {long}\n  - operation_id: get_api_prompts_list\n    name: has space\n  - operation_id: get_api_files_list\n    name: same\n  - operation_id: get_api_config_runtime_config\n    name: same\n"
         ),
     );
-    let o = mcpgen(&[
-        "check",
-        "--spec",
-        "specs/synaplan/openapi.yaml",
-        "--tools",
-        tools.to_str().expect("utf8"),
-    ]);
     let t = text(&o);
     assert_eq!(o.status.code(), Some(1), "{t}");
     assert!(t.contains(&format!("tool name `{long}` is invalid")), "{t}");
@@ -180,19 +167,10 @@ fn init_output_is_accepted_by_generate() {
 
 #[test]
 fn budget_over_max_list_tokens_fails() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let tools = write(
-        dir.path(),
-        "mcp_tools.yaml",
+    let o = check_allowlist(
+        "specs/synaplan/openapi.yaml",
         "server:\n  max_list_tokens: 10\nmcp_tools:\n  - operation_id: get_api_prompts_list\n",
     );
-    let o = mcpgen(&[
-        "check",
-        "--spec",
-        "specs/synaplan/openapi.yaml",
-        "--tools",
-        tools.to_str().expect("utf8"),
-    ]);
     let t = text(&o);
     assert_eq!(o.status.code(), Some(1), "{t}");
     assert!(t.contains("over the budget of 10"), "{t}");
@@ -390,19 +368,10 @@ fn annotations_follow_the_http_method() {
 
 #[test]
 fn content_type_not_offered_is_an_error_naming_the_offered_types_and_the_line() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let tools = write(
-        dir.path(),
-        "mcp_tools.yaml",
+    let o = check_allowlist(
+        "generator/tests/fixtures/wire/openapi.yaml",
         "mcp_tools:\n  - operation_id: createIssue\n    content_type: text/csv\n  - operation_id: ping\n    content_type: application/json\n  - operation_id: search\n",
     );
-    let o = mcpgen(&[
-        "check",
-        "--spec",
-        "generator/tests/fixtures/wire/openapi.yaml",
-        "--tools",
-        tools.to_str().expect("utf8"),
-    ]);
     let t = text(&o);
     assert_eq!(o.status.code(), Some(1), "{t}");
     assert!(
@@ -424,18 +393,9 @@ fn content_type_not_offered_is_an_error_naming_the_offered_types_and_the_line() 
 
 #[test]
 fn content_type_offered_by_the_operation_is_accepted() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let tools = write(
-        dir.path(),
-        "mcp_tools.yaml",
+    let o = check_allowlist(
+        "generator/tests/fixtures/wire/openapi.yaml",
         "mcp_tools:\n  - operation_id: createIssue\n    content_type: multipart/form-data\n",
     );
-    let o = mcpgen(&[
-        "check",
-        "--spec",
-        "generator/tests/fixtures/wire/openapi.yaml",
-        "--tools",
-        tools.to_str().expect("utf8"),
-    ]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
 }
