@@ -441,6 +441,7 @@ fn build_tool(
             args,
             body: body_binding,
             security,
+            server_url: None,
         },
     };
     (tool, warnings)

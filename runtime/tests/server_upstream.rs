@@ -225,6 +225,7 @@ const fn tool(
             args: &[],
             body: None,
             security,
+            server_url: None,
         }),
     }
 }

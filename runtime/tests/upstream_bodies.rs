@@ -130,6 +130,7 @@ const fn encoded_tool(
                 encoding,
             }),
             security: &[],
+            server_url: None,
         }),
     }
 }
