@@ -153,7 +153,9 @@ pub const EVENTS31_CREATE_EVENT_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runti
             encoding: &[],
         }),
         security: &["bearerAuth"],
-        server_url: ::std::option::Option::None,
+        server_url: ::std::option::Option::Some(
+            "https://eu.ingest.events.example.com/api",
+        ),
     }),
 };
 /// The `events31_annotate_event` tool (PATCH /events/{id}).
