@@ -104,6 +104,9 @@ pub struct HttpBinding {
     pub body: Option<BodyBinding>,
     /// Security scheme names accepted (flattened alternatives, sorted, deduplicated).
     pub security: Vec<String>,
+    /// The operation's own base URL (its or its path item's `servers`, first entry, variables
+    /// replaced by their defaults), when it differs from the document's; `None` otherwise.
+    pub server_url: Option<String>,
 }
 
 /// One argument's place on the wire.

@@ -21,6 +21,7 @@ pub mod preview;
 pub mod progress;
 pub mod schema;
 pub mod select;
+pub(crate) mod servers;
 pub mod spec;
 
 pub use error::{Error, Errors, Warning};

@@ -79,6 +79,7 @@ pub fn tool_def(tool: &ir::Tool) -> ToolDef {
             args: Vec::leak(args),
             body,
             security: Vec::leak(security),
+            server_url: leak_opt(http.server_url.as_deref()),
         }),
     }
 }

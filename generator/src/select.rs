@@ -17,6 +17,7 @@ use crate::error::{Error, Warning};
 use crate::ir::{self, ArgBinding, ArgLocation, BodyBinding};
 use crate::naming;
 use crate::schema::{Direction, SchemaConverter};
+use crate::servers;
 use crate::spec::{Operation, ParamLocation, Spec};
 
 /// Options that change selection.
@@ -53,6 +54,8 @@ pub fn select(
     let mut type_stems = BTreeSet::new();
     let mut method_names = BTreeSet::new();
     let mut tools = Vec::new();
+    // Problems with the document's own servers are reported where its URL is used.
+    let document_url = servers::default_url(&spec.root, "").ok().flatten();
 
     for entry in &allowlist.tools {
         let allow_err = |message: String| Error::Allowlist {
@@ -127,8 +130,10 @@ pub fn select(
             type_stem,
             method_name,
         };
-        let (tool, tool_warnings) = build_tool(spec, entry, op, media_type, names);
+        let (mut tool, tool_warnings) = build_tool(spec, entry, op, media_type, names);
         warnings.extend(tool_warnings);
+        tool.http.server_url =
+            servers::operation_url(spec, op, document_url.as_deref(), &mut warnings);
         tools.push(tool);
     }
 
@@ -441,6 +446,7 @@ fn build_tool(
             args,
             body: body_binding,
             security,
+            server_url: None,
         },
     };
     (tool, warnings)
@@ -786,8 +792,21 @@ fn server_info(
     }
     let title = info_str("title").unwrap_or_else(|| name.clone());
     let upstream_url = allowlist.server.upstream_url.clone().or_else(|| {
-        let url = first_server_url(&spec.root)?;
-        if !url.starts_with("http://") && !url.starts_with("https://") {
+        let url = match servers::default_url(&spec.root, "") {
+            Ok(url) => url?,
+            Err(problem) => {
+                warnings.push(Warning {
+                    location: format!("{}: {}", spec.path.display(), problem.pointer),
+                    message: format!(
+                        "{}; the server has no default upstream URL: set `server.upstream_url` \
+                         in the allowlist or pass --upstream-url at run time",
+                        problem.message
+                    ),
+                });
+                return None;
+            }
+        };
+        if !servers::is_absolute(&url) {
             warnings.push(Warning {
                 location: format!("{}: /servers/0/url", spec.path.display()),
                 message: format!(
@@ -821,20 +840,6 @@ fn server_info(
         security_schemes,
         tools: tools.to_vec(),
     }
-}
-
-/// The first `servers` entry's URL with its variables' defaults substituted.
-fn first_server_url(root: &Value) -> Option<String> {
-    let server = root.get("servers")?.get(0)?;
-    let mut url = server.get("url")?.as_str()?.to_owned();
-    if let Some(vars) = server.get("variables").and_then(Value::as_object) {
-        for (k, v) in vars {
-            if let Some(default) = v.get("default").and_then(Value::as_str) {
-                url = url.replace(&format!("{{{k}}}"), default);
-            }
-        }
-    }
-    Some(url)
 }
 
 fn security_schemes(root: &Value, used: &BTreeSet<&str>) -> Vec<ir::SecurityScheme> {

@@ -229,6 +229,12 @@ fn github_rest_api_every_tool_prepares_its_upstream_request() {
     assert_eq!(request.content_type.as_deref(), Some("text/plain"));
     assert_eq!(request.body.as_deref(), Some(b"**hi**".as_slice()));
 
+    // The spec gives this operation its own server, the uploads host.
+    let upload = by_operation("repos/upload-release-asset");
+    assert_eq!(
+        upload.http.and_then(|http| http.server_url),
+        Some("https://uploads.github.com")
+    );
     let request = prepare(
         "repos/upload-release-asset",
         json!({"owner": "o", "repo": "r", "release_id": 1, "name": "a b.zip", "body": "UEsDBA=="}),
@@ -238,12 +244,9 @@ fn github_rest_api_every_tool_prepares_its_upstream_request() {
         Some("application/octet-stream")
     );
     assert_eq!(request.body.as_deref(), Some(b"PK\x03\x04".as_slice()));
-    assert!(
-        request
-            .url
-            .ends_with("/repos/o/r/releases/1/assets?name=a%20b.zip"),
-        "{}",
-        request.url
+    assert_eq!(
+        request.url,
+        "https://uploads.github.com/repos/o/r/releases/1/assets?name=a%20b.zip"
     );
 }
 

@@ -1,7 +1,8 @@
 //! From spec to wire in-process: the generator's IR for a fixture spec, turned into runtime
 //! tool tables (`generator::preview`), prepared by `Upstream::prepare`, compared byte for byte.
 //! Covers `allowReserved`, the `encoding` object (also as upgraded from Swagger 2.0
-//! `collectionFormat`), and the allowlist's `content_type` choice.
+//! `collectionFormat`), the allowlist's `content_type` choice, and path-item and operation
+//! `servers`.
 
 use std::path::{Path, PathBuf};
 
@@ -210,4 +211,117 @@ fn preview_tool_defs_match_the_ir() {
     assert!(http.args[0].allow_reserved && !http.args[1].allow_reserved);
     let schema: Map<String, Value> = serde_json::from_str(tool.input_schema).expect("JSON");
     assert_eq!(schema["required"], json!(["q"]));
+}
+
+/// `server_url` of each tool's HTTP binding.
+fn server_urls(tools: &[ToolDef]) -> Vec<Option<&'static str>> {
+    tools
+        .iter()
+        .map(|tool| tool.http.and_then(|http| http.server_url))
+        .collect()
+}
+
+#[test]
+fn path_item_and_operation_servers_reach_the_wire() {
+    let allowlist = "mcp_tools:\n  - operation_id: getAsset\n  - operation_id: uploadAsset\n  \
+                     - operation_id: listAssets\n";
+    let (tools, warnings) = tools("servers.yaml", allowlist);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(
+        server_urls(&tools),
+        [
+            Some("https://eu.cdn.example.test/files/"),
+            Some("https://uploads.example.test:8443"),
+            None,
+        ]
+    );
+
+    // The path item's first server, its variable at its default.
+    let request = prepare(&tools[0], json!({"id": "a b"}));
+    assert_eq!(request.method, "GET");
+    assert_eq!(
+        request.url,
+        "https://eu.cdn.example.test/files/assets/a%20b"
+    );
+
+    // The operation's own server wins over its path item's.
+    let request = prepare(
+        &tools[1],
+        json!({"id": "7", "name": "r 1.zip", "body": "cmF3IGJ5dGVz"}),
+    );
+    assert_eq!(request.method, "PUT");
+    assert_eq!(
+        request.url,
+        "https://uploads.example.test:8443/assets/7?name=r%201.zip"
+    );
+    assert_eq!(
+        request.content_type.as_deref(),
+        Some("application/octet-stream")
+    );
+    // A binary body is given in base64.
+    assert_eq!(body_text(&request), "raw bytes");
+
+    // An operation server equal to the document's (up to a trailing slash) is not an override,
+    // and an empty path-item list is none: the configured base URL is used.
+    let request = prepare(&tools[2], json!({}));
+    assert_eq!(request.url, format!("{BASE}/assets"));
+}
+
+#[test]
+fn unusable_servers_warn_where_and_keep_the_documents_server() {
+    let allowlist = "mcp_tools:\n  - operation_id: noDefault\n  - operation_id: undeclared\n  \
+                     - operation_id: notAList\n";
+    let (tools, warnings) = tools("servers.yaml", allowlist);
+    assert_eq!(server_urls(&tools), [None, None, None]);
+    for (pointer, why) in [
+        (
+            "/paths/~1no-default/get/servers/0/variables/tenant",
+            "no `default`",
+        ),
+        ("/paths/~1undeclared/servers/0/url", "do not declare"),
+        ("/paths/~1not-a-list/get/servers", "must be a list"),
+    ] {
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.contains(&format!("servers.yaml: {pointer}: "))
+                    && w.contains(why)
+                    && w.contains("sent to the document's server")),
+            "no warning at {pointer} saying {why}: {warnings:#?}"
+        );
+    }
+    assert_eq!(warnings.len(), 3, "{warnings:#?}");
+    for (tool, path) in tools
+        .iter()
+        .zip(["/no-default", "/undeclared", "/not-a-list"])
+    {
+        assert_eq!(prepare(tool, json!({})).url, format!("{BASE}{path}"));
+    }
+}
+
+#[test]
+fn a_relative_operation_server_warns_and_the_runtime_refuses_it() {
+    let (tools, warnings) = tools("servers.yaml", "mcp_tools:\n  - operation_id: relative\n");
+    assert_eq!(server_urls(&tools), [Some("/uploads")]);
+    assert!(
+        warnings.len() == 1
+            && warnings[0].contains("servers.yaml: /paths/~1relative/get/servers/0/url: ")
+            && warnings[0].contains("is relative"),
+        "{warnings:#?}"
+    );
+    let upstream = Upstream::new(UpstreamConfig::new(BASE)).expect("upstream");
+    let error = upstream
+        .prepare(&tools[0], &Map::new())
+        .expect_err("a relative server URL");
+    assert!(
+        error.contains("its own server `/uploads`") && error.contains("relative URL"),
+        "{error}"
+    );
+}
+
+#[test]
+fn swagger_operations_keep_the_documents_server() {
+    let allowlist = "mcp_tools:\n  - operation_id: addPet\n  - operation_id: uploadPhoto\n";
+    let (tools, _) = tools("swagger.yaml", allowlist);
+    assert_eq!(server_urls(&tools), [None, None]);
 }

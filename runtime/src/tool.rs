@@ -56,6 +56,11 @@ pub struct HttpBinding {
     pub body: Option<BodyBinding>,
     /// Names of the security schemes the operation accepts (any one suffices).
     pub security: &'static [&'static str],
+    /// The operation's own base URL, when the spec declares `servers` for the operation or its
+    /// path item that differ from the document's (e.g. a separate upload host). Requests go
+    /// there instead of the configured base URL, with the configured credentials. `None`: the
+    /// configured base URL.
+    pub server_url: Option<&'static str>,
 }
 
 /// Maps one tool argument to its place in the HTTP request.

@@ -180,6 +180,7 @@ const fn tool(
             args: &[],
             body: None,
             security,
+            server_url: None,
         }),
     }
 }

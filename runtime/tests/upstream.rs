@@ -80,6 +80,7 @@ const fn http(
         args,
         body: None,
         security: &[],
+        server_url: None,
     }
 }
 
@@ -889,6 +890,129 @@ async fn unreachable_upstream_is_an_error_naming_the_base_url() {
     assert!(
         !text.contains("hunter2") && !text.contains("sekrit"),
         "{text}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// An operation's own server.
+
+/// `tool` sent to `server_url` instead of the configured base URL (leaked: the table is
+/// `'static`).
+fn on_server(tool: ToolDef, server_url: String) -> ToolDef {
+    let Some(http) = tool.http else {
+        panic!("the tool needs an HTTP binding");
+    };
+    ToolDef {
+        http: Some(HttpBinding {
+            server_url: Some(String::leak(server_url)),
+            ..http
+        }),
+        ..tool
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_operations_own_server_gets_the_request_with_the_credentials() {
+    let configured = Server::start().await;
+    let own = Server::start().await;
+    let upstream = Upstream::new(
+        UpstreamConfig::new(format!("{}/api", configured.base))
+            .with_credential(Credential::Header {
+                name: "X-API-Key".into(),
+                value: "key-123".into(),
+            })
+            .with_credential(Credential::Query {
+                name: "api_key".into(),
+                value: "k".into(),
+            }),
+    )
+    .unwrap();
+    let tool = on_server(QUERY_TOOL, format!("{}/uploads/", own.base));
+
+    let prepared = upstream.prepare(&tool, &args(json!({"q": "hi"}))).unwrap();
+    assert_eq!(
+        prepared.url,
+        format!("{}/uploads/search?q=hi&api_key=k", own.base)
+    );
+
+    let result = upstream.invoke(&tool, args(json!({"q": "hi"}))).await;
+    assert!(!result.is_error, "{result:?}");
+    let request = own.only_request();
+    assert_eq!(request.method, "GET");
+    assert_eq!(request.target, "/uploads/search?q=hi&api_key=k");
+    assert_eq!(request.header("x-api-key"), Some("key-123"));
+    assert!(
+        configured.requests().is_empty(),
+        "the configured base URL got {:#?}",
+        configured.requests()
+    );
+
+    // Tools without their own server still go to the configured base URL.
+    let result = upstream.invoke(&QUERY_TOOL, args(json!({"q": "x"}))).await;
+    assert!(!result.is_error, "{result:?}");
+    assert_eq!(
+        configured.only_request().target,
+        "/api/search?q=x&api_key=k"
+    );
+    assert_eq!(own.requests().len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unusable_operation_server_is_an_error_and_sends_nothing() {
+    let configured = Server::start().await;
+    let upstream = configured.upstream();
+    for (server_url, reason) in [
+        ("/uploads", "relative URL without a base"),
+        ("uploads.example.com", "relative URL without a base"),
+        (
+            "ftp://uploads.example.com",
+            "the scheme must be http or https",
+        ),
+        (
+            "https://uploads.example.com/?a=1",
+            "must not have a query string",
+        ),
+        (
+            "https://uploads.example.com/#top",
+            "must not have a fragment",
+        ),
+        ("https://u:hunter2@[::1", "invalid IPv6 address"),
+    ] {
+        let tool = on_server(get("/assets"), server_url.to_owned());
+        let result = upstream.invoke(&tool, Map::new()).await;
+        assert_error_containing(
+            &result,
+            &["cannot call GET /assets", "its own server", reason],
+        );
+        assert!(!text_of(&result).contains("hunter2"), "{result:?}");
+        let prepared = upstream.prepare(&tool, &Map::new()).unwrap_err();
+        assert!(prepared.contains(reason), "{prepared}");
+    }
+    assert!(
+        configured.requests().is_empty(),
+        "{:#?}",
+        configured.requests()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unreachable_operation_server_is_named_in_the_error() {
+    let configured = Server::start().await;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    drop(listener);
+    let own = format!("http://{addr}/uploads");
+    let tool = on_server(
+        get("/assets"),
+        own.replace("http://", "http://user:hunter2@"),
+    );
+    let result = configured.upstream().invoke(&tool, Map::new()).await;
+    assert_error_containing(&result, &["GET /assets", "could not be reached", &own]);
+    assert!(!text_of(&result).contains("hunter2"), "{result:?}");
+    assert!(
+        configured.requests().is_empty(),
+        "{:#?}",
+        configured.requests()
     );
 }
 

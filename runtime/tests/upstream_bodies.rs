@@ -79,6 +79,7 @@ const fn encoded_tool(
                 encoding,
             }),
             security: &[],
+            server_url: None,
         }),
     }
 }

@@ -86,6 +86,7 @@ fn tool(path: &'static str, args: Vec<ArgBinding>) -> ToolDef {
             args: Box::leak(args.into_boxed_slice()),
             body: None,
             security: &[],
+            server_url: None,
         }),
     }
 }

@@ -143,6 +143,7 @@ const fn tool(method: &'static str, path: &'static str) -> ToolDef {
             args: &[],
             body: None,
             security: &[],
+            server_url: None,
         }),
     }
 }
@@ -380,6 +381,45 @@ async fn redirects_are_not_followed_for_unsafe_methods() {
         );
         assert_eq!(server.lines(), [format!("{method} /old-post")]);
     }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_operations_own_server_redirects_like_the_base_url() {
+    let configured = Server::start().await;
+    let own = Server::start().await;
+    let server_url: &'static str = String::leak(own.base.clone());
+    let on_own = |tool: ToolDef| {
+        let Some(http) = tool.http else {
+            panic!("the tool needs an HTTP binding");
+        };
+        ToolDef {
+            http: Some(HttpBinding {
+                server_url: Some(server_url),
+                ..http
+            }),
+            ..tool
+        }
+    };
+    let upstream = configured.upstream();
+
+    let result = upstream.invoke(&on_own(get("/old")), Map::new()).await;
+    assert_eq!(result.structured_content, Some(json!({"moved": true})));
+    assert_eq!(own.lines(), ["GET /old", "GET /new"]);
+
+    let result = upstream
+        .invoke(&on_own(tool("POST", "/old-post")), Map::new())
+        .await;
+    assert_error_containing(&result, &["POST /old-post", "307", "only for GET"]);
+
+    let result = upstream
+        .invoke(&on_own(get("/elsewhere")), Map::new())
+        .await;
+    assert_error_containing(&result, &["`http://other.invalid/new`", "another origin"]);
+    assert_eq!(
+        own.lines(),
+        ["GET /old", "GET /new", "POST /old-post", "GET /elsewhere"]
+    );
+    assert!(configured.lines().is_empty(), "{:?}", configured.lines());
 }
 
 #[tokio::test(flavor = "multi_thread")]

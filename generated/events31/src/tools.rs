@@ -73,6 +73,7 @@ pub const EVENTS31_LIST_EVENTS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtim
         ],
         body: ::std::option::Option::None,
         security: &["bearerAuth"],
+        server_url: ::std::option::Option::None,
     }),
 };
 /// The `events31_get_event` tool (GET /events/{id}).
@@ -110,6 +111,7 @@ pub const EVENTS31_GET_EVENT_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime:
         ],
         body: ::std::option::Option::None,
         security: &["bearerAuth"],
+        server_url: ::std::option::Option::None,
     }),
 };
 /// The `events31_create_event` tool (POST /events).
@@ -151,6 +153,9 @@ pub const EVENTS31_CREATE_EVENT_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runti
             encoding: &[],
         }),
         security: &["bearerAuth"],
+        server_url: ::std::option::Option::Some(
+            "https://eu.ingest.events.example.com/api",
+        ),
     }),
 };
 /// The `events31_annotate_event` tool (PATCH /events/{id}).
@@ -201,6 +206,7 @@ pub const EVENTS31_ANNOTATE_EVENT_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_run
             encoding: &[],
         }),
         security: &["bearerAuth"],
+        server_url: ::std::option::Option::None,
     }),
 };
 /// The `events31_list_categories` tool (GET /categories).
@@ -238,6 +244,7 @@ pub const EVENTS31_LIST_CATEGORIES_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_ru
         ],
         body: ::std::option::Option::None,
         security: &["bearerAuth"],
+        server_url: ::std::option::Option::None,
     }),
 };
 /// The `events31_get_session` tool (GET /sessions/{sessionId}).
@@ -275,6 +282,7 @@ pub const EVENTS31_GET_SESSION_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtim
         ],
         body: ::std::option::Option::None,
         security: &["bearerAuth"],
+        server_url: ::std::option::Option::None,
     }),
 };
 /// The `events31_subscribe` tool (POST /subscriptions).
@@ -343,6 +351,7 @@ pub const EVENTS31_SUBSCRIBE_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime:
             encoding: &[],
         }),
         security: &["bearerAuth"],
+        server_url: ::std::option::Option::None,
     }),
 };
 /// The `get_analytics_reports_aggregated_by_customer_segment_an_9b31ecef` tool (GET /reports/segments/channels).
@@ -398,6 +407,7 @@ pub const GET_ANALYTICS_REPORTS_AGGREGATED_BY_CUSTOMER_SEGMENT_AN_9B31ECEF_TOOL:
         ],
         body: ::std::option::Option::None,
         security: &["bearerAuth"],
+        server_url: ::std::option::Option::None,
     }),
 };
 /// Every tool, in allowlist order.

@@ -64,6 +64,7 @@ pub const GRAPH_CYCLES_LIST_PEOPLE_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_ru
         ],
         body: ::std::option::Option::None,
         security: &["apiKey"],
+        server_url: ::std::option::Option::None,
     }),
 };
 /// The `graph_cycles_get_person` tool (GET /people/{personId}).
@@ -101,6 +102,7 @@ pub const GRAPH_CYCLES_GET_PERSON_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_run
         ],
         body: ::std::option::Option::None,
         security: &["apiKey"],
+        server_url: ::std::option::Option::None,
     }),
 };
 /// The `graph_cycles_get_organization` tool (GET /organizations/{orgId}).
@@ -138,6 +140,7 @@ pub const GRAPH_CYCLES_GET_ORGANIZATION_TOOL: ::mcpgen_runtime::ToolDef = ::mcpg
         ],
         body: ::std::option::Option::None,
         security: &["apiKey"],
+        server_url: ::std::option::Option::None,
     }),
 };
 /// The `graph_cycles_create_project` tool (POST /projects).
@@ -197,6 +200,7 @@ pub const GRAPH_CYCLES_CREATE_PROJECT_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen
             encoding: &[],
         }),
         security: &["apiKey"],
+        server_url: ::std::option::Option::None,
     }),
 };
 /// The `graph_cycles_list_tasks` tool (GET /projects/{projectId}/tasks).
@@ -243,6 +247,7 @@ pub const GRAPH_CYCLES_LIST_TASKS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_run
         ],
         body: ::std::option::Option::None,
         security: &["apiKey"],
+        server_url: ::std::option::Option::None,
     }),
 };
 /// The `graph_cycles_create_task` tool (POST /projects/{projectId}/tasks).
@@ -356,6 +361,7 @@ pub const GRAPH_CYCLES_CREATE_TASK_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_ru
             encoding: &[],
         }),
         security: &["apiKey"],
+        server_url: ::std::option::Option::None,
     }),
 };
 /// Every tool, in allowlist order.

@@ -104,6 +104,7 @@ pub const LIBRARY2_LIST_BOOKS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime
         ],
         body: ::std::option::Option::None,
         security: &["LibraryKey"],
+        server_url: ::std::option::Option::None,
     }),
 };
 /// The `library2_get_book` tool (GET /books/{bookId}).
@@ -141,6 +142,7 @@ pub const LIBRARY2_GET_BOOK_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime::
         ],
         body: ::std::option::Option::None,
         security: &["LibraryKey"],
+        server_url: ::std::option::Option::None,
     }),
 };
 /// The `library2_add_book` tool (POST /books).
@@ -245,6 +247,7 @@ pub const LIBRARY2_ADD_BOOK_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime::
             encoding: &[],
         }),
         security: &["StaffLogin"],
+        server_url: ::std::option::Option::None,
     }),
 };
 /// The `library2_upload_cover` tool (POST /books/{bookId}/cover).
@@ -313,6 +316,7 @@ pub const LIBRARY2_UPLOAD_COVER_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runti
             encoding: &[],
         }),
         security: &["LibraryKey"],
+        server_url: ::std::option::Option::None,
     }),
 };
 /// The `library2_remove_book` tool (DELETE /books/{bookId}).
@@ -357,6 +361,7 @@ pub const LIBRARY2_REMOVE_BOOK_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtim
         ],
         body: ::std::option::Option::None,
         security: &["LibraryKey", "StaffLogin"],
+        server_url: ::std::option::Option::None,
     }),
 };
 /// The `library2_create_loan` tool (POST /loans).
@@ -416,6 +421,7 @@ pub const LIBRARY2_CREATE_LOAN_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtim
             encoding: &[],
         }),
         security: &["LibraryKey"],
+        server_url: ::std::option::Option::None,
     }),
 };
 /// Every tool, in allowlist order.

@@ -86,6 +86,7 @@ pub const SYNAPLAN_SEND_MESSAGE_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runti
             encoding: &[],
         }),
         security: &["ApiKeyAuth"],
+        server_url: ::std::option::Option::None,
     }),
 };
 /// The `synaplan_list_chats` tool (GET /api/v1/chats).
@@ -132,6 +133,7 @@ pub const SYNAPLAN_LIST_CHATS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime
         ],
         body: ::std::option::Option::None,
         security: &["ApiKeyAuth"],
+        server_url: ::std::option::Option::None,
     }),
 };
 /// The `synaplan_list_prompts` tool (GET /api/v1/prompts).
@@ -169,6 +171,7 @@ pub const SYNAPLAN_LIST_PROMPTS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runti
         ],
         body: ::std::option::Option::None,
         security: &["ApiKeyAuth"],
+        server_url: ::std::option::Option::None,
     }),
 };
 /// The `synaplan_search_documents` tool (POST /api/v1/rag/search).
@@ -237,6 +240,7 @@ pub const SYNAPLAN_SEARCH_DOCUMENTS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_r
             encoding: &[],
         }),
         security: &["ApiKeyAuth"],
+        server_url: ::std::option::Option::None,
     }),
 };
 /// The `synaplan_upload_file` tool (POST /api/v1/files/upload).
@@ -306,6 +310,7 @@ pub const SYNAPLAN_UPLOAD_FILE_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtim
             ],
         }),
         security: &["ApiKeyAuth"],
+        server_url: ::std::option::Option::None,
     }),
 };
 /// The `synaplan_list_files` tool (GET /api/v1/files).
@@ -361,6 +366,7 @@ pub const SYNAPLAN_LIST_FILES_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime
         ],
         body: ::std::option::Option::None,
         security: &["ApiKeyAuth"],
+        server_url: ::std::option::Option::None,
     }),
 };
 /// The `synaplan_get_config` tool (GET /api/v1/config/runtime).
@@ -388,6 +394,7 @@ pub const SYNAPLAN_GET_CONFIG_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime
         args: &[],
         body: ::std::option::Option::None,
         security: &["ApiKeyAuth"],
+        server_url: ::std::option::Option::None,
     }),
 };
 /// Every tool, in allowlist order.

@@ -229,6 +229,22 @@ pub(crate) fn readme(server: &ir::Server, options: &EmitOptions, size: &ToolsLis
     if let Some(url) = &server.upstream_url {
         out.push_str(&format!("Default upstream: `{}`\n\n", md_code(url)));
     }
+    let own_servers: Vec<String> = server
+        .tools
+        .iter()
+        .filter_map(|t| {
+            let url = t.http.server_url.as_deref()?;
+            Some(format!("- `{}`: `{}`\n", t.name, md_code(url)))
+        })
+        .collect();
+    if !own_servers.is_empty() {
+        out.push_str(
+            "These tools call the server their operation declares in the spec, not the \
+             upstream (the upstream's credentials are sent there too):\n\n",
+        );
+        out.push_str(&own_servers.concat());
+        out.push('\n');
+    }
     out.push_str("| Tool | Operation | Access | Description |\n|---|---|---|---|\n");
     for t in &server.tools {
         let access = match (t.annotations.read_only, t.annotations.destructive) {

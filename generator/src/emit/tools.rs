@@ -118,6 +118,7 @@ fn tool_def(tool: &ir::Tool) -> TokenStream {
         None => quote! { ::std::option::Option::None },
     };
     let security = &http.security;
+    let server_url = opt_str(&http.server_url);
     quote! {
         ::mcpgen_runtime::ToolDef {
             name: #name,
@@ -141,6 +142,7 @@ fn tool_def(tool: &ir::Tool) -> TokenStream {
                 args: &[#(#args),*],
                 body: #body,
                 security: &[#(#security),*],
+                server_url: #server_url,
             }),
         }
     }

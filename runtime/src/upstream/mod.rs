@@ -18,13 +18,14 @@ mod request;
 mod response;
 mod style;
 
+use std::borrow::Cow;
 use std::time::{Duration, Instant};
 
 use reqwest::header::{HeaderName, HeaderValue};
 use serde_json::{Map, Value};
 use tracing::Instrument;
 
-use crate::{CallContext, SecurityScheme, ToolDef, ToolResult};
+use crate::{CallContext, HttpBinding, SecurityScheme, ToolDef, ToolResult};
 
 /// A credential attached to every upstream request.
 #[derive(Clone)]
@@ -84,6 +85,8 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 #[derive(Debug, Clone)]
 pub struct UpstreamConfig {
     /// Base URL that operation paths are appended to, e.g. `https://api.example.com/v1`.
+    /// Operations whose spec declares their own server ([`HttpBinding::server_url`]) go there
+    /// instead.
     pub base_url: String,
     /// Credentials attached to every request.
     pub credentials: Vec<Credential>,
@@ -272,10 +275,13 @@ impl Upstream {
                 tool.name
             ));
         };
-        let prepared = match request::build(&self.base, binding, &args, &self.auth)
-            .and_then(|prepared| self.pass_through.apply(prepared, binding, ctx))
-        {
-            Ok(prepared) => prepared,
+        let built = self.base_for(binding).and_then(|base| {
+            let prepared = request::build(&base.url, binding, &args, &self.auth)?;
+            let prepared = self.pass_through.apply(prepared, binding, ctx)?;
+            Ok((prepared, base.display))
+        });
+        let (prepared, display_base) = match built {
+            Ok(built) => built,
             Err(problem) => {
                 return ToolResult::error(format!(
                     "cannot call {} {}: {problem}",
@@ -289,11 +295,41 @@ impl Upstream {
             method = binding.method,
             path = binding.path,
         );
-        self.send(tool, prepared).instrument(span).await
+        self.send(tool, prepared, &display_base)
+            .instrument(span)
+            .await
     }
 
-    /// Sends a prepared request and maps its outcome.
-    async fn send(&self, tool: &ToolDef, prepared: request::Prepared) -> ToolResult {
+    /// The base URL `binding`'s requests go to: the operation's own server when the spec
+    /// declares one, else the configured base URL. Fails, saying why, when the operation's
+    /// server is not an absolute `http`/`https` URL without query or fragment.
+    fn base_for(&self, binding: &HttpBinding) -> Result<Base<'_>, String> {
+        let Some(server_url) = binding.server_url else {
+            return Ok(Base {
+                url: Cow::Borrowed(&self.base),
+                display: Cow::Borrowed(&self.display_base),
+            });
+        };
+        let display = check_url(server_url).map_err(|reason| {
+            format!(
+                "the spec gives this operation its own server `{}`, which cannot be used: {reason}",
+                redact_url_text(server_url)
+            )
+        })?;
+        Ok(Base {
+            url: Cow::Borrowed(server_url.trim_end_matches('/')),
+            display: Cow::Owned(display),
+        })
+    }
+
+    /// Sends a prepared request and maps its outcome; `display_base` names the base URL in
+    /// messages.
+    async fn send(
+        &self,
+        tool: &ToolDef,
+        prepared: request::Prepared,
+        display_base: &str,
+    ) -> ToolResult {
         let request::Prepared {
             method,
             path,
@@ -368,7 +404,7 @@ impl Upstream {
                     connect = err.is_connect(),
                     "upstream call failed"
                 );
-                response::map_error(&what, &err, self.config.timeout, &self.display_base)
+                response::map_error(&what, &err, self.config.timeout, display_base)
             }
         }
     }
@@ -422,8 +458,10 @@ impl Upstream {
                 tool.name
             )
         })?;
-        let prepared =
-            request::build(&self.base, binding, args, &self.auth).map_err(|problem| {
+        let prepared = self
+            .base_for(binding)
+            .and_then(|base| request::build(&base.url, binding, args, &self.auth))
+            .map_err(|problem| {
                 format!("cannot call {} {}: {problem}", binding.method, binding.path)
             })?;
         let (content_type, body) = match prepared.body {
@@ -451,26 +489,38 @@ fn elapsed_ms(started: Instant) -> u64 {
     u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
 }
 
+/// A base URL requests are sent to: without a trailing slash, and as shown in messages.
+struct Base<'a> {
+    url: Cow<'a, str>,
+    display: Cow<'a, str>,
+}
+
 /// Checks the base URL and returns it as shown in messages (no user info, no trailing slash).
 fn check_base_url(base_url: &str) -> Result<String, UpstreamError> {
-    let reject = |reason: &str| UpstreamError::BaseUrl {
+    check_url(base_url).map_err(|reason| UpstreamError::BaseUrl {
         url: redact_url_text(base_url),
-        reason: reason.to_owned(),
-    };
-    let mut url = url::Url::parse(base_url).map_err(|e| reject(&e.to_string()))?;
+        reason,
+    })
+}
+
+/// Checks that `base_url` is an absolute `http`/`https` URL with a host and no query or
+/// fragment; returns it as shown in messages (no user info, no trailing slash), or why not.
+fn check_url(base_url: &str) -> Result<String, String> {
+    let mut url = url::Url::parse(base_url).map_err(|e| e.to_string())?;
     if !matches!(url.scheme(), "http" | "https") {
-        return Err(reject("the scheme must be http or https"));
+        return Err("the scheme must be http or https".to_owned());
     }
     if url.host_str().is_none_or(str::is_empty) {
-        return Err(reject("the URL has no host"));
+        return Err("the URL has no host".to_owned());
     }
     if url.query().is_some() {
-        return Err(reject(
-            "the URL must not have a query string; pass query credentials as `Credential::Query`",
-        ));
+        return Err(
+            "the URL must not have a query string; pass query credentials as `Credential::Query`"
+                .to_owned(),
+        );
     }
     if url.fragment().is_some() {
-        return Err(reject("the URL must not have a fragment"));
+        return Err("the URL must not have a fragment".to_owned());
     }
     // Setting these cannot fail for an http(s) URL with a host, which was checked above.
     let _ = url.set_username("");

@@ -105,6 +105,7 @@ pub const REMOTE_STATUS: ToolDef = ToolDef {
         args: &[] as &[ArgBinding],
         body: None,
         security: &[],
+        server_url: None,
     }),
 };
 
