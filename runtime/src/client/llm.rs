@@ -281,34 +281,23 @@ where
             }
         };
         let (text, calls) = match turn {
-            LlmTurn::Final(answer) => {
-                messages.push(Message::Assistant {
-                    text: Some(answer.clone()),
-                    tool_calls: Vec::new(),
-                });
-                return Ok(LoopOutcome {
-                    answer,
-                    messages,
-                    trace,
-                    iterations: iteration,
-                });
-            }
-            // No calls is an answer, whatever the variant says.
-            LlmTurn::ToolCalls { text, calls } if calls.is_empty() => {
-                let answer = text.unwrap_or_default();
-                messages.push(Message::Assistant {
-                    text: Some(answer.clone()),
-                    tool_calls: Vec::new(),
-                });
-                return Ok(LoopOutcome {
-                    answer,
-                    messages,
-                    trace,
-                    iterations: iteration,
-                });
-            }
+            LlmTurn::Final(answer) => (Some(answer), Vec::new()),
             LlmTurn::ToolCalls { text, calls } => (text, calls),
         };
+        // No calls is an answer, whatever the variant says.
+        if calls.is_empty() {
+            let answer = text.unwrap_or_default();
+            messages.push(Message::Assistant {
+                text: Some(answer.clone()),
+                tool_calls: Vec::new(),
+            });
+            return Ok(LoopOutcome {
+                answer,
+                messages,
+                trace,
+                iterations: iteration,
+            });
+        }
         messages.push(Message::Assistant {
             text,
             tool_calls: calls.clone(),

@@ -54,6 +54,8 @@ fn blocked_v4(ip: Ipv4Addr) -> Option<&'static str> {
 
 fn blocked_v6(ip: Ipv6Addr) -> Option<&'static str> {
     let seg = ip.segments();
+    // The IPv4 address in segments `i` and `i + 1`.
+    let v4_at = |i: usize| Ipv4Addr::from((u32::from(seg[i]) << 16) | u32::from(seg[i + 1]));
     if ip.is_loopback() {
         return Some("loopback");
     }
@@ -66,31 +68,13 @@ fn blocked_v6(ip: Ipv6Addr) -> Option<&'static str> {
         return blocked_v4(v4);
     }
     if seg[..6] == [0; 6] {
-        let v4 = Ipv4Addr::new(
-            (seg[6] >> 8) as u8,
-            seg[6] as u8,
-            (seg[7] >> 8) as u8,
-            seg[7] as u8,
-        );
-        return blocked_v4(v4).or(Some("IPv4-compatible IPv6"));
+        return blocked_v4(v4_at(6)).or(Some("IPv4-compatible IPv6"));
     }
     if seg[0] == 0x64 && seg[1] == 0xff9b && seg[2..6] == [0; 4] {
-        let v4 = Ipv4Addr::new(
-            (seg[6] >> 8) as u8,
-            seg[6] as u8,
-            (seg[7] >> 8) as u8,
-            seg[7] as u8,
-        );
-        return blocked_v4(v4);
+        return blocked_v4(v4_at(6));
     }
     if seg[0] == 0x2002 {
-        let v4 = Ipv4Addr::new(
-            (seg[1] >> 8) as u8,
-            seg[1] as u8,
-            (seg[2] >> 8) as u8,
-            seg[2] as u8,
-        );
-        return blocked_v4(v4);
+        return blocked_v4(v4_at(1));
     }
     if seg[0] & 0xfe00 == 0xfc00 {
         Some("unique local (fc00::/7)")
