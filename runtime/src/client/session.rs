@@ -104,12 +104,8 @@ impl Session {
                 })
             }
             TransportConfig::StreamableHttp { url, headers } => {
-                let parsed = parse_url(name, url)?;
-                if !config.allow_private {
-                    ssrf::check_url(name, &parsed).await?;
-                }
-                let client = ssrf::http_client(name, config.allow_private, timeout)?;
-                let headers = header_map(name, headers)?;
+                let (parsed, client, headers) =
+                    guarded_http(name, config, url, headers, timeout).await?;
                 let custom: HashMap<_, _> = headers
                     .iter()
                     .map(|(k, v)| (k.clone(), v.clone()))
@@ -141,12 +137,8 @@ impl Session {
                 })
             }
             TransportConfig::Sse { url, headers } => {
-                let parsed = parse_url(name, url)?;
-                if !config.allow_private {
-                    ssrf::check_url(name, &parsed).await?;
-                }
-                let client = ssrf::http_client(name, config.allow_private, timeout)?;
-                let headers = header_map(name, headers)?;
+                let (parsed, client, headers) =
+                    guarded_http(name, config, url, headers, timeout).await?;
                 let connect = async {
                     let transport = SseTransport::connect(
                         name,
@@ -337,6 +329,23 @@ async fn reap(child: &mut Child) {
 
 fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// What an HTTP or SSE entry connects with: its URL (refused when it points at an internal
+/// address the entry does not allow), the guarded HTTP client, and its headers.
+async fn guarded_http(
+    name: &str,
+    config: &ServerConfig,
+    url: &str,
+    headers: &std::collections::BTreeMap<String, String>,
+    timeout: Duration,
+) -> Result<(url::Url, reqwest::Client, http::HeaderMap), ClientError> {
+    let parsed = parse_url(name, url)?;
+    if !config.allow_private {
+        ssrf::check_url(name, &parsed).await?;
+    }
+    let client = ssrf::http_client(name, config.allow_private, timeout)?;
+    Ok((parsed, client, header_map(name, headers)?))
 }
 
 fn parse_url(server: &str, url: &str) -> Result<url::Url, ClientError> {
