@@ -17,7 +17,6 @@ pub mod ir;
 pub mod keywords;
 pub mod naming;
 pub mod output;
-pub mod preview;
 pub mod progress;
 pub mod schema;
 pub mod select;

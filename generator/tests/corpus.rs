@@ -6,6 +6,8 @@
 //! `MCPGEN_CORPUS_SPEC=<path to api.github.com.json>` uses a copy already on disk instead of
 //! fetching the package.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
@@ -135,7 +137,7 @@ fn github_rest_api_every_tool_prepares_its_upstream_request() {
         Allowlist::parse(Path::new("mcp_tools.yaml"), &allowlist_text).expect("allowlist");
     let (server, _) = select(&spec, &allowlist, &SelectOptions::default())
         .unwrap_or_else(|e| panic!("selection: {e:?}"));
-    let tools = generator::preview::tool_defs(&server.tools);
+    let tools = support::preview::tool_defs(&server.tools);
     assert!(tools.len() > 900, "only {} tools", tools.len());
     let base = server
         .upstream_url

@@ -1,8 +1,10 @@
 //! From spec to wire in-process: the generator's IR for a fixture spec, turned into runtime
-//! tool tables (`generator::preview`), prepared by `Upstream::prepare`, compared byte for byte.
+//! tool tables (`support::preview`), prepared by `Upstream::prepare`, compared byte for byte.
 //! Covers `allowReserved`, the `encoding` object (also as upgraded from Swagger 2.0
 //! `collectionFormat`), the allowlist's `content_type` choice, and path-item and operation
 //! `servers`.
+
+mod support;
 
 use std::path::{Path, PathBuf};
 
@@ -28,7 +30,7 @@ fn tools(spec: &str, allowlist: &str) -> (Vec<ToolDef>, Vec<String>) {
     let (server, warnings) = select(&spec, &allowlist, &SelectOptions::default())
         .unwrap_or_else(|errors| panic!("selection failed: {errors:?}"));
     (
-        generator::preview::tool_defs(&server.tools),
+        support::preview::tool_defs(&server.tools),
         warnings.iter().map(ToString::to_string).collect(),
     )
 }

@@ -7,8 +7,8 @@
 //! - [`toolset`]: the [`ToolSet`] trait a server dispatches through.
 //! - [`result`]: [`ToolResult`], what a tool call returns.
 //! - [`upstream`]: the HTTP call an OpenAPI-derived tool makes to its REST API.
-//! - [`client`]: calling MCP servers: configuration, [`client::Session`], guards, and the
-//!   connection trait typed client stubs call through.
+//! - [`connection`]: [`McpConnection`] and [`call_typed`], what typed client stubs call
+//!   through (sessions to remote servers live in `mcpgen-client`).
 //! - [`auth`]: API keys, signed tokens, and the [`Principal`] they yield.
 //! - [`audit`]: one audit event per tool call, delivered to pluggable sinks.
 //! - [`server`]: serving tool sets over stdio and Streamable HTTP, with auth, limits and audit.
@@ -17,7 +17,7 @@
 pub mod audit;
 pub mod auth;
 pub mod cli;
-pub mod client;
+pub mod connection;
 pub mod principal;
 pub mod result;
 pub mod server;
@@ -25,7 +25,7 @@ pub mod tool;
 pub mod toolset;
 pub mod upstream;
 
-pub use client::{ClientError, McpConfig, McpConnection, ServerConfig, Session};
+pub use connection::{BreakerOpen, ClientError, LocalConnection, McpConnection, call_typed};
 pub use principal::Principal;
 pub use result::{Content, ToolResult};
 pub use tool::{

@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use mcpgen_runtime::client::{McpConfig, ServerConfig, Session};
+use mcpgen_client::{McpConfig, ServerConfig, Session};
 use mcpgen_runtime::{ClientError, Content};
 use mcpgen_tests::{
     CountingListener, KillOnDrop, StandIn, free_port, node_bin, node_file, process_exists,

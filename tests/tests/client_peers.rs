@@ -5,7 +5,7 @@
 
 use std::process::Stdio;
 
-use mcpgen_runtime::client::{McpConfig, ServerConfig, Session};
+use mcpgen_client::{McpConfig, ServerConfig, Session};
 use mcpgen_runtime::{ClientError, Content};
 use mcpgen_tests::{
     KillOnDrop, StandIn, admin_keys_file, free_port, node_bin, node_file, process_exists,

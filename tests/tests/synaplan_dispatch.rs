@@ -1,6 +1,6 @@
 //! The generated Synaplan dispatcher against a loopback stand-in for the Synaplan API.
 
-use mcpgen_runtime::client::LocalConnection;
+use mcpgen_runtime::LocalConnection;
 use mcpgen_runtime::{CallContext, Credential, ToolError, ToolSet, Upstream, UpstreamConfig};
 use mcpgen_tests::{SYNAPLAN_PROMPTS, StandIn};
 use serde_json::{Map, json};

@@ -25,12 +25,7 @@ impl<C: ::mcpgen_runtime::McpConnection> Client<C> {
         crate::types::output::Events31ListEventsOutput,
         ::mcpgen_runtime::ClientError,
     > {
-        ::mcpgen_runtime::client::call_typed(
-                &self.conn,
-                "events31_list_events",
-                args,
-                false,
-            )
+        ::mcpgen_runtime::call_typed(&self.conn, "events31_list_events", args, false)
             .await
     }
     /// Calls `events31_get_event` (GET /events/{id}).
@@ -43,13 +38,7 @@ impl<C: ::mcpgen_runtime::McpConnection> Client<C> {
         crate::types::output::Events31GetEventOutput,
         ::mcpgen_runtime::ClientError,
     > {
-        ::mcpgen_runtime::client::call_typed(
-                &self.conn,
-                "events31_get_event",
-                args,
-                false,
-            )
-            .await
+        ::mcpgen_runtime::call_typed(&self.conn, "events31_get_event", args, false).await
     }
     /// Calls `events31_create_event` (POST /events).
     ///
@@ -61,12 +50,7 @@ impl<C: ::mcpgen_runtime::McpConnection> Client<C> {
         crate::types::output::Events31CreateEventOutput,
         ::mcpgen_runtime::ClientError,
     > {
-        ::mcpgen_runtime::client::call_typed(
-                &self.conn,
-                "events31_create_event",
-                args,
-                false,
-            )
+        ::mcpgen_runtime::call_typed(&self.conn, "events31_create_event", args, false)
             .await
     }
     /// Calls `events31_annotate_event` (PATCH /events/{id}).
@@ -79,12 +63,7 @@ impl<C: ::mcpgen_runtime::McpConnection> Client<C> {
         crate::types::output::Events31AnnotateEventOutput,
         ::mcpgen_runtime::ClientError,
     > {
-        ::mcpgen_runtime::client::call_typed(
-                &self.conn,
-                "events31_annotate_event",
-                args,
-                false,
-            )
+        ::mcpgen_runtime::call_typed(&self.conn, "events31_annotate_event", args, false)
             .await
     }
     /// Calls `events31_list_categories` (GET /categories).
@@ -97,12 +76,7 @@ impl<C: ::mcpgen_runtime::McpConnection> Client<C> {
         crate::types::output::Events31ListCategoriesOutput,
         ::mcpgen_runtime::ClientError,
     > {
-        ::mcpgen_runtime::client::call_typed(
-                &self.conn,
-                "events31_list_categories",
-                args,
-                false,
-            )
+        ::mcpgen_runtime::call_typed(&self.conn, "events31_list_categories", args, false)
             .await
     }
     /// Calls `events31_get_session` (GET /sessions/{sessionId}).
@@ -115,12 +89,7 @@ impl<C: ::mcpgen_runtime::McpConnection> Client<C> {
         crate::types::output::Events31GetSessionOutput,
         ::mcpgen_runtime::ClientError,
     > {
-        ::mcpgen_runtime::client::call_typed(
-                &self.conn,
-                "events31_get_session",
-                args,
-                false,
-            )
+        ::mcpgen_runtime::call_typed(&self.conn, "events31_get_session", args, false)
             .await
     }
     /// Calls `events31_subscribe` (POST /subscriptions).
@@ -133,13 +102,7 @@ impl<C: ::mcpgen_runtime::McpConnection> Client<C> {
         crate::types::output::Events31SubscribeOutput,
         ::mcpgen_runtime::ClientError,
     > {
-        ::mcpgen_runtime::client::call_typed(
-                &self.conn,
-                "events31_subscribe",
-                args,
-                false,
-            )
-            .await
+        ::mcpgen_runtime::call_typed(&self.conn, "events31_subscribe", args, false).await
     }
     /// Calls `get_analytics_reports_aggregated_by_customer_segment_an_9b31ecef` (GET /reports/segments/channels).
     ///
@@ -151,7 +114,7 @@ impl<C: ::mcpgen_runtime::McpConnection> Client<C> {
         crate::types::output::GetAnalyticsReportsAggregatedByCustomerSegmentAn9b31ecefOutput,
         ::mcpgen_runtime::ClientError,
     > {
-        ::mcpgen_runtime::client::call_typed(
+        ::mcpgen_runtime::call_typed(
                 &self.conn,
                 "get_analytics_reports_aggregated_by_customer_segment_an_9b31ecef",
                 args,

@@ -25,12 +25,7 @@ impl<C: ::mcpgen_runtime::McpConnection> Client<C> {
         crate::types::output::GraphCyclesListPeopleOutput,
         ::mcpgen_runtime::ClientError,
     > {
-        ::mcpgen_runtime::client::call_typed(
-                &self.conn,
-                "graph_cycles_list_people",
-                args,
-                false,
-            )
+        ::mcpgen_runtime::call_typed(&self.conn, "graph_cycles_list_people", args, false)
             .await
     }
     /// Calls `graph_cycles_get_person` (GET /people/{personId}).
@@ -43,12 +38,7 @@ impl<C: ::mcpgen_runtime::McpConnection> Client<C> {
         crate::types::output::GraphCyclesGetPersonOutput,
         ::mcpgen_runtime::ClientError,
     > {
-        ::mcpgen_runtime::client::call_typed(
-                &self.conn,
-                "graph_cycles_get_person",
-                args,
-                false,
-            )
+        ::mcpgen_runtime::call_typed(&self.conn, "graph_cycles_get_person", args, false)
             .await
     }
     /// Calls `graph_cycles_get_organization` (GET /organizations/{orgId}).
@@ -61,7 +51,7 @@ impl<C: ::mcpgen_runtime::McpConnection> Client<C> {
         crate::types::output::GraphCyclesGetOrganizationOutput,
         ::mcpgen_runtime::ClientError,
     > {
-        ::mcpgen_runtime::client::call_typed(
+        ::mcpgen_runtime::call_typed(
                 &self.conn,
                 "graph_cycles_get_organization",
                 args,
@@ -79,7 +69,7 @@ impl<C: ::mcpgen_runtime::McpConnection> Client<C> {
         crate::types::output::GraphCyclesCreateProjectOutput,
         ::mcpgen_runtime::ClientError,
     > {
-        ::mcpgen_runtime::client::call_typed(
+        ::mcpgen_runtime::call_typed(
                 &self.conn,
                 "graph_cycles_create_project",
                 args,
@@ -97,12 +87,7 @@ impl<C: ::mcpgen_runtime::McpConnection> Client<C> {
         crate::types::output::GraphCyclesListTasksOutput,
         ::mcpgen_runtime::ClientError,
     > {
-        ::mcpgen_runtime::client::call_typed(
-                &self.conn,
-                "graph_cycles_list_tasks",
-                args,
-                false,
-            )
+        ::mcpgen_runtime::call_typed(&self.conn, "graph_cycles_list_tasks", args, false)
             .await
     }
     /// Calls `graph_cycles_create_task` (POST /projects/{projectId}/tasks).
@@ -115,12 +100,7 @@ impl<C: ::mcpgen_runtime::McpConnection> Client<C> {
         crate::types::output::GraphCyclesCreateTaskOutput,
         ::mcpgen_runtime::ClientError,
     > {
-        ::mcpgen_runtime::client::call_typed(
-                &self.conn,
-                "graph_cycles_create_task",
-                args,
-                false,
-            )
+        ::mcpgen_runtime::call_typed(&self.conn, "graph_cycles_create_task", args, false)
             .await
     }
 }

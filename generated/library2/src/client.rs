@@ -25,12 +25,7 @@ impl<C: ::mcpgen_runtime::McpConnection> Client<C> {
         crate::types::output::Library2ListBooksOutput,
         ::mcpgen_runtime::ClientError,
     > {
-        ::mcpgen_runtime::client::call_typed(
-                &self.conn,
-                "library2_list_books",
-                args,
-                false,
-            )
+        ::mcpgen_runtime::call_typed(&self.conn, "library2_list_books", args, false)
             .await
     }
     /// Calls `library2_get_book` (GET /books/{bookId}).
@@ -43,13 +38,7 @@ impl<C: ::mcpgen_runtime::McpConnection> Client<C> {
         crate::types::output::Library2GetBookOutput,
         ::mcpgen_runtime::ClientError,
     > {
-        ::mcpgen_runtime::client::call_typed(
-                &self.conn,
-                "library2_get_book",
-                args,
-                false,
-            )
-            .await
+        ::mcpgen_runtime::call_typed(&self.conn, "library2_get_book", args, false).await
     }
     /// Calls `library2_add_book` (POST /books).
     ///
@@ -61,13 +50,7 @@ impl<C: ::mcpgen_runtime::McpConnection> Client<C> {
         crate::types::output::Library2AddBookOutput,
         ::mcpgen_runtime::ClientError,
     > {
-        ::mcpgen_runtime::client::call_typed(
-                &self.conn,
-                "library2_add_book",
-                args,
-                false,
-            )
-            .await
+        ::mcpgen_runtime::call_typed(&self.conn, "library2_add_book", args, false).await
     }
     /// Calls `library2_upload_cover` (POST /books/{bookId}/cover).
     ///
@@ -79,12 +62,7 @@ impl<C: ::mcpgen_runtime::McpConnection> Client<C> {
         crate::types::output::Library2UploadCoverOutput,
         ::mcpgen_runtime::ClientError,
     > {
-        ::mcpgen_runtime::client::call_typed(
-                &self.conn,
-                "library2_upload_cover",
-                args,
-                false,
-            )
+        ::mcpgen_runtime::call_typed(&self.conn, "library2_upload_cover", args, false)
             .await
     }
     /// Calls `library2_remove_book` (DELETE /books/{bookId}).
@@ -94,12 +72,7 @@ impl<C: ::mcpgen_runtime::McpConnection> Client<C> {
         &self,
         args: &crate::types::input::Library2RemoveBookArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcpgen_runtime::ClientError> {
-        ::mcpgen_runtime::client::call_typed(
-                &self.conn,
-                "library2_remove_book",
-                args,
-                false,
-            )
+        ::mcpgen_runtime::call_typed(&self.conn, "library2_remove_book", args, false)
             .await
     }
     /// Calls `library2_create_loan` (POST /loans).
@@ -112,12 +85,7 @@ impl<C: ::mcpgen_runtime::McpConnection> Client<C> {
         crate::types::output::Library2CreateLoanOutput,
         ::mcpgen_runtime::ClientError,
     > {
-        ::mcpgen_runtime::client::call_typed(
-                &self.conn,
-                "library2_create_loan",
-                args,
-                false,
-            )
+        ::mcpgen_runtime::call_typed(&self.conn, "library2_create_loan", args, false)
             .await
     }
 }

@@ -25,12 +25,7 @@ impl<C: ::mcpgen_runtime::McpConnection> Client<C> {
         crate::types::output::SynaplanSendMessageOutput,
         ::mcpgen_runtime::ClientError,
     > {
-        ::mcpgen_runtime::client::call_typed(
-                &self.conn,
-                "synaplan_send_message",
-                args,
-                false,
-            )
+        ::mcpgen_runtime::call_typed(&self.conn, "synaplan_send_message", args, false)
             .await
     }
     /// Calls `synaplan_list_chats` (GET /api/v1/chats).
@@ -43,12 +38,7 @@ impl<C: ::mcpgen_runtime::McpConnection> Client<C> {
         crate::types::output::SynaplanListChatsOutput,
         ::mcpgen_runtime::ClientError,
     > {
-        ::mcpgen_runtime::client::call_typed(
-                &self.conn,
-                "synaplan_list_chats",
-                args,
-                false,
-            )
+        ::mcpgen_runtime::call_typed(&self.conn, "synaplan_list_chats", args, false)
             .await
     }
     /// Calls `synaplan_list_prompts` (GET /api/v1/prompts).
@@ -61,12 +51,7 @@ impl<C: ::mcpgen_runtime::McpConnection> Client<C> {
         crate::types::output::SynaplanListPromptsOutput,
         ::mcpgen_runtime::ClientError,
     > {
-        ::mcpgen_runtime::client::call_typed(
-                &self.conn,
-                "synaplan_list_prompts",
-                args,
-                false,
-            )
+        ::mcpgen_runtime::call_typed(&self.conn, "synaplan_list_prompts", args, false)
             .await
     }
     /// Calls `synaplan_search_documents` (POST /api/v1/rag/search).
@@ -79,7 +64,7 @@ impl<C: ::mcpgen_runtime::McpConnection> Client<C> {
         crate::types::output::SynaplanSearchDocumentsOutput,
         ::mcpgen_runtime::ClientError,
     > {
-        ::mcpgen_runtime::client::call_typed(
+        ::mcpgen_runtime::call_typed(
                 &self.conn,
                 "synaplan_search_documents",
                 args,
@@ -97,12 +82,7 @@ impl<C: ::mcpgen_runtime::McpConnection> Client<C> {
         crate::types::output::SynaplanUploadFileOutput,
         ::mcpgen_runtime::ClientError,
     > {
-        ::mcpgen_runtime::client::call_typed(
-                &self.conn,
-                "synaplan_upload_file",
-                args,
-                false,
-            )
+        ::mcpgen_runtime::call_typed(&self.conn, "synaplan_upload_file", args, false)
             .await
     }
     /// Calls `synaplan_list_files` (GET /api/v1/files).
@@ -115,12 +95,7 @@ impl<C: ::mcpgen_runtime::McpConnection> Client<C> {
         crate::types::output::SynaplanListFilesOutput,
         ::mcpgen_runtime::ClientError,
     > {
-        ::mcpgen_runtime::client::call_typed(
-                &self.conn,
-                "synaplan_list_files",
-                args,
-                false,
-            )
+        ::mcpgen_runtime::call_typed(&self.conn, "synaplan_list_files", args, false)
             .await
     }
     /// Calls `synaplan_get_config` (GET /api/v1/config/runtime).
@@ -133,12 +108,7 @@ impl<C: ::mcpgen_runtime::McpConnection> Client<C> {
         crate::types::output::SynaplanGetConfigOutput,
         ::mcpgen_runtime::ClientError,
     > {
-        ::mcpgen_runtime::client::call_typed(
-                &self.conn,
-                "synaplan_get_config",
-                args,
-                false,
-            )
+        ::mcpgen_runtime::call_typed(&self.conn, "synaplan_get_config", args, false)
             .await
     }
 }

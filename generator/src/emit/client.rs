@@ -37,7 +37,7 @@ pub(crate) fn tokens(server: &ir::Server, types: &BTreeMap<String, ToolTypes>) -
         quote! {
             #(#doc)*
             pub async fn #method(&self, args: &#args_ty) -> ::std::result::Result<#out_ty, ::mcpgen_runtime::ClientError> {
-                ::mcpgen_runtime::client::call_typed(&self.conn, #tool_name, args, false).await
+                ::mcpgen_runtime::call_typed(&self.conn, #tool_name, args, false).await
             }
         }
     });

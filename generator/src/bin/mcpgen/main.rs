@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
-mod mcp_client_cmd;
+mod client_cmd;
 use generator::allowlist::{Allowlist, ServerBlock};
 use generator::spec::Spec;
 use generator::{Errors, RuntimeDep, Settings, naming, output};
@@ -36,10 +36,10 @@ enum Command {
     Token(TokenCommand),
     /// List the tools of the configured MCP servers (`mcpServers` JSON) and report servers
     /// that failed; exits 1 if any selected server failed.
-    Tools(mcp_client_cmd::ToolsArgs),
+    Tools(client_cmd::ToolsArgs),
     /// Call one tool of a configured MCP server and print its result; exits 1 when the
     /// server cannot be reached or the result has `isError`.
-    Call(mcp_client_cmd::CallArgs),
+    Call(client_cmd::CallArgs),
 }
 
 #[derive(Subcommand)]
@@ -147,8 +147,8 @@ fn main() -> ExitCode {
         Command::List(args) => list(args),
         Command::Check(args) => check(args),
         Command::Token(TokenCommand::Issue(args)) => token_issue(args),
-        Command::Tools(args) => mcp_client_cmd::tools(args),
-        Command::Call(args) => mcp_client_cmd::call(args),
+        Command::Tools(args) => client_cmd::tools(args),
+        Command::Call(args) => client_cmd::call(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

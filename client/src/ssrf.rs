@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 
-use super::ClientError;
+use crate::ClientError;
 
 /// Why `ip` may not be reached without `allow_private`, or `None` if it may.
 pub fn blocked_reason(ip: IpAddr) -> Option<&'static str> {
@@ -326,7 +326,7 @@ mod tests {
             .unwrap_or_else(|e| panic!("{e}"));
         let err = match guarded.get(&url).send().await {
             Ok(r) => panic!("the guarded client reached {url}: {}", r.status()),
-            Err(e) => super::super::error_chain(&e),
+            Err(e) => crate::error_chain(&e),
         };
         assert!(
             err.contains("server `srv`") && err.contains("localhost") && err.contains("loopback"),

@@ -2,7 +2,7 @@
 //! until it answers or the iteration cap is reached.
 //!
 //! The model is behind the provider-agnostic [`Llm`] trait, which the application implements
-//! for its provider (the [`formats`](super::formats) module turns tool definitions, calls and
+//! for its provider (the [`formats`](crate::formats) module turns tool definitions, calls and
 //! results into OpenAI or Anthropic JSON and back). Tools are called through any
 //! [`McpConnection`]: a registry of servers, one session, or a local tool set.
 //!
@@ -12,7 +12,7 @@
 //!
 //! ```no_run
 //! use mcpgen_runtime::BoxFuture;
-//! use mcpgen_runtime::client::{
+//! use mcpgen_client::{
 //!     Llm, LlmError, LlmTurn, LoopOptions, McpConfig, Message, Registry, ToolDefinition,
 //!     run_tool_loop,
 //! };
@@ -52,8 +52,8 @@
 
 use serde_json::{Map, Value};
 
-use super::formats::{ToolCall, ToolDefinition, result_text};
-use crate::{BoxFuture, McpConnection, ToolResult};
+use crate::formats::{ToolCall, ToolDefinition, result_text};
+use mcpgen_runtime::{BoxFuture, McpConnection, ToolResult};
 
 /// One message of a provider-neutral conversation.
 #[derive(Debug, Clone, PartialEq)]
@@ -243,7 +243,7 @@ pub(crate) async fn call_as_result<C: McpConnection + ?Sized>(
         other => {
             return ToolResult::error(format!(
                 "the arguments for `{name}` must be a JSON object, got {}",
-                crate::json_kind(other)
+                mcpgen_runtime::json_kind(other)
             ));
         }
     };
@@ -350,8 +350,8 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::client::LocalConnection;
-    use crate::{CallContext, ToolDef, ToolError, ToolSet};
+    use crate::LocalConnection;
+    use mcpgen_runtime::{CallContext, ToolDef, ToolError, ToolSet};
 
     /// A model that plays a fixed script and records what it was shown.
     struct Scripted {
@@ -393,7 +393,7 @@ mod tests {
         input_schema: r#"{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}"#,
         output_schema: None,
         wrap_output: false,
-        annotations: crate::ToolAnnotations {
+        annotations: mcpgen_runtime::ToolAnnotations {
             read_only_hint: Some(true),
             destructive_hint: None,
             idempotent_hint: None,

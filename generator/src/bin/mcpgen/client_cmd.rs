@@ -3,9 +3,9 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use mcpgen_runtime::client::formats::result_text;
-use mcpgen_runtime::client::registry::{Registry, RegistryOptions};
-use mcpgen_runtime::client::{McpConfig, Session};
+use mcpgen_client::formats::result_text;
+use mcpgen_client::registry::{Registry, RegistryOptions};
+use mcpgen_client::{McpConfig, Session};
 use mcpgen_runtime::{Content, ToolResult};
 use serde_json::{Map, Value, json};
 

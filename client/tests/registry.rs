@@ -1,14 +1,15 @@
 //! The registry against real servers: our Streamable HTTP server on loopback, a command that
 //! does not exist, and an address with nothing listening.
 
+#[path = "../../runtime/tests/support/mod.rs"]
 mod support;
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcpgen_runtime::client::breaker::{BreakerConfig, BreakerState, ManualClock};
-use mcpgen_runtime::client::registry::{Registry, RegistryOptions};
-use mcpgen_runtime::client::{
+use mcpgen_client::breaker::{BreakerConfig, BreakerState, ManualClock};
+use mcpgen_client::registry::{Registry, RegistryOptions};
+use mcpgen_client::{
     ClientError, EnrichCall, Llm, LlmError, LlmTurn, LoopOptions, McpConfig, Message, ToolCall,
     ToolDefinition, enrich, run_tool_loop,
 };
@@ -50,7 +51,7 @@ fn dead_port() -> u16 {
         .unwrap()
 }
 
-fn names(tools: &[mcpgen_runtime::client::registry::RegisteredTool]) -> Vec<String> {
+fn names(tools: &[mcpgen_client::registry::RegisteredTool]) -> Vec<String> {
     tools.iter().map(|t| t.name.clone()).collect()
 }
 

@@ -17,8 +17,8 @@
 
 use serde_json::{Map, Value};
 
-use super::formats::result_text;
-use crate::McpConnection;
+use crate::formats::result_text;
+use mcpgen_runtime::McpConnection;
 
 /// Where a tool comes from, for labels: `server/tool`.
 pub trait ToolOrigin {
@@ -114,8 +114,8 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::client::ClientError;
-    use crate::{BoxFuture, ToolResult};
+    use crate::ClientError;
+    use mcpgen_runtime::{BoxFuture, ToolResult};
 
     /// Two "servers" in one connection: `weather/forecast` answers, `crm/lookup` is down,
     /// `docs/search` returns a tool error.

@@ -1,35 +1,8 @@
-//! The client side: connecting to MCP servers and calling their tools.
+//! Calling tools over a connection: what generated typed client stubs need.
 //!
-//! - [`config`]: the `mcpServers` configuration ([`McpConfig`], [`ServerConfig`]).
-//! - [`Session`]: one connected server (stdio, Streamable HTTP or legacy SSE) with its
-//!   guards: per-call timeout with cancellation, response size cap, tool allowlist, and the
-//!   SSRF guard ([`ssrf`]) for HTTP and SSE URLs.
-//! - [`McpConnection`] and [`call_typed`]: what generated typed client stubs call through;
-//!   a [`Session`] is one, and so is a [`LocalConnection`] to an in-process tool set.
-
-pub mod config;
-mod frame;
-mod session;
-mod sse;
-pub mod ssrf;
-mod stdio;
-
-pub use config::{ConfigError, ConfigProblem, McpConfig, ServerConfig, TransportConfig};
-pub use session::Session;
-
-pub mod breaker;
-pub mod enrich;
-pub mod formats;
-pub mod llm;
-pub mod registry;
-
-pub use breaker::{BreakerConfig, BreakerOpen, CircuitBreaker};
-pub use enrich::{EnrichCall, Enrichment, ToolOrigin, enrich};
-pub use formats::{ToolCall, ToolDefinition, ToolNames};
-pub use llm::{
-    Llm, LlmError, LlmTurn, LoopError, LoopOptions, LoopOutcome, Message, run_tool_loop,
-};
-pub use registry::{RegisteredTool, Registry, RegistryOptions, ServerFailure};
+//! [`McpConnection`] is anything that can call an MCP tool; [`call_typed`] encodes typed
+//! arguments and decodes a typed output through one. A [`LocalConnection`] calls an in-process
+//! [`ToolSet`]; remote sessions (stdio, Streamable HTTP, legacy SSE) live in `mcpgen-client`.
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -67,7 +40,7 @@ pub enum ClientError {
         /// What failed.
         message: String,
     },
-    /// The SSRF guard refused the server's address (see [`ssrf`]).
+    /// The SSRF guard refused the server's address.
     #[error(
         "server `{server}`: refused to connect to `{host}` at {address} ({reason}); set `allow_private: true` for this server to allow it"
     )]
@@ -120,7 +93,7 @@ pub enum ClientError {
     },
     /// The server's circuit breaker is open after repeated failures; nothing was sent.
     #[error(transparent)]
-    Unavailable(#[from] breaker::BreakerOpen),
+    Unavailable(#[from] BreakerOpen),
     /// No tool of that name in a registry; nothing was sent.
     #[error("no tool `{name}` in the registry (tools: {known})")]
     UnknownTool {
@@ -137,6 +110,32 @@ pub enum ClientError {
         /// Tool name.
         tool: String,
     },
+}
+
+/// A call refused because a circuit breaker (in `mcpgen-client`) is open (or its one probe is already in flight).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "server `{server}` is unavailable: circuit breaker open after {failures} consecutive failures; {}",
+    retry_text(*.retry_in)
+)]
+pub struct BreakerOpen {
+    /// The server the breaker guards.
+    pub server: String,
+    /// The failure threshold that opened it.
+    pub failures: u32,
+    /// How long until a probe call is allowed; zero when a probe is in flight right now.
+    pub retry_in: std::time::Duration,
+}
+
+fn retry_text(retry_in: std::time::Duration) -> String {
+    if retry_in.is_zero() {
+        "a probe call is in flight, retry when it completes".to_owned()
+    } else {
+        // Whole seconds, rounded up, so "retrying in 0 s" is never printed while still open.
+        let ms = retry_in.as_millis();
+        let secs = ms.div_ceil(1000);
+        format!("next attempt allowed in {secs} s")
+    }
 }
 
 /// Anything that can call an MCP tool: a remote client session, or a local tool set.
@@ -250,21 +249,6 @@ where
         }
     };
     serde_json::from_value(value).map_err(|e| decode(format!("decoding output: {e}")))
-}
-
-/// An error with its sources, for messages.
-pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(e) = source {
-        let next = e.to_string();
-        if !text.contains(&next) {
-            text.push_str(": ");
-            text.push_str(&next);
-        }
-        source = e.source();
-    }
-    text
 }
 
 #[cfg(test)]

@@ -36,11 +36,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 
-use super::breaker::{BreakerConfig, CircuitBreaker, Clock, SystemClock};
-use super::enrich::ToolOrigin;
-use super::formats::ToolDefinition;
-use super::{ClientError, McpConfig, McpConnection, ServerConfig, Session};
-use crate::{BoxFuture, ToolResult};
+use crate::breaker::{BreakerConfig, CircuitBreaker, Clock, SystemClock};
+use crate::enrich::ToolOrigin;
+use crate::formats::ToolDefinition;
+use crate::{ClientError, McpConfig, McpConnection, ServerConfig, Session};
+use mcpgen_runtime::{BoxFuture, ToolResult};
 
 /// The separator between server and tool in a qualified name: `server__tool`.
 pub const QUALIFIER: &str = "__";
@@ -225,7 +225,7 @@ impl Registry {
     }
 
     /// The circuit breaker state of a connected server.
-    pub fn breaker_state(&self, server: &str) -> Option<super::breaker::BreakerState> {
+    pub fn breaker_state(&self, server: &str) -> Option<crate::breaker::BreakerState> {
         read(&self.servers).get(server).map(|c| c.breaker.state())
     }
 

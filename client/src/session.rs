@@ -13,12 +13,12 @@ use serde_json::{Map, Value};
 use tokio::io::AsyncBufReadExt;
 use tokio::process::Child;
 
-use super::config::{ServerConfig, TransportConfig};
-use super::frame::too_large_size;
-use super::sse::SseTransport;
-use super::stdio::StdioTransport;
-use super::{ClientError, McpConnection, error_chain, ssrf};
-use crate::{BoxFuture, Content, ToolResult};
+use crate::config::{ServerConfig, TransportConfig};
+use crate::frame::too_large_size;
+use crate::sse::SseTransport;
+use crate::stdio::StdioTransport;
+use crate::{ClientError, McpConnection, error_chain, ssrf};
+use mcpgen_runtime::{BoxFuture, Content, ToolResult};
 
 /// How long a stdio server gets to exit after its stdin closes before it is killed.
 const EXIT_GRACE: Duration = Duration::from_secs(3);

@@ -17,8 +17,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
-use super::llm::Message;
-use crate::{Content, ToolResult};
+use crate::llm::Message;
+use mcpgen_runtime::{Content, ToolResult};
 
 /// The longest tool name the providers accept.
 pub const MAX_PROVIDER_NAME_LEN: usize = 64;
@@ -50,7 +50,7 @@ impl ToolDefinition {
 
     /// The definition of a tool of a local tool set. An input schema that does not parse as a
     /// JSON object becomes `{"type":"object"}`.
-    pub fn from_def(def: &crate::ToolDef) -> Self {
+    pub fn from_def(def: &mcpgen_runtime::ToolDef) -> Self {
         let input_schema = match serde_json::from_str::<Value>(def.input_schema) {
             Ok(Value::Object(map)) => map,
             _ => {
@@ -269,7 +269,10 @@ fn string_at<'a>(
         Some(other) => Err(format_error(
             provider,
             format!("{base}/{key}"),
-            format!("expected a string, got {}", crate::json_kind(other)),
+            format!(
+                "expected a string, got {}",
+                mcpgen_runtime::json_kind(other)
+            ),
         )),
         None => Err(format_error(provider, format!("{base}/{key}"), "missing")),
     }
@@ -300,7 +303,10 @@ pub fn parse_openai_tool_calls(
             return Err(format_error(
                 P,
                 format!("{base}/tool_calls"),
-                format!("expected an array, got {}", crate::json_kind(other)),
+                format!(
+                    "expected an array, got {}",
+                    mcpgen_runtime::json_kind(other)
+                ),
             ));
         }
     };
@@ -346,7 +352,10 @@ pub fn parse_anthropic_tool_calls(
                 return Err(format_error(
                     P,
                     "/content".into(),
-                    format!("expected an array, got {}", crate::json_kind(other)),
+                    format!(
+                        "expected an array, got {}",
+                        mcpgen_runtime::json_kind(other)
+                    ),
                 ));
             }
             None => return Err(format_error(P, "/content".into(), "missing")),

@@ -2,7 +2,8 @@
 //!
 //! A generated crate holds its tool table as `static` items; [`tool_defs`] builds the same
 //! [`ToolDef`]s at run time, so a program (or a test) can prepare or send a tool's upstream
-//! request with `mcpgen_runtime` without generating and compiling a crate.
+//! request with `mcpgen_runtime` without generating and compiling a crate. Test support: the
+//! engine itself does not depend on the runtime.
 //!
 //! The runtime's tables borrow `'static` strings, so every string is leaked: each call leaks
 //! memory in proportion to the tools' size. Call it once per spec, not per request.
@@ -11,7 +12,7 @@ use mcpgen_runtime::{
     ArgBinding, BodyBinding, HttpBinding, Location, PropertyEncoding, ToolAnnotations, ToolDef,
 };
 
-use crate::ir;
+use generator::ir;
 
 /// The runtime tool table for `tools`, as the generated `TOOLS` would hold it (leaking every
 /// string and slice; see the module documentation).

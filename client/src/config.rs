@@ -24,7 +24,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use crate::json_kind;
+use mcpgen_runtime::json_kind;
 
 /// Environment variable naming the configuration file [`McpConfig::discover`] reads.
 pub const CONFIG_ENV: &str = "MCPGEN_MCP_CONFIG";

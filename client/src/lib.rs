@@ -1,0 +1,51 @@
+//! The client side of mcpgen: connecting to MCP servers and calling their tools.
+//!
+//! - [`config`]: the `mcpServers` configuration ([`McpConfig`], [`ServerConfig`]).
+//! - [`Session`]: one connected server (stdio, Streamable HTTP or legacy SSE) with its
+//!   guards: per-call timeout with cancellation, response size cap, tool allowlist, and the
+//!   SSRF guard ([`ssrf`]) for HTTP and SSE URLs.
+//! - [`registry`]: several servers behind one tool namespace, with a [`CircuitBreaker`] each.
+//! - [`formats`] and [`llm`]: tool definitions in OpenAI and Anthropic formats, and a
+//!   provider-agnostic tool-call loop.
+//! - [`McpConnection`] and [`call_typed`] come from `mcpgen-runtime`, where generated typed
+//!   client stubs find them; a [`Session`] is an [`McpConnection`].
+#![deny(missing_docs)]
+
+pub mod config;
+mod frame;
+mod session;
+mod sse;
+pub mod ssrf;
+mod stdio;
+
+pub mod breaker;
+pub mod enrich;
+pub mod formats;
+pub mod llm;
+pub mod registry;
+
+pub use breaker::{BreakerConfig, BreakerOpen, CircuitBreaker};
+pub use config::{ConfigError, ConfigProblem, McpConfig, ServerConfig, TransportConfig};
+pub use enrich::{EnrichCall, Enrichment, ToolOrigin, enrich};
+pub use formats::{ToolCall, ToolDefinition, ToolNames};
+pub use llm::{
+    Llm, LlmError, LlmTurn, LoopError, LoopOptions, LoopOutcome, Message, run_tool_loop,
+};
+pub use mcpgen_runtime::{ClientError, LocalConnection, McpConnection, call_typed};
+pub use registry::{RegisteredTool, Registry, RegistryOptions, ServerFailure};
+pub use session::Session;
+
+/// An error with its sources, for messages.
+pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(e) = source {
+        let next = e.to_string();
+        if !text.contains(&next) {
+            text.push_str(": ");
+            text.push_str(&next);
+        }
+        source = e.source();
+    }
+    text
+}
