@@ -8,6 +8,8 @@
 //!   - operation_id: sendMessage
 //!     name: synaplan_send_message
 //!     description: "Send a message and get AI response"
+//!   - operation_id: post_api_rag_search
+//!     access: read        # a POST that only reads: callable with mcp:read
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -16,6 +18,7 @@ use serde::{Deserialize, Serialize};
 use serde_saphyr::Spanned;
 
 use crate::error::Error;
+use crate::ir::Access;
 
 /// A parsed allowlist.
 #[derive(Debug, Clone)]
@@ -87,7 +90,10 @@ pub struct Entry {
     pub title: Option<String>,
     /// Description override.
     pub description: Option<String>,
-    /// Annotation overrides.
+    /// `access: read | write`: overrides the access derived from the HTTP method (e.g. a POST
+    /// that only searches is `read`). Authorization uses it; annotation hints follow it.
+    pub access: Option<Access>,
+    /// Annotation overrides (hints only; they never change access).
     pub annotations: AnnotationOverrides,
     /// Extra scope required to see and call the tool.
     pub scope: Option<String>,
@@ -149,6 +155,8 @@ struct RawEntry {
     #[serde(default)]
     description: Option<String>,
     #[serde(default)]
+    access: Option<Spanned<String>>,
+    #[serde(default)]
     annotations: AnnotationOverrides,
     #[serde(default)]
     scope: Option<String>,
@@ -184,16 +192,14 @@ impl Allowlist {
                 message: format!(
                     "{message} (expected `server:` with name/version/description/upstream_url/\
                      max_list_tokens/max_name_len and `mcp_tools:`, a list of entries with \
-                     operation_id and optional name/title/description/annotations/scope/enabled/\
-                     plugin/content_type)"
+                     operation_id and optional name/title/description/access/annotations/scope/\
+                     enabled/plugin/content_type)"
                 ),
             }
         })?;
-        let tools = raw
-            .mcp_tools
-            .into_iter()
-            .enumerate()
-            .map(|(i, e)| Entry {
+        let mut tools = Vec::with_capacity(raw.mcp_tools.len());
+        for (i, e) in raw.mcp_tools.into_iter().enumerate() {
+            let mut entry = Entry {
                 index: i + 1,
                 operation_id: e.operation_id.value,
                 line: e.operation_id.referenced.line(),
@@ -201,22 +207,49 @@ impl Allowlist {
                 name: e.name,
                 title: e.title,
                 description: e.description,
+                access: None,
                 annotations: e.annotations,
                 scope: e.scope,
                 enabled: e.enabled.unwrap_or(true),
                 plugin: e.plugin,
-                content_type: e.content_type.map(|c| Located {
-                    line: c.referenced.line(),
-                    column: c.referenced.column(),
-                    value: c.value,
-                }),
-            })
-            .collect();
+                content_type: e.content_type.map(located),
+            };
+            if let Some(access) = e.access.map(located) {
+                entry.access =
+                    Some(parse_access(&access.value).ok_or_else(|| Error::Allowlist {
+                        path: path.to_owned(),
+                        location: entry.location_of("access", &access),
+                        message: format!(
+                            "access `{}` is not valid; use `read` (callable with mcp:read) or \
+                             `write` (needs mcp:write)",
+                            access.value
+                        ),
+                    })?);
+            }
+            tools.push(entry);
+        }
         Ok(Allowlist {
             path: path.to_owned(),
             server: raw.server,
             tools,
         })
+    }
+}
+
+fn located(value: Spanned<String>) -> Located {
+    Located {
+        line: value.referenced.line(),
+        column: value.referenced.column(),
+        value: value.value,
+    }
+}
+
+/// `read` or `write`, spelled exactly so.
+fn parse_access(text: &str) -> Option<Access> {
+    match text {
+        "read" => Some(Access::Read),
+        "write" => Some(Access::Write),
+        _ => None,
     }
 }
 

@@ -66,7 +66,10 @@ pub struct Tool {
     pub output_schema: Option<Value>,
     /// Whether the output schema wraps the response as `{"result": ...}`.
     pub wrap_output: bool,
-    /// Annotations.
+    /// Read or write: what authorization uses (`mcp:read` / `mcp:write`).
+    pub access: Access,
+    /// Annotation hints for clients, derived from `access` unless the allowlist overrides them;
+    /// never used for authorization.
     pub annotations: Annotations,
     /// Required scope from the allowlist.
     pub required_scope: Option<String>,
@@ -74,6 +77,25 @@ pub struct Tool {
     pub plugin: Option<String>,
     /// The HTTP binding.
     pub http: HttpBinding,
+}
+
+/// Whether a tool only reads or may change something.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Access {
+    /// Only reads.
+    Read,
+    /// May change something.
+    Write,
+}
+
+impl Access {
+    /// `read` or `write`, as the allowlist and `mcpgen list` spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Access::Read => "read",
+            Access::Write => "write",
+        }
+    }
 }
 
 /// Annotation hints.

@@ -3,7 +3,7 @@
 //! Generated crates name only `::mcpgen_runtime` paths; this crate is the facade over the
 //! protocol and HTTP libraries underneath, so their churn stays here.
 //!
-//! - [`tool`]: the static tool table ([`ToolDef`], its HTTP binding and annotations).
+//! - [`tool`]: the static tool table ([`ToolDef`], its [`Access`], HTTP binding and annotations).
 //! - [`toolset`]: the [`ToolSet`] trait a server dispatches through.
 //! - [`result`]: [`ToolResult`], what a tool call returns.
 //! - [`upstream`]: the HTTP call an OpenAPI-derived tool makes to its REST API.
@@ -29,7 +29,7 @@ pub use connection::{BreakerOpen, ClientError, LocalConnection, McpConnection, c
 pub use principal::Principal;
 pub use result::{Content, ToolResult};
 pub use tool::{
-    ArgBinding, BodyBinding, HttpBinding, Location, PropertyEncoding, SecurityScheme,
+    Access, ArgBinding, BodyBinding, HttpBinding, Location, PropertyEncoding, SecurityScheme,
     SecuritySchemeKind, ToolAnnotations, ToolDef,
 };
 pub use toolset::{BoxFuture, CallContext, CallerCredential, ForwardedHeaders, ToolError, ToolSet};

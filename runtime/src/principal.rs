@@ -1,6 +1,6 @@
 //! Who is calling, and what they may call.
 
-use crate::ToolDef;
+use crate::{Access, ToolDef};
 
 /// An authenticated caller: the identity auth puts into request extensions.
 #[derive(Debug, Clone, PartialEq)]
@@ -36,8 +36,11 @@ impl Principal {
     /// Whether this principal may see and call `tool`:
     /// - a plugin tool needs the plugin (or `*`);
     /// - a tool with a required scope needs that scope, `mcp:tool:<name>` or `mcp:*`;
-    /// - otherwise `mcp:*`, `mcp:tool:<name>`, or `mcp:read` for read-only tools and
-    ///   `mcp:write` for the others.
+    /// - otherwise `mcp:*`, `mcp:tool:<name>`, or `mcp:read` for tools whose
+    ///   [`access`](ToolDef::access) is [`Access::Read`] and `mcp:write` for [`Access::Write`].
+    ///
+    /// Annotations are hints for clients and play no part: a write tool that claims
+    /// `readOnlyHint` still needs `mcp:write`.
     pub fn may_call(&self, tool: &ToolDef) -> bool {
         if let Some(plugin) = tool.plugin
             && !self.plugins.iter().any(|p| p == "*" || p == plugin)
@@ -49,7 +52,10 @@ impl Principal {
         if let Some(required) = tool.required_scope {
             return all || named || self.has_scope(required);
         }
-        let read_only = tool.annotations.read_only_hint == Some(true);
-        all || named || self.has_scope(if read_only { "mcp:read" } else { "mcp:write" })
+        let scope = match tool.access {
+            Access::Read => "mcp:read",
+            Access::Write => "mcp:write",
+        };
+        all || named || self.has_scope(scope)
     }
 }

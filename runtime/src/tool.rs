@@ -18,7 +18,10 @@ pub struct ToolDef {
     pub output_schema: Option<&'static str>,
     /// Whether structured output is wrapped as `{"result": ...}` (non-object responses).
     pub wrap_output: bool,
-    /// Behaviour hints.
+    /// Whether the tool only reads or may change something: decides whether `mcp:read` or
+    /// `mcp:write` grants it. The annotations never do.
+    pub access: Access,
+    /// Behaviour hints for clients; never consulted for authorization (see [`ToolDef::access`]).
     pub annotations: ToolAnnotations,
     /// Scope a principal needs to see and call this tool, beyond the read/write scopes.
     pub required_scope: Option<&'static str>,
@@ -28,7 +31,19 @@ pub struct ToolDef {
     pub http: Option<HttpBinding>,
 }
 
-/// MCP tool annotations (behaviour hints for clients).
+/// What a tool does to its environment, as far as authorization is concerned.
+///
+/// For OpenAPI tools it is decided once at generation: from the HTTP method (GET, HEAD, OPTIONS
+/// and TRACE read, every other method writes) unless the allowlist entry sets `access:`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Access {
+    /// Only reads: `mcp:read` grants it.
+    Read,
+    /// May change something: `mcp:write` grants it.
+    Write,
+}
+
+/// MCP tool annotations (behaviour hints for clients; authorization uses [`Access`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ToolAnnotations {
     /// The tool does not modify its environment.

@@ -1,4 +1,5 @@
-//! API keys from a keys file, signed tokens, and the chain over both.
+//! API keys from a keys file, signed tokens, and the chain over both; and what the principal
+//! they yield may call.
 
 use std::time::{Duration, SystemTime};
 
@@ -6,6 +7,7 @@ use mcpgen_runtime::auth::{
     AuthChain, AuthError, Authenticator, KeyFileError, KeyProblem, KeyStore, MIN_SECRET_LEN,
     TokenAuthority, TokenClaims, TokenConfigError, hash_key,
 };
+use mcpgen_runtime::{Access, Principal, ToolAnnotations, ToolDef};
 
 const ALICE_KEY: &str = "alice-secret-key-0123456789";
 const DEV_KEY: &str = "let-me-in";
@@ -516,4 +518,70 @@ fn chain_accepts_keys_and_tokens() {
         jti: None,
     });
     assert_eq!(chain.authenticate(Some(&expired)), Err(AuthError::Expired));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Authorization: a tool's access decides between `mcp:read` and `mcp:write`; annotations are
+// hints and never grant anything.
+
+/// A tool with `access` and a `readOnlyHint` of `read_only_hint`.
+fn tool_with(access: Access, read_only_hint: Option<bool>) -> ToolDef {
+    ToolDef {
+        name: "search_documents",
+        title: None,
+        description: "Search the documents",
+        input_schema: r#"{"type":"object"}"#,
+        output_schema: None,
+        wrap_output: false,
+        access,
+        annotations: ToolAnnotations {
+            read_only_hint,
+            ..ToolAnnotations::default()
+        },
+        required_scope: None,
+        plugin: None,
+        http: None,
+    }
+}
+
+fn principal(scopes: &[&str]) -> Principal {
+    Principal {
+        id: "p".to_owned(),
+        key_id: None,
+        scopes: scopes.iter().map(|s| (*s).to_owned()).collect(),
+        plugins: Vec::new(),
+        rate_limit: None,
+    }
+}
+
+#[test]
+fn read_access_is_granted_by_mcp_read_whatever_the_hints_say() {
+    let reader = principal(&["mcp:read"]);
+    let writer = principal(&["mcp:write"]);
+    for hint in [Some(true), Some(false), None] {
+        let tool = tool_with(Access::Read, hint);
+        assert!(reader.may_call(&tool), "read tool, readOnlyHint {hint:?}");
+        assert!(!writer.may_call(&tool), "read tool, readOnlyHint {hint:?}");
+    }
+}
+
+#[test]
+fn a_read_only_hint_does_not_open_a_write_tool_to_mcp_read() {
+    let reader = principal(&["mcp:read"]);
+    let writer = principal(&["mcp:write"]);
+    for hint in [Some(true), Some(false), None] {
+        let tool = tool_with(Access::Write, hint);
+        assert!(!reader.may_call(&tool), "write tool, readOnlyHint {hint:?}");
+        assert!(writer.may_call(&tool), "write tool, readOnlyHint {hint:?}");
+    }
+}
+
+#[test]
+fn all_tools_and_named_tool_scopes_ignore_access() {
+    for access in [Access::Read, Access::Write] {
+        let tool = tool_with(access, None);
+        assert!(principal(&["mcp:*"]).may_call(&tool));
+        assert!(principal(&["mcp:tool:search_documents"]).may_call(&tool));
+        assert!(!principal(&["mcp:tool:other"]).may_call(&tool));
+    }
 }

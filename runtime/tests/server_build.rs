@@ -14,6 +14,7 @@ fn tool(name: &'static str, input_schema: &'static str) -> ToolDef {
         input_schema,
         output_schema: None,
         wrap_output: false,
+        access: mcpgen_runtime::Access::Write,
         annotations: ToolAnnotations::default(),
         required_scope: None,
         plugin: None,
@@ -28,6 +29,7 @@ static OTHER_SET: &[ToolDef] = &[ToolDef {
     input_schema: r#"{"type":"object"}"#,
     output_schema: None,
     wrap_output: false,
+    access: mcpgen_runtime::Access::Read,
     annotations: ToolAnnotations {
         read_only_hint: Some(true),
         destructive_hint: None,

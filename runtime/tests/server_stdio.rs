@@ -128,6 +128,7 @@ static PANICKY_TOOLS: &[mcpgen_runtime::ToolDef] = &[mcpgen_runtime::ToolDef {
     input_schema: r#"{"type":"object"}"#,
     output_schema: None,
     wrap_output: false,
+    access: mcpgen_runtime::Access::Read,
     annotations: mcpgen_runtime::ToolAnnotations {
         read_only_hint: Some(true),
         destructive_hint: None,

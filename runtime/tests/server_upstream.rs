@@ -165,6 +165,7 @@ const fn tool(
         input_schema: r#"{"type":"object"}"#,
         output_schema,
         wrap_output: false,
+        access: mcpgen_runtime::Access::Read,
         annotations: ToolAnnotations {
             read_only_hint: Some(true),
             destructive_hint: None,

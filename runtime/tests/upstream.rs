@@ -92,6 +92,7 @@ const fn tool(http: HttpBinding) -> ToolDef {
         input_schema: r#"{"type":"object"}"#,
         output_schema: None,
         wrap_output: false,
+        access: mcpgen_runtime::Access::Write,
         annotations: ToolAnnotations {
             read_only_hint: None,
             destructive_hint: None,

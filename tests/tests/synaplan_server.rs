@@ -8,7 +8,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use mcpgen_tests::{
-    SYNAPLAN_PROMPTS, node_bin, start_synaplan_http, synaplan_stand_in, workspace_binary,
+    SYNAPLAN_PROMPTS, StandIn, node_bin, start_synaplan_http, synaplan_stand_in, workspace_binary,
 };
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
@@ -109,14 +109,16 @@ async fn stdio_authenticates_from_the_environment() {
     .env("RUST_LOG", "warn");
     let client = ().serve(TokioChildProcess::new(cmd).expect("spawn")).await.expect("connects");
     let tools = client.list_all_tools().await.expect("tools/list");
-    // A read-only key sees only the GET tools.
+    // A read-only key sees the tools whose access is `read`: the GETs, and the search POST the
+    // allowlist declares `access: read`.
     assert_eq!(
         sorted_names(&tools),
         [
             "synaplan_get_config",
             "synaplan_list_chats",
             "synaplan_list_files",
-            "synaplan_list_prompts"
+            "synaplan_list_prompts",
+            "synaplan_search_documents"
         ]
     );
     client.cancel().await.ok();
@@ -258,6 +260,65 @@ async fn http_rmcp_client_with_api_key_scopes() {
     assert!(resp.headers().contains_key("www-authenticate"));
     let body: Value = resp.json().await.expect("json body");
     assert_eq!(body["error"]["code"], -32001);
+    drop(server);
+}
+
+#[tokio::test]
+async fn a_read_key_calls_the_search_post_declared_read() {
+    let upstream = StandIn::start(vec![(
+        "POST /api/v1/rag/search",
+        (
+            200,
+            "application/json",
+            r#"{"results":[{"fileId":3,"fileName":"contract-2024.pdf","chunk":"Notice period: 30 days","score":0.82}]}"#
+                .to_owned(),
+        ),
+    )])
+    .await
+    .expect("stand-in starts");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let keys = keys_file(dir.path());
+    let (server, url) =
+        start_synaplan_http(&upstream.url, &["--keys", keys.to_str().expect("utf8")]).await;
+
+    let reader = http_client(&url, "read-key-0123456789").await;
+    let tools = reader.list_all_tools().await.expect("list");
+    let search = tools
+        .iter()
+        .find(|t| t.name == "synaplan_search_documents")
+        .expect("a mcp:read key sees the search tool");
+    assert_eq!(
+        search.annotations.as_ref().and_then(|a| a.read_only_hint),
+        Some(true)
+    );
+    let names = sorted_names(&tools);
+    assert!(!names.contains(&"synaplan_send_message".to_owned()));
+    assert!(!names.contains(&"synaplan_upload_file".to_owned()));
+
+    let result = reader
+        .call_tool(call(
+            "synaplan_search_documents",
+            json!({"query": "notice period", "limit": 5}),
+        ))
+        .await
+        .expect("tools/call");
+    assert_ne!(result.is_error, Some(true), "{result:?}");
+    assert_eq!(
+        result
+            .structured_content
+            .as_ref()
+            .map(|v| v["results"][0]["fileId"].clone()),
+        Some(json!(3))
+    );
+    let received = upstream.received();
+    assert_eq!(received.len(), 1);
+    assert_eq!(
+        (received[0].method.as_str(), received[0].uri.as_str()),
+        ("POST", "/api/v1/rag/search")
+    );
+    let body: Value = serde_json::from_slice(&received[0].body).expect("a JSON body");
+    assert_eq!(body, json!({"query": "notice period", "limit": 5}));
+    reader.cancel().await.ok();
     drop(server);
 }
 

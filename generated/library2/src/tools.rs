@@ -34,6 +34,7 @@ pub const LIBRARY2_LIST_BOOKS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime
         r##"{"type":"object","required":["items"],"properties":{"items":{"type":"array","items":{"$ref":"#/$defs/Book"}},"next_page_token":{"type":["string","null"],"description":"Absent or null on the last page"}},"$defs":{"Author":{"type":"object","required":["name"],"properties":{"name":{"type":"string","examples":["Ursula K. Le Guin"]},"born":{"type":["integer","null"],"format":"int32","description":"Year of birth if known"}}},"Book":{"type":"object","required":["title","authors","isbn"],"properties":{"id":{"type":"integer","format":"int64","readOnly":true,"description":"Catalogue number"},"isbn":{"type":"string","pattern":"^(97[89])?[0-9]{9}[0-9X]$","examples":["9780547773742"]},"title":{"type":"string","minLength":1,"examples":["A Wizard of Earthsea"]},"subtitle":{"type":["string","null"]},"authors":{"type":"array","minItems":1,"items":{"$ref":"#/$defs/Author"}},"genre":{"$ref":"#/$defs/Genre"},"published":{"type":"string","format":"date","examples":["1968-11-01"]},"pages":{"type":"integer","minimum":1},"availability":{"type":"string","enum":["available","on_loan","reserved","lost"],"readOnly":true},"cover":{"$ref":"#/$defs/CoverImage"}},"examples":[{"isbn":"9780547773742","title":"A Wizard of Earthsea","authors":[{"name":"Ursula K. Le Guin","born":1929}],"genre":"fantasy"}]},"CoverImage":{"type":["object","null"],"properties":{"url":{"type":"string","format":"uri"},"caption":{"type":"string"},"width":{"type":"integer"},"height":{"type":"integer"}}},"Genre":{"type":"string","enum":["fantasy","crime","science","history","poetry","children"]}}}"##,
     ),
     wrap_output: false,
+    access: ::mcpgen_runtime::Access::Read,
     annotations: ::mcpgen_runtime::ToolAnnotations {
         read_only_hint: ::std::option::Option::Some(true),
         destructive_hint: ::std::option::Option::None,
@@ -117,6 +118,7 @@ pub const LIBRARY2_GET_BOOK_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime::
         r##"{"type":"object","required":["title","authors","isbn"],"properties":{"id":{"type":"integer","format":"int64","readOnly":true,"description":"Catalogue number"},"isbn":{"type":"string","pattern":"^(97[89])?[0-9]{9}[0-9X]$","examples":["9780547773742"]},"title":{"type":"string","minLength":1,"examples":["A Wizard of Earthsea"]},"subtitle":{"type":["string","null"]},"authors":{"type":"array","minItems":1,"items":{"$ref":"#/$defs/Author"}},"genre":{"$ref":"#/$defs/Genre"},"published":{"type":"string","format":"date","examples":["1968-11-01"]},"pages":{"type":"integer","minimum":1},"availability":{"type":"string","enum":["available","on_loan","reserved","lost"],"readOnly":true},"cover":{"$ref":"#/$defs/CoverImage"}},"examples":[{"isbn":"9780547773742","title":"A Wizard of Earthsea","authors":[{"name":"Ursula K. Le Guin","born":1929}],"genre":"fantasy"}],"$defs":{"Author":{"type":"object","required":["name"],"properties":{"name":{"type":"string","examples":["Ursula K. Le Guin"]},"born":{"type":["integer","null"],"format":"int32","description":"Year of birth if known"}}},"CoverImage":{"type":["object","null"],"properties":{"url":{"type":"string","format":"uri"},"caption":{"type":"string"},"width":{"type":"integer"},"height":{"type":"integer"}}},"Genre":{"type":"string","enum":["fantasy","crime","science","history","poetry","children"]}}}"##,
     ),
     wrap_output: false,
+    access: ::mcpgen_runtime::Access::Read,
     annotations: ::mcpgen_runtime::ToolAnnotations {
         read_only_hint: ::std::option::Option::Some(true),
         destructive_hint: ::std::option::Option::None,
@@ -155,6 +157,7 @@ pub const LIBRARY2_ADD_BOOK_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime::
         r##"{"type":"object","required":["title","authors","isbn"],"properties":{"id":{"type":"integer","format":"int64","readOnly":true,"description":"Catalogue number"},"isbn":{"type":"string","pattern":"^(97[89])?[0-9]{9}[0-9X]$","examples":["9780547773742"]},"title":{"type":"string","minLength":1,"examples":["A Wizard of Earthsea"]},"subtitle":{"type":["string","null"]},"authors":{"type":"array","minItems":1,"items":{"$ref":"#/$defs/Author"}},"genre":{"$ref":"#/$defs/Genre"},"published":{"type":"string","format":"date","examples":["1968-11-01"]},"pages":{"type":"integer","minimum":1},"availability":{"type":"string","enum":["available","on_loan","reserved","lost"],"readOnly":true},"cover":{"$ref":"#/$defs/CoverImage"}},"examples":[{"isbn":"9780547773742","title":"A Wizard of Earthsea","authors":[{"name":"Ursula K. Le Guin","born":1929}],"genre":"fantasy"}],"$defs":{"Author":{"type":"object","required":["name"],"properties":{"name":{"type":"string","examples":["Ursula K. Le Guin"]},"born":{"type":["integer","null"],"format":"int32","description":"Year of birth if known"}}},"CoverImage":{"type":["object","null"],"properties":{"url":{"type":"string","format":"uri"},"caption":{"type":"string"},"width":{"type":"integer"},"height":{"type":"integer"}}},"Genre":{"type":"string","enum":["fantasy","crime","science","history","poetry","children"]}}}"##,
     ),
     wrap_output: false,
+    access: ::mcpgen_runtime::Access::Write,
     annotations: ::mcpgen_runtime::ToolAnnotations {
         read_only_hint: ::std::option::Option::Some(false),
         destructive_hint: ::std::option::Option::Some(false),
@@ -260,6 +263,7 @@ pub const LIBRARY2_UPLOAD_COVER_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runti
         r##"{"type":"object","properties":{"result":{"$ref":"#/$defs/CoverImage"}},"required":["result"],"$defs":{"CoverImage":{"type":["object","null"],"properties":{"url":{"type":"string","format":"uri"},"caption":{"type":"string"},"width":{"type":"integer"},"height":{"type":"integer"}}}}}"##,
     ),
     wrap_output: true,
+    access: ::mcpgen_runtime::Access::Write,
     annotations: ::mcpgen_runtime::ToolAnnotations {
         read_only_hint: ::std::option::Option::Some(false),
         destructive_hint: ::std::option::Option::Some(false),
@@ -327,6 +331,7 @@ pub const LIBRARY2_REMOVE_BOOK_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtim
     input_schema: r#"{"type":"object","properties":{"bookId":{"type":"integer","format":"int64","minimum":1,"description":"Catalogue number of the book"},"X-Withdrawal-Reason":{"type":"string","enum":["damaged","lost","outdated","duplicate"],"description":"Why the book is withdrawn"}},"required":["bookId"]}"#,
     output_schema: ::std::option::Option::None,
     wrap_output: false,
+    access: ::mcpgen_runtime::Access::Write,
     annotations: ::mcpgen_runtime::ToolAnnotations {
         read_only_hint: ::std::option::Option::Some(false),
         destructive_hint: ::std::option::Option::Some(true),
@@ -374,6 +379,7 @@ pub const LIBRARY2_CREATE_LOAN_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtim
         r##"{"type":"object","required":["id","book","member","due"],"properties":{"id":{"type":"string","format":"uuid"},"book":{"$ref":"#/$defs/Book"},"member":{"$ref":"#/$defs/Member"},"lent":{"type":"string","format":"date-time"},"due":{"type":"string","format":"date"},"returned":{"type":["string","null"],"format":"date-time"}},"$defs":{"Author":{"type":"object","required":["name"],"properties":{"name":{"type":"string","examples":["Ursula K. Le Guin"]},"born":{"type":["integer","null"],"format":"int32","description":"Year of birth if known"}}},"Book":{"type":"object","required":["title","authors","isbn"],"properties":{"id":{"type":"integer","format":"int64","readOnly":true,"description":"Catalogue number"},"isbn":{"type":"string","pattern":"^(97[89])?[0-9]{9}[0-9X]$","examples":["9780547773742"]},"title":{"type":"string","minLength":1,"examples":["A Wizard of Earthsea"]},"subtitle":{"type":["string","null"]},"authors":{"type":"array","minItems":1,"items":{"$ref":"#/$defs/Author"}},"genre":{"$ref":"#/$defs/Genre"},"published":{"type":"string","format":"date","examples":["1968-11-01"]},"pages":{"type":"integer","minimum":1},"availability":{"type":"string","enum":["available","on_loan","reserved","lost"],"readOnly":true},"cover":{"$ref":"#/$defs/CoverImage"}},"examples":[{"isbn":"9780547773742","title":"A Wizard of Earthsea","authors":[{"name":"Ursula K. Le Guin","born":1929}],"genre":"fantasy"}]},"CoverImage":{"type":["object","null"],"properties":{"url":{"type":"string","format":"uri"},"caption":{"type":"string"},"width":{"type":"integer"},"height":{"type":"integer"}}},"Genre":{"type":"string","enum":["fantasy","crime","science","history","poetry","children"]},"Member":{"type":"object","required":["id","name"],"properties":{"id":{"type":"string","pattern":"^M[0-9]{6}$"},"name":{"type":"string"},"email":{"type":["string","null"],"format":"email"}}}}}"##,
     ),
     wrap_output: false,
+    access: ::mcpgen_runtime::Access::Write,
     annotations: ::mcpgen_runtime::ToolAnnotations {
         read_only_hint: ::std::option::Option::Some(false),
         destructive_hint: ::std::option::Option::Some(false),

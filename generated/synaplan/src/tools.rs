@@ -30,6 +30,7 @@ pub const SYNAPLAN_SEND_MESSAGE_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runti
         r##"{"type":"object","required":["id","chatId","text","model","createdAt"],"properties":{"id":{"type":"integer","format":"int64","description":"Message id","examples":[9001]},"chatId":{"type":"integer","format":"int64","description":"Chat the message belongs to","examples":[42]},"text":{"type":"string","description":"The assistant's reply"},"model":{"$ref":"#/$defs/ModelName"},"createdAt":{"type":"string","format":"date-time","examples":["2025-01-15T10:30:00Z"]},"usage":{"$ref":"#/$defs/Usage"}},"$defs":{"ModelName":{"type":"string","description":"AI model identifier; the values listed are common ones, others may be configured","enum":["gpt-4o","gpt-4o-mini","claude-3-5-sonnet","llama3.3:70b","mistral-large"],"examples":["gpt-4o"]},"Usage":{"type":"object","description":"Token usage of one model call","required":["promptTokens","completionTokens"],"properties":{"promptTokens":{"type":"integer","minimum":0,"examples":[512]},"completionTokens":{"type":"integer","minimum":0,"examples":[128]}}}}}"##,
     ),
     wrap_output: false,
+    access: ::mcpgen_runtime::Access::Write,
     annotations: ::mcpgen_runtime::ToolAnnotations {
         read_only_hint: ::std::option::Option::Some(false),
         destructive_hint: ::std::option::Option::Some(false),
@@ -99,6 +100,7 @@ pub const SYNAPLAN_LIST_CHATS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime
         r##"{"type":"object","required":["chats","total"],"properties":{"chats":{"type":"array","items":{"$ref":"#/$defs/Chat"}},"total":{"type":"integer","minimum":0,"description":"Total number of chats of the user","examples":[57]}},"$defs":{"Chat":{"type":"object","required":["id","title","createdAt"],"properties":{"id":{"type":"integer","format":"int64","readOnly":true},"title":{"type":"string","maxLength":255,"examples":["Contract review"]},"createdAt":{"type":"string","format":"date-time","readOnly":true},"updatedAt":{"type":"string","format":"date-time","readOnly":true},"messageCount":{"type":"integer","minimum":0,"readOnly":true},"shareToken":{"type":["string","null"],"description":"Token of the public share link, null if the chat is not shared"}}}}}"##,
     ),
     wrap_output: false,
+    access: ::mcpgen_runtime::Access::Read,
     annotations: ::mcpgen_runtime::ToolAnnotations {
         read_only_hint: ::std::option::Option::Some(true),
         destructive_hint: ::std::option::Option::None,
@@ -146,6 +148,7 @@ pub const SYNAPLAN_LIST_PROMPTS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runti
         r##"{"type":"object","required":["prompts"],"properties":{"prompts":{"type":"array","items":{"$ref":"#/$defs/Prompt"}}},"$defs":{"Prompt":{"type":"object","required":["id","topic","shortDescription","prompt","language"],"properties":{"id":{"type":"integer","format":"int64","readOnly":true},"topic":{"type":"string","description":"Machine name of the task the prompt handles","examples":["mailhandler"]},"shortDescription":{"type":"string","description":"One-line summary shown in the UI","examples":["Sort incoming e-mail into departments"]},"prompt":{"type":"string","description":"The prompt text sent to the model"},"language":{"type":"string","pattern":"^[a-z]{2}$","examples":["en"]},"ownerId":{"type":"integer","format":"int64","description":"0 for system prompts, otherwise the owning user","readOnly":true}}}}}"##,
     ),
     wrap_output: false,
+    access: ::mcpgen_runtime::Access::Read,
     annotations: ::mcpgen_runtime::ToolAnnotations {
         read_only_hint: ::std::option::Option::Some(true),
         destructive_hint: ::std::option::Option::None,
@@ -184,10 +187,11 @@ pub const SYNAPLAN_SEARCH_DOCUMENTS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_r
         r##"{"type":"object","required":["results"],"properties":{"results":{"type":"array","items":{"$ref":"#/$defs/SearchResult"}}},"$defs":{"SearchResult":{"type":"object","required":["fileId","chunk","score"],"properties":{"fileId":{"type":"integer","format":"int64"},"fileName":{"type":"string","examples":["contract-2024.pdf"]},"chunk":{"type":"string","description":"Text of the matching chunk"},"score":{"type":"number","format":"float","minimum":0,"maximum":1,"description":"Cosine similarity between query and chunk","examples":[0.82]}}}}}"##,
     ),
     wrap_output: false,
+    access: ::mcpgen_runtime::Access::Read,
     annotations: ::mcpgen_runtime::ToolAnnotations {
-        read_only_hint: ::std::option::Option::Some(false),
-        destructive_hint: ::std::option::Option::Some(false),
-        idempotent_hint: ::std::option::Option::Some(false),
+        read_only_hint: ::std::option::Option::Some(true),
+        destructive_hint: ::std::option::Option::None,
+        idempotent_hint: ::std::option::Option::None,
         open_world_hint: ::std::option::Option::None,
     },
     required_scope: ::std::option::Option::None,
@@ -253,6 +257,7 @@ pub const SYNAPLAN_UPLOAD_FILE_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtim
         r##"{"type":"object","required":["files"],"properties":{"files":{"type":"array","items":{"$ref":"#/$defs/FileInfo"}}},"$defs":{"FileInfo":{"type":"object","required":["id","fileName","mimeType","size"],"properties":{"id":{"type":"integer","format":"int64","readOnly":true},"fileName":{"type":"string","examples":["contract-2024.pdf"]},"mimeType":{"type":"string","examples":["application/pdf"]},"size":{"type":"integer","format":"int64","minimum":0,"description":"Size in bytes"},"groupKey":{"type":["string","null"]},"status":{"type":"string","enum":["uploaded","extracted","vectorized","failed"]},"uploadedAt":{"type":"string","format":"date-time"}}}}}"##,
     ),
     wrap_output: false,
+    access: ::mcpgen_runtime::Access::Write,
     annotations: ::mcpgen_runtime::ToolAnnotations {
         read_only_hint: ::std::option::Option::Some(false),
         destructive_hint: ::std::option::Option::Some(false),
@@ -323,6 +328,7 @@ pub const SYNAPLAN_LIST_FILES_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime
         r##"{"type":"object","required":["files","total"],"properties":{"files":{"type":"array","items":{"$ref":"#/$defs/FileInfo"}},"total":{"type":"integer","minimum":0}},"$defs":{"FileInfo":{"type":"object","required":["id","fileName","mimeType","size"],"properties":{"id":{"type":"integer","format":"int64","readOnly":true},"fileName":{"type":"string","examples":["contract-2024.pdf"]},"mimeType":{"type":"string","examples":["application/pdf"]},"size":{"type":"integer","format":"int64","minimum":0,"description":"Size in bytes"},"groupKey":{"type":["string","null"]},"status":{"type":"string","enum":["uploaded","extracted","vectorized","failed"]},"uploadedAt":{"type":"string","format":"date-time"}}}}}"##,
     ),
     wrap_output: false,
+    access: ::mcpgen_runtime::Access::Read,
     annotations: ::mcpgen_runtime::ToolAnnotations {
         read_only_hint: ::std::option::Option::Some(true),
         destructive_hint: ::std::option::Option::None,
@@ -379,6 +385,7 @@ pub const SYNAPLAN_GET_CONFIG_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime
         r##"{"type":"object","required":["models","limits","features"],"properties":{"models":{"type":"array","description":"Models the user may select","items":{"type":"object","required":["id","name","capability"],"properties":{"id":{"type":"integer"},"name":{"$ref":"#/$defs/ModelName"},"capability":{"type":"string","enum":["chat","vision","embedding","image","audio"]},"provider":{"type":"string","examples":["openai"]}}}},"limits":{"type":"object","properties":{"maxUploadMb":{"type":"integer","minimum":1,"examples":[128]},"messagesPerHour":{"type":"integer","minimum":0},"maxFilesPerUpload":{"type":"integer","minimum":1}}},"features":{"type":"object","description":"Feature flags","properties":{"rag":{"type":"boolean"},"fileUpload":{"type":"boolean"},"imageGeneration":{"type":"boolean"},"streaming":{"type":"boolean"}}}},"$defs":{"ModelName":{"type":"string","description":"AI model identifier; the values listed are common ones, others may be configured","enum":["gpt-4o","gpt-4o-mini","claude-3-5-sonnet","llama3.3:70b","mistral-large"],"examples":["gpt-4o"]}}}"##,
     ),
     wrap_output: false,
+    access: ::mcpgen_runtime::Access::Read,
     annotations: ::mcpgen_runtime::ToolAnnotations {
         read_only_hint: ::std::option::Option::Some(true),
         destructive_hint: ::std::option::Option::None,

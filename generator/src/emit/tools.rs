@@ -54,6 +54,10 @@ fn tool_def(tool: &ir::Tool) -> TokenStream {
         None => quote! { ::std::option::Option::None },
     };
     let wrap = tool.wrap_output;
+    let access = match tool.access {
+        ir::Access::Read => quote!(::mcpgen_runtime::Access::Read),
+        ir::Access::Write => quote!(::mcpgen_runtime::Access::Write),
+    };
     let a = tool.annotations;
     let (ro, de, id, ow) = (
         opt_bool(a.read_only),
@@ -127,6 +131,7 @@ fn tool_def(tool: &ir::Tool) -> TokenStream {
             input_schema: #input,
             output_schema: #output,
             wrap_output: #wrap,
+            access: #access,
             annotations: ::mcpgen_runtime::ToolAnnotations {
                 read_only_hint: #ro,
                 destructive_hint: #de,

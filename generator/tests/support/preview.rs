@@ -65,6 +65,10 @@ pub fn tool_def(tool: &ir::Tool) -> ToolDef {
             .as_ref()
             .map(|schema| leak(&schema.to_string())),
         wrap_output: tool.wrap_output,
+        access: match tool.access {
+            ir::Access::Read => mcpgen_runtime::Access::Read,
+            ir::Access::Write => mcpgen_runtime::Access::Write,
+        },
         annotations: ToolAnnotations {
             read_only_hint: tool.annotations.read_only,
             destructive_hint: tool.annotations.destructive,

@@ -8,7 +8,7 @@ use clap::{Args, Parser, Subcommand};
 mod client_cmd;
 use generator::allowlist::{Allowlist, ServerBlock};
 use generator::spec::Spec;
-use generator::{Errors, RuntimeDep, Settings, naming, output};
+use generator::{Errors, RuntimeDep, Settings, ir, lower, naming, output};
 
 /// Turn an OpenAPI document (Swagger 2.0, OpenAPI 3.0 or 3.1) plus a reviewed allowlist
 /// (`mcp_tools.yaml`) into a typed MCP tool crate.
@@ -87,6 +87,10 @@ struct GenerateArgs {
     /// registry's mcpgen-runtime.
     #[arg(long, requires = "spec")]
     runtime_path: Option<PathBuf>,
+    /// Folder of templates for --spec that replace the built-in ones by file name
+    /// (`Cargo.toml.jinja`, `README.md.jinja`; minijinja syntax, strict about undefined values).
+    #[arg(long, value_name = "DIR", requires = "spec")]
+    templates: Option<PathBuf>,
     /// Do not write: exit 1 and name the files that differ from a fresh generation.
     #[arg(long)]
     check: bool,
@@ -107,7 +111,7 @@ struct InitArgs {
     /// Select every operation (the default).
     #[arg(long, conflicts_with = "read_only")]
     all: bool,
-    /// Select only read-only operations (GET, HEAD, OPTIONS).
+    /// Select only operations that read (GET, HEAD, OPTIONS, TRACE).
     #[arg(long)]
     read_only: bool,
     /// Server name to write into the `server:` block (default: from the spec's folder).
@@ -218,6 +222,9 @@ fn generate_one(args: &GenerateArgs, spec: &Path, tools: &Path, out: &Path) -> R
     }
     if let Some(n) = &args.name {
         settings = settings.with_name(n.clone());
+    }
+    if let Some(dir) = &args.templates {
+        settings = settings.with_templates(dir.clone());
     }
     let generation = generator::generate(spec, tools, &settings).map_err(|e| e.to_string())?;
     print_warnings(&generation.server.name, &generation.warnings, args.verbose);
@@ -370,8 +377,7 @@ fn init(args: InitArgs) -> Result<(), String> {
     let mut taken = std::collections::BTreeSet::new();
     let mut entries = Vec::new();
     for op in &spec.operations {
-        let read_only = matches!(op.method.as_str(), "get" | "head" | "options");
-        if args.read_only && !read_only {
+        if args.read_only && lower::method_access(&op.method) != ir::Access::Read {
             continue;
         }
         let selector = op
@@ -384,15 +390,7 @@ fn init(args: InitArgs) -> Result<(), String> {
             &op.path,
             naming::MAX_TOOL_NAME_LEN,
         );
-        let mut tool = naming::unique(base.clone(), &mut taken, "_");
-        if tool.len() > naming::MAX_TOOL_NAME_LEN {
-            taken.remove(&tool);
-            tool = naming::unique(
-                naming::shorten(&tool, naming::MAX_TOOL_NAME_LEN - 4),
-                &mut taken,
-                "_",
-            );
-        }
+        let tool = naming::unique_tool_name(&base, &mut taken, naming::MAX_TOOL_NAME_LEN);
         entries.push((selector, tool, None));
     }
     let server = ServerBlock {
@@ -418,11 +416,6 @@ fn list(args: ListArgs) -> Result<(), String> {
         .operations
         .iter()
         .map(|op| {
-            let access = if matches!(op.method.as_str(), "get" | "head" | "options") {
-                "read"
-            } else {
-                "write"
-            };
             [
                 op.operation_id.clone().unwrap_or_else(|| "-".into()),
                 op.method.to_ascii_uppercase(),
@@ -433,7 +426,7 @@ fn list(args: ListArgs) -> Result<(), String> {
                     &op.path,
                     naming::MAX_TOOL_NAME_LEN,
                 ),
-                access.into(),
+                lower::method_access(&op.method).as_str().to_owned(),
             ]
         })
         .collect();

@@ -1,0 +1,696 @@
+//! Lowering: one selected operation becomes an [`ir::Tool`].
+//!
+//! Lowering decides the tool's arguments (names from [`crate::naming`]), its request body (the
+//! media type sent and its encodings), its input and output schemas (through [`crate::schema`]),
+//! its [`ir::Access`] and its annotation hints. Access is decided here once: from the HTTP method
+//! ([`method_access`]) unless the allowlist entry sets `access:`; annotations derive from it and
+//! the entry's `annotations:` override the hints, never the access.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use indexmap::IndexMap;
+use serde_json::{Map, Value, json};
+
+use crate::allowlist::{Allowlist, Entry};
+use crate::error::{Error, Warning};
+use crate::ir::{self, ArgBinding, ArgLocation, BodyBinding};
+use crate::naming::{self, ArgumentNames, ToolNames};
+use crate::schema::{Direction, SchemaConverter};
+use crate::servers;
+use crate::spec::{Operation, ParamLocation, Spec};
+
+fn location_arg(loc: ParamLocation) -> ArgLocation {
+    match loc {
+        ParamLocation::Path => ArgLocation::Path,
+        ParamLocation::Query => ArgLocation::Query,
+        ParamLocation::Header => ArgLocation::Header,
+        ParamLocation::Cookie => ArgLocation::Cookie,
+    }
+}
+
+/// Header parameters OpenAPI says are ignored (the transport sets them).
+fn ignored_header(name: &str) -> bool {
+    ["accept", "content-type", "authorization"].contains(&name.to_ascii_lowercase().as_str())
+}
+
+/// The request body media type to send: the entry's `content_type` if it names one the
+/// operation offers (compared case-insensitively), else the preferred one (see
+/// [`pick_media_type`]); `None` without a request body. An error is (location, message).
+fn chosen_media_type<'o>(
+    op: &'o Operation,
+    entry: &Entry,
+) -> Result<Option<&'o str>, (String, String)> {
+    let content = op.request_body.as_ref().map(|b| &b.content);
+    let Some(wanted) = &entry.content_type else {
+        return Ok(content
+            .and_then(pick_media_type)
+            .map(|(media_type, _)| media_type.as_str()));
+    };
+    let location = entry.location_of("content_type", wanted);
+    let method = op.method.to_ascii_uppercase();
+    let Some(content) = content.filter(|c| !c.is_empty()) else {
+        return Err((
+            location,
+            format!(
+                "content_type `{}` is set, but {method} {} has no request body media types; \
+                 remove `content_type:`",
+                wanted.value, op.path
+            ),
+        ));
+    };
+    let offered = || {
+        content
+            .keys()
+            .map(|k| format!("`{k}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    content
+        .keys()
+        .find(|k| k.trim().eq_ignore_ascii_case(wanted.value.trim()))
+        .map(|k| Some(k.as_str()))
+        .ok_or_else(|| {
+            (
+                location,
+                format!(
+                    "content_type `{}` is not offered by {method} {}; it offers {}",
+                    wanted.value,
+                    op.path,
+                    offered()
+                ),
+            )
+        })
+}
+
+/// Lowers the operation `op`, selected by `entry`, to the tool named `names`. The only error is
+/// an entry's `content_type:` the operation does not offer; problems in the operation's schemas
+/// degrade with warnings naming their JSON pointers.
+pub fn tool(
+    spec: &Spec,
+    allowlist_path: &Path,
+    entry: &Entry,
+    op: &Operation,
+    names: ToolNames,
+    document_url: Option<&str>,
+) -> Result<(ir::Tool, Vec<Warning>), Error> {
+    let media_type =
+        chosen_media_type(op, entry).map_err(|(location, message)| Error::Allowlist {
+            path: allowlist_path.to_owned(),
+            location,
+            message,
+        })?;
+    let (mut tool, mut warnings) = build_tool(spec, entry, op, media_type, names);
+    tool.http.server_url = servers::operation_url(spec, op, document_url, &mut warnings);
+    Ok((tool, warnings))
+}
+
+/// The access an HTTP method implies: GET, HEAD, OPTIONS and TRACE read; every other method
+/// writes. The method's case does not matter.
+pub fn method_access(method: &str) -> ir::Access {
+    let reads = ["GET", "HEAD", "OPTIONS", "TRACE"]
+        .iter()
+        .any(|m| m.eq_ignore_ascii_case(method));
+    if reads {
+        ir::Access::Read
+    } else {
+        ir::Access::Write
+    }
+}
+
+/// A tool's access: the entry's `access:` when set, else what the method implies
+/// ([`method_access`]). Annotations never change it.
+pub fn access(method: &str, entry: &Entry) -> ir::Access {
+    entry.access.unwrap_or_else(|| method_access(method))
+}
+
+fn build_tool(
+    spec: &Spec,
+    entry: &Entry,
+    op: &Operation,
+    media_type: Option<&str>,
+    names: ToolNames,
+) -> (ir::Tool, Vec<Warning>) {
+    let ToolNames {
+        name,
+        type_stem,
+        method_name,
+    } = names;
+    let mut input = SchemaConverter::new(&spec.root, &spec.path, Direction::Input);
+    let mut properties: IndexMap<String, Value> = IndexMap::new();
+    let mut required: Vec<String> = Vec::new();
+    let mut args: Vec<ArgBinding> = Vec::new();
+    let mut warnings = Vec::new();
+
+    // Parameters, in spec order, named by `naming`.
+    let params: Vec<_> = op
+        .parameters
+        .iter()
+        .filter(|p| !(p.location == ParamLocation::Header && ignored_header(&p.name)))
+        .collect();
+    let wire: Vec<(&str, ParamLocation)> = params
+        .iter()
+        .map(|p| (p.name.as_str(), p.location))
+        .collect();
+    let (mut arg_names, named) = ArgumentNames::parameters(&wire);
+    for (p, arg) in params.into_iter().zip(named) {
+        let mut schema = input.convert(&p.schema, &p.schema_pointer);
+        annotate(
+            &mut schema,
+            p.description.as_deref(),
+            p.deprecated,
+            p.example.as_ref(),
+        );
+        properties.insert(arg.clone(), schema);
+        if p.required {
+            required.push(arg.clone());
+        }
+        args.push(ArgBinding {
+            arg,
+            wire: p.name.clone(),
+            location: location_arg(p.location),
+            required: p.required,
+            style: p.style.clone(),
+            explode: p.explode,
+            allow_reserved: p.allow_reserved,
+        });
+    }
+
+    // Request body.
+    let mut body_binding = None;
+    if let Some(body) = &op.request_body
+        && let Some((media_type, media)) = media_type.and_then(|m| body.content.get_key_value(m))
+    {
+        body_binding = Some(BodyBinding {
+            content_type: media_type.clone(),
+            required: body.required,
+            encoding: body_encoding(spec, media_type, media, &mut warnings),
+        });
+        let schema_in = media.schema.clone().unwrap_or_else(|| json!({}));
+        let flattened = input
+            .object_properties(&schema_in, &media.schema_pointer)
+            .filter(|(props, _)| !props.is_empty() && props.keys().all(|k| !arg_names.collides(k)));
+        match flattened {
+            Some((props, req)) => {
+                for (prop, schema) in props {
+                    let is_required = body.required && req.contains(&prop);
+                    if is_required {
+                        required.push(prop.clone());
+                    }
+                    args.push(ArgBinding {
+                        arg: prop.clone(),
+                        wire: prop.clone(),
+                        location: ArgLocation::BodyField,
+                        required: is_required,
+                        style: None,
+                        explode: None,
+                        allow_reserved: false,
+                    });
+                    properties.insert(prop, schema);
+                }
+            }
+            None => {
+                let arg = arg_names.body();
+                let mut schema = input.convert(&schema_in, &media.schema_pointer);
+                annotate(&mut schema, body.description.as_deref(), false, None);
+                if body.required {
+                    required.push(arg.clone());
+                }
+                args.push(ArgBinding {
+                    arg: arg.clone(),
+                    wire: arg.clone(),
+                    location: ArgLocation::Body,
+                    required: body.required,
+                    style: None,
+                    explode: None,
+                    allow_reserved: false,
+                });
+                properties.insert(arg, schema);
+            }
+        }
+    }
+    let (input_defs, input_warnings) = input.finish();
+    warnings.extend(input_warnings);
+    let mut input_schema = Map::new();
+    input_schema.insert("type".into(), json!("object"));
+    input_schema.insert(
+        "properties".into(),
+        Value::Object(properties.into_iter().collect()),
+    );
+    if !required.is_empty() {
+        input_schema.insert("required".into(), json!(required));
+    }
+    let mut input_schema = Value::Object(input_schema);
+    attach_used_defs(&mut input_schema, input_defs);
+
+    let (output_schema, wrap_output, output_warnings) = output_schema(spec, op);
+    warnings.extend(output_warnings);
+
+    let method = op.method.to_ascii_uppercase();
+    let access = access(&method, entry);
+    let annotations = annotations_for(&method, access, entry);
+    let description = entry
+        .description
+        .clone()
+        .unwrap_or_else(|| operation_description(op));
+    let mut security: Vec<String> = op.security.iter().flatten().cloned().collect();
+    security.sort();
+    security.dedup();
+
+    let tool = ir::Tool {
+        name,
+        type_stem,
+        method_name,
+        title: entry
+            .title
+            .clone()
+            .or_else(|| op.summary.clone().filter(|s| s.len() <= 100)),
+        description,
+        input_schema,
+        output_schema,
+        wrap_output,
+        access,
+        annotations,
+        required_scope: entry.scope.clone(),
+        plugin: entry.plugin.clone(),
+        http: ir::HttpBinding {
+            method,
+            path: op.path.clone(),
+            operation_id: op
+                .operation_id
+                .clone()
+                .unwrap_or_else(|| naming::method_path_name(&op.method, &op.path)),
+            args,
+            body: body_binding,
+            security,
+            server_url: None,
+        },
+    };
+    (tool, warnings)
+}
+
+/// Adds the parameter's description, deprecation and example to its schema.
+fn annotate(
+    schema: &mut Value,
+    description: Option<&str>,
+    deprecated: bool,
+    example: Option<&Value>,
+) {
+    let Value::Object(map) = schema else {
+        if let Some(d) = description {
+            *schema = json!({ "description": d });
+        }
+        return;
+    };
+    if let Some(d) = description {
+        map.entry("description").or_insert_with(|| json!(d));
+    }
+    if deprecated {
+        map.insert("deprecated".into(), json!(true));
+    }
+    if let Some(e) = example {
+        map.entry("examples").or_insert_with(|| json!([e]));
+    }
+}
+
+/// Prefers JSON, then form, multipart, text, binary, then whatever comes first.
+fn pick_media_type(
+    content: &IndexMap<String, crate::spec::MediaType>,
+) -> Option<(&String, &crate::spec::MediaType)> {
+    let rank = |mt: &str| {
+        let mt = mt.to_ascii_lowercase();
+        if mt == "application/json" {
+            0
+        } else if mt.ends_with("+json") || mt.contains("json") {
+            1
+        } else if mt == "application/x-www-form-urlencoded" {
+            2
+        } else if mt == "multipart/form-data" {
+            3
+        } else if mt.starts_with("text/") {
+            4
+        } else {
+            5
+        }
+    };
+    content.iter().min_by_key(|(mt, _)| rank(mt))
+}
+
+/// The styles OpenAPI defines for form and multipart body properties.
+const BODY_STYLES: [&str; 4] = ["form", "spaceDelimited", "pipeDelimited", "deepObject"];
+
+/// The media type's `encoding` object as per-property encodings, sorted by property name.
+/// Only form and multipart bodies use it; entries that cannot be used are left out, and parts
+/// of an entry that cannot be used (`headers`, a style bodies do not have) are dropped, each
+/// with a warning naming its JSON pointer.
+fn body_encoding(
+    spec: &Spec,
+    media_type: &str,
+    media: &crate::spec::MediaType,
+    warnings: &mut Vec<Warning>,
+) -> Vec<ir::PropertyEncoding> {
+    let Some(encoding) = &media.encoding else {
+        return Vec::new();
+    };
+    let media_pointer = media
+        .schema_pointer
+        .strip_suffix("/schema")
+        .unwrap_or(&media.schema_pointer);
+    let mut warn = |pointer: String, message: String| {
+        warnings.push(Warning {
+            location: format!("{}: {pointer}", spec.path.display()),
+            message,
+        });
+    };
+    let essence = media_type
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    if !matches!(
+        essence.as_str(),
+        "application/x-www-form-urlencoded" | "multipart/form-data"
+    ) {
+        warn(
+            format!("{media_pointer}/encoding"),
+            format!(
+                "`encoding` applies only to form and multipart bodies; ignored for `{media_type}`"
+            ),
+        );
+        return Vec::new();
+    }
+    let Value::Object(entries) = encoding else {
+        warn(
+            format!("{media_pointer}/encoding"),
+            "`encoding` is not an object; ignored".to_owned(),
+        );
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (property, entry) in entries {
+        let at = format!(
+            "{media_pointer}/encoding/{}",
+            crate::spec::escape_pointer_segment(property)
+        );
+        let Value::Object(entry) = entry else {
+            warn(
+                at,
+                format!("the encoding of `{property}` is not an object; ignored"),
+            );
+            continue;
+        };
+        let mut encoding = ir::PropertyEncoding {
+            property: property.clone(),
+            content_type: None,
+            style: None,
+            explode: None,
+            allow_reserved: false,
+        };
+        for (key, value) in entry {
+            let at = format!("{at}/{}", crate::spec::escape_pointer_segment(key));
+            match (key.as_str(), value) {
+                ("contentType", Value::String(t)) => encoding.content_type = Some(t.clone()),
+                ("style", Value::String(s)) if BODY_STYLES.contains(&s.as_str()) => {
+                    encoding.style = Some(s.clone());
+                }
+                ("style", Value::String(s)) => warn(
+                    at,
+                    format!(
+                        "style `{s}` is not defined for body properties (use one of {}); \
+                         ignored",
+                        BODY_STYLES.join(", ")
+                    ),
+                ),
+                ("explode", Value::Bool(b)) => encoding.explode = Some(*b),
+                ("allowReserved", Value::Bool(b)) => encoding.allow_reserved = *b,
+                ("headers", _) => warn(
+                    at,
+                    format!("per-part headers of `{property}` are not sent; ignored"),
+                ),
+                ("contentType" | "style" | "explode" | "allowReserved", other) => {
+                    warn(at, format!("`{key}` has the wrong type ({other}); ignored"))
+                }
+                _ => {}
+            }
+        }
+        let sets_something = encoding.content_type.is_some()
+            || encoding.style.is_some()
+            || encoding.explode.is_some()
+            || encoding.allow_reserved;
+        if sets_something {
+            out.push(encoding);
+        }
+    }
+    out.sort_by(|a, b| a.property.cmp(&b.property));
+    out
+}
+
+/// The output schema from the primary 2xx JSON response: (schema, wrapped, warnings).
+fn output_schema(spec: &Spec, op: &Operation) -> (Option<Value>, bool, Vec<Warning>) {
+    let primary = ["200", "201", "202", "203", "2XX", "2xx"]
+        .iter()
+        .find_map(|code| op.responses.get(*code))
+        .or_else(|| {
+            op.responses
+                .iter()
+                .find(|(code, _)| code.starts_with('2'))
+                .map(|(_, r)| r)
+        });
+    let Some(response) = primary else {
+        return (None, false, Vec::new());
+    };
+    let Some(media) = response
+        .content
+        .iter()
+        .find(|(mt, _)| {
+            let mt = mt.to_ascii_lowercase();
+            mt == "application/json" || mt.ends_with("+json") || mt == "*/*"
+        })
+        .map(|(_, m)| m)
+    else {
+        return (None, false, Vec::new());
+    };
+    let Some(schema) = &media.schema else {
+        return (None, false, Vec::new());
+    };
+    let mut conv = SchemaConverter::new(&spec.root, &spec.path, Direction::Output);
+    let converted = conv.convert(schema, &media.schema_pointer);
+    let (defs, warnings) = conv.finish();
+    let root = match converted.get("$ref").and_then(Value::as_str) {
+        Some(r) if converted.as_object().is_some_and(|m| m.len() == 1) => r
+            .strip_prefix("#/$defs/")
+            .and_then(|name| defs.get(name))
+            .filter(|target| is_object_schema(target))
+            .cloned()
+            .unwrap_or(converted),
+        _ => converted,
+    };
+    let (mut root, wrapped) = if is_object_schema(&root) {
+        (root, false)
+    } else {
+        (
+            json!({ "type": "object", "properties": { "result": root }, "required": ["result"] }),
+            true,
+        )
+    };
+    attach_used_defs(&mut root, defs);
+    (Some(root), wrapped, warnings)
+}
+
+/// Adds to `schema` (an object) a `$defs` holding the definitions it reaches, directly or
+/// through other definitions; unreachable ones are left out.
+fn attach_used_defs(schema: &mut Value, mut defs: BTreeMap<String, Value>) {
+    let mut used = BTreeSet::new();
+    let mut queue = Vec::new();
+    collect_def_refs(schema, &mut queue);
+    while let Some(name) = queue.pop() {
+        if used.insert(name.clone())
+            && let Some(def) = defs.get(&name)
+        {
+            collect_def_refs(def, &mut queue);
+        }
+    }
+    defs.retain(|name, _| used.contains(name));
+    if !defs.is_empty()
+        && let Value::Object(map) = schema
+    {
+        map.insert("$defs".into(), Value::Object(defs.into_iter().collect()));
+    }
+}
+
+fn collect_def_refs(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::Object(map) => {
+            for (k, val) in map {
+                if k == "$ref"
+                    && let Some(name) = val.as_str().and_then(|r| r.strip_prefix("#/$defs/"))
+                {
+                    out.push(name.replace("~1", "/").replace("~0", "~"));
+                } else if k != "const" && k != "enum" && k != "default" && k != "examples" {
+                    collect_def_refs(val, out);
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|i| collect_def_refs(i, out)),
+        _ => {}
+    }
+}
+
+/// Whether a converted schema is a plain object schema (`type: object`, no composition).
+pub fn is_object_schema(schema: &Value) -> bool {
+    let Some(map) = schema.as_object() else {
+        return false;
+    };
+    let typed_object = match map.get("type") {
+        Some(Value::String(t)) => t == "object",
+        _ => false,
+    };
+    typed_object
+        && !["oneOf", "anyOf", "allOf", "$ref", "not", "if"]
+            .iter()
+            .any(|k| map.contains_key(*k))
+}
+
+/// Annotation hints: from the access (a read is `readOnlyHint`; a write is destructive when
+/// the method is DELETE and idempotent when it is PUT or DELETE), then the entry's
+/// `annotations:` overrides. `method` is upper-case.
+fn annotations_for(method: &str, access: ir::Access, entry: &Entry) -> ir::Annotations {
+    let mut a = match access {
+        ir::Access::Read => ir::Annotations {
+            read_only: Some(true),
+            ..Default::default()
+        },
+        ir::Access::Write => ir::Annotations {
+            read_only: Some(false),
+            destructive: Some(method == "DELETE"),
+            idempotent: Some(matches!(method, "PUT" | "DELETE")),
+            open_world: None,
+        },
+    };
+    let o = entry.annotations;
+    a.read_only = o.read_only.or(a.read_only);
+    a.destructive = o.destructive.or(a.destructive);
+    a.idempotent = o.idempotent.or(a.idempotent);
+    a.open_world = o.open_world.or(a.open_world);
+    a
+}
+
+/// Summary and description joined, else `METHOD path`.
+fn operation_description(op: &Operation) -> String {
+    let parts: Vec<&str> = [op.summary.as_deref(), op.description.as_deref()]
+        .into_iter()
+        .flatten()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect();
+    let mut parts = parts;
+    parts.dedup();
+    if parts.is_empty() {
+        format!("{} {}", op.method.to_ascii_uppercase(), op.path)
+    } else {
+        parts.join("\n\n")
+    }
+}
+
+/// The server of the lowered `tools`, named `name`: version, description and title from the
+/// allowlist or the spec's `info`, the default upstream URL, and the security schemes the tools
+/// use.
+pub fn server(
+    spec: &Spec,
+    allowlist: &Allowlist,
+    name: String,
+    tools: Vec<ir::Tool>,
+    warnings: &mut Vec<Warning>,
+) -> ir::Server {
+    let info = spec.root.get("info");
+    let info_str = |k: &str| {
+        info.and_then(|i| i.get(k))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
+    let title = info_str("title").unwrap_or_else(|| name.clone());
+    let upstream_url = allowlist.server.upstream_url.clone().or_else(|| {
+        let url = match servers::default_url(&spec.root, "") {
+            Ok(url) => url?,
+            Err(problem) => {
+                warnings.push(Warning {
+                    location: format!("{}: {}", spec.path.display(), problem.pointer),
+                    message: format!(
+                        "{}; the server has no default upstream URL: set `server.upstream_url` \
+                         in the allowlist or pass --upstream-url at run time",
+                        problem.message
+                    ),
+                });
+                return None;
+            }
+        };
+        if !servers::is_absolute(&url) {
+            warnings.push(Warning {
+                location: format!("{}: /servers/0/url", spec.path.display()),
+                message: format!(
+                    "server URL `{url}` is relative; set `server.upstream_url` in the allowlist or pass --upstream-url at run time"
+                ),
+            });
+        }
+        Some(url)
+    });
+    let used: BTreeSet<&str> = tools
+        .iter()
+        .flat_map(|t| t.http.security.iter().map(String::as_str))
+        .collect();
+    let security_schemes = security_schemes(&spec.root, &used);
+    ir::Server {
+        version: allowlist
+            .server
+            .version
+            .clone()
+            .or_else(|| info_str("version"))
+            .unwrap_or_else(|| "0.1.0".into()),
+        description: allowlist
+            .server
+            .description
+            .clone()
+            .or_else(|| info_str("description"))
+            .unwrap_or_else(|| title.clone()),
+        title,
+        name,
+        upstream_url,
+        security_schemes,
+        tools,
+    }
+}
+
+fn security_schemes(root: &Value, used: &BTreeSet<&str>) -> Vec<ir::SecurityScheme> {
+    let Some(schemes) = root
+        .pointer("/components/securitySchemes")
+        .and_then(Value::as_object)
+    else {
+        return Vec::new();
+    };
+    let mut out: Vec<ir::SecurityScheme> = schemes
+        .iter()
+        .filter(|(name, _)| used.contains(name.as_str()))
+        .map(|(name, s)| {
+            let get = |k: &str| s.get(k).and_then(Value::as_str).unwrap_or_default();
+            let kind = match (
+                get("type"),
+                get("in"),
+                get("scheme").to_ascii_lowercase().as_str(),
+            ) {
+                ("apiKey", "header", _) => ir::SecurityKind::ApiKeyHeader(get("name").to_owned()),
+                ("apiKey", "query", _) => ir::SecurityKind::ApiKeyQuery(get("name").to_owned()),
+                ("apiKey", "cookie", _) => ir::SecurityKind::ApiKeyCookie(get("name").to_owned()),
+                ("http", _, "bearer") => ir::SecurityKind::Bearer,
+                ("http", _, "basic") => ir::SecurityKind::Basic,
+                _ => ir::SecurityKind::Other,
+            };
+            ir::SecurityScheme {
+                name: name.clone(),
+                kind,
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    out
+}

@@ -1,0 +1,123 @@
+//! A tool's access (`read` / `write`): from the HTTP method, overridden by the allowlist's
+//! `access:`, never by annotation hints; and what a `mcp:read` principal may call as a result.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+
+use generator::Error;
+use generator::allowlist::Allowlist;
+use generator::ir::{self, Access, Annotations};
+use generator::lower::method_access;
+use generator::select::{SelectOptions, select};
+use generator::spec::Spec;
+use mcpgen_runtime::Principal;
+
+/// The wire fixture: `search` is a GET, `createIssue` and `ping` are POSTs.
+fn spec() -> Spec {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/wire/openapi.yaml");
+    Spec::load(&path).expect("the fixture loads")
+}
+
+/// The tools selected by `allowlist` (YAML text), in allowlist order.
+fn tools(allowlist: &str) -> Vec<ir::Tool> {
+    let allowlist = Allowlist::parse(Path::new("mcp_tools.yaml"), allowlist).expect("allowlist");
+    let (server, _) = select(&spec(), &allowlist, &SelectOptions::default())
+        .unwrap_or_else(|errors| panic!("selection failed: {errors:?}"));
+    server.tools
+}
+
+fn reader() -> Principal {
+    Principal {
+        id: "reader".to_owned(),
+        key_id: None,
+        scopes: vec!["mcp:read".to_owned()],
+        plugins: Vec::new(),
+        rate_limit: None,
+    }
+}
+
+#[test]
+fn access_follows_the_method() {
+    for (method, access) in [
+        ("GET", Access::Read),
+        ("get", Access::Read),
+        ("HEAD", Access::Read),
+        ("OPTIONS", Access::Read),
+        ("trace", Access::Read),
+        ("POST", Access::Write),
+        ("PUT", Access::Write),
+        ("PATCH", Access::Write),
+        ("delete", Access::Write),
+    ] {
+        assert_eq!(method_access(method), access, "{method}");
+    }
+    let tools = tools("mcp_tools:\n  - operation_id: search\n  - operation_id: ping\n");
+    assert_eq!(tools[0].access, Access::Read);
+    assert_eq!(tools[0].annotations.read_only, Some(true));
+    assert_eq!(tools[1].access, Access::Write);
+    assert_eq!(tools[1].annotations.read_only, Some(false));
+}
+
+#[test]
+fn the_entry_access_overrides_the_method_and_the_hints_follow() {
+    let tools = tools(
+        "mcp_tools:\n  - operation_id: ping\n    access: read\n  - operation_id: search\n    access: write\n",
+    );
+    assert_eq!(tools[0].access, Access::Read);
+    assert_eq!(
+        tools[0].annotations,
+        Annotations {
+            read_only: Some(true),
+            ..Annotations::default()
+        }
+    );
+    assert_eq!(tools[1].access, Access::Write);
+    assert_eq!(tools[1].annotations.read_only, Some(false));
+
+    let defs = support::preview::tool_defs(&tools);
+    assert!(
+        reader().may_call(&defs[0]),
+        "a POST declared `access: read`"
+    );
+    assert!(
+        !reader().may_call(&defs[1]),
+        "a GET declared `access: write`"
+    );
+}
+
+#[test]
+fn a_read_only_hint_alone_leaves_a_post_a_write_tool() {
+    let tools =
+        tools("mcp_tools:\n  - operation_id: createIssue\n    annotations: { read_only: true }\n");
+    assert_eq!(tools[0].access, Access::Write);
+    assert_eq!(tools[0].annotations.read_only, Some(true));
+    let defs = support::preview::tool_defs(&tools);
+    assert_eq!(defs[0].annotations.read_only_hint, Some(true));
+    assert!(!reader().may_call(&defs[0]));
+}
+
+#[test]
+fn an_invalid_access_is_an_error_naming_the_entry() {
+    let text =
+        "mcp_tools:\n  - operation_id: search\n  - operation_id: ping\n    access: readonly\n";
+    let err = Allowlist::parse(Path::new("mcp_tools.yaml"), text).expect_err("invalid access");
+    let Error::Allowlist {
+        location, message, ..
+    } = &err
+    else {
+        panic!("expected an allowlist error, got {err:?}");
+    };
+    assert_eq!(
+        location,
+        "entry 2 (operation_id `ping`), `access` at line 4, column 13"
+    );
+    assert!(
+        message.contains("access `readonly` is not valid"),
+        "{message}"
+    );
+    assert!(
+        message.contains("`read`") && message.contains("`write`"),
+        "{message}"
+    );
+}
