@@ -17,7 +17,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
-use crate::llm::Message;
+use crate::message::Message;
+pub use crate::message::ToolCall;
 use mcpgen_runtime::{Content, ToolResult};
 
 /// The longest tool name the providers accept.
@@ -220,18 +221,6 @@ pub fn result_text(result: &ToolResult) -> String {
     } else {
         text
     }
-}
-
-/// A tool call a model asked for, in a provider-neutral form.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ToolCall {
-    /// The provider's id for the call (`tool_call_id` / `tool_use_id`), echoed in the result.
-    pub id: String,
-    /// The tool's name (mapped back from the provider's name).
-    pub name: String,
-    /// The arguments. Normally an object; what the model sent when that did not parse as
-    /// JSON is kept as a string so the failure can be reported back to the model.
-    pub arguments: Value,
 }
 
 /// A model response that does not have the expected shape.

@@ -22,6 +22,7 @@ pub mod breaker;
 pub mod enrich;
 pub mod formats;
 pub mod llm;
+mod message;
 pub mod registry;
 
 pub use breaker::{BreakerConfig, BreakerOpen, CircuitBreaker};

@@ -52,35 +52,10 @@
 
 use serde_json::{Map, Value};
 
-use crate::formats::{ToolCall, ToolDefinition, result_text};
+use crate::formats::{ToolDefinition, result_text};
+pub use crate::message::Message;
+use crate::message::ToolCall;
 use mcpgen_runtime::{BoxFuture, McpConnection, ToolResult};
-
-/// One message of a provider-neutral conversation.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Message {
-    /// Instructions for the model.
-    System(String),
-    /// What the user said.
-    User(String),
-    /// What the model said: text, tool calls, or both.
-    Assistant {
-        /// Text of the turn, if any.
-        text: Option<String>,
-        /// Tools the model asked to call in this turn.
-        tool_calls: Vec<ToolCall>,
-    },
-    /// The result of one tool call, answering the call with id `call_id`.
-    Tool {
-        /// The id of the call this answers.
-        call_id: String,
-        /// The tool's name.
-        name: String,
-        /// The result rendered as text ([`result_text`]).
-        content: String,
-        /// Whether the call failed.
-        is_error: bool,
-    },
-}
 
 /// What the model answered in one turn.
 #[derive(Debug, Clone, PartialEq)]
@@ -393,6 +368,7 @@ mod tests {
         input_schema: r#"{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}"#,
         output_schema: None,
         wrap_output: false,
+        access: mcpgen_runtime::Access::Read,
         annotations: mcpgen_runtime::ToolAnnotations {
             read_only_hint: Some(true),
             destructive_hint: None,

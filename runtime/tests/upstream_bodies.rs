@@ -60,6 +60,7 @@ const fn encoded_tool(
         input_schema: r#"{"type":"object"}"#,
         output_schema: None,
         wrap_output: false,
+        access: mcpgen_runtime::Access::Write,
         annotations: ToolAnnotations {
             read_only_hint: None,
             destructive_hint: None,
@@ -488,8 +489,8 @@ async fn form_body_honours_per_property_style_explode_and_allow_reserved() {
         "words=x+y+z",
         "pipes=p%7Cq",
         "filter[state]=open",
-        "filter[labels][]=bug",
-        "filter[labels][]=ui",
+        "filter[labels][0]=bug",
+        "filter[labels][1]=ui",
         "filter[owner][login]=o%26k",
         "x=1",
         "y=2",
@@ -667,7 +668,7 @@ async fn multipart_parts_honour_the_encoding_object() {
                 b"open",
             ),
             part(
-                &[r#"Content-Disposition: form-data; name="where[labels][]""#],
+                &[r#"Content-Disposition: form-data; name="where[labels][0]""#],
                 b"x",
             ),
             part(
@@ -895,4 +896,111 @@ async fn bad_binary_bodies_are_errors_naming_the_argument() {
         assert_error_containing(&result, needles);
     }
     assert!(server.requests().is_empty());
+}
+
+// ---------------------------------------------------------------------------------------------
+// A Stripe-shaped form body: the bracket convention form-encoded APIs read.
+
+/// How Stripe's spec encodes its nested form properties.
+const fn deep(property: &'static str) -> PropertyEncoding {
+    PropertyEncoding {
+        style: Some("deepObject"),
+        explode: Some(true),
+        ..enc(property)
+    }
+}
+
+const CHECKOUT_ARGS: &[ArgBinding] = &[
+    arg("line_items", Location::BodyField, false),
+    arg("mode", Location::BodyField, false),
+    arg("expand", Location::BodyField, false),
+    arg("metadata", Location::BodyField, false),
+    arg("discounts", Location::BodyField, false),
+    arg("customer", Location::BodyField, false),
+];
+
+/// `POST /v1/checkout/sessions` as Stripe's spec declares it: `deepObject` for the arrays and
+/// objects.
+const CHECKOUT_TOOL: ToolDef = encoded_tool(
+    "application/x-www-form-urlencoded",
+    false,
+    CHECKOUT_ARGS,
+    &[
+        deep("line_items"),
+        deep("expand"),
+        deep("metadata"),
+        deep("discounts"),
+    ],
+);
+
+/// The same operation from a spec without an `encoding` object.
+const CHECKOUT_PLAIN_TOOL: ToolDef =
+    tool("application/x-www-form-urlencoded", false, CHECKOUT_ARGS);
+
+fn checkout_session() -> Value {
+    json!({
+        "line_items": [
+            {"price": "price_1", "quantity": 2},
+            {
+                "price": "price_2",
+                "quantity": 1,
+                "adjustable_quantity": {"enabled": true, "minimum": 1, "maximum": 10},
+            },
+        ],
+        "mode": "payment",
+        "expand": ["line_items", "payment_intent.latest_charge"],
+        "metadata": {"order": "6735", "note": "gift wrap & card", "coupon": null},
+        "discounts": [],
+        "customer": null,
+    })
+}
+
+/// Arrays are indexed (`[0]`), arrays of objects and nested objects continue the brackets,
+/// booleans are `true`/`false`, and the brackets are written literally, as Stripe's client
+/// libraries send them. `null` (`customer`, `metadata[coupon]`) and the empty array
+/// (`discounts`) send nothing. With or without the spec's `deepObject` encoding, the bytes are
+/// the same.
+#[tokio::test(flavor = "multi_thread")]
+async fn stripe_checkout_session_form_body_uses_indexed_brackets() {
+    let server = Server::start().await;
+    let expected = "line_items[0][price]=price_1&line_items[0][quantity]=2\
+        &line_items[1][price]=price_2&line_items[1][quantity]=1\
+        &line_items[1][adjustable_quantity][enabled]=true\
+        &line_items[1][adjustable_quantity][minimum]=1\
+        &line_items[1][adjustable_quantity][maximum]=10\
+        &mode=payment\
+        &expand[0]=line_items&expand[1]=payment_intent.latest_charge\
+        &metadata[order]=6735&metadata[note]=gift+wrap+%26+card";
+    for tool in [&CHECKOUT_TOOL, &CHECKOUT_PLAIN_TOOL] {
+        let request = server.send(tool, checkout_session()).await;
+        assert_eq!(request.method, "POST");
+        assert_eq!(
+            request.content_type(),
+            Some("application/x-www-form-urlencoded")
+        );
+        assert_eq!(String::from_utf8(request.body).unwrap(), expected);
+    }
+}
+
+/// A `null` array item is left out and the items after it are numbered without a gap, so
+/// parsers that read indices as positions see a dense array.
+#[tokio::test(flavor = "multi_thread")]
+async fn form_body_null_array_items_leave_no_gap() {
+    let server = Server::start().await;
+    for tool in [&CHECKOUT_TOOL, &CHECKOUT_PLAIN_TOOL] {
+        let request = server
+            .send(
+                tool,
+                json!({
+                    "expand": ["a", null, "b"],
+                    "line_items": [null, {"price": "p", "tax_rates": []}],
+                    "metadata": {},
+                }),
+            )
+            .await;
+        assert_eq!(
+            String::from_utf8(request.body).unwrap(),
+            "line_items[0][price]=p&expand[0]=a&expand[1]=b"
+        );
+    }
 }

@@ -71,6 +71,7 @@ fn tool(path: &'static str, args: Vec<ArgBinding>) -> ToolDef {
         input_schema: r#"{"type":"object"}"#,
         output_schema: None,
         wrap_output: false,
+        access: mcpgen_runtime::Access::Write,
         annotations: ToolAnnotations {
             read_only_hint: None,
             destructive_hint: None,
@@ -358,13 +359,26 @@ async fn query_deep_object_uses_encoded_brackets() {
                 object(),
                 "/q?color%5BR%5D=100&color%5BG%5D=200&color%5BB%5D=150",
             ),
-            // One level of nesting continues the bracket convention; arrays use `[]`.
+            // Nesting continues the bracket convention; array items are indexed.
             (
                 deep,
                 Some(true),
                 json!({"user": {"name": "Ann", "age": 3}, "tags": ["a", "b"], "skip": null}),
                 "/q?color%5Buser%5D%5Bname%5D=Ann&color%5Buser%5D%5Bage%5D=3\
-                 &color%5Btags%5D%5B%5D=a&color%5Btags%5D%5B%5D=b",
+                 &color%5Btags%5D%5B0%5D=a&color%5Btags%5D%5B1%5D=b",
+            ),
+            // A top-level array is indexed too, with or without explode.
+            (
+                deep,
+                Some(true),
+                array(),
+                "/q?color%5B0%5D=blue&color%5B1%5D=black&color%5B2%5D=brown",
+            ),
+            (
+                deep,
+                Some(false),
+                array(),
+                "/q?color%5B0%5D=blue&color%5B1%5D=black&color%5B2%5D=brown",
             ),
             // Reserved characters in keys and values are encoded.
             (
@@ -373,7 +387,7 @@ async fn query_deep_object_uses_encoded_brackets() {
                 json!({"a[b]": "c&d=e", "ü": "ü"}),
                 "/q?color%5Ba%5Bb%5D%5D=c%26d%3De&color%5B%C3%BC%5D=%C3%BC",
             ),
-            // Scalars and top-level arrays have no deepObject form; they are written as form.
+            // A scalar has no brackets to add; it is written as form.
             (deep, Some(true), string(), "/q?color=blue"),
         ],
     )
@@ -783,4 +797,53 @@ async fn prepare_builds_the_request_invoke_sends_without_sending_it() {
     let problem = upstream.prepare(&no_http, &Map::new()).unwrap_err();
     assert!(problem.contains("has no HTTP binding"), "{problem}");
     assert_eq!(server.requests().len(), 1);
+}
+
+/// A Stripe-shaped list call: `created[gt]` and `expand` as the `deepObject` query parameters
+/// Stripe's spec declares, next to a plain `limit`. Brackets are `%5B`/`%5D` in a query (RFC
+/// 3986 does not allow them unencoded there; Stripe decodes both spellings). `null` and an
+/// empty array send nothing.
+#[tokio::test(flavor = "multi_thread")]
+async fn stripe_list_query_uses_indexed_brackets() {
+    let server = Server::start().await;
+    let upstream = server.upstream();
+    let tool = tool(
+        "/v1/customers",
+        vec![
+            styled("created", Location::Query, Some("deepObject"), Some(true)),
+            styled("expand", Location::Query, Some("deepObject"), Some(true)),
+            arg("limit", Location::Query),
+            arg("starting_after", Location::Query),
+        ],
+    );
+    let request = server
+        .call(
+            &upstream,
+            &tool,
+            json!({
+                "created": {"gt": 1700000000, "lte": null},
+                "expand": ["data.default_source", "data.tax"],
+                "limit": 3,
+                "starting_after": null,
+            }),
+        )
+        .await;
+    assert_eq!(request.method, "GET");
+    assert_eq!(
+        request.target,
+        "/v1/customers?created%5Bgt%5D=1700000000\
+         &expand%5B0%5D=data.default_source&expand%5B1%5D=data.tax&limit=3"
+    );
+
+    let request = server
+        .call(
+            &upstream,
+            &tool,
+            json!({"created": {"gt": 1, "lt": 2}, "expand": [], "limit": null}),
+        )
+        .await;
+    assert_eq!(
+        request.target,
+        "/v1/customers?created%5Bgt%5D=1&created%5Blt%5D=2"
+    );
 }

@@ -28,9 +28,9 @@ use std::time::Duration;
 use axum::Router;
 use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::http::{Method, StatusCode, header};
 use axum::middleware::{self, Next};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use axum::routing::get;
 use futures::StreamExt;
 use rmcp::transport::streamable_http_server::session::SessionManager;
@@ -40,12 +40,10 @@ use tokio_util::sync::CancellationToken;
 
 use super::handler::McpHandler;
 use super::rebinding::Rebinding;
+use super::reply::{AUTH_ERROR_CODE, jsonrpc_error, unauthorized};
 use super::{Inner, Server, ServerError, card};
 use crate::auth::{AuthError, Authenticator, credential_from_headers};
 use crate::{CallerCredential, Principal};
-
-/// JSON-RPC error code of an authentication failure.
-pub const AUTH_ERROR_CODE: i64 = -32001;
 
 /// Most `/mcp` sessions whose owner is remembered; beyond it the oldest session is closed.
 const MAX_SESSIONS: usize = 10_000;
@@ -56,44 +54,6 @@ const SESSION_HEADER: &str = "mcp-session-id";
 /// How long, after the calls in progress have finished, shutdown lets their responses be
 /// written before closing the streams that are still open.
 const RESPONSE_GRACE: Duration = Duration::from_millis(500);
-
-/// An HTTP response whose body is a JSON-RPC error without an id.
-pub(crate) fn jsonrpc_error(status: StatusCode, code: i64, message: &str) -> Response {
-    let body = serde_json::json!({
-        "jsonrpc": "2.0",
-        "id": null,
-        "error": {"code": code, "message": message},
-    });
-    (
-        status,
-        [(header::CONTENT_TYPE, "application/json")],
-        body.to_string(),
-    )
-        .into_response()
-}
-
-/// The 401 answer for a refused credential.
-pub(crate) fn unauthorized(error: &AuthError) -> Response {
-    let mut response = jsonrpc_error(
-        StatusCode::UNAUTHORIZED,
-        AUTH_ERROR_CODE,
-        &error.to_string(),
-    );
-    match HeaderValue::from_str(&error.www_authenticate()) {
-        Ok(value) => {
-            response
-                .headers_mut()
-                .insert(header::WWW_AUTHENTICATE, value);
-        }
-        Err(_) => {
-            response.headers_mut().insert(
-                header::WWW_AUTHENTICATE,
-                HeaderValue::from_static("Bearer realm=\"mcp\""),
-            );
-        }
-    }
-    response
-}
 
 /// Authenticates the request and puts the [`Principal`] into its extensions, together with the
 /// credential presented (as a [`CallerCredential`], for pass-through to upstreams).

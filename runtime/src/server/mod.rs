@@ -39,6 +39,7 @@ mod http;
 mod pipeline;
 mod rate;
 mod rebinding;
+mod reply;
 mod sse;
 mod stdio;
 mod validate;
@@ -53,7 +54,7 @@ use crate::audit::{AuditSink, MultiSink};
 use crate::auth::{AuthChain, Authenticator};
 use crate::{Principal, ToolDef, ToolSet};
 
-pub use http::AUTH_ERROR_CODE;
+pub use reply::AUTH_ERROR_CODE;
 
 use catalog::{Catalog, CatalogProblem};
 use pipeline::InFlight;

@@ -34,7 +34,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::Inner;
 use super::handler::McpHandler;
-use super::http::{jsonrpc_error, unauthorized};
+use super::reply::{jsonrpc_error, unauthorized};
 use crate::Principal;
 use crate::auth::AuthError;
 

@@ -9,13 +9,19 @@
 //!
 //! - **JSON** (`application/json`, any `+json` type): the value as JSON, whatever it is —
 //!   object, array, string, number or boolean.
-//! - **`application/x-www-form-urlencoded`**: the body must be an object. Nested values use the
-//!   bracket convention of Rails, PHP and Stripe, with **indexed arrays everywhere**:
-//!   `metadata[order_id]=6735`, `expand[0]=a&expand[1]=b`, `items[0][price]=p_1`. Booleans are
-//!   `true`/`false`, numbers their JSON text; `null`, empty arrays and empty objects send
-//!   nothing. Names and values are encoded as `application/x-www-form-urlencoded` (space as
-//!   `+`, everything but `A-Z a-z 0-9 * - . _` percent-encoded), except that the brackets this
-//!   convention adds are written literally (brackets inside a property name are encoded).
+//! - **`application/x-www-form-urlencoded`**: the body must be an object. A property without
+//!   an encoding `style`/`explode`, and any property encoded with `style: deepObject`, uses the
+//!   bracket convention that Stripe, Rails, PHP and Express `qs` read, with **indexed arrays
+//!   everywhere**: `metadata[order_id]=6735`, `expand[0]=a&expand[1]=b`,
+//!   `line_items[0][price]=p_1`, `line_items[1][adjustable_quantity][enabled]=true`. Booleans
+//!   are `true`/`false`, numbers their JSON text. `null` (a property, an object property or
+//!   an array item) is left out, the remaining array items numbered without gaps; an empty
+//!   array or object sends nothing. Names and values are encoded as
+//!   `application/x-www-form-urlencoded` (space as `+`, everything but `A-Z a-z 0-9 * - . _`
+//!   percent-encoded), except that the brackets this convention adds are written literally,
+//!   as Stripe's own client libraries send them (brackets inside a property name are
+//!   encoded). A property that is an object or an array of objects thus never goes as JSON
+//!   text unless its encoding's `contentType` asks for JSON (below).
 //! - **`multipart/form-data`**: the body must be an object; each property is one part named
 //!   after it (names and filenames escaped as RFC 7578 and HTML do: `"` as `%22`, CR as `%0D`,
 //!   LF as `%0A`). A property is a **file** when its value is a `data:` URI
@@ -43,7 +49,7 @@
 //!   query parameter of that style would be: `form` with explode repeats the name
 //!   (`tag=a&tag=b`; an object gives `k=v&k2=v2`), without explode joins with commas
 //!   (`tag=a,b`); `spaceDelimited` joins with `+`, `pipeDelimited` with `%7C`; `deepObject`
-//!   uses the bracket convention (`filter[state]=open`, arrays `filter[ids][]=1`). The
+//!   uses the bracket convention above (`filter[state]=open`, `filter[ids][0]=1`). The
 //!   default style is `form` and the default explode follows the style. `allowReserved`
 //!   keeps reserved characters in the values (except `&` and `+`, which would change what the
 //!   server reads). A property without style or explode whose `contentType` is JSON is sent
@@ -57,8 +63,8 @@
 //!   allowed); otherwise the first declared type without a wildcard is sent. As OpenAPI
 //!   3.1.1 says, a property whose encoding sets `style` or `explode` ignores `contentType`
 //!   and is written as text parts the way a form field would be: explode gives one part per
-//!   array item, no explode one part `a,b` (or `a b`, `a|b`), `deepObject` parts named
-//!   `name[key]`.
+//!   array item, no explode one part `a,b` (or `a b`, `a|b`), `deepObject` parts named in the
+//!   bracket convention (`name[key]`, `name[key][0]`).
 //!
 //! Values that cannot be encoded for the content type (an object for `text/plain`, bad base64,
 //! a malformed `data:` URI) are reported naming the argument, and no request is sent.
@@ -70,8 +76,8 @@ use base64::alphabet;
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use serde_json::{Map, Value};
 
-use super::is_json_media_type;
-use super::request::{Problems, provided};
+use super::args::{Problems, provided};
+use super::media::{essence, is_json_media_type};
 use super::style::{self, Escape, Style, Target, form_encode};
 use crate::{HttpBinding, Location, PropertyEncoding};
 
@@ -300,16 +306,6 @@ fn flattened_body(content_type: &str, fields: &[Field<'_>]) -> String {
     )
 }
 
-/// The media type without parameters, lower-cased.
-fn essence(content_type: &str) -> String {
-    content_type
-        .split(';')
-        .next()
-        .unwrap_or_default()
-        .trim()
-        .to_ascii_lowercase()
-}
-
 /// Whether a media type essence is text sent as-is.
 fn is_text(essence: &str) -> bool {
     essence.starts_with("text/")
@@ -388,40 +384,23 @@ fn form(properties: &[Property<'_>], encoding: &[PropertyEncoding]) -> Result<St
                     escape.value(&json)
                 ));
             }
-            None => form_pairs(
-                &form_encode(property.name),
-                property.value,
-                escape,
-                &mut pairs,
-            ),
-        }
-    }
-    Ok(pairs.join("&"))
-}
-
-/// Adds the pairs for `value` under the already-encoded `key`, values escaped by `escape`.
-fn form_pairs(key: &str, value: &Value, escape: Escape, pairs: &mut Vec<String>) {
-    match value {
-        Value::Null => {}
-        Value::Bool(b) => pairs.push(format!("{key}={b}")),
-        Value::Number(n) => pairs.push(format!("{key}={}", escape.value(&n.to_string()))),
-        Value::String(s) => pairs.push(format!("{key}={}", escape.value(s))),
-        Value::Array(items) => {
-            for (i, item) in items.iter().enumerate() {
-                form_pairs(&format!("{key}[{i}]"), item, escape, pairs);
-            }
-        }
-        Value::Object(map) => {
-            for (name, item) in map {
-                form_pairs(
-                    &format!("{key}[{}]", form_encode(name)),
-                    item,
+            None => {
+                let mut named = Vec::new();
+                style::bracket_pairs(
+                    &escape.name(property.name),
+                    property.value,
                     escape,
-                    pairs,
+                    &mut named,
+                );
+                pairs.extend(
+                    named
+                        .into_iter()
+                        .map(|(name, value)| format!("{name}={value}")),
                 );
             }
         }
     }
+    Ok(pairs.join("&"))
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -5,75 +5,41 @@
 //!
 //! - `style`: how one parameter value is written on the wire (OpenAPI `style`/`explode`) and
 //!   percent-encoded;
-//! - `request`: the request itself (method, path, query, headers, credentials), built from the
-//!   tool's [`HttpBinding`](crate::HttpBinding) and its arguments;
-//! - `body`: the request body for the binding's content type;
+//! - `args`: which arguments were given, and what is wrong with them;
+//! - `request`: the request itself (method, path, query, headers), built from the tool's
+//!   [`HttpBinding`](crate::HttpBinding) and its arguments;
+//! - `body`: the request body for the binding's content type (`media`: media types);
+//! - `credentials`: configured credentials per security scheme and pass-through of the
+//!   caller's credential, and how they are applied to a request;
+//! - `base_url`: checking and showing base URLs; `error`: why a client cannot be built;
 //! - `response`: reading the response under a size cap and mapping it to a result.
 //!
 //! Failures of any kind — a missing argument, an unreachable upstream, a timeout, a 4xx/5xx — come
 //! back as a result with `is_error` set, never as a success that hides them.
 
+mod args;
+mod base_url;
 mod body;
+mod credentials;
+mod error;
+mod media;
 mod request;
 mod response;
 mod style;
 
+pub use credentials::Credential;
+pub use error::UpstreamError;
+
 use std::borrow::Cow;
 use std::time::{Duration, Instant};
 
-use reqwest::header::{HeaderName, HeaderValue};
+use reqwest::header::HeaderValue;
 use serde_json::{Map, Value};
 use tracing::Instrument;
 
+use base_url::{check_url, redact_url_text};
+
 use crate::{CallContext, HttpBinding, SecurityScheme, ToolDef, ToolResult};
-
-/// A credential attached to every upstream request.
-#[derive(Clone)]
-pub enum Credential {
-    /// A header, e.g. `X-API-Key: secret`.
-    Header {
-        /// Header name.
-        name: String,
-        /// Header value.
-        value: String,
-    },
-    /// A query parameter, e.g. `?api_key=secret`.
-    Query {
-        /// Parameter name.
-        name: String,
-        /// Parameter value.
-        value: String,
-    },
-    /// `Authorization: Bearer <token>`.
-    Bearer(String),
-    /// A cookie, e.g. `Cookie: session=secret`; sent in the one `Cookie` header after any
-    /// cookie arguments. The value is sent as given, so it must be a valid cookie value.
-    Cookie {
-        /// Cookie name.
-        name: String,
-        /// Cookie value.
-        value: String,
-    },
-    /// HTTP basic authentication: `Authorization: Basic base64(username:password)`.
-    Basic {
-        /// User name (must not contain `:`).
-        username: String,
-        /// Password.
-        password: String,
-    },
-}
-
-impl std::fmt::Debug for Credential {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::Header { name, .. } => write!(f, "Header({name}: ***)"),
-            Self::Query { name, .. } => write!(f, "Query({name}=***)"),
-            Self::Bearer(_) => f.write_str("Bearer(***)"),
-            Self::Cookie { name, .. } => write!(f, "Cookie({name}=***)"),
-            Self::Basic { .. } => f.write_str("Basic(***)"),
-        }
-    }
-}
 
 /// The default cap on how much of a response body is read: 1 MiB.
 pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 1024 * 1024;
@@ -141,33 +107,6 @@ impl UpstreamConfig {
     }
 }
 
-/// Why an upstream client could not be built.
-#[derive(Debug, thiserror::Error)]
-pub enum UpstreamError {
-    /// The base URL does not parse or is not http(s).
-    #[error("invalid upstream base URL `{url}`: {reason}")]
-    BaseUrl {
-        /// The URL given.
-        url: String,
-        /// Why it was rejected.
-        reason: String,
-    },
-    /// A configured credential cannot be sent (its value is never included).
-    #[error("invalid upstream credential {credential}: {reason}")]
-    Credential {
-        /// The credential, redacted (e.g. `Header(X-API-Key: ***)`).
-        credential: String,
-        /// Why it was rejected.
-        reason: String,
-    },
-    /// Pass-through of the caller's credential cannot be set up.
-    #[error("cannot pass the caller's credential through: {0}")]
-    PassThrough(String),
-    /// The HTTP client could not be built.
-    #[error("cannot build HTTP client: {0}")]
-    Client(String),
-}
-
 /// A pooled HTTP client for one upstream API.
 ///
 /// Cloning is cheap and shares the connection pool.
@@ -184,8 +123,8 @@ pub struct Upstream {
     base: String,
     /// The base URL as shown in messages: no user info, no trailing slash.
     display_base: String,
-    auth: request::Auth,
-    pass_through: request::PassThrough,
+    auth: credentials::Auth,
+    pass_through: credentials::PassThrough,
 }
 
 impl std::fmt::Debug for Upstream {
@@ -206,8 +145,9 @@ impl Upstream {
     /// or if a credential cannot be sent as given (e.g. a header value with a line break).
     pub fn new(config: UpstreamConfig) -> Result<Self, UpstreamError> {
         let display_base = check_base_url(&config.base_url)?;
-        let auth = request::Auth::new(&config.credentials)?;
-        let pass_through = request::PassThrough::new(&config.pass_through, &config.credentials)?;
+        let auth = credentials::Auth::new(&config.credentials)?;
+        let pass_through =
+            credentials::PassThrough::new(&config.pass_through, &config.credentials)?;
         let client = |policy| {
             reqwest::Client::builder()
                 .timeout(config.timeout)
@@ -276,8 +216,10 @@ impl Upstream {
             ));
         };
         let built = self.base_for(binding).and_then(|base| {
-            let prepared = request::build(&base.url, binding, &args, &self.auth)?;
-            let prepared = self.pass_through.apply(prepared, binding, ctx)?;
+            let mut prepared = request::build(&base.url, binding, &args)?;
+            self.auth.apply(&mut prepared.headers, &mut prepared.url);
+            self.pass_through
+                .apply(&mut prepared.headers, &mut prepared.url, binding, ctx)?;
             Ok((prepared, base.display))
         });
         let (prepared, display_base) = match built {
@@ -460,7 +402,11 @@ impl Upstream {
         })?;
         let prepared = self
             .base_for(binding)
-            .and_then(|base| request::build(&base.url, binding, args, &self.auth))
+            .and_then(|base| {
+                let mut prepared = request::build(&base.url, binding, args)?;
+                self.auth.apply(&mut prepared.headers, &mut prepared.url);
+                Ok(prepared)
+            })
             .map_err(|problem| {
                 format!("cannot call {} {}: {problem}", binding.method, binding.path)
             })?;
@@ -501,43 +447,6 @@ fn check_base_url(base_url: &str) -> Result<String, UpstreamError> {
         url: redact_url_text(base_url),
         reason,
     })
-}
-
-/// Checks that `base_url` is an absolute `http`/`https` URL with a host and no query or
-/// fragment; returns it as shown in messages (no user info, no trailing slash), or why not.
-fn check_url(base_url: &str) -> Result<String, String> {
-    let mut url = url::Url::parse(base_url).map_err(|e| e.to_string())?;
-    if !matches!(url.scheme(), "http" | "https") {
-        return Err("the scheme must be http or https".to_owned());
-    }
-    if url.host_str().is_none_or(str::is_empty) {
-        return Err("the URL has no host".to_owned());
-    }
-    if url.query().is_some() {
-        return Err(
-            "the URL must not have a query string; pass query credentials as `Credential::Query`"
-                .to_owned(),
-        );
-    }
-    if url.fragment().is_some() {
-        return Err("the URL must not have a fragment".to_owned());
-    }
-    // Setting these cannot fail for an http(s) URL with a host, which was checked above.
-    let _ = url.set_username("");
-    let _ = url.set_password(None);
-    Ok(url.as_str().trim_end_matches('/').to_owned())
-}
-
-/// A base URL for an error message: anything between `://` and `@` is hidden.
-fn redact_url_text(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_owned();
-    };
-    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    match rest[..authority_end].rfind('@') {
-        Some(at) => format!("{scheme}://***@{}", &rest[at + 1..]),
-        None => url.to_owned(),
-    }
 }
 
 /// How many redirects a safe request follows.
@@ -590,35 +499,4 @@ fn same_origin_redirects() -> reqwest::redirect::Policy {
             attempt.follow()
         }
     })
-}
-
-/// Parses a header name and value for a credential, marking the value sensitive.
-fn credential_header(
-    credential: &Credential,
-    name: &str,
-    value: &str,
-) -> Result<(HeaderName, HeaderValue), UpstreamError> {
-    let reject = |reason: &str| UpstreamError::Credential {
-        credential: format!("{credential:?}"),
-        reason: reason.to_owned(),
-    };
-    let name = HeaderName::from_bytes(name.as_bytes())
-        .map_err(|_| reject("the header name is not a valid HTTP header name"))?;
-    let mut value = HeaderValue::from_str(value).map_err(|_| {
-        reject("the value has characters a header cannot carry (line breaks, non-ASCII)")
-    })?;
-    value.set_sensitive(true);
-    Ok((name, value))
-}
-
-/// Whether a media type (a `Content-Type` value, parameters allowed) is JSON:
-/// `application/json` or any `+json` type.
-fn is_json_media_type(content_type: &str) -> bool {
-    let essence = content_type
-        .split(';')
-        .next()
-        .unwrap_or_default()
-        .trim()
-        .to_ascii_lowercase();
-    essence == "application/json" || essence.ends_with("+json")
 }

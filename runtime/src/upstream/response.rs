@@ -8,7 +8,8 @@ use serde_json::Value;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 
-use super::is_json_media_type;
+use super::base_url::redact_url_text;
+use super::media::{essence, is_json_media_type};
 use crate::{Content, ToolResult};
 
 /// How much of an error response's body goes into the error result.
@@ -290,7 +291,7 @@ fn retry_after_text(value: &str) -> Option<String> {
 
 /// A `Location` value for a message: user info hidden, at most 2 KiB.
 fn shown_location(location: &str) -> String {
-    let location = super::redact_url_text(location);
+    let location = redact_url_text(location);
     format!("`{}`", truncate(&location, 2048, false))
 }
 
@@ -306,16 +307,6 @@ fn resource_uri(operation_id: &str) -> String {
         }
     }
     uri
-}
-
-/// A media type's essence: lowercase, without parameters.
-fn essence(content_type: &str) -> String {
-    content_type
-        .split(';')
-        .next()
-        .unwrap_or_default()
-        .trim()
-        .to_ascii_lowercase()
 }
 
 /// Whether a media type (essence) is text a model can read as is.

@@ -16,7 +16,7 @@
 //! | `form`           | true    | `id=3&id=4`         | `k=v&k2=v2`             |
 //! | `spaceDelimited` | false   | `id=3%204`          | `id=k%20v%20k2%20v2`    |
 //! | `pipeDelimited`  | false   | `id=3%7C4`          | `id=k%7Cv%7Ck2%7Cv2`    |
-//! | `deepObject`     | —       | `id=3&id=4`         | `id%5Bk%5D=v&id%5Bk2%5D=v2` |
+//! | `deepObject`     | —       | `id%5B0%5D=3&id%5B1%5D=4` | `id%5Bk%5D=v&id%5Bk2%5D=v2` |
 //!
 //! Choices the tables leave open:
 //!
@@ -25,11 +25,15 @@
 //!   comma inside a value stays distinguishable from a delimiter.
 //! - `pipeDelimited` writes its `|` as `%7C`: `|` is not allowed unencoded in a URI (RFC 3986),
 //!   and servers decode `%7C` before splitting, so both spellings arrive as the same text.
-//! - `deepObject` writes its brackets as `%5B`/`%5D` (again, not allowed unencoded in a query
-//!   by RFC 3986); Rails, PHP, Express `qs` and the like decode them before parsing. Nested
-//!   objects continue the bracket convention (`id%5Ba%5D%5Bb%5D=v`), arrays inside an object
-//!   use empty brackets (`id%5Bk%5D%5B%5D=3&id%5Bk%5D%5B%5D=4`); a top-level array is written
-//!   as exploded `form`.
+//! - `deepObject` (which OpenAPI defines only for an object of scalars) writes every array
+//!   and object in the bracket convention that Stripe, Rails, PHP and Express `qs` read, at
+//!   any depth: object properties as `id[k]`, array items by index as `id[0]`, `id[1]`, so an
+//!   array of objects is `id[0][k]=v` and nested objects are `id[a][b]=v`. `explode` makes no
+//!   difference. `null` items are left out and the remaining items numbered without gaps; a
+//!   scalar is `id=v`. In a query the brackets are written as `%5B`/`%5D` (not allowed
+//!   unencoded in a query by RFC 3986; those parsers decode them first), in a form body as
+//!   `[`/`]` (what Stripe's own client libraries send) and in multipart part names as they
+//!   are. Brackets inside a property name are always encoded (in a query and a form body).
 //! - `spaceDelimited` and `pipeDelimited` with `explode: true` are written as exploded `form`
 //!   (the tables define them only without explode).
 //! - `null` is never sent: a `null` argument omits the parameter, and `null` array items and
@@ -408,10 +412,7 @@ pub(super) fn pairs(
         (Style::PipeDelimited, _) if !explode => "%7C",
         (Style::DeepObject, _) => {
             let mut pairs = Vec::new();
-            match value {
-                Value::Object(_) => deep_object(&encoded_name, value, escape, &mut pairs),
-                _ => pairs = form_exploded(&encoded_name, &parts, escape),
-            }
+            bracket_pairs(&encoded_name, value, escape, &mut pairs);
             return pairs;
         }
         _ if explode => return form_exploded(&encoded_name, &parts, escape),
@@ -436,20 +437,28 @@ fn form_exploded(name: &str, parts: &Parts<'_>, escape: Escape) -> Vec<(String, 
     }
 }
 
-/// `deepObject` pairs for `value` under the (encoded) bracketed `prefix`.
-fn deep_object(prefix: &str, value: &Value, escape: Escape, out: &mut Vec<(String, String)>) {
+/// The bracket convention (`deepObject`, and the default for form body properties): the
+/// pairs for `value` under the already-escaped `prefix`, object properties as `prefix[k]`,
+/// array items by index as `prefix[0]` (`null` items left out, the rest numbered without
+/// gaps), recursively; a scalar is one pair, `null` and empty arrays or objects none.
+pub(super) fn bracket_pairs(
+    prefix: &str,
+    value: &Value,
+    escape: Escape,
+    out: &mut Vec<(String, String)>,
+) {
     let (open, close) = escape.brackets();
     match value {
         Value::Null => {}
         Value::Object(map) => {
             for (k, v) in non_null(map) {
                 let key = format!("{prefix}{open}{}{close}", escape.name(k));
-                deep_object(&key, v, escape, out);
+                bracket_pairs(&key, v, escape, out);
             }
         }
         Value::Array(items) => {
-            for item in items {
-                deep_object(&format!("{prefix}{open}{close}"), item, escape, out);
+            for (i, item) in items.iter().filter(|v| !v.is_null()).enumerate() {
+                bracket_pairs(&format!("{prefix}{open}{i}{close}"), item, escape, out);
             }
         }
         scalar => out.push((prefix.to_owned(), escape.value(&scalar_text(scalar)))),
