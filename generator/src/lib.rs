@@ -5,8 +5,10 @@
 //!
 //! - [`spec`]: load JSON/YAML, bundle relative-file `$ref`s, upgrade Swagger 2.0, index operations;
 //! - [`allowlist`]: read `mcp_tools.yaml`;
-//! - [`select`]: turn the allowlisted operations into [`ir::Tool`]s, using [`schema`] for
-//!   JSON Schema 2020-12 and [`naming`] for names;
+//! - [`select`]: match the allowlist's entries to operations and check their tool names;
+//! - [`lower`]: turn each selected operation into an [`ir::Tool`] (arguments, body, schemas
+//!   through [`schema`], access and annotations);
+//! - [`naming`]: where tool, argument and Rust names are decided;
 //! - [`emit`]: turn the IR into a formatted crate.
 #![deny(missing_docs)]
 
@@ -15,6 +17,7 @@ pub mod emit;
 pub mod error;
 pub mod ir;
 pub mod keywords;
+pub mod lower;
 pub mod naming;
 pub mod output;
 pub mod progress;
@@ -22,6 +25,7 @@ pub mod schema;
 pub mod select;
 pub(crate) mod servers;
 pub mod spec;
+pub mod tolerant;
 
 pub use error::{Error, Errors, Warning};
 
@@ -38,6 +42,7 @@ pub struct Settings {
     standalone: bool,
     spec_label: Option<String>,
     tools_label: Option<String>,
+    templates: Option<PathBuf>,
 }
 
 impl Default for Settings {
@@ -49,6 +54,7 @@ impl Default for Settings {
             standalone: false,
             spec_label: None,
             tools_label: None,
+            templates: None,
         }
     }
 }
@@ -87,6 +93,14 @@ impl Settings {
     pub fn with_labels(mut self, spec: impl Into<String>, tools: impl Into<String>) -> Self {
         self.spec_label = Some(spec.into());
         self.tools_label = Some(tools.into());
+        self
+    }
+
+    /// A folder of templates that replace the built-in ones by file name (`Cargo.toml.jinja`,
+    /// `README.md.jinja`). A missing folder, an unknown `*.jinja` file in it or a template that
+    /// fails to parse or render is an error naming the file.
+    pub fn with_templates(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.templates = Some(dir.into());
         self
     }
 }
@@ -156,6 +170,7 @@ pub fn generate_from(
             .unwrap_or_else(|| file_label(&allowlist.path)),
         runtime: settings.runtime.clone(),
         standalone: settings.standalone,
+        templates: settings.templates.clone(),
     };
     let emitted = emit::emit(&server, &emit_options).map_err(|e| Errors(vec![e]))?;
     if let Some(budget) = allowlist.server.max_list_tokens

@@ -399,3 +399,96 @@ fn content_type_offered_by_the_operation_is_accepted() {
     );
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
 }
+
+/// Runs `mcpgen generate` for the synaplan spec into `out` with `--templates templates`.
+fn generate_with_templates(out: &Path, templates: &Path) -> Output {
+    mcpgen(&[
+        "generate",
+        "--spec",
+        "specs/synaplan/openapi.yaml",
+        "--tools",
+        "specs/synaplan/mcp_tools.yaml",
+        "--out",
+        out.to_str().expect("utf8"),
+        "--templates",
+        templates.to_str().expect("utf8"),
+    ])
+}
+
+#[test]
+fn templates_folder_replaces_a_built_in_template_by_file_name() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let templates = dir.path().join("templates");
+    std::fs::create_dir(&templates).expect("mkdir");
+    write(
+        &templates,
+        "README.md.jinja",
+        "# {{ crate_name }} (team edition)\n{% for tool in tools %}- {{ tool.name }}: {{ tool.access }}\n{% endfor %}",
+    );
+    let out = dir.path().join("out");
+    let o = generate_with_templates(&out, &templates);
+    assert!(o.status.success(), "{}", text(&o));
+    let readme = std::fs::read_to_string(out.join("README.md")).expect("README.md");
+    assert!(
+        readme.starts_with("# synaplan-mcp (team edition)\n- synaplan_"),
+        "{readme}"
+    );
+    assert!(!readme.contains("## Run"), "{readme}");
+    // Templates not in the folder stay built in.
+    let cargo = std::fs::read_to_string(out.join("Cargo.toml")).expect("Cargo.toml");
+    assert!(cargo.contains("name = \"synaplan-mcp\""), "{cargo}");
+}
+
+#[test]
+fn template_errors_name_the_file_and_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out");
+    let templates = dir.path().join("templates");
+    std::fs::create_dir(&templates).expect("mkdir");
+    let readme = write(
+        &templates,
+        "README.md.jinja",
+        "# {{ crate_name }}\n{{ server.no_such_field }}\n",
+    );
+    let shown = readme.display().to_string();
+
+    let o = generate_with_templates(&out, &templates);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(
+        t.contains(&format!("{shown}, line 2: undefined value")),
+        "{t}"
+    );
+    assert!(t.contains("`server.no_such_field` is undefined"), "{t}");
+
+    write(
+        &templates,
+        "README.md.jinja",
+        "# title\n\n{% if standalone %}\n",
+    );
+    let o = generate_with_templates(&out, &templates);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(t.contains(&format!("{shown}, line 3: syntax error")), "{t}");
+
+    write(&templates, "README.md.jinja", "ok\n");
+    write(&templates, "Readme.md.jinja", "misspelt\n");
+    let o = generate_with_templates(&out, &templates);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(
+        t.contains("Readme.md.jinja: not a template mcpgen renders"),
+        "{t}"
+    );
+    assert!(t.contains("Cargo.toml.jinja, README.md.jinja"), "{t}");
+
+    let o = generate_with_templates(&out, &dir.path().join("missing"));
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(
+        t.contains("missing: cannot read the templates folder"),
+        "{t}"
+    );
+    // Nothing is written when a template fails.
+    assert!(!out.exists());
+}

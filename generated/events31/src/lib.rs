@@ -4,7 +4,6 @@
 //!
 //! Product analytics events, sessions and categories
 #![cfg_attr(rustfmt, rustfmt::skip)]
-#![deny(warnings)]
 #![deny(missing_docs)]
 #[rustfmt::skip]
 pub mod client;

@@ -4,7 +4,6 @@
 //!
 //! Library catalogue and lending tools
 #![cfg_attr(rustfmt, rustfmt::skip)]
-#![deny(warnings)]
 #![deny(missing_docs)]
 #[rustfmt::skip]
 pub mod client;

@@ -4,7 +4,6 @@
 //!
 //! Synaplan chat, RAG search and file tools
 #![cfg_attr(rustfmt, rustfmt::skip)]
-#![deny(warnings)]
 #![deny(missing_docs)]
 #[rustfmt::skip]
 pub mod client;

@@ -1,12 +1,15 @@
 //! Emission: IR → the files of a generated crate. Never reads the spec; text from the spec
-//! reaches code only as string literals and doc attributes built through `quote`.
+//! reaches code only as string literals and doc attributes built through `quote`. Rust files
+//! are `quote!` tokens formatted by prettyplease; the other files come from templates.
 
 mod client;
 mod files;
+mod templates;
 mod tools;
 pub mod typify;
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 use proc_macro2::TokenStream;
 use serde_json::Value;
@@ -38,6 +41,8 @@ pub struct EmitOptions {
     pub runtime: RuntimeDep,
     /// Add an empty `[workspace]` table so the crate builds on its own inside another workspace's folder.
     pub standalone: bool,
+    /// A folder whose `*.jinja` files replace the built-in templates of the same name.
+    pub templates: Option<PathBuf>,
 }
 
 /// The emitted files, by path relative to the crate folder, plus warnings.
@@ -62,6 +67,7 @@ pub(crate) struct ToolTypes {
 
 /// Emits every file of the crate for `server`.
 pub fn emit(server: &ir::Server, options: &EmitOptions) -> Result<Emitted, Error> {
+    let templates = templates::Templates::load(options.templates.as_deref())?;
     let mut warnings = Vec::new();
     let header = header(options);
 
@@ -101,11 +107,13 @@ pub fn emit(server: &ir::Server, options: &EmitOptions) -> Result<Emitted, Error
     );
     let (tools_json, list_size) = files::tools_list_json(server);
     files.insert("tools.json".to_owned(), tools_json);
-    files.insert("Cargo.toml".to_owned(), files::cargo_toml(server, options));
-    files.insert(
-        "README.md".to_owned(),
-        files::readme(server, options, &list_size),
-    );
+    let context = files::crate_context(server, options, &list_size);
+    for (file, template) in [
+        ("Cargo.toml", "Cargo.toml.jinja"),
+        ("README.md", "README.md.jinja"),
+    ] {
+        files.insert(file.to_owned(), templates.render(template, &context)?);
+    }
     Ok(Emitted {
         files,
         list_size,

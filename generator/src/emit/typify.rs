@@ -1,10 +1,15 @@
 //! Typed argument and output types through typify, with a fallback to `serde_json::Value`
-//! wherever typify cannot handle a schema (errors and panics alike are caught and turned into
-//! warnings naming the schema).
+//! wherever typify cannot handle a schema, with a warning naming the schema.
+//!
+//! Schema shapes that make typify 0.8 panic (references it cannot follow, `not` schemas other
+//! than the few it reads, enums without a type whose values mix JSON types, empty `allOf` /
+//! `anyOf` / `oneOf`) are found by [`unsupported`] and replaced before typify sees them. A panic
+//! from anywhere else in typify is still contained by `catch_unwind` as a last resort; the
+//! process-wide panic hook is left alone, so such a panic's message is printed on stderr (in a
+//! proc-macro, the compiler hides it) and the schema falls back with a warning as usual.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::Mutex;
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -421,15 +426,123 @@ fn bisect(
     bisect(defs, left, replaced, bad);
 }
 
-/// Runs `f`, turning a panic into `Err` without printing it.
+/// Runs `f`, turning a panic into `Err`. The panic hook is not touched (it is process-wide
+/// state other threads use), so the hook in place reports the panic as it would any other.
 fn quietly<R>(f: impl FnOnce() -> R) -> Result<R, ()> {
-    static HOOK_LOCK: Mutex<()> = Mutex::new(());
-    let _guard = HOOK_LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    let previous = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {}));
-    let result = catch_unwind(AssertUnwindSafe(f));
-    std::panic::set_hook(previous);
-    result.map_err(|_| ())
+    catch_unwind(AssertUnwindSafe(f)).map_err(|_| ())
+}
+
+/// The first place in `schema` (already [`clean`]ed) that typify 0.8 would panic on, as a JSON
+/// pointer relative to `schema` and the reason; `defs` are the definition keys a `$ref` may name.
+fn unsupported(schema: &Value, defs: &BTreeSet<&str>) -> Option<(String, String)> {
+    let Value::Object(map) = schema else {
+        return None;
+    };
+    if let Some(r) = map.get("$ref") {
+        let known = r
+            .as_str()
+            .and_then(|r| r.strip_prefix("#/$defs/"))
+            .is_some_and(|name| defs.contains(name));
+        return (!known).then(|| {
+            (
+                "/$ref".to_owned(),
+                format!("typify cannot follow the reference {r}"),
+            )
+        });
+    }
+    if let Some(not) = map.get("not")
+        && !readable_not(not)
+    {
+        return Some((
+            "/not".to_owned(),
+            "typify reads `not` only with `true`/`false`, `{}` or an enum of one JSON type".into(),
+        ));
+    }
+    if !map.contains_key("type")
+        && let Some(Value::Array(values)) = map.get("enum")
+        && json_types(values.iter().filter(|v| !v.is_null())).len() > 1
+    {
+        return Some((
+            "/enum".to_owned(),
+            "typify cannot type an enum without `type` whose values mix JSON types".into(),
+        ));
+    }
+    for key in ["allOf", "anyOf", "oneOf"] {
+        if let Some(Value::Array(items)) = map.get(key)
+            && items.is_empty()
+        {
+            return Some((
+                format!("/{key}"),
+                format!("typify cannot read an empty `{key}`"),
+            ));
+        }
+    }
+    for (key, value) in map {
+        let found = match key.as_str() {
+            "default" | "const" | "enum" | "$defs" => None,
+            "properties" | "definitions" => value.as_object().and_then(|props| {
+                props.iter().find_map(|(name, s)| {
+                    unsupported(s, defs)
+                        .map(|(p, why)| (format!("/{key}/{}{p}", escape_pointer(name)), why))
+                })
+            }),
+            _ => match value {
+                Value::Array(items) => items.iter().enumerate().find_map(|(i, s)| {
+                    unsupported(s, defs).map(|(p, why)| (format!("/{key}/{i}{p}"), why))
+                }),
+                other => unsupported(other, defs).map(|(p, why)| (format!("/{key}{p}"), why)),
+            },
+        };
+        if found.is_some() {
+            return found;
+        }
+    }
+    None
+}
+
+/// Whether typify 0.8 reads `{"not": schema}` without panicking.
+fn readable_not(schema: &Value) -> bool {
+    match schema {
+        Value::Bool(_) => true,
+        Value::Object(map) => {
+            let schema_keys = map
+                .keys()
+                .filter(|k| !matches!(k.as_str(), "description" | "default" | "title"))
+                .count();
+            match (map.get("type"), map.get("enum")) {
+                (None, None) => schema_keys == 0,
+                (Some(Value::String(_)), Some(Value::Array(_))) => true,
+                (None, Some(Value::Array(values))) => {
+                    schema_keys == 1
+                        && values
+                            .iter()
+                            .all(|v| v.is_boolean() || v.is_number() || v.is_string())
+                        && json_types(values.iter()).len() == 1
+                }
+                _ => false,
+            }
+        }
+        _ => false,
+    }
+}
+
+/// The JSON types of `values` (`number` for integers too).
+fn json_types<'a>(values: impl Iterator<Item = &'a Value>) -> BTreeSet<&'static str> {
+    values
+        .map(|v| match v {
+            Value::Null => "null",
+            Value::Bool(_) => "boolean",
+            Value::Number(_) => "number",
+            Value::String(_) => "string",
+            Value::Array(_) => "array",
+            Value::Object(_) => "object",
+        })
+        .collect()
+}
+
+/// A JSON pointer segment: `~` and `/` escaped.
+fn escape_pointer(segment: &str) -> String {
+    segment.replace('~', "~0").replace('/', "~1")
 }
 
 /// The schema as typify should see it: formats that would pull in chrono/uuid and patterns that
@@ -440,6 +553,10 @@ fn to_typify_schema(
     renames: &BTreeMap<String, String>,
 ) -> Result<schemars::schema::Schema, String> {
     let cleaned = clean(schema, renames);
+    let defs: BTreeSet<&str> = renames.values().map(String::as_str).collect();
+    if let Some((pointer, why)) = unsupported(&cleaned, &defs) {
+        return Err(format!("at `{pointer}`: {why}"));
+    }
     serde_json::from_value(cleaned).map_err(|e| format!("schema not readable by typify: {e}"))
 }
 
@@ -514,3 +631,52 @@ fn clean(v: &Value, renames: &BTreeMap<String, String>) -> Value {
 const KEPT_FORMATS: &[&str] = &[
     "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float", "double",
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// Schemas typify 0.8 panics on fall back with a warning naming the pointer, before typify
+    /// sees them; the rest of the module is still typed.
+    #[test]
+    fn shapes_typify_panics_on_fall_back_with_their_pointer() {
+        let defs: BTreeMap<String, Value> = [
+            (
+                "Good",
+                json!({"type": "object", "properties": {"a": {"type": "string"}}}),
+            ),
+            (
+                "Not",
+                json!({"type": "object", "properties": {"x": {"not": {"type": "string"}}}}),
+            ),
+            ("Mixed", json!({"enum": [1, "one", null]})),
+            ("External", json!({"$ref": "other.json#/Thing"})),
+            ("EmptyAllOf", json!({"allOf": []})),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v))
+        .collect();
+        let roots = [Root {
+            tool: "t".into(),
+            type_name: "TArgs".into(),
+            schema: json!({"type": "object", "properties": {"g": {"$ref": "#/$defs/Good"}}}),
+        }];
+        let mut warnings = Vec::new();
+        let module = build("input", &defs, &roots, &mut warnings);
+        assert_eq!(module.typed.get("t").map(String::as_str), Some("TArgs"));
+        let shown: Vec<String> = warnings.iter().map(ToString::to_string).collect();
+        for expected in [
+            "types::input $defs/Not: at `/properties/x/not`",
+            "types::input $defs/Mixed: at `/enum`",
+            "types::input $defs/External: at `/$ref`",
+            "types::input $defs/EmptyAllOf: at `/allOf`",
+        ] {
+            assert!(
+                shown.iter().any(|w| w.starts_with(expected)),
+                "{expected}: {shown:#?}"
+            );
+        }
+        assert_eq!(shown.len(), 4, "{shown:#?}");
+    }
+}
