@@ -367,6 +367,7 @@ mod tests {
         description: "Weather for a city",
         input_schema: r#"{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}"#,
         output_schema: None,
+        documented_output_schema: None,
         wrap_output: false,
         access: mcpgen_runtime::Access::Read,
         annotations: mcpgen_runtime::ToolAnnotations {

@@ -62,8 +62,13 @@ pub struct Tool {
     pub description: String,
     /// The full `inputSchema` (JSON Schema 2020-12, `type: object`, `$defs` inside).
     pub input_schema: Value,
-    /// The full `outputSchema`, if the primary 2xx response is JSON with a schema.
+    /// The advertised `outputSchema`, if the primary 2xx response is JSON with a schema: the
+    /// documented one made tolerant of drift (see [`crate::tolerant`]). Typed outputs are
+    /// generated from it, so typed client stubs decode drifted results too.
     pub output_schema: Option<Value>,
+    /// The output schema as the document states it, when it differs from `output_schema`;
+    /// servers running `--output-check strict` check results against it.
+    pub documented_output_schema: Option<Value>,
     /// Whether the output schema wraps the response as `{"result": ...}`.
     pub wrap_output: bool,
     /// Read or write: what authorization uses (`mcp:read` / `mcp:write`).

@@ -19,6 +19,7 @@ use crate::naming::{self, ArgumentNames, ToolNames};
 use crate::schema::{Direction, SchemaConverter};
 use crate::servers;
 use crate::spec::{Operation, ParamLocation, Spec};
+use crate::tolerant;
 
 fn location_arg(loc: ParamLocation) -> ArgLocation {
     match loc {
@@ -243,8 +244,10 @@ fn build_tool(
     let mut input_schema = Value::Object(input_schema);
     attach_used_defs(&mut input_schema, input_defs);
 
-    let (output_schema, wrap_output, output_warnings) = output_schema(spec, op);
+    let (documented_output, wrap_output, output_warnings) = output_schema(spec, op);
     warnings.extend(output_warnings);
+    let output_schema = documented_output.as_ref().map(tolerant::tolerant_output);
+    let documented_output_schema = documented_output.filter(|d| Some(d) != output_schema.as_ref());
 
     let method = op.method.to_ascii_uppercase();
     let access = access(&method, entry);
@@ -268,6 +271,7 @@ fn build_tool(
         description,
         input_schema,
         output_schema,
+        documented_output_schema,
         wrap_output,
         access,
         annotations,

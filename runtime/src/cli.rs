@@ -104,9 +104,16 @@ pub struct ServeArgs {
         value_parser = parse_positive_bytes
     )]
     pub upstream_max_response_bytes: usize,
-    /// Check tool results against their output schema: `strict` (a mismatch is an error
-    /// result), `warn` (log it, return the result) or `off`.
-    #[arg(long, env = "MCPGEN_OUTPUT_CHECK", value_enum, default_value = "warn")]
+    /// Check tool results against their output schema: `tolerant` (the advertised schema,
+    /// which tolerates fields left out, added or null; data that still does not fit becomes an
+    /// error result carrying it as text), `strict` (the documented schema; any mismatch is an
+    /// error result naming the field) or `off` (`warn` is an old name for `tolerant`).
+    #[arg(
+        long,
+        env = "MCPGEN_OUTPUT_CHECK",
+        value_enum,
+        default_value = "tolerant"
+    )]
     pub output_check: OutputCheck,
     /// Keys file (YAML: `keys: [{id, key_sha256 | key, principal, scopes, plugins, rate_limit}]`).
     #[arg(long, env = "MCPGEN_KEYS")]

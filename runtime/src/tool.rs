@@ -16,6 +16,10 @@ pub struct ToolDef {
     pub input_schema: &'static str,
     /// The `outputSchema` as JSON text, if the tool has one.
     pub output_schema: Option<&'static str>,
+    /// The output schema as the API's document states it, when `output_schema` (what clients
+    /// are shown) was relaxed to tolerate the drift real APIs show (fields left out, added, or
+    /// `null`). A server with `--output-check strict` checks results against this one.
+    pub documented_output_schema: Option<&'static str>,
     /// Whether structured output is wrapped as `{"result": ...}` (non-object responses).
     pub wrap_output: bool,
     /// Whether the tool only reads or may change something: decides whether `mcp:read` or

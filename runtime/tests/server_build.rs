@@ -13,6 +13,7 @@ fn tool(name: &'static str, input_schema: &'static str) -> ToolDef {
         description: "a tool",
         input_schema,
         output_schema: None,
+        documented_output_schema: None,
         wrap_output: false,
         access: mcpgen_runtime::Access::Write,
         annotations: ToolAnnotations::default(),
@@ -28,6 +29,7 @@ static OTHER_SET: &[ToolDef] = &[ToolDef {
     description: "a second list_notes",
     input_schema: r#"{"type":"object"}"#,
     output_schema: None,
+    documented_output_schema: None,
     wrap_output: false,
     access: mcpgen_runtime::Access::Read,
     annotations: ToolAnnotations {

@@ -127,6 +127,7 @@ static PANICKY_TOOLS: &[mcpgen_runtime::ToolDef] = &[mcpgen_runtime::ToolDef {
     description: "Panics",
     input_schema: r#"{"type":"object"}"#,
     output_schema: None,
+    documented_output_schema: None,
     wrap_output: false,
     access: mcpgen_runtime::Access::Read,
     annotations: mcpgen_runtime::ToolAnnotations {

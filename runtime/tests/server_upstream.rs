@@ -164,6 +164,7 @@ const fn tool(
         description: "a test tool",
         input_schema: r#"{"type":"object"}"#,
         output_schema,
+        documented_output_schema: None,
         wrap_output: false,
         access: mcpgen_runtime::Access::Read,
         annotations: ToolAnnotations {
@@ -818,7 +819,7 @@ async fn call_bad_output(mode: &str) -> (CallToolResult, Running, Scratch) {
     (result, server, scratch)
 }
 
-const OUTPUT_WARNING: &str = "the result does not match the tool's output schema";
+const OUTPUT_WARNING: &str = "the result does not fit the tool's advertised output schema";
 
 #[tokio::test(flavor = "multi_thread")]
 async fn strict_output_check_turns_a_mismatch_into_an_error_naming_the_location() {
@@ -839,21 +840,28 @@ async fn strict_output_check_turns_a_mismatch_into_an_error_naming_the_location(
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn warn_output_check_logs_the_mismatch_and_returns_the_data() {
-    let (result, server, _scratch) = call_bad_output("warn").await;
-    assert_success(&result);
-    assert_eq!(
-        result.structured_content,
-        Some(json!({"id": "seven", "name": "x"}))
-    );
-    server.stop().await.unwrap();
-    let logs = logs();
-    let warning = logs
-        .lines()
-        .find(|line| line.contains(OUTPUT_WARNING) && line.contains("get_bad"))
-        .unwrap_or_else(|| panic!("no warning for get_bad in:\n{logs}"));
-    assert!(warning.contains("WARN"), "{warning}");
-    assert!(warning.contains("/id"), "{warning}");
+async fn tolerant_output_check_sends_data_that_does_not_fit_as_an_error_result_with_the_data() {
+    // `warn` is the old name of `tolerant`, the default: both spellings are accepted.
+    for mode in ["tolerant", "warn"] {
+        let (result, server, _scratch) = call_bad_output(mode).await;
+        assert_eq!(result.is_error, Some(true), "{mode}");
+        // Clients reject structured content that fails the advertised schema, even on errors.
+        assert_eq!(result.structured_content, None, "{mode}");
+        let message = text(&result);
+        assert!(message.contains("`/id`"), "{mode}: {message}");
+        assert!(
+            message.contains(r#"{"id":"seven","name":"x"}"#),
+            "{mode}: the data reaches the model as text: {message}"
+        );
+        server.stop().await.unwrap();
+        let logs = logs();
+        let warning = logs
+            .lines()
+            .find(|line| line.contains(OUTPUT_WARNING) && line.contains("get_bad"))
+            .unwrap_or_else(|| panic!("no warning for get_bad in:\n{logs}"));
+        assert!(warning.contains("WARN"), "{warning}");
+        assert!(warning.contains("/id"), "{warning}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -91,6 +91,7 @@ const fn tool(http: HttpBinding) -> ToolDef {
         description: "a test tool",
         input_schema: r#"{"type":"object"}"#,
         output_schema: None,
+        documented_output_schema: None,
         wrap_output: false,
         access: mcpgen_runtime::Access::Write,
         annotations: ToolAnnotations {
@@ -785,6 +786,7 @@ async fn json_object_is_structured_content_as_is() {
 async fn json_object_is_wrapped_when_the_tool_says_so() {
     let server = Server::start().await;
     let wrapped = ToolDef {
+        documented_output_schema: None,
         wrap_output: true,
         ..get("/object")
     };

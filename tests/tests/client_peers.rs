@@ -216,9 +216,13 @@ async fn check_synaplan(session: Session, upstream: &StandIn) {
         })
         .await
         .expect("typed call");
-    assert_eq!(prompts.prompts.len(), 1);
-    assert_eq!(prompts.prompts[0].id, 7);
-    assert_eq!(prompts.prompts[0].short_description, "Default assistant");
+    let listed = prompts.prompts.as_deref().unwrap_or_default();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].id, Some(7));
+    assert_eq!(
+        listed[0].short_description.as_deref(),
+        Some("Default assistant")
+    );
     assert!(
         upstream
             .received()

@@ -632,81 +632,30 @@ pub mod input {
 )]
 pub mod output {
     ///`Category`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Category {
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub children: ::std::vec::Vec<Category>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub children: ::std::option::Option<::std::vec::Vec<Category>>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub id: ::std::option::Option<i64>,
-        pub name: CategoryName,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub name: ::std::option::Option<::std::string::String>,
         ///The parent category, null for a root
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub parent: ::std::option::Option<::std::boxed::Box<Category>>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub slug: ::std::option::Option<::std::string::String>,
     }
-    ///`CategoryName`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct CategoryName(::std::string::String);
-    impl ::std::ops::Deref for CategoryName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<CategoryName> for ::std::string::String {
-        fn from(value: CategoryName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for CategoryName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() < 1usize {
-                return Err("shorter than 1 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for CategoryName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for CategoryName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for CategoryName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
     ///`ClickEvent`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct ClickEvent {
         ///CSS selector of the clicked element
-        pub element: ::std::string::String,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub element: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub id: ::std::option::Option<::std::string::String>,
-        pub kind: ClickEventKind,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub kind: ::std::option::Option<EventKind>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub label: ::std::option::Option<::std::string::String>,
         ///Defaults to the time of receipt
@@ -716,66 +665,18 @@ pub mod output {
         )]
         pub occurred_at: ::std::option::Option<::std::string::String>,
         ///Viewport x and y in pixels
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub position: ::std::vec::Vec<ClickEventPositionItem>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub position: ::std::option::Option<::std::vec::Vec<ClickEventPositionItem>>,
         #[serde(
             rename = "receivedAt",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub received_at: ::std::option::Option<::std::string::String>,
-        #[serde(rename = "sessionId")]
-        pub session_id: ::std::string::String,
-    }
-    ///`ClickEventKind`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum ClickEventKind {
-        #[serde(rename = "click")]
-        Click,
-    }
-    impl ::std::fmt::Display for ClickEventKind {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Click => f.write_str("click"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for ClickEventKind {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "click" => Ok(Self::Click),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for ClickEventKind {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for ClickEventKind {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
+        #[serde(
+            rename = "sessionId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub session_id: ::std::option::Option<::std::string::String>,
     }
     ///`ClickEventPositionItem`
     #[derive(
@@ -834,34 +735,22 @@ pub mod output {
         }
     }
     ///`Event`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    #[serde(untagged)]
-    pub enum Event {
-        ClickEvent(ClickEvent),
-        PurchaseEvent(PurchaseEvent),
-        PageViewEvent(PageViewEvent),
-    }
-    impl ::std::convert::From<ClickEvent> for Event {
-        fn from(value: ClickEvent) -> Self {
-            Self::ClickEvent(value)
-        }
-    }
-    impl ::std::convert::From<PurchaseEvent> for Event {
-        fn from(value: PurchaseEvent) -> Self {
-            Self::PurchaseEvent(value)
-        }
-    }
-    impl ::std::convert::From<PageViewEvent> for Event {
-        fn from(value: PageViewEvent) -> Self {
-            Self::PageViewEvent(value)
-        }
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    pub struct Event {
+        #[serde(flatten, skip_serializing_if = "::std::option::Option::is_none")]
+        pub subtype_0: ::std::option::Option<ClickEvent>,
+        #[serde(flatten, skip_serializing_if = "::std::option::Option::is_none")]
+        pub subtype_1: ::std::option::Option<PurchaseEvent>,
+        #[serde(flatten, skip_serializing_if = "::std::option::Option::is_none")]
+        pub subtype_2: ::std::option::Option<PageViewEvent>,
     }
     ///`EventBase`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct EventBase {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub id: ::std::option::Option<::std::string::String>,
-        pub kind: EventKind,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub kind: ::std::option::Option<EventKind>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub label: ::std::option::Option<::std::string::String>,
         ///Defaults to the time of receipt
@@ -875,15 +764,17 @@ pub mod output {
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub received_at: ::std::option::Option<::std::string::String>,
-        #[serde(rename = "sessionId")]
-        pub session_id: ::std::string::String,
+        #[serde(
+            rename = "sessionId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub session_id: ::std::option::Option<::std::string::String>,
     }
-    ///`EventKind`
+    ///Documented values: click, purchase, page_view.
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
         Clone,
-        Copy,
         Debug,
         Eq,
         Hash,
@@ -891,69 +782,55 @@ pub mod output {
         PartialEq,
         PartialOrd
     )]
-    pub enum EventKind {
-        #[serde(rename = "click")]
-        Click,
-        #[serde(rename = "purchase")]
-        Purchase,
-        #[serde(rename = "page_view")]
-        PageView,
+    #[serde(transparent)]
+    pub struct EventKind(pub ::std::string::String);
+    impl ::std::ops::Deref for EventKind {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<EventKind> for ::std::string::String {
+        fn from(value: EventKind) -> Self {
+            value.0
+        }
+    }
+    impl ::std::convert::From<::std::string::String> for EventKind {
+        fn from(value: ::std::string::String) -> Self {
+            Self(value)
+        }
     }
     impl ::std::fmt::Display for EventKind {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Click => f.write_str("click"),
-                Self::Purchase => f.write_str("purchase"),
-                Self::PageView => f.write_str("page_view"),
-            }
+            self.0.fmt(f)
         }
     }
     impl ::std::str::FromStr for EventKind {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "click" => Ok(Self::Click),
-                "purchase" => Ok(Self::Purchase),
-                "page_view" => Ok(Self::PageView),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for EventKind {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for EventKind {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
+        type Err = ::std::convert::Infallible;
+        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+            Ok(Self(value.to_string()))
         }
     }
     ///`Events31AnnotateEventOutput`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Events31AnnotateEventOutput {
-        pub result: Event,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub result: ::std::option::Option<Event>,
     }
     ///`Events31CreateEventOutput`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Events31CreateEventOutput {
-        pub result: Event,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub result: ::std::option::Option<Event>,
     }
     ///`Events31GetEventOutput`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Events31GetEventOutput {
-        pub result: Event,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub result: ::std::option::Option<Event>,
     }
     ///`Events31GetSessionOutput`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Events31GetSessionOutput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub device: ::std::option::Option<RefComponentsSchemasSessionDefsDevice1a21bee0>,
@@ -966,38 +843,47 @@ pub mod output {
             rename = "eventCount",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub event_count: ::std::option::Option<u64>,
-        pub id: ::std::string::String,
+        pub event_count: ::std::option::Option<i64>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub id: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub location: ::std::option::Option<
             RefComponentsSchemasSessionDefsGeoPoint0c3cf5de,
         >,
-        ///Always "web" in this API version
+        ///Always "web" in this API version Documented values: web.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub source: ::std::option::Option<::serde_json::Value>,
-        #[serde(rename = "startedAt")]
-        pub started_at: ::std::string::String,
+        #[serde(
+            rename = "startedAt",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub started_at: ::std::option::Option<::std::string::String>,
     }
     ///`Events31ListCategoriesOutput`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Events31ListCategoriesOutput {
-        pub result: ::std::vec::Vec<Category>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub result: ::std::option::Option<::std::vec::Vec<Category>>,
     }
     ///`Events31ListEventsOutput`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Events31ListEventsOutput {
         ///Cursor for the next page, null when there is none
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub cursor: ::std::option::Option<::std::string::String>,
-        pub events: ::std::vec::Vec<Event>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub events: ::std::option::Option<::std::vec::Vec<Event>>,
     }
     ///`Events31SubscribeOutput`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Events31SubscribeOutput {
-        #[serde(default = "defaults::default_bool::<true>")]
-        pub active: bool,
-        #[serde(rename = "callbackUrl")]
-        pub callback_url: ::std::string::String,
+        #[serde(default = "defaults::events31_subscribe_output_active")]
+        pub active: ::std::option::Option<bool>,
+        #[serde(
+            rename = "callbackUrl",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub callback_url: ::std::option::Option<::std::string::String>,
         #[serde(
             rename = "createdAt",
             skip_serializing_if = "::std::option::Option::is_none"
@@ -1005,120 +891,66 @@ pub mod output {
         pub created_at: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub id: ::std::option::Option<::std::string::String>,
-        pub kinds: ::std::vec::Vec<EventKind>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub kinds: ::std::option::Option<::std::vec::Vec<EventKind>>,
+    }
+    impl ::std::default::Default for Events31SubscribeOutput {
+        fn default() -> Self {
+            Self {
+                active: defaults::events31_subscribe_output_active(),
+                callback_url: Default::default(),
+                created_at: Default::default(),
+                id: Default::default(),
+                kinds: Default::default(),
+            }
+        }
     }
     ///`GetAnalyticsReportsAggregatedByCustomerSegmentAn9b31ecefOutput`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct GetAnalyticsReportsAggregatedByCustomerSegmentAn9b31ecefOutput {
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub rows: ::std::vec::Vec<
-            GetAnalyticsReportsAggregatedByCustomerSegmentAn9b31ecefOutputRowsItem,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub rows: ::std::option::Option<
+            ::std::vec::Vec<
+                GetAnalyticsReportsAggregatedByCustomerSegmentAn9b31ecefOutputRowsItem,
+            >,
         >,
     }
     ///`GetAnalyticsReportsAggregatedByCustomerSegmentAn9b31ecefOutputRowsItem`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct GetAnalyticsReportsAggregatedByCustomerSegmentAn9b31ecefOutputRowsItem {
-        pub channel: GetAnalyticsReportsAggregatedByCustomerSegmentAn9b31ecefOutputRowsItemChannel,
+        ///Documented values: organic, paid_search, social, email, referral, direct.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub channel: ::std::option::Option<::std::string::String>,
         #[serde(
             rename = "conversionRate",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub conversion_rate: ::std::option::Option<f64>,
-        pub revenue: Money,
-        pub segment: ::std::string::String,
-    }
-    ///`GetAnalyticsReportsAggregatedByCustomerSegmentAn9b31ecefOutputRowsItemChannel`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum GetAnalyticsReportsAggregatedByCustomerSegmentAn9b31ecefOutputRowsItemChannel {
-        #[serde(rename = "organic")]
-        Organic,
-        #[serde(rename = "paid_search")]
-        PaidSearch,
-        #[serde(rename = "social")]
-        Social,
-        #[serde(rename = "email")]
-        Email,
-        #[serde(rename = "referral")]
-        Referral,
-        #[serde(rename = "direct")]
-        Direct,
-    }
-    impl ::std::fmt::Display
-    for GetAnalyticsReportsAggregatedByCustomerSegmentAn9b31ecefOutputRowsItemChannel {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Organic => f.write_str("organic"),
-                Self::PaidSearch => f.write_str("paid_search"),
-                Self::Social => f.write_str("social"),
-                Self::Email => f.write_str("email"),
-                Self::Referral => f.write_str("referral"),
-                Self::Direct => f.write_str("direct"),
-            }
-        }
-    }
-    impl ::std::str::FromStr
-    for GetAnalyticsReportsAggregatedByCustomerSegmentAn9b31ecefOutputRowsItemChannel {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "organic" => Ok(Self::Organic),
-                "paid_search" => Ok(Self::PaidSearch),
-                "social" => Ok(Self::Social),
-                "email" => Ok(Self::Email),
-                "referral" => Ok(Self::Referral),
-                "direct" => Ok(Self::Direct),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str>
-    for GetAnalyticsReportsAggregatedByCustomerSegmentAn9b31ecefOutputRowsItemChannel {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for GetAnalyticsReportsAggregatedByCustomerSegmentAn9b31ecefOutputRowsItemChannel {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub revenue: ::std::option::Option<Money>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub segment: ::std::option::Option<::std::string::String>,
     }
     ///`Money`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Money {
-        pub currency: Currency,
-        pub value: f64,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub currency: ::std::option::Option<Currency>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub value: ::std::option::Option<f64>,
     }
     ///`PageViewEvent`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct PageViewEvent {
         #[serde(
             rename = "durationMs",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub duration_ms: ::std::option::Option<u64>,
+        pub duration_ms: ::std::option::Option<i64>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub id: ::std::option::Option<::std::string::String>,
-        pub kind: PageViewEventKind,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub kind: ::std::option::Option<EventKind>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub label: ::std::option::Option<::std::string::String>,
         ///Defaults to the time of receipt
@@ -1134,70 +966,25 @@ pub mod output {
         pub received_at: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub referrer: ::std::option::Option<::std::string::String>,
-        #[serde(rename = "sessionId")]
-        pub session_id: ::std::string::String,
-        pub url: ::std::string::String,
-    }
-    ///`PageViewEventKind`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum PageViewEventKind {
-        #[serde(rename = "page_view")]
-        PageView,
-    }
-    impl ::std::fmt::Display for PageViewEventKind {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::PageView => f.write_str("page_view"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for PageViewEventKind {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "page_view" => Ok(Self::PageView),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for PageViewEventKind {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for PageViewEventKind {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
+        #[serde(
+            rename = "sessionId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub session_id: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub url: ::std::option::Option<::std::string::String>,
     }
     ///`PurchaseEvent`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct PurchaseEvent {
-        pub amount: Money,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub amount: ::std::option::Option<Money>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub coupon: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub id: ::std::option::Option<::std::string::String>,
-        pub kind: PurchaseEventKind,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub kind: ::std::option::Option<EventKind>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub label: ::std::option::Option<::std::string::String>,
         ///Defaults to the time of receipt
@@ -1206,172 +993,61 @@ pub mod output {
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub occurred_at: ::std::option::Option<::std::string::String>,
-        #[serde(rename = "orderId")]
-        pub order_id: ::std::string::String,
+        #[serde(
+            rename = "orderId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub order_id: ::std::option::Option<::std::string::String>,
         #[serde(
             rename = "receivedAt",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub received_at: ::std::option::Option<::std::string::String>,
-        #[serde(rename = "sessionId")]
-        pub session_id: ::std::string::String,
-    }
-    ///`PurchaseEventKind`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum PurchaseEventKind {
-        #[serde(rename = "purchase")]
-        Purchase,
-    }
-    impl ::std::fmt::Display for PurchaseEventKind {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Purchase => f.write_str("purchase"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for PurchaseEventKind {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "purchase" => Ok(Self::Purchase),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for PurchaseEventKind {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for PurchaseEventKind {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
+        #[serde(
+            rename = "sessionId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub session_id: ::std::option::Option<::std::string::String>,
     }
     ///`RefComponentsSchemasSessionDefsDevice1a21bee0`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct RefComponentsSchemasSessionDefsDevice1a21bee0 {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub os: ::std::option::Option<::std::string::String>,
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub screen: ::std::vec::Vec<::serde_json::Value>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub screen: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
+        ///Documented values: desktop, mobile, tablet, bot.
         #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
-        pub type_: ::std::option::Option<
-            RefComponentsSchemasSessionDefsDevice1a21bee0Type,
-        >,
-    }
-    ///`RefComponentsSchemasSessionDefsDevice1a21bee0Type`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum RefComponentsSchemasSessionDefsDevice1a21bee0Type {
-        #[serde(rename = "desktop")]
-        Desktop,
-        #[serde(rename = "mobile")]
-        Mobile,
-        #[serde(rename = "tablet")]
-        Tablet,
-        #[serde(rename = "bot")]
-        Bot,
-    }
-    impl ::std::fmt::Display for RefComponentsSchemasSessionDefsDevice1a21bee0Type {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Desktop => f.write_str("desktop"),
-                Self::Mobile => f.write_str("mobile"),
-                Self::Tablet => f.write_str("tablet"),
-                Self::Bot => f.write_str("bot"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for RefComponentsSchemasSessionDefsDevice1a21bee0Type {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "desktop" => Ok(Self::Desktop),
-                "mobile" => Ok(Self::Mobile),
-                "tablet" => Ok(Self::Tablet),
-                "bot" => Ok(Self::Bot),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str>
-    for RefComponentsSchemasSessionDefsDevice1a21bee0Type {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for RefComponentsSchemasSessionDefsDevice1a21bee0Type {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
+        pub type_: ::std::option::Option<::serde_json::Value>,
     }
     ///Latitude and longitude in degrees
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(transparent)]
     pub struct RefComponentsSchemasSessionDefsGeoPoint0c3cf5de(
-        pub [::serde_json::Value; 2usize],
+        pub ::std::vec::Vec<::serde_json::Value>,
     );
     impl ::std::ops::Deref for RefComponentsSchemasSessionDefsGeoPoint0c3cf5de {
-        type Target = [::serde_json::Value; 2usize];
-        fn deref(&self) -> &[::serde_json::Value; 2usize] {
+        type Target = ::std::vec::Vec<::serde_json::Value>;
+        fn deref(&self) -> &::std::vec::Vec<::serde_json::Value> {
             &self.0
         }
     }
     impl ::std::convert::From<RefComponentsSchemasSessionDefsGeoPoint0c3cf5de>
-    for [::serde_json::Value; 2usize] {
+    for ::std::vec::Vec<::serde_json::Value> {
         fn from(value: RefComponentsSchemasSessionDefsGeoPoint0c3cf5de) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<[::serde_json::Value; 2usize]>
+    impl ::std::convert::From<::std::vec::Vec<::serde_json::Value>>
     for RefComponentsSchemasSessionDefsGeoPoint0c3cf5de {
-        fn from(value: [::serde_json::Value; 2usize]) -> Self {
+        fn from(value: ::std::vec::Vec<::serde_json::Value>) -> Self {
             Self(value)
         }
     }
     /// Generation of default values for serde.
     pub mod defaults {
-        pub(super) fn default_bool<const V: bool>() -> bool {
-            V
+        pub(super) fn events31_subscribe_output_active() -> ::std::option::Option<bool> {
+            ::std::option::Option::Some(true)
         }
     }
     /// Error types.

@@ -509,93 +509,39 @@ pub mod output {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub city: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub country: ::std::option::Option<AddressCountry>,
+        pub country: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub street: ::std::option::Option<::std::string::String>,
     }
-    ///`AddressCountry`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct AddressCountry(::std::string::String);
-    impl ::std::ops::Deref for AddressCountry {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<AddressCountry> for ::std::string::String {
-        fn from(value: AddressCountry) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for AddressCountry {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 2usize {
-                return Err("longer than 2 characters".into());
-            }
-            if value.chars().count() < 2usize {
-                return Err("shorter than 2 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for AddressCountry {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for AddressCountry {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for AddressCountry {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
     ///A comment and its replies (self-referential through allOf)
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Comment {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub author: ::std::option::Option<Person>,
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub replies: ::std::vec::Vec<Comment>,
-        pub text: ::std::string::String,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub replies: ::std::option::Option<::std::vec::Vec<Comment>>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub text: ::std::option::Option<::std::string::String>,
     }
     ///`CommentBase`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct CommentBase {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub author: ::std::option::Option<Person>,
-        pub text: ::std::string::String,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub text: ::std::option::Option<::std::string::String>,
     }
     ///`GraphCyclesCreateProjectOutput`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct GraphCyclesCreateProjectOutput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub id: ::std::option::Option<::std::string::String>,
-        pub name: ::std::string::String,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub name: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub owner: ::std::option::Option<Person>,
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub tasks: ::std::vec::Vec<Task>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub tasks: ::std::option::Option<::std::vec::Vec<Task>>,
     }
     ///`GraphCyclesCreateTaskOutput`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
@@ -604,12 +550,11 @@ pub mod output {
         pub assignee: ::std::option::Option<Person>,
         #[serde(
             rename = "blockedBy",
-            default,
-            skip_serializing_if = "::std::vec::Vec::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub blocked_by: ::std::vec::Vec<Task>,
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub comments: ::std::vec::Vec<Comment>,
+        pub blocked_by: ::std::option::Option<::std::vec::Vec<Task>>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub comments: ::std::option::Option<::std::vec::Vec<Comment>>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub id: ::std::option::Option<::std::string::String>,
         ///Id of the parent task, null for a top-level task
@@ -617,149 +562,118 @@ pub mod output {
         pub parent: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub project: ::std::option::Option<Project>,
+        ///Documented values: todo, doing, done.
         #[serde(default = "defaults::graph_cycles_create_task_output_status")]
-        pub status: GraphCyclesCreateTaskOutputStatus,
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub subtasks: ::std::vec::Vec<Task>,
-        pub title: ::std::string::String,
+        pub status: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub subtasks: ::std::option::Option<::std::vec::Vec<Task>>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub title: ::std::option::Option<::std::string::String>,
     }
-    ///`GraphCyclesCreateTaskOutputStatus`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum GraphCyclesCreateTaskOutputStatus {
-        #[serde(rename = "todo")]
-        Todo,
-        #[serde(rename = "doing")]
-        Doing,
-        #[serde(rename = "done")]
-        Done,
-    }
-    impl ::std::fmt::Display for GraphCyclesCreateTaskOutputStatus {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Todo => f.write_str("todo"),
-                Self::Doing => f.write_str("doing"),
-                Self::Done => f.write_str("done"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for GraphCyclesCreateTaskOutputStatus {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "todo" => Ok(Self::Todo),
-                "doing" => Ok(Self::Doing),
-                "done" => Ok(Self::Done),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for GraphCyclesCreateTaskOutputStatus {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for GraphCyclesCreateTaskOutputStatus {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::default::Default for GraphCyclesCreateTaskOutputStatus {
+    impl ::std::default::Default for GraphCyclesCreateTaskOutput {
         fn default() -> Self {
-            GraphCyclesCreateTaskOutputStatus::Todo
+            Self {
+                assignee: Default::default(),
+                blocked_by: Default::default(),
+                comments: Default::default(),
+                id: Default::default(),
+                parent: Default::default(),
+                project: Default::default(),
+                status: defaults::graph_cycles_create_task_output_status(),
+                subtasks: Default::default(),
+                title: Default::default(),
+            }
         }
     }
     ///`GraphCyclesGetOrganizationOutput`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct GraphCyclesGetOrganizationOutput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub address: ::std::option::Option<Address>,
-        pub id: ::std::string::String,
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub members: ::std::vec::Vec<Person>,
-        pub name: ::std::string::String,
-        pub owner: Person,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub id: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub members: ::std::option::Option<::std::vec::Vec<Person>>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub name: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub owner: ::std::option::Option<Person>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub parent: ::std::option::Option<Organization>,
     }
     ///`GraphCyclesGetPersonOutput`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct GraphCyclesGetPersonOutput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub employer: ::std::option::Option<Organization>,
-        pub id: ::std::string::String,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub id: ::std::option::Option<::std::string::String>,
         ///The person's manager, null for the top of the hierarchy
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub manager: ::std::option::Option<Person>,
-        pub name: ::std::string::String,
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub reports: ::std::vec::Vec<Person>,
+        pub manager: ::std::option::Option<
+            ::std::boxed::Box<::std::option::Option<Person>>,
+        >,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub name: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub reports: ::std::option::Option<::std::vec::Vec<Person>>,
     }
     ///`GraphCyclesListPeopleOutput`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct GraphCyclesListPeopleOutput {
-        pub result: ::std::vec::Vec<Person>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub result: ::std::option::Option<::std::vec::Vec<Person>>,
     }
     ///`GraphCyclesListTasksOutput`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct GraphCyclesListTasksOutput {
-        pub result: ::std::vec::Vec<Task>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub result: ::std::option::Option<::std::vec::Vec<Task>>,
     }
     ///`Organization`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Organization {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub address: ::std::option::Option<Address>,
-        pub id: ::std::string::String,
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub members: ::std::vec::Vec<Person>,
-        pub name: ::std::string::String,
-        pub owner: ::std::boxed::Box<Person>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub id: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub members: ::std::option::Option<::std::vec::Vec<Person>>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub name: ::std::option::Option<::std::string::String>,
+        #[serde(default)]
+        pub owner: ::std::boxed::Box<::std::option::Option<Person>>,
         #[serde(default)]
         pub parent: ::std::boxed::Box<::std::option::Option<Organization>>,
     }
     ///`Person`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Person {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub employer: ::std::option::Option<Organization>,
-        pub id: ::std::string::String,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub id: ::std::option::Option<::std::string::String>,
         ///The person's manager, null for the top of the hierarchy
-        #[serde(default)]
-        pub manager: ::std::boxed::Box<::std::option::Option<Person>>,
-        pub name: ::std::string::String,
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub reports: ::std::vec::Vec<Person>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub manager: ::std::option::Option<
+            ::std::boxed::Box<::std::option::Option<Person>>,
+        >,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub name: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub reports: ::std::option::Option<::std::vec::Vec<Person>>,
     }
     ///`Project`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Project {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub id: ::std::option::Option<::std::string::String>,
-        pub name: ::std::string::String,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub name: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub owner: ::std::option::Option<Person>,
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub tasks: ::std::vec::Vec<Task>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub tasks: ::std::option::Option<::std::vec::Vec<Task>>,
     }
     ///`Task`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
@@ -768,12 +682,11 @@ pub mod output {
         pub assignee: ::std::option::Option<Person>,
         #[serde(
             rename = "blockedBy",
-            default,
-            skip_serializing_if = "::std::vec::Vec::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub blocked_by: ::std::vec::Vec<Task>,
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub comments: ::std::vec::Vec<Comment>,
+        pub blocked_by: ::std::option::Option<::std::vec::Vec<Task>>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub comments: ::std::option::Option<::std::vec::Vec<Comment>>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub id: ::std::option::Option<::std::string::String>,
         ///Id of the parent task, null for a top-level task
@@ -781,83 +694,38 @@ pub mod output {
         pub parent: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub project: ::std::option::Option<Project>,
+        ///Documented values: todo, doing, done.
         #[serde(default = "defaults::task_status")]
-        pub status: TaskStatus,
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub subtasks: ::std::vec::Vec<Task>,
-        pub title: ::std::string::String,
+        pub status: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub subtasks: ::std::option::Option<::std::vec::Vec<Task>>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub title: ::std::option::Option<::std::string::String>,
     }
-    ///`TaskStatus`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum TaskStatus {
-        #[serde(rename = "todo")]
-        Todo,
-        #[serde(rename = "doing")]
-        Doing,
-        #[serde(rename = "done")]
-        Done,
-    }
-    impl ::std::fmt::Display for TaskStatus {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Todo => f.write_str("todo"),
-                Self::Doing => f.write_str("doing"),
-                Self::Done => f.write_str("done"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for TaskStatus {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "todo" => Ok(Self::Todo),
-                "doing" => Ok(Self::Doing),
-                "done" => Ok(Self::Done),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for TaskStatus {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for TaskStatus {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::default::Default for TaskStatus {
+    impl ::std::default::Default for Task {
         fn default() -> Self {
-            TaskStatus::Todo
+            Self {
+                assignee: Default::default(),
+                blocked_by: Default::default(),
+                comments: Default::default(),
+                id: Default::default(),
+                parent: Default::default(),
+                project: Default::default(),
+                status: defaults::task_status(),
+                subtasks: Default::default(),
+                title: Default::default(),
+            }
         }
     }
     /// Generation of default values for serde.
     pub mod defaults {
-        pub(super) fn graph_cycles_create_task_output_status() -> super::GraphCyclesCreateTaskOutputStatus {
-            super::GraphCyclesCreateTaskOutputStatus::Todo
+        pub(super) fn graph_cycles_create_task_output_status() -> ::std::option::Option<
+            ::std::string::String,
+        > {
+            ::std::option::Option::Some("todo".to_string())
         }
-        pub(super) fn task_status() -> super::TaskStatus {
-            super::TaskStatus::Todo
+        pub(super) fn task_status() -> ::std::option::Option<::std::string::String> {
+            ::std::option::Option::Some("todo".to_string())
         }
     }
     /// Error types.

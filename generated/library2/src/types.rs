@@ -591,19 +591,22 @@ pub mod input {
 )]
 pub mod output {
     ///`Author`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Author {
         ///Year of birth if known
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub born: ::std::option::Option<i32>,
-        pub name: ::std::string::String,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub name: ::std::option::Option<::std::string::String>,
     }
     ///`Book`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Book {
-        pub authors: ::std::vec::Vec<Author>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub availability: ::std::option::Option<BookAvailability>,
+        pub authors: ::std::option::Option<::std::vec::Vec<Author>>,
+        ///Documented values: available, on_loan, reserved, lost.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub availability: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub cover: ::std::option::Option<CoverImage>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -611,131 +614,16 @@ pub mod output {
         ///Catalogue number
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub id: ::std::option::Option<i64>,
-        pub isbn: ::std::string::String,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub pages: ::std::option::Option<::std::num::NonZeroU64>,
+        pub isbn: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub pages: ::std::option::Option<i64>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub published: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub subtitle: ::std::option::Option<::std::string::String>,
-        pub title: BookTitle,
-    }
-    ///`BookAvailability`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum BookAvailability {
-        #[serde(rename = "available")]
-        Available,
-        #[serde(rename = "on_loan")]
-        OnLoan,
-        #[serde(rename = "reserved")]
-        Reserved,
-        #[serde(rename = "lost")]
-        Lost,
-    }
-    impl ::std::fmt::Display for BookAvailability {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Available => f.write_str("available"),
-                Self::OnLoan => f.write_str("on_loan"),
-                Self::Reserved => f.write_str("reserved"),
-                Self::Lost => f.write_str("lost"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for BookAvailability {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "available" => Ok(Self::Available),
-                "on_loan" => Ok(Self::OnLoan),
-                "reserved" => Ok(Self::Reserved),
-                "lost" => Ok(Self::Lost),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for BookAvailability {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for BookAvailability {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///`BookTitle`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct BookTitle(::std::string::String);
-    impl ::std::ops::Deref for BookTitle {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<BookTitle> for ::std::string::String {
-        fn from(value: BookTitle) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for BookTitle {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() < 1usize {
-                return Err("shorter than 1 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for BookTitle {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for BookTitle {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for BookTitle {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub title: ::std::option::Option<::std::string::String>,
     }
     ///`CoverImage`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
@@ -769,12 +657,11 @@ pub mod output {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub width: ::std::option::Option<i64>,
     }
-    ///`Genre`
+    ///Documented values: fantasy, crime, science, history, poetry, children.
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
         Clone,
-        Copy,
         Debug,
         Eq,
         Hash,
@@ -782,70 +669,43 @@ pub mod output {
         PartialEq,
         PartialOrd
     )]
-    pub enum Genre {
-        #[serde(rename = "fantasy")]
-        Fantasy,
-        #[serde(rename = "crime")]
-        Crime,
-        #[serde(rename = "science")]
-        Science,
-        #[serde(rename = "history")]
-        History,
-        #[serde(rename = "poetry")]
-        Poetry,
-        #[serde(rename = "children")]
-        Children,
+    #[serde(transparent)]
+    pub struct Genre(pub ::std::string::String);
+    impl ::std::ops::Deref for Genre {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<Genre> for ::std::string::String {
+        fn from(value: Genre) -> Self {
+            value.0
+        }
+    }
+    impl ::std::convert::From<::std::string::String> for Genre {
+        fn from(value: ::std::string::String) -> Self {
+            Self(value)
+        }
     }
     impl ::std::fmt::Display for Genre {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Fantasy => f.write_str("fantasy"),
-                Self::Crime => f.write_str("crime"),
-                Self::Science => f.write_str("science"),
-                Self::History => f.write_str("history"),
-                Self::Poetry => f.write_str("poetry"),
-                Self::Children => f.write_str("children"),
-            }
+            self.0.fmt(f)
         }
     }
     impl ::std::str::FromStr for Genre {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "fantasy" => Ok(Self::Fantasy),
-                "crime" => Ok(Self::Crime),
-                "science" => Ok(Self::Science),
-                "history" => Ok(Self::History),
-                "poetry" => Ok(Self::Poetry),
-                "children" => Ok(Self::Children),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for Genre {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for Genre {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
+        type Err = ::std::convert::Infallible;
+        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+            Ok(Self(value.to_string()))
         }
     }
     ///`Library2AddBookOutput`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Library2AddBookOutput {
-        pub authors: ::std::vec::Vec<Author>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub availability: ::std::option::Option<Library2AddBookOutputAvailability>,
+        pub authors: ::std::option::Option<::std::vec::Vec<Author>>,
+        ///Documented values: available, on_loan, reserved, lost.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub availability: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub cover: ::std::option::Option<CoverImage>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -853,151 +713,41 @@ pub mod output {
         ///Catalogue number
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub id: ::std::option::Option<i64>,
-        pub isbn: ::std::string::String,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub pages: ::std::option::Option<::std::num::NonZeroU64>,
+        pub isbn: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub pages: ::std::option::Option<i64>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub published: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub subtitle: ::std::option::Option<::std::string::String>,
-        pub title: Library2AddBookOutputTitle,
-    }
-    ///`Library2AddBookOutputAvailability`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum Library2AddBookOutputAvailability {
-        #[serde(rename = "available")]
-        Available,
-        #[serde(rename = "on_loan")]
-        OnLoan,
-        #[serde(rename = "reserved")]
-        Reserved,
-        #[serde(rename = "lost")]
-        Lost,
-    }
-    impl ::std::fmt::Display for Library2AddBookOutputAvailability {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Available => f.write_str("available"),
-                Self::OnLoan => f.write_str("on_loan"),
-                Self::Reserved => f.write_str("reserved"),
-                Self::Lost => f.write_str("lost"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for Library2AddBookOutputAvailability {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "available" => Ok(Self::Available),
-                "on_loan" => Ok(Self::OnLoan),
-                "reserved" => Ok(Self::Reserved),
-                "lost" => Ok(Self::Lost),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for Library2AddBookOutputAvailability {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for Library2AddBookOutputAvailability {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///`Library2AddBookOutputTitle`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct Library2AddBookOutputTitle(::std::string::String);
-    impl ::std::ops::Deref for Library2AddBookOutputTitle {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<Library2AddBookOutputTitle> for ::std::string::String {
-        fn from(value: Library2AddBookOutputTitle) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for Library2AddBookOutputTitle {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() < 1usize {
-                return Err("shorter than 1 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for Library2AddBookOutputTitle {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for Library2AddBookOutputTitle {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for Library2AddBookOutputTitle {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub title: ::std::option::Option<::std::string::String>,
     }
     ///`Library2CreateLoanOutput`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Library2CreateLoanOutput {
-        pub book: Book,
-        pub due: ::std::string::String,
-        pub id: ::std::string::String,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub book: ::std::option::Option<Book>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub due: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub id: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub lent: ::std::option::Option<::std::string::String>,
-        pub member: Member,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub member: ::std::option::Option<Member>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub returned: ::std::option::Option<::std::string::String>,
     }
     ///`Library2GetBookOutput`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Library2GetBookOutput {
-        pub authors: ::std::vec::Vec<Author>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub availability: ::std::option::Option<Library2GetBookOutputAvailability>,
+        pub authors: ::std::option::Option<::std::vec::Vec<Author>>,
+        ///Documented values: available, on_loan, reserved, lost.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub availability: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub cover: ::std::option::Option<CoverImage>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1005,153 +755,41 @@ pub mod output {
         ///Catalogue number
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub id: ::std::option::Option<i64>,
-        pub isbn: ::std::string::String,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub pages: ::std::option::Option<::std::num::NonZeroU64>,
+        pub isbn: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub pages: ::std::option::Option<i64>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub published: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub subtitle: ::std::option::Option<::std::string::String>,
-        pub title: Library2GetBookOutputTitle,
-    }
-    ///`Library2GetBookOutputAvailability`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum Library2GetBookOutputAvailability {
-        #[serde(rename = "available")]
-        Available,
-        #[serde(rename = "on_loan")]
-        OnLoan,
-        #[serde(rename = "reserved")]
-        Reserved,
-        #[serde(rename = "lost")]
-        Lost,
-    }
-    impl ::std::fmt::Display for Library2GetBookOutputAvailability {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Available => f.write_str("available"),
-                Self::OnLoan => f.write_str("on_loan"),
-                Self::Reserved => f.write_str("reserved"),
-                Self::Lost => f.write_str("lost"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for Library2GetBookOutputAvailability {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "available" => Ok(Self::Available),
-                "on_loan" => Ok(Self::OnLoan),
-                "reserved" => Ok(Self::Reserved),
-                "lost" => Ok(Self::Lost),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for Library2GetBookOutputAvailability {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for Library2GetBookOutputAvailability {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///`Library2GetBookOutputTitle`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct Library2GetBookOutputTitle(::std::string::String);
-    impl ::std::ops::Deref for Library2GetBookOutputTitle {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<Library2GetBookOutputTitle> for ::std::string::String {
-        fn from(value: Library2GetBookOutputTitle) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for Library2GetBookOutputTitle {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() < 1usize {
-                return Err("shorter than 1 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for Library2GetBookOutputTitle {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for Library2GetBookOutputTitle {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for Library2GetBookOutputTitle {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub title: ::std::option::Option<::std::string::String>,
     }
     ///`Library2ListBooksOutput`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Library2ListBooksOutput {
-        pub items: ::std::vec::Vec<Book>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub items: ::std::option::Option<::std::vec::Vec<Book>>,
         ///Absent or null on the last page
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub next_page_token: ::std::option::Option<::std::string::String>,
     }
     ///`Library2UploadCoverOutput`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Library2UploadCoverOutput {
-        pub result: CoverImage,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub result: ::std::option::Option<CoverImage>,
     }
     ///`Member`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Member {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub email: ::std::option::Option<::std::string::String>,
-        pub id: ::std::string::String,
-        pub name: ::std::string::String,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub id: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub name: ::std::option::Option<::std::string::String>,
     }
     /// Error types.
     pub mod error {

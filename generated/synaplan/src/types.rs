@@ -480,112 +480,71 @@ RAG search, `full` additionally summarises it.
 )]
 pub mod output {
     ///`Chat`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Chat {
-        #[serde(rename = "createdAt")]
-        pub created_at: ::std::string::String,
-        pub id: i64,
+        #[serde(
+            rename = "createdAt",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub created_at: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub id: ::std::option::Option<i64>,
         #[serde(
             rename = "messageCount",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub message_count: ::std::option::Option<u64>,
+        pub message_count: ::std::option::Option<i64>,
         ///Token of the public share link, null if the chat is not shared
         #[serde(
             rename = "shareToken",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub share_token: ::std::option::Option<::std::string::String>,
-        pub title: ChatTitle,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub title: ::std::option::Option<::std::string::String>,
         #[serde(
             rename = "updatedAt",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub updated_at: ::std::option::Option<::std::string::String>,
     }
-    ///`ChatTitle`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct ChatTitle(::std::string::String);
-    impl ::std::ops::Deref for ChatTitle {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<ChatTitle> for ::std::string::String {
-        fn from(value: ChatTitle) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for ChatTitle {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 255usize {
-                return Err("longer than 255 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for ChatTitle {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for ChatTitle {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for ChatTitle {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
     ///`FileInfo`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct FileInfo {
-        #[serde(rename = "fileName")]
-        pub file_name: ::std::string::String,
+        #[serde(
+            rename = "fileName",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub file_name: ::std::option::Option<::std::string::String>,
         #[serde(
             rename = "groupKey",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub group_key: ::std::option::Option<::std::string::String>,
-        pub id: i64,
-        #[serde(rename = "mimeType")]
-        pub mime_type: ::std::string::String,
-        ///Size in bytes
-        pub size: i64,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub status: ::std::option::Option<FileInfoStatus>,
+        pub id: ::std::option::Option<i64>,
+        #[serde(
+            rename = "mimeType",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub mime_type: ::std::option::Option<::std::string::String>,
+        ///Size in bytes
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub size: ::std::option::Option<i64>,
+        ///Documented values: uploaded, extracted, vectorized, failed.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub status: ::std::option::Option<::std::string::String>,
         #[serde(
             rename = "uploadedAt",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub uploaded_at: ::std::option::Option<::std::string::String>,
     }
-    ///`FileInfoStatus`
+    ///AI model identifier; the values listed are common ones, others may be configured Documented values: gpt-4o, gpt-4o-mini, claude-3-5-sonnet, llama3.3:70b, mistral-large.
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
         Clone,
-        Copy,
         Debug,
         Eq,
         Hash,
@@ -593,128 +552,42 @@ pub mod output {
         PartialEq,
         PartialOrd
     )]
-    pub enum FileInfoStatus {
-        #[serde(rename = "uploaded")]
-        Uploaded,
-        #[serde(rename = "extracted")]
-        Extracted,
-        #[serde(rename = "vectorized")]
-        Vectorized,
-        #[serde(rename = "failed")]
-        Failed,
-    }
-    impl ::std::fmt::Display for FileInfoStatus {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Uploaded => f.write_str("uploaded"),
-                Self::Extracted => f.write_str("extracted"),
-                Self::Vectorized => f.write_str("vectorized"),
-                Self::Failed => f.write_str("failed"),
-            }
+    #[serde(transparent)]
+    pub struct ModelName(pub ::std::string::String);
+    impl ::std::ops::Deref for ModelName {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
         }
     }
-    impl ::std::str::FromStr for FileInfoStatus {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "uploaded" => Ok(Self::Uploaded),
-                "extracted" => Ok(Self::Extracted),
-                "vectorized" => Ok(Self::Vectorized),
-                "failed" => Ok(Self::Failed),
-                _ => Err("invalid value".into()),
-            }
+    impl ::std::convert::From<ModelName> for ::std::string::String {
+        fn from(value: ModelName) -> Self {
+            value.0
         }
     }
-    impl ::std::convert::TryFrom<&str> for FileInfoStatus {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
+    impl ::std::convert::From<::std::string::String> for ModelName {
+        fn from(value: ::std::string::String) -> Self {
+            Self(value)
         }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for FileInfoStatus {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///AI model identifier; the values listed are common ones, others may be configured
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum ModelName {
-        #[serde(rename = "gpt-4o")]
-        Gpt4o,
-        #[serde(rename = "gpt-4o-mini")]
-        Gpt4oMini,
-        #[serde(rename = "claude-3-5-sonnet")]
-        Claude35Sonnet,
-        #[serde(rename = "llama3.3:70b")]
-        Llama3370b,
-        #[serde(rename = "mistral-large")]
-        MistralLarge,
     }
     impl ::std::fmt::Display for ModelName {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Gpt4o => f.write_str("gpt-4o"),
-                Self::Gpt4oMini => f.write_str("gpt-4o-mini"),
-                Self::Claude35Sonnet => f.write_str("claude-3-5-sonnet"),
-                Self::Llama3370b => f.write_str("llama3.3:70b"),
-                Self::MistralLarge => f.write_str("mistral-large"),
-            }
+            self.0.fmt(f)
         }
     }
     impl ::std::str::FromStr for ModelName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "gpt-4o" => Ok(Self::Gpt4o),
-                "gpt-4o-mini" => Ok(Self::Gpt4oMini),
-                "claude-3-5-sonnet" => Ok(Self::Claude35Sonnet),
-                "llama3.3:70b" => Ok(Self::Llama3370b),
-                "mistral-large" => Ok(Self::MistralLarge),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for ModelName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for ModelName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
+        type Err = ::std::convert::Infallible;
+        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+            Ok(Self(value.to_string()))
         }
     }
     ///`Prompt`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Prompt {
-        pub id: i64,
-        pub language: ::std::string::String,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub id: ::std::option::Option<i64>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub language: ::std::option::Option<::std::string::String>,
         ///0 for system prompts, otherwise the owning user
         #[serde(
             rename = "ownerId",
@@ -722,35 +595,51 @@ pub mod output {
         )]
         pub owner_id: ::std::option::Option<i64>,
         ///The prompt text sent to the model
-        pub prompt: ::std::string::String,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub prompt: ::std::option::Option<::std::string::String>,
         ///One-line summary shown in the UI
-        #[serde(rename = "shortDescription")]
-        pub short_description: ::std::string::String,
+        #[serde(
+            rename = "shortDescription",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub short_description: ::std::option::Option<::std::string::String>,
         ///Machine name of the task the prompt handles
-        pub topic: ::std::string::String,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub topic: ::std::option::Option<::std::string::String>,
     }
     ///`SearchResult`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct SearchResult {
         ///Text of the matching chunk
-        pub chunk: ::std::string::String,
-        #[serde(rename = "fileId")]
-        pub file_id: i64,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub chunk: ::std::option::Option<::std::string::String>,
+        #[serde(
+            rename = "fileId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub file_id: ::std::option::Option<i64>,
         #[serde(
             rename = "fileName",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub file_name: ::std::option::Option<::std::string::String>,
         ///Cosine similarity between query and chunk
-        pub score: f32,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub score: ::std::option::Option<f32>,
     }
     ///`SynaplanGetConfigOutput`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct SynaplanGetConfigOutput {
-        pub features: SynaplanGetConfigOutputFeatures,
-        pub limits: SynaplanGetConfigOutputLimits,
+        ///Feature flags
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub features: ::std::option::Option<SynaplanGetConfigOutputFeatures>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub limits: ::std::option::Option<SynaplanGetConfigOutputLimits>,
         ///Models the user may select
-        pub models: ::std::vec::Vec<SynaplanGetConfigOutputModelsItem>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub models: ::std::option::Option<
+            ::std::vec::Vec<SynaplanGetConfigOutputModelsItem>,
+        >,
     }
     ///Feature flags
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
@@ -777,146 +666,104 @@ pub mod output {
             rename = "maxFilesPerUpload",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub max_files_per_upload: ::std::option::Option<::std::num::NonZeroU64>,
+        pub max_files_per_upload: ::std::option::Option<i64>,
         #[serde(
             rename = "maxUploadMb",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub max_upload_mb: ::std::option::Option<::std::num::NonZeroU64>,
+        pub max_upload_mb: ::std::option::Option<i64>,
         #[serde(
             rename = "messagesPerHour",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub messages_per_hour: ::std::option::Option<u64>,
+        pub messages_per_hour: ::std::option::Option<i64>,
     }
     ///`SynaplanGetConfigOutputModelsItem`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct SynaplanGetConfigOutputModelsItem {
-        pub capability: SynaplanGetConfigOutputModelsItemCapability,
-        pub id: i64,
-        pub name: ModelName,
+        ///Documented values: chat, vision, embedding, image, audio.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub capability: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub id: ::std::option::Option<i64>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub name: ::std::option::Option<ModelName>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub provider: ::std::option::Option<::std::string::String>,
     }
-    ///`SynaplanGetConfigOutputModelsItemCapability`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum SynaplanGetConfigOutputModelsItemCapability {
-        #[serde(rename = "chat")]
-        Chat,
-        #[serde(rename = "vision")]
-        Vision,
-        #[serde(rename = "embedding")]
-        Embedding,
-        #[serde(rename = "image")]
-        Image,
-        #[serde(rename = "audio")]
-        Audio,
-    }
-    impl ::std::fmt::Display for SynaplanGetConfigOutputModelsItemCapability {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Chat => f.write_str("chat"),
-                Self::Vision => f.write_str("vision"),
-                Self::Embedding => f.write_str("embedding"),
-                Self::Image => f.write_str("image"),
-                Self::Audio => f.write_str("audio"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for SynaplanGetConfigOutputModelsItemCapability {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "chat" => Ok(Self::Chat),
-                "vision" => Ok(Self::Vision),
-                "embedding" => Ok(Self::Embedding),
-                "image" => Ok(Self::Image),
-                "audio" => Ok(Self::Audio),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for SynaplanGetConfigOutputModelsItemCapability {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for SynaplanGetConfigOutputModelsItemCapability {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
     ///`SynaplanListChatsOutput`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct SynaplanListChatsOutput {
-        pub chats: ::std::vec::Vec<Chat>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub chats: ::std::option::Option<::std::vec::Vec<Chat>>,
         ///Total number of chats of the user
-        pub total: u64,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub total: ::std::option::Option<i64>,
     }
     ///`SynaplanListFilesOutput`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct SynaplanListFilesOutput {
-        pub files: ::std::vec::Vec<FileInfo>,
-        pub total: u64,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub files: ::std::option::Option<::std::vec::Vec<FileInfo>>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub total: ::std::option::Option<i64>,
     }
     ///`SynaplanListPromptsOutput`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct SynaplanListPromptsOutput {
-        pub prompts: ::std::vec::Vec<Prompt>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub prompts: ::std::option::Option<::std::vec::Vec<Prompt>>,
     }
     ///`SynaplanSearchDocumentsOutput`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct SynaplanSearchDocumentsOutput {
-        pub results: ::std::vec::Vec<SearchResult>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub results: ::std::option::Option<::std::vec::Vec<SearchResult>>,
     }
     ///`SynaplanSendMessageOutput`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct SynaplanSendMessageOutput {
         ///Chat the message belongs to
-        #[serde(rename = "chatId")]
-        pub chat_id: i64,
-        #[serde(rename = "createdAt")]
-        pub created_at: ::std::string::String,
+        #[serde(
+            rename = "chatId",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub chat_id: ::std::option::Option<i64>,
+        #[serde(
+            rename = "createdAt",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub created_at: ::std::option::Option<::std::string::String>,
         ///Message id
-        pub id: i64,
-        pub model: ModelName,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub id: ::std::option::Option<i64>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub model: ::std::option::Option<ModelName>,
         ///The assistant's reply
-        pub text: ::std::string::String,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub text: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub usage: ::std::option::Option<Usage>,
     }
     ///`SynaplanUploadFileOutput`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct SynaplanUploadFileOutput {
-        pub files: ::std::vec::Vec<FileInfo>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub files: ::std::option::Option<::std::vec::Vec<FileInfo>>,
     }
     ///Token usage of one model call
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Usage {
-        #[serde(rename = "completionTokens")]
-        pub completion_tokens: u64,
-        #[serde(rename = "promptTokens")]
-        pub prompt_tokens: u64,
+        #[serde(
+            rename = "completionTokens",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub completion_tokens: ::std::option::Option<i64>,
+        #[serde(
+            rename = "promptTokens",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub prompt_tokens: ::std::option::Option<i64>,
     }
     /// Error types.
     pub mod error {

@@ -53,6 +53,13 @@ fn tool_def(tool: &ir::Tool) -> TokenStream {
         }
         None => quote! { ::std::option::Option::None },
     };
+    let documented = match &tool.documented_output_schema {
+        Some(schema) => {
+            let lit = raw_str(&compact_json(schema));
+            quote! { ::std::option::Option::Some(#lit) }
+        }
+        None => quote! { ::std::option::Option::None },
+    };
     let wrap = tool.wrap_output;
     let access = match tool.access {
         ir::Access::Read => quote!(::mcpgen_runtime::Access::Read),
@@ -130,6 +137,7 @@ fn tool_def(tool: &ir::Tool) -> TokenStream {
             description: #description,
             input_schema: #input,
             output_schema: #output,
+            documented_output_schema: #documented,
             wrap_output: #wrap,
             access: #access,
             annotations: ::mcpgen_runtime::ToolAnnotations {

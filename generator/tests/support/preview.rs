@@ -64,6 +64,10 @@ pub fn tool_def(tool: &ir::Tool) -> ToolDef {
             .output_schema
             .as_ref()
             .map(|schema| leak(&schema.to_string())),
+        documented_output_schema: tool
+            .documented_output_schema
+            .as_ref()
+            .map(|schema| leak(&schema.to_string())),
         wrap_output: tool.wrap_output,
         access: match tool.access {
             ir::Access::Read => mcpgen_runtime::Access::Read,

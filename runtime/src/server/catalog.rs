@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 use rmcp::model::{JsonObject, Tool, ToolAnnotations as McpAnnotations};
 use serde_json::Value;
 
+use super::OutputCheck;
 use super::validate::{ArgsValidator, Validators};
 use crate::{Principal, ToolDef, ToolSet};
 
@@ -89,10 +90,11 @@ fn annotations(def: &ToolDef) -> Option<McpAnnotations> {
 
 impl Catalog {
     /// Builds the catalogue from `sets`, collecting every problem.
-    /// With `check_output`, each output schema is compiled too.
+    /// Unless `output_check` is off, each tool's output validator is compiled too: from the
+    /// documented output schema under `strict`, else from the advertised one.
     pub(crate) fn build(
         sets: &[Arc<dyn ToolSet>],
-        check_output: bool,
+        output_check: OutputCheck,
     ) -> Result<Self, Vec<CatalogProblem>> {
         let mut problems = Vec::new();
         let mut entries = Vec::new();
@@ -139,20 +141,32 @@ impl Catalog {
                         continue;
                     }
                 };
-                let output_validator = match (&output, check_output) {
-                    (Some(schema), true) => {
-                        match ArgsValidator::compile(&Value::Object(schema.clone())) {
-                            Ok(v) => Some(v),
+                let checked = match output_check {
+                    OutputCheck::Off => None,
+                    OutputCheck::Tolerant => output.clone(),
+                    OutputCheck::Strict => match def.documented_output_schema {
+                        Some(text) => match parse_object(text) {
+                            Ok(documented) => Some(documented),
                             Err(message) => {
-                                problems.push(schema_problem(
-                                    "output",
-                                    format!("the schema does not compile: {message}"),
-                                ));
+                                problems.push(schema_problem("documented output", message));
                                 continue;
                             }
+                        },
+                        None => output.clone(),
+                    },
+                };
+                let output_validator = match checked {
+                    Some(schema) => match ArgsValidator::compile(&Value::Object(schema)) {
+                        Ok(v) => Some(v),
+                        Err(message) => {
+                            problems.push(schema_problem(
+                                "output",
+                                format!("the schema does not compile: {message}"),
+                            ));
+                            continue;
                         }
-                    }
-                    _ => None,
+                    },
+                    None => None,
                 };
                 if let Some(v) = output_validator {
                     validators.insert_output(def.name, v);

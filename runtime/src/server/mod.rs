@@ -171,20 +171,26 @@ pub enum ConfigProblem {
     },
 }
 
-/// Whether tool results are checked against the tool's `outputSchema`.
+/// How tool results are checked against the tool's output schema.
 ///
 /// Only successful results with structured content are checked; a tool without an output
-/// schema is never checked.
+/// schema is never checked. Official MCP clients reject structured content that does not match
+/// the advertised `outputSchema`, so apart from `off` the server never sends such content.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum OutputCheck {
-    /// A mismatch turns the result into an error (`isError: true`) naming the failing
-    /// location.
+    /// Results are checked against the schema the API's document states (the tool's
+    /// `documented_output_schema`, else its `outputSchema`); any mismatch, a left-out required
+    /// field included, is an error result (`isError: true`) naming the failing location.
     Strict,
-    /// A mismatch is logged as a warning naming the tool and the location; the result is
-    /// returned as it is.
+    /// Results are checked against the advertised `outputSchema`, which generated tools relax
+    /// to tolerate fields left out, added or `null`: such results reach the client as they
+    /// are. A result that still does not fit is logged and becomes an error result whose text
+    /// names the mismatch and carries the data as received, so the model still sees it.
     #[default]
-    Warn,
-    /// Results are not checked.
+    #[value(alias = "warn")]
+    Tolerant,
+    /// Results are not checked (for upstreams known to match their document): a mismatching
+    /// result reaches the client, which may reject it.
     Off,
 }
 
@@ -404,7 +410,7 @@ impl ServerBuilder {
     /// server. All problems are reported together.
     pub fn build(self) -> Result<Server, ServerError> {
         let mut problems = Vec::new();
-        let catalog = match Catalog::build(&self.sets, self.output_check != OutputCheck::Off) {
+        let catalog = match Catalog::build(&self.sets, self.output_check) {
             Ok(catalog) => Some(catalog),
             Err(found) => {
                 problems.extend(found.into_iter().map(|p| match p {

@@ -254,13 +254,20 @@ fn check_output(inner: &Inner, name: &str, result: ToolResult) -> ToolResult {
                 "tool `{name}` returned a result that does not match its output schema: {problem}"
             ))
         },
-        OutputCheck::Warn | OutputCheck::Off => {
+        OutputCheck::Tolerant | OutputCheck::Off => {
             tracing::warn!(
                 tool = name,
                 problem = %problem,
-                "the result does not match the tool's output schema"
+                "the result does not fit the tool's advertised output schema; sent as an error result with the data as text"
             );
-            result
+            // Clients reject structured content that fails the advertised schema, also on
+            // error results: the data goes as text only.
+            ToolResult {
+                upstream_status: result.upstream_status,
+                ..ToolResult::error(format!(
+                    "tool `{name}`: the API's answer does not fit the tool's output schema ({problem}); the data as received:\n{output}"
+                ))
+            }
         }
     }
 }
