@@ -8,10 +8,17 @@ cd "$(dirname "$0")/.."
 
 step() { printf '\n==> %s\n' "$*"; }
 
-step "Node 22, MCP Inspector, conformance suite and reference MCP servers (npm, into tests/node)"
+step "Node 22, the TypeScript SDK, MCP Inspector, conformance suite and reference MCP servers (npm, into tests/node)"
 if [[ ! -d tests/node/node_modules || tests/node/package-lock.json -nt tests/node/node_modules ]]; then
   npm ci --prefix tests/node --no-audit --no-fund --loglevel=error
   touch tests/node/node_modules
+fi
+
+step "the official MCP Python SDK (PyPI, into tests/python/.venv)"
+if [[ ! -x tests/python/.venv/bin/python || tests/python/requirements.txt -nt tests/python/.venv ]]; then
+  python3 -m venv tests/python/.venv
+  tests/python/.venv/bin/pip install --quiet --disable-pip-version-check -r tests/python/requirements.txt
+  touch tests/python/.venv
 fi
 
 step "cargo fmt --check"
