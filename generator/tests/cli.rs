@@ -492,3 +492,330 @@ fn template_errors_name_the_file_and_line() {
     // Nothing is written when a template fails.
     assert!(!out.exists());
 }
+
+/// The operation ids of an allowlist printed by `init`, in order.
+fn selected_ids(yaml: &str) -> Vec<String> {
+    yaml.lines()
+        .filter_map(|l| l.trim().strip_prefix("- operation_id: "))
+        .map(|id| id.trim_matches('"').to_owned())
+        .collect()
+}
+
+/// Runs `mcpgen init --spec <synaplan> <flags>`, expects success, returns the selected ids.
+fn init_synaplan(flags: &[&str]) -> Vec<String> {
+    let mut args = vec!["init", "--spec", "specs/synaplan/openapi.yaml"];
+    args.extend_from_slice(flags);
+    let o = mcpgen(&args);
+    assert!(o.status.success(), "{flags:?}: {}", text(&o));
+    selected_ids(&String::from_utf8_lossy(&o.stdout))
+}
+
+#[test]
+fn init_tag_selects_operations_carrying_any_given_tag() {
+    assert_eq!(
+        init_synaplan(&["--tag", "Chats"]),
+        ["get_api_chats_list", "put_api_chats_update"]
+    );
+    assert_eq!(
+        init_synaplan(&["--tag", "Chats", "--tag", "Prompts"]),
+        [
+            "get_api_chats_list",
+            "put_api_chats_update",
+            "get_api_prompts_list"
+        ]
+    );
+}
+
+#[test]
+fn init_path_prefix_selects_paths_starting_with_any_given_prefix() {
+    assert_eq!(
+        init_synaplan(&["--path-prefix", "/api/v1/admin"]),
+        [
+            "get_api_admin_users_list",
+            "delete_api_admin_user_delete",
+            "post_api_admin_settings_update"
+        ]
+    );
+    assert_eq!(
+        init_synaplan(&[
+            "--path-prefix",
+            "/api/v1/files",
+            "--path-prefix",
+            "/api/v1/rag"
+        ]),
+        [
+            "post_api_rag_search",
+            "post_api_files_upload",
+            "get_api_files_list"
+        ]
+    );
+}
+
+#[test]
+fn init_method_is_case_insensitive_and_repeatable() {
+    assert_eq!(
+        init_synaplan(&["--method", "delete"]),
+        ["delete_api_admin_user_delete"]
+    );
+    assert_eq!(
+        init_synaplan(&["--method", "Put", "--method", "DELETE"]),
+        ["put_api_chats_update", "delete_api_admin_user_delete"]
+    );
+}
+
+#[test]
+fn init_filters_combine_as_and_across_flags() {
+    assert_eq!(
+        init_synaplan(&[
+            "--path-prefix",
+            "/api/v1/admin",
+            "--path-prefix",
+            "/api/v1/chats",
+            "--method",
+            "get",
+            "--tag",
+            "Admin",
+        ]),
+        ["get_api_admin_users_list"]
+    );
+    // `--all` is the default and combines with the filters too.
+    assert_eq!(
+        init_synaplan(&["--all", "--tag", "Files"]),
+        ["post_api_files_upload", "get_api_files_list"]
+    );
+}
+
+#[test]
+fn init_read_only_combines_with_tag() {
+    assert_eq!(
+        init_synaplan(&["--read-only", "--tag", "Chats", "--tag", "Admin"]),
+        ["get_api_chats_list", "get_api_admin_users_list"]
+    );
+}
+
+#[test]
+fn filtered_init_output_is_accepted_by_check() {
+    let o = mcpgen(&[
+        "init",
+        "--spec",
+        "specs/synaplan/openapi.yaml",
+        "--tag",
+        "Admin",
+        "--method",
+        "post",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let tools = write(
+        dir.path(),
+        "mcp_tools.yaml",
+        &String::from_utf8_lossy(&o.stdout),
+    );
+    let c = mcpgen(&[
+        "check",
+        "--spec",
+        "specs/synaplan/openapi.yaml",
+        "--tools",
+        tools.to_str().expect("utf8"),
+    ]);
+    let t = text(&c);
+    assert!(c.status.success(), "{t}");
+    assert!(t.contains("ok, 1 tools"), "{t}");
+}
+
+#[test]
+fn selection_that_matches_nothing_is_an_error_naming_the_closest_values() {
+    let o = mcpgen(&[
+        "init",
+        "--spec",
+        "specs/synaplan/openapi.yaml",
+        "--tag",
+        "chat",
+        "--path-prefix",
+        "/api/v2",
+        "--method",
+        "patch",
+        "--method",
+        "fetch",
+    ]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(o.stdout.is_empty(), "no allowlist is printed: {t}");
+    // Every problem in one run, each with the closest real values.
+    assert!(
+        t.contains("--tag chat: no operation in specs/synaplan/openapi.yaml carries this tag; closest: `Chats`"),
+        "{t}"
+    );
+    assert!(
+        t.contains("--path-prefix /api/v2: no path in specs/synaplan/openapi.yaml starts with it; closest: `/api/v1`"),
+        "{t}"
+    );
+    assert!(
+        t.contains("--method patch: no operation in specs/synaplan/openapi.yaml uses it; the spec uses DELETE, GET, POST, PUT"),
+        "{t}"
+    );
+    assert!(t.contains("--method fetch: not an HTTP method"), "{t}");
+
+    // Each filter matches on its own, but not together.
+    let o = mcpgen(&[
+        "init",
+        "--spec",
+        "specs/synaplan/openapi.yaml",
+        "--read-only",
+        "--tag",
+        "Messages",
+    ]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(o.stdout.is_empty(), "no allowlist is printed: {t}");
+    assert!(
+        t.contains("matches all of --read-only, --tag Messages"),
+        "{t}"
+    );
+    assert!(t.contains("--read-only keeps 5, --tag keeps 1"), "{t}");
+}
+
+#[test]
+fn list_takes_the_same_filters() {
+    let o = mcpgen(&[
+        "list",
+        "--spec",
+        "specs/synaplan/openapi.yaml",
+        "--tag",
+        "Files",
+        "--method",
+        "GET",
+    ]);
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    let ids: Vec<&str> = t
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert_eq!(ids, ["get_api_files_list"], "{t}");
+
+    let o = mcpgen(&[
+        "list",
+        "--spec",
+        "specs/synaplan/openapi.yaml",
+        "--tag",
+        "Nope",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        text(&o).contains("--tag Nope: no operation"),
+        "{}",
+        text(&o)
+    );
+}
+
+/// Approximate tokens of one `tools/list` entry: its compact JSON bytes / 4, rounded up.
+fn entry_tokens(tool: &serde_json::Value) -> usize {
+    tool.to_string().len().div_ceil(4)
+}
+
+#[test]
+fn generate_top_names_the_heaviest_tools_on_stderr() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out");
+    let run = |top: &str| {
+        mcpgen(&[
+            "generate",
+            "--spec",
+            "specs/synaplan/openapi.yaml",
+            "--tools",
+            "specs/synaplan/mcp_tools.yaml",
+            "--out",
+            out.to_str().expect("utf8"),
+            "--top",
+            top,
+        ])
+    };
+    let o = run("2");
+    let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(o.status.success(), "{}", text(&o));
+    let json = std::fs::read_to_string(out.join("tools.json")).expect("tools.json");
+    let list: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    let mut tools: Vec<(usize, String)> = list["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .map(|t| {
+            (
+                t.to_string().len(),
+                t["name"].as_str().unwrap_or("").to_owned(),
+            )
+        })
+        .collect();
+    tools.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    let heaviest: Vec<&str> = stderr
+        .lines()
+        .skip_while(|l| !l.contains("heaviest tools"))
+        .skip(1)
+        .map(str::trim)
+        .collect();
+    assert_eq!(heaviest.len(), 2, "{stderr}");
+    for ((bytes, name), line) in tools.iter().zip(&heaviest) {
+        let cols: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(cols[0], name, "{stderr}");
+        assert_eq!(cols[1], format!("~{}", bytes.div_ceil(4)), "{stderr}");
+    }
+    // The report comes after the summary line.
+    assert!(
+        String::from_utf8_lossy(&o.stdout).starts_with("synaplan: 7 tools"),
+        "{}",
+        text(&o)
+    );
+
+    let o = run("0");
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(!text(&o).contains("heaviest"), "{}", text(&o));
+}
+
+#[test]
+fn list_cost_prints_the_tokens_each_operation_would_add() {
+    let o = mcpgen(&["list", "--spec", "specs/synaplan/openapi.yaml", "--cost"]);
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    let mut lines = t.lines();
+    assert!(
+        lines.next().is_some_and(|h| h.ends_with("ACCESS  TOKENS")),
+        "{t}"
+    );
+    let tokens: Vec<usize> = lines
+        .map(|l| {
+            l.split_whitespace()
+                .last()
+                .and_then(|n| n.parse().ok())
+                .unwrap_or_else(|| panic!("no token count: {l:?}"))
+        })
+        .collect();
+    assert_eq!(tokens.len(), 11, "{t}");
+    assert!(tokens.iter().all(|&n| n > 0), "{t}");
+
+    // The number is that of the tool's entry when the operation is generated.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let spec = write(dir.path(), "openapi.yaml", COLLISIONS);
+    let o = mcpgen(&["list", "--spec", spec.to_str().expect("utf8"), "--cost"]);
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    let listed: Vec<(String, usize)> = t
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let cols: Vec<&str> = l.split_whitespace().collect();
+            (cols[0].to_owned(), cols[5].parse().expect("tokens"))
+        })
+        .collect();
+    let ids: Vec<&str> = listed.iter().map(|(id, _)| id.as_str()).collect();
+    let generated = generate_tools_json(COLLISIONS, &ids);
+    let expected: Vec<(String, usize)> = generated["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .zip(&ids)
+        .map(|(tool, id)| ((*id).to_owned(), entry_tokens(tool)))
+        .collect();
+    assert_eq!(listed, expected);
+}

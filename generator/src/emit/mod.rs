@@ -52,6 +52,8 @@ pub struct Emitted {
     pub files: BTreeMap<String, String>,
     /// Size of the `tools/list` payload.
     pub list_size: ToolsListSize,
+    /// Size of each tool's entry in the `tools/list` payload, by tool name, in tool order.
+    pub tool_sizes: Vec<(String, ToolsListSize)>,
     /// Warnings (types that fell back to `serde_json::Value`).
     pub warnings: Vec<Warning>,
 }
@@ -106,6 +108,7 @@ pub fn emit(server: &ir::Server, options: &EmitOptions) -> Result<Emitted, Error
         render(&header, "", files::main_tokens(server))?,
     );
     let (tools_json, list_size) = files::tools_list_json(server);
+    let tool_sizes = tool_sizes(server);
     files.insert("tools.json".to_owned(), tools_json);
     let context = files::crate_context(server, options, &list_size);
     for (file, template) in [
@@ -117,8 +120,33 @@ pub fn emit(server: &ir::Server, options: &EmitOptions) -> Result<Emitted, Error
     Ok(Emitted {
         files,
         list_size,
+        tool_sizes,
         warnings,
     })
+}
+
+impl ToolsListSize {
+    /// The size of `compact` JSON text: its bytes and approximate tokens (bytes / 4, rounded
+    /// up), the estimate used for the whole `tools/list` payload.
+    pub fn of_compact_json(compact: &str) -> Self {
+        Self {
+            bytes: compact.len(),
+            approx_tokens: compact.len().div_ceil(4),
+        }
+    }
+}
+
+/// Each tool's `tools/list` entry measured as compact JSON, with the same token estimate as
+/// the whole list (bytes / 4, rounded up).
+fn tool_sizes(server: &ir::Server) -> Vec<(String, ToolsListSize)> {
+    server
+        .tools
+        .iter()
+        .map(|tool| {
+            let compact = files::tool_json(tool).to_string();
+            (tool.name.clone(), ToolsListSize::of_compact_json(&compact))
+        })
+        .collect()
 }
 
 fn header(options: &EmitOptions) -> String {

@@ -7,7 +7,7 @@ use clap::{Args, Parser, Subcommand};
 
 mod client_cmd;
 use generator::allowlist::{Allowlist, ServerBlock};
-use generator::spec::Spec;
+use generator::spec::{Operation, Spec};
 use generator::{Errors, RuntimeDep, Settings, ir, lower, naming, output};
 
 /// Turn an OpenAPI document (Swagger 2.0, OpenAPI 3.0 or 3.1) plus a reviewed allowlist
@@ -101,6 +101,10 @@ struct GenerateArgs {
     /// Print every warning, not only the count per spec.
     #[arg(long, short)]
     verbose: bool,
+    /// After each spec's summary line, print its N heaviest tools with their approximate
+    /// tokens in `tools/list` (on stderr; default 5, 0 prints none).
+    #[arg(long, value_name = "N")]
+    top: Option<usize>,
 }
 
 #[derive(Args)]
@@ -108,15 +112,33 @@ struct InitArgs {
     /// Spec file (JSON or YAML).
     #[arg(long)]
     spec: PathBuf,
-    /// Select every operation (the default).
+    /// Select every operation the filters keep (the default).
     #[arg(long, conflicts_with = "read_only")]
     all: bool,
-    /// Select only operations that read (GET, HEAD, OPTIONS, TRACE).
-    #[arg(long)]
-    read_only: bool,
+    #[command(flatten)]
+    filter: Filter,
     /// Server name to write into the `server:` block (default: from the spec's folder).
     #[arg(long)]
     name: Option<String>,
+}
+
+/// Which operations `init` and `list` take. Different flags must all match; repeating one
+/// flag means any of its values.
+#[derive(Args, Default)]
+struct Filter {
+    /// Only operations that read (GET, HEAD, OPTIONS, TRACE).
+    #[arg(long)]
+    read_only: bool,
+    /// Only operations carrying this OpenAPI tag (repeatable: any of them).
+    #[arg(long = "tag", value_name = "T")]
+    tags: Vec<String>,
+    /// Only operations whose path starts with this prefix, e.g. `/api/v1/chats` (repeatable:
+    /// any of them).
+    #[arg(long = "path-prefix", value_name = "P")]
+    path_prefixes: Vec<String>,
+    /// Only operations with this HTTP method, case-insensitive (repeatable: any of them).
+    #[arg(long = "method", value_name = "M")]
+    methods: Vec<String>,
 }
 
 #[derive(Args)]
@@ -124,6 +146,12 @@ struct ListArgs {
     /// Spec file (JSON or YAML).
     #[arg(long)]
     spec: PathBuf,
+    #[command(flatten)]
+    filter: Filter,
+    /// Add a TOKENS column: the approximate tokens each operation's tool adds to `tools/list`
+    /// (its entry's bytes / 4), from generating every listed operation in memory.
+    #[arg(long)]
+    cost: bool,
 }
 
 #[derive(Args)]
@@ -190,6 +218,9 @@ fn print_warnings(name: &str, warnings: &[generator::Warning], verbose: bool) {
     }
 }
 
+/// How many heaviest tools `generate` prints without `--top`.
+const DEFAULT_TOP: usize = 5;
+
 fn generate(args: GenerateArgs) -> Result<(), String> {
     match (&args.spec, &args.tools, &args.out) {
         (Some(spec), Some(tools), Some(out)) => generate_one(&args, spec, tools, out),
@@ -228,11 +259,16 @@ fn generate_one(args: &GenerateArgs, spec: &Path, tools: &Path, out: &Path) -> R
     }
     let generation = generator::generate(spec, tools, &settings).map_err(|e| e.to_string())?;
     print_warnings(&generation.server.name, &generation.warnings, args.verbose);
-    finish_crate(&generation, out, args.check)
+    finish_crate(&generation, out, args)
 }
 
-/// Writes (or with `check`, compares) one crate and prints its summary line.
-fn finish_crate(generation: &generator::Generation, out: &Path, check: bool) -> Result<(), String> {
+/// Writes (or with `--check`, compares) one crate and prints its summary line, then its
+/// heaviest tools.
+fn finish_crate(
+    generation: &generator::Generation,
+    out: &Path,
+    args: &GenerateArgs,
+) -> Result<(), String> {
     let shown = std::env::current_dir()
         .ok()
         .and_then(|cwd| out.strip_prefix(cwd).ok().map(Path::to_path_buf))
@@ -246,10 +282,12 @@ fn finish_crate(generation: &generator::Generation, out: &Path, check: bool) -> 
         size.approx_tokens,
         generation.warnings.len()
     );
-    if check {
+    let top = args.top.unwrap_or(DEFAULT_TOP);
+    if args.check {
         let diff = output::diff_crate(out, &generation.emitted.files);
         if diff.is_empty() {
             println!("{summary}; {} is up to date", shown.display());
+            print_heaviest(generation, top);
             return Ok(());
         }
         let list: Vec<String> = diff
@@ -269,7 +307,30 @@ fn finish_crate(generation: &generator::Generation, out: &Path, check: bool) -> 
         shown.display(),
         written.len()
     );
+    print_heaviest(generation, top);
     Ok(())
+}
+
+/// Prints the `top` tools with the largest `tools/list` entries on stderr, heaviest first.
+fn print_heaviest(generation: &generator::Generation, top: usize) {
+    let mut sizes: Vec<&(String, generator::ToolsListSize)> =
+        generation.emitted.tool_sizes.iter().collect();
+    if top == 0 || sizes.is_empty() {
+        return;
+    }
+    sizes.sort_by(|a, b| b.1.bytes.cmp(&a.1.bytes).then_with(|| a.0.cmp(&b.0)));
+    sizes.truncate(top);
+    let width = sizes.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
+    eprintln!(
+        "{}: heaviest tools in tools/list (~tokens each):",
+        generation.server.name
+    );
+    for (name, size) in sizes {
+        eprintln!(
+            "  {name:<width$}  ~{} tokens ({} bytes)",
+            size.approx_tokens, size.bytes
+        );
+    }
 }
 
 fn label(path: &Path) -> String {
@@ -317,7 +378,7 @@ fn generate_all(args: &GenerateArgs) -> Result<(), String> {
                 print_warnings(&generation.server.name, &generation.warnings, args.verbose);
                 let out = generated_dir.join(&generation.server.name);
                 names.push(generation.server.name.clone());
-                if let Err(e) = finish_crate(&generation, &out, args.check) {
+                if let Err(e) = finish_crate(&generation, &out, args) {
                     failures.push(e);
                 }
             }
@@ -370,29 +431,259 @@ fn warn_broken(spec: &Spec) {
     }
 }
 
+impl Filter {
+    /// Whether any filter was given.
+    fn is_set(&self) -> bool {
+        self.read_only
+            || !self.tags.is_empty()
+            || !self.path_prefixes.is_empty()
+            || !self.methods.is_empty()
+    }
+
+    fn tag_matches(&self, op: &Operation) -> bool {
+        self.tags.is_empty() || self.tags.iter().any(|t| op.tags.contains(t))
+    }
+
+    fn prefix_matches(&self, op: &Operation) -> bool {
+        self.path_prefixes.is_empty() || self.path_prefixes.iter().any(|p| op.path.starts_with(p))
+    }
+
+    fn method_matches(&self, op: &Operation) -> bool {
+        self.methods.is_empty()
+            || self
+                .methods
+                .iter()
+                .any(|m| m.trim().eq_ignore_ascii_case(&op.method))
+    }
+
+    fn access_matches(&self, op: &Operation) -> bool {
+        !self.read_only || lower::method_access(&op.method) == ir::Access::Read
+    }
+
+    fn matches(&self, op: &Operation) -> bool {
+        self.access_matches(op)
+            && self.tag_matches(op)
+            && self.prefix_matches(op)
+            && self.method_matches(op)
+    }
+
+    /// The flags given, as typed, for messages.
+    fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if self.read_only {
+            parts.push("--read-only".to_owned());
+        }
+        for (flag, values) in [
+            ("--tag", &self.tags),
+            ("--path-prefix", &self.path_prefixes),
+            ("--method", &self.methods),
+        ] {
+            if !values.is_empty() {
+                let alternatives: Vec<String> =
+                    values.iter().map(|v| format!("{flag} {v}")).collect();
+                parts.push(alternatives.join(" or "));
+            }
+        }
+        parts.join(", ")
+    }
+}
+
+/// The operations of `spec` that `filter` keeps, in spec order. A filter value that matches
+/// no operation on its own is an error naming the closest values the spec has; so is a
+/// combination of filters that leaves nothing. All such problems are reported together.
+fn select_operations<'a>(spec: &'a Spec, filter: &Filter) -> Result<Vec<&'a Operation>, String> {
+    let shown = spec.path.display();
+    if spec.operations.is_empty() && filter.is_set() {
+        return Err(format!(
+            "error: {shown} has no operations that can be read; there is nothing to filter"
+        ));
+    }
+    let mut problems = Vec::new();
+    let mut used_tags: Vec<&str> = spec
+        .operations
+        .iter()
+        .flat_map(|op| op.tags.iter().map(String::as_str))
+        .collect();
+    used_tags.sort_unstable();
+    used_tags.dedup();
+    for tag in &filter.tags {
+        if used_tags.contains(&tag.as_str()) {
+            continue;
+        }
+        problems.push(if used_tags.is_empty() {
+            format!("--tag {tag}: no operation in {shown} carries a tag")
+        } else {
+            format!(
+                "--tag {tag}: no operation in {shown} carries this tag; closest: {}",
+                closest(tag, used_tags.iter().copied())
+            )
+        });
+    }
+    let mut prefixes: Vec<String> = spec
+        .operations
+        .iter()
+        .flat_map(|op| path_prefixes(&op.path))
+        .collect();
+    prefixes.sort_unstable();
+    prefixes.dedup();
+    for prefix in &filter.path_prefixes {
+        if !spec.operations.iter().any(|op| op.path.starts_with(prefix)) {
+            problems.push(format!(
+                "--path-prefix {prefix}: no path in {shown} starts with it; closest: {}",
+                closest(prefix, prefixes.iter().map(String::as_str))
+            ));
+        }
+    }
+    let mut used_methods: Vec<String> = spec
+        .operations
+        .iter()
+        .map(|op| op.method.to_ascii_uppercase())
+        .collect();
+    used_methods.sort_unstable();
+    used_methods.dedup();
+    for method in &filter.methods {
+        let known = generator::spec::METHODS
+            .iter()
+            .any(|m| m.eq_ignore_ascii_case(method.trim()));
+        if !known {
+            let all: Vec<String> = generator::spec::METHODS
+                .iter()
+                .map(|m| m.to_ascii_uppercase())
+                .collect();
+            problems.push(format!(
+                "--method {method}: not an HTTP method; use one of {}",
+                all.join(", ")
+            ));
+        } else if !used_methods
+            .iter()
+            .any(|m| m.eq_ignore_ascii_case(method.trim()))
+        {
+            problems.push(format!(
+                "--method {method}: no operation in {shown} uses it; the spec uses {}",
+                used_methods.join(", ")
+            ));
+        }
+    }
+    if !problems.is_empty() {
+        let lines: Vec<String> = problems.iter().map(|p| format!("  {p}")).collect();
+        return Err(format!(
+            "error: the selection matches nothing (run `mcpgen list --spec {shown}` to see every operation):\n{}",
+            lines.join("\n")
+        ));
+    }
+    let kept: Vec<&Operation> = spec
+        .operations
+        .iter()
+        .filter(|op| filter.matches(op))
+        .collect();
+    if kept.is_empty() && filter.is_set() {
+        let count = |keep: &dyn Fn(&Operation) -> bool| {
+            spec.operations.iter().filter(|op| keep(op)).count()
+        };
+        let mut each = Vec::new();
+        if filter.read_only {
+            each.push(format!(
+                "--read-only keeps {}",
+                count(&|op| filter.access_matches(op))
+            ));
+        }
+        if !filter.tags.is_empty() {
+            each.push(format!(
+                "--tag keeps {}",
+                count(&|op| filter.tag_matches(op))
+            ));
+        }
+        if !filter.path_prefixes.is_empty() {
+            each.push(format!(
+                "--path-prefix keeps {}",
+                count(&|op| filter.prefix_matches(op))
+            ));
+        }
+        if !filter.methods.is_empty() {
+            each.push(format!(
+                "--method keeps {}",
+                count(&|op| filter.method_matches(op))
+            ));
+        }
+        return Err(format!(
+            "error: no operation in {shown} matches all of {} (on its own, of {} operations: {}); \
+             drop or widen one of them",
+            filter.describe(),
+            spec.operations.len(),
+            each.join(", ")
+        ));
+    }
+    Ok(kept)
+}
+
+/// Every segment-boundary prefix of `path`: `/a/b` gives `/a` and `/a/b`.
+fn path_prefixes(path: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, c) in path.char_indices().skip(1) {
+        if c == '/' {
+            out.push(path[..i].to_owned());
+        }
+    }
+    out.push(path.to_owned());
+    out
+}
+
+/// The three candidates most like `wanted`, quoted and comma-separated.
+fn closest<'a>(wanted: &str, candidates: impl Iterator<Item = &'a str>) -> String {
+    let wanted_lower = wanted.to_lowercase();
+    let mut scored: Vec<(f64, &str)> = candidates
+        .map(|c| {
+            let score = strsim::jaro_winkler(&wanted_lower, &c.to_lowercase())
+                .max(strsim::normalized_levenshtein(wanted, c));
+            (score, c)
+        })
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+    let names: Vec<String> = scored
+        .iter()
+        .take(3)
+        .map(|(_, c)| format!("`{c}`"))
+        .collect();
+    names.join(", ")
+}
+
+/// The allowlist selector of `op`: its operationId, else `METHOD /path`.
+fn selector(op: &Operation) -> String {
+    op.operation_id
+        .clone()
+        .unwrap_or_else(|| format!("{} {}", op.method.to_ascii_uppercase(), op.path))
+}
+
+fn default_tool_name(op: &Operation) -> String {
+    naming::default_tool_name(
+        op.operation_id.as_deref(),
+        &op.method,
+        &op.path,
+        naming::MAX_TOOL_NAME_LEN,
+    )
+}
+
+/// Allowlist entries (selector, unique tool name, no description) for `ops`, in order.
+fn allowlist_entries(ops: &[&Operation]) -> Vec<(String, String, Option<String>)> {
+    let mut taken = std::collections::BTreeSet::new();
+    ops.iter()
+        .map(|op| {
+            let tool = naming::unique_tool_name(
+                &default_tool_name(op),
+                &mut taken,
+                naming::MAX_TOOL_NAME_LEN,
+            );
+            (selector(op), tool, None)
+        })
+        .collect()
+}
+
 fn init(args: InitArgs) -> Result<(), String> {
     let spec = load_spec(&args.spec)?;
     warn_broken(&spec);
+    let ops = select_operations(&spec, &args.filter)?;
     let name = args.name.clone().or_else(|| folder_name(&args.spec));
-    let mut taken = std::collections::BTreeSet::new();
-    let mut entries = Vec::new();
-    for op in &spec.operations {
-        if args.read_only && lower::method_access(&op.method) != ir::Access::Read {
-            continue;
-        }
-        let selector = op
-            .operation_id
-            .clone()
-            .unwrap_or_else(|| format!("{} {}", op.method.to_ascii_uppercase(), op.path));
-        let base = naming::default_tool_name(
-            op.operation_id.as_deref(),
-            &op.method,
-            &op.path,
-            naming::MAX_TOOL_NAME_LEN,
-        );
-        let tool = naming::unique_tool_name(&base, &mut taken, naming::MAX_TOOL_NAME_LEN);
-        entries.push((selector, tool, None));
-    }
+    let entries = allowlist_entries(&ops);
     let server = ServerBlock {
         name,
         version: spec
@@ -412,29 +703,66 @@ fn init(args: InitArgs) -> Result<(), String> {
 
 fn list(args: ListArgs) -> Result<(), String> {
     let spec = load_spec(&args.spec)?;
-    let rows: Vec<[String; 5]> = spec
-        .operations
+    let ops = select_operations(&spec, &args.filter)?;
+    let rows: Vec<[String; 5]> = ops
         .iter()
         .map(|op| {
             [
                 op.operation_id.clone().unwrap_or_else(|| "-".into()),
                 op.method.to_ascii_uppercase(),
                 op.path.clone(),
-                naming::default_tool_name(
-                    op.operation_id.as_deref(),
-                    &op.method,
-                    &op.path,
-                    naming::MAX_TOOL_NAME_LEN,
-                ),
+                default_tool_name(op),
                 lower::method_access(&op.method).as_str().to_owned(),
             ]
         })
         .collect();
-    print_table(
-        ["OPERATION_ID", "METHOD", "PATH", "TOOL_NAME", "ACCESS"],
-        &rows,
-    );
+    let header = ["OPERATION_ID", "METHOD", "PATH", "TOOL_NAME", "ACCESS"];
+    if !args.cost {
+        print_table(header, &rows);
+        return Ok(());
+    }
+    let costs = tool_costs(&spec, &ops)?;
+    let rows: Vec<[String; 6]> = rows
+        .into_iter()
+        .zip(costs)
+        .map(|([id, method, path, tool, access], tokens)| {
+            [id, method, path, tool, access, tokens.to_string()]
+        })
+        .collect();
+    let [a, b, c, d, e] = header;
+    print_table([a, b, c, d, e, "TOKENS"], &rows);
     Ok(())
+}
+
+/// The approximate tokens each of `ops` would add to `tools/list` if selected, in order:
+/// every one is generated in memory, as `init` would select them, and its entry measured.
+fn tool_costs(spec: &Spec, ops: &[&Operation]) -> Result<Vec<usize>, String> {
+    let entries = allowlist_entries(ops);
+    let server = ServerBlock {
+        name: Some(folder_name(&spec.path).unwrap_or_else(|| "api".to_owned())),
+        ..Default::default()
+    };
+    let text = generator::allowlist::render(&server, &entries);
+    let allowlist = Allowlist::parse(Path::new("<every listed operation>"), &text)
+        .map_err(|e| format!("internal error: {e}"))?;
+    let settings = Settings::new();
+    let generation = generator::generate_from(spec, &allowlist, &settings).map_err(|e| {
+        format!("error: cannot generate the listed operations to measure them:\n{e}")
+    })?;
+    let sizes: std::collections::BTreeMap<&str, usize> = generation
+        .emitted
+        .tool_sizes
+        .iter()
+        .map(|(name, size)| (name.as_str(), size.approx_tokens))
+        .collect();
+    entries
+        .iter()
+        .map(|(selector, tool, _)| {
+            sizes.get(tool.as_str()).copied().ok_or_else(|| {
+                format!("internal error: `{selector}` produced no tool `{tool}` to measure")
+            })
+        })
+        .collect()
 }
 
 fn check(args: CheckArgs) -> Result<(), String> {
