@@ -18,6 +18,8 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::keywords;
+
 /// Keywords that only constrain values; dropped from advertised output schemas.
 const VALIDATION_ONLY: &[&str] = &[
     "required",
@@ -38,26 +40,6 @@ const VALIDATION_ONLY: &[&str] = &[
     "maxProperties",
     "dependentRequired",
 ];
-
-/// Keywords whose value is one subschema.
-const ONE_SUBSCHEMA: &[&str] = &[
-    "items",
-    "contains",
-    "not",
-    "if",
-    "then",
-    "else",
-    "additionalProperties",
-    "unevaluatedProperties",
-    "unevaluatedItems",
-    "propertyNames",
-];
-
-/// Keywords whose value is an array of subschemas.
-const SUBSCHEMA_LISTS: &[&str] = &["anyOf", "allOf", "prefixItems"];
-
-/// Keywords whose value maps names to subschemas (other than `properties`).
-const SUBSCHEMA_MAPS: &[&str] = &["$defs", "patternProperties", "dependentSchemas"];
 
 /// The tolerant form of a documented output schema (see the module documentation). The root
 /// keeps its type (an `outputSchema` is an object), every property below it accepts `null`.
@@ -97,26 +79,25 @@ fn relax(schema: &mut Value) {
             }
         }
     }
-    if let Some(Value::Object(properties)) = map.get_mut("properties") {
-        for property in properties.values_mut() {
-            relax(property);
-            accept_null(property);
-        }
-    }
-    for key in ONE_SUBSCHEMA {
+    for key in keywords::SUBSCHEMA {
         if let Some(sub) = map.get_mut(*key) {
             relax(sub);
         }
     }
-    for key in SUBSCHEMA_LISTS {
+    for key in keywords::SUBSCHEMA_LIST {
         if let Some(Value::Array(list)) = map.get_mut(*key) {
             list.iter_mut().for_each(relax);
         }
     }
-    for key in SUBSCHEMA_MAPS {
+    for key in keywords::SUBSCHEMA_MAP {
         if let Some(Value::Object(subs)) = map.get_mut(*key) {
-            subs.values_mut().for_each(relax);
+            for sub in subs.values_mut() {
+                relax(sub);
+            }
         }
+    }
+    if let Some(Value::Object(properties)) = map.get_mut("properties") {
+        properties.values_mut().for_each(accept_null);
     }
 }
 
