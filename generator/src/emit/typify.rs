@@ -434,6 +434,24 @@ fn quietly<R>(f: impl FnOnce() -> R) -> Result<R, ()> {
 
 /// The first place in `schema` (already [`clean`]ed) that typify 0.8 would panic on, as a JSON
 /// pointer relative to `schema` and the reason; `defs` are the definition keys a `$ref` may name.
+/// Two property names that typify would turn into the same Rust field name (it drops
+/// punctuation and case; it does not always disambiguate optional fields), compared
+/// conservatively: case-folded, letters and digits only.
+fn colliding_field_names(props: &serde_json::Map<String, Value>) -> Option<(&str, &str)> {
+    let mut seen: BTreeMap<String, &str> = BTreeMap::new();
+    for name in props.keys() {
+        let folded: String = name
+            .chars()
+            .filter(char::is_ascii_alphanumeric)
+            .map(|c| c.to_ascii_lowercase())
+            .collect();
+        if let Some(first) = seen.insert(folded, name) {
+            return Some((first, name));
+        }
+    }
+    None
+}
+
 fn unsupported(schema: &Value, defs: &BTreeSet<&str>) -> Option<(String, String)> {
     let Value::Object(map) = schema else {
         return None;
@@ -465,6 +483,14 @@ fn unsupported(schema: &Value, defs: &BTreeSet<&str>) -> Option<(String, String)
         return Some((
             "/enum".to_owned(),
             "typify cannot type an enum without `type` whose values mix JSON types".into(),
+        ));
+    }
+    if let Some(Value::Object(props)) = map.get("properties")
+        && let Some((a, b)) = colliding_field_names(props)
+    {
+        return Some((
+            "/properties".to_owned(),
+            format!("properties `{a}` and `{b}` would become the same Rust field name"),
         ));
     }
     for key in ["allOf", "anyOf", "oneOf"] {
