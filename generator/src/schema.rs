@@ -85,6 +85,8 @@ pub struct SchemaConverter<'a> {
     defs: BTreeMap<String, Value>,
     /// Reserved `$defs` names whose targets still have to be converted: (name, target, pointer).
     pending: Vec<(String, &'a Value, String)>,
+    /// Whether reserved `$defs` are converted only when [`SchemaConverter::def`] asks for them.
+    lazy: bool,
     warnings: Vec<Warning>,
 }
 
@@ -108,8 +110,28 @@ impl<'a> SchemaConverter<'a> {
             max_depth: DEFAULT_MAX_DEPTH,
             defs: BTreeMap::new(),
             pending: Vec::new(),
+            lazy: false,
             warnings: Vec::new(),
         }
+    }
+
+    /// Converts the targets of references only when [`SchemaConverter::def`] asks for them,
+    /// instead of the whole closure of every converted schema: a tool fitted to a budget
+    /// (see [`crate::budget`]) converts only the definitions it keeps.
+    pub fn with_lazy_defs(mut self) -> Self {
+        self.lazy = true;
+        self
+    }
+
+    /// The converted `$defs` entry `name` (unescaped), converting it now if it is still
+    /// pending; `None` for a name no converted schema refers to.
+    pub fn def(&mut self, name: &str) -> Option<&Value> {
+        if let Some(i) = self.pending.iter().position(|(n, _, _)| n == name) {
+            let (name, target, pointer) = self.pending.swap_remove(i);
+            let converted = self.conv(target, &pointer, 0, &NO_NAMES);
+            self.defs.insert(name, converted);
+        }
+        self.defs.get(name)
     }
 
     /// Sets how many levels of inline nesting are followed (default [`DEFAULT_MAX_DEPTH`]);
@@ -130,7 +152,9 @@ impl<'a> SchemaConverter<'a> {
     pub fn convert(&mut self, schema: &Value, pointer: &str) -> Value {
         let pointer = pointer.strip_prefix('#').unwrap_or(pointer);
         let converted = self.conv(schema, pointer, 0, &NO_NAMES);
-        self.drain_pending();
+        if !self.lazy {
+            self.drain_pending();
+        }
         converted
     }
 
@@ -179,7 +203,9 @@ impl<'a> SchemaConverter<'a> {
                 required.push(name);
             }
         }
-        self.drain_pending();
+        if !self.lazy {
+            self.drain_pending();
+        }
         Some((properties, required))
     }
 

@@ -1,0 +1,414 @@
+//! Schema budgets, trimmed descriptions and the `output_schema` modes: generated from a small
+//! spec with deep and recursive schemas, written to a temporary folder.
+
+use std::path::PathBuf;
+
+use generator::{Errors, Generation, Settings, Warning};
+use serde_json::{Value, json};
+
+/// A spec whose schemas nest deeply (`Level1` → … → `Level5`) and recurse (`Node.children`).
+fn spec() -> Value {
+    let mut schemas = serde_json::Map::new();
+    for i in 1..=5 {
+        let mut props = serde_json::Map::new();
+        props.insert(
+            format!("name{i}"),
+            json!({"type": "string", "description": format!("Name at level {i}. More words here.")}),
+        );
+        props.insert(
+            format!("padding{i}"),
+            json!({"type": "string", "description": "x".repeat(100)}),
+        );
+        if i < 5 {
+            props.insert(
+                format!("next{i}"),
+                json!({"$ref": format!("#/components/schemas/Level{}", i + 1)}),
+            );
+        }
+        schemas.insert(
+            format!("Level{i}"),
+            json!({"type": "object", "title": format!("Level {i}"),
+                   "description": format!("The **level** {i} object. It nests."),
+                   "required": [format!("name{i}")], "properties": props}),
+        );
+    }
+    schemas.insert(
+        "Node".into(),
+        json!({"type": "object", "description": "A tree node.",
+               "properties": {
+                   "id": {"type": "integer"},
+                   "label": {"type": "string", "enum": ["a", "b"]},
+                   "description": {"type": "string", "description": "Free text.", "examples": ["x"]},
+                   "children": {"type": "array", "items": {"$ref": "#/components/schemas/Node"}}
+               },
+               "required": ["id"]}),
+    );
+    json!({
+        "openapi": "3.0.3",
+        "info": {"title": "Deep", "version": "1.0.0"},
+        "servers": [{"url": "https://deep.example.com"}],
+        "paths": {
+            "/deep": {
+                "post": {
+                    "operationId": "postDeep",
+                    "summary": "Post a deep thing",
+                    "description": "Creates a **deep** thing, see [the docs](https://example.com/docs).\nStill the first paragraph.\n\nA second paragraph that is left out.",
+                    "parameters": [{"name": "mode", "in": "query", "required": true,
+                                    "description": "How to post. Everything after the first sentence goes.",
+                                    "schema": {"type": "string"}}],
+                    "requestBody": {"required": true, "content": {"application/json": {
+                        "schema": {"$ref": "#/components/schemas/Level1"}}}},
+                    "responses": {"200": {"description": "ok", "content": {"application/json": {
+                        "schema": {"$ref": "#/components/schemas/Level1"}}}}}
+                }
+            },
+            "/tree": {
+                "get": {
+                    "operationId": "getTree",
+                    "summary": "Get the tree",
+                    "responses": {"200": {"description": "ok", "content": {"application/json": {
+                        "schema": {"$ref": "#/components/schemas/Node"}}}}}
+                }
+            },
+            "/list": {
+                "get": {
+                    "operationId": "listNodes",
+                    "summary": "List nodes",
+                    "responses": {"200": {"description": "ok", "content": {"application/json": {
+                        "schema": {"type": "array", "items": {"$ref": "#/components/schemas/Node"}}}}}}
+                }
+            }
+        },
+        "components": {"schemas": schemas}
+    })
+}
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    spec: PathBuf,
+    tools: PathBuf,
+}
+
+fn fixture(allowlist: &str) -> Fixture {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let spec_path = dir.path().join("openapi.json");
+    std::fs::write(&spec_path, spec().to_string()).expect("write spec");
+    let tools = dir.path().join("mcp_tools.yaml");
+    std::fs::write(&tools, allowlist).expect("write allowlist");
+    Fixture {
+        _dir: dir,
+        spec: spec_path,
+        tools,
+    }
+}
+
+fn generate(allowlist: &str) -> Result<Generation, Errors> {
+    let f = fixture(allowlist);
+    generator::generate(&f.spec, &f.tools, &Settings::new().with_name("deep"))
+}
+
+fn generated(allowlist: &str) -> Generation {
+    generate(allowlist).unwrap_or_else(|e| panic!("generates: {e}"))
+}
+
+fn tool<'g>(generation: &'g Generation, name: &str) -> &'g generator::ir::Tool {
+    generation
+        .server
+        .tools
+        .iter()
+        .find(|t| t.name == name)
+        .unwrap_or_else(|| panic!("no tool {name}"))
+}
+
+fn assert_valid(schema: &Value, what: &str) {
+    if let Err(e) = jsonschema::draft202012::meta::validate(schema) {
+        panic!("{what} is not valid 2020-12: {e}\n{schema:#}");
+    }
+    if let Err(e) = jsonschema::draft202012::new(schema) {
+        panic!("{what} does not compile: {e}\n{schema:#}");
+    }
+    assert_eq!(schema["type"], "object", "{what}: root is an object");
+}
+
+fn size(value: &Value) -> usize {
+    value.to_string().len()
+}
+
+fn cut_warnings<'w>(warnings: &'w [Warning], tool: &str) -> Vec<&'w Warning> {
+    warnings
+        .iter()
+        .filter(|w| w.location.starts_with(&format!("tool `{tool}`")))
+        .collect()
+}
+
+const ALL: &str = "mcp_tools:\n  - operation_id: postDeep\n  - operation_id: getTree\n  - operation_id: listNodes\n";
+
+#[test]
+fn a_small_budget_cuts_deep_schemas_and_names_each_cut() {
+    let allowlist = format!("server:\n  schema_budget: 700\n  output_schema: full\n{ALL}");
+    let generation = generated(&allowlist);
+    let post = tool(&generation, "post_deep");
+    let input = &post.input_schema;
+    assert_valid(input, "input");
+    // Every top-level argument stays, and so does `required`.
+    let props = input["properties"].as_object().expect("properties");
+    for arg in ["mode", "name1", "padding1", "next1"] {
+        assert!(props.contains_key(arg), "{arg} kept: {input:#}");
+    }
+    assert_eq!(input["required"], json!(["mode", "name1"]));
+    assert!(size(input) <= 700, "{} bytes: {input:#}", size(input));
+    // Something was summarised, and the summary says what it was.
+    let text = input.to_string();
+    assert!(text.contains("(nested fields omitted)"), "{input:#}");
+    let warnings = cut_warnings(&generation.warnings, "post_deep");
+    assert!(!warnings.is_empty(), "cuts are reported");
+    for w in &warnings {
+        assert!(
+            w.location.contains("inputSchema at `/") || w.location.contains("outputSchema at `/"),
+            "{w}"
+        );
+        assert!(w.message.contains("700 bytes"), "{w}");
+        // The pointer names a node that is a summary in the schema.
+        let (which, pointer) = w
+            .location
+            .split_once(" at `")
+            .map(|(a, b)| (a, b.trim_end_matches('`')))
+            .expect("pointer");
+        let schema = if which.ends_with("inputSchema") {
+            input
+        } else {
+            post.output_schema.as_ref().expect("output schema")
+        };
+        let node = schema
+            .pointer(pointer)
+            .unwrap_or_else(|| panic!("{pointer} in {schema:#}"));
+        assert!(
+            node["description"]
+                .as_str()
+                .is_some_and(|d| d.ends_with("(nested fields omitted)")),
+            "{pointer}: {node}"
+        );
+    }
+    let output = post.output_schema.as_ref().expect("output");
+    assert_valid(output, "output");
+    assert!(size(output) <= 700, "{output:#}");
+}
+
+#[test]
+fn budgets_are_deterministic_and_recursion_terminates() {
+    let allowlist = format!("server:\n  schema_budget: 600\n  output_schema: full\n{ALL}");
+    let a = generated(&allowlist);
+    let b = generated(&allowlist);
+    assert_eq!(a.emitted.files["tools.json"], b.emitted.files["tools.json"]);
+    assert_eq!(a.warnings, b.warnings);
+    // The recursive tree keeps its own definition once, referring to itself.
+    let unlimited = generated(&format!(
+        "server:\n  schema_budget: 0\n  output_schema: full\n{ALL}"
+    ));
+    let tree = tool(&unlimited, "get_tree")
+        .output_schema
+        .clone()
+        .expect("output");
+    assert_valid(&tree, "tree output");
+    assert_eq!(
+        tree["properties"]["children"]["items"]["$ref"], "#/$defs/Node",
+        "{tree:#}"
+    );
+    assert!(tree["$defs"]["Node"].is_object(), "{tree:#}");
+    assert!(cut_warnings(&unlimited.warnings, "get_tree").is_empty());
+    // With no budget nothing deep is summarised.
+    let deep = tool(&unlimited, "post_deep").input_schema.to_string();
+    assert!(!deep.contains("nested fields omitted"), "{deep}");
+    assert!(deep.contains("name5"), "{deep}");
+}
+
+#[test]
+fn schemas_hold_only_the_definitions_they_reach() {
+    let generation = generated(&format!("server:\n  output_schema: full\n{ALL}"));
+    for t in &generation.server.tools {
+        for schema in [Some(&t.input_schema), t.output_schema.as_ref()]
+            .into_iter()
+            .flatten()
+        {
+            let text = schema.to_string();
+            if let Some(defs) = schema.get("$defs").and_then(Value::as_object) {
+                for name in defs.keys() {
+                    assert!(
+                        text.contains(&format!("\"#/$defs/{name}\"")),
+                        "{}: $defs/{name} unreferenced",
+                        t.name
+                    );
+                }
+            }
+        }
+    }
+    // The tree's input reaches no definition at all.
+    assert!(
+        tool(&generation, "get_tree")
+            .input_schema
+            .get("$defs")
+            .is_none()
+    );
+}
+
+#[test]
+fn descriptions_are_trimmed_unless_the_entry_gives_one() {
+    let generation = generated(ALL);
+    let post = tool(&generation, "post_deep");
+    assert_eq!(
+        post.description,
+        "Creates a deep thing, see the docs. Still the first paragraph."
+    );
+    assert_eq!(
+        post.input_schema["properties"]["mode"]["description"],
+        "How to post."
+    );
+    // No description: the summary.
+    assert_eq!(tool(&generation, "get_tree").description, "Get the tree");
+
+    let limited = generated(&format!("server:\n  max_description_len: 20\n{ALL}"));
+    assert_eq!(tool(&limited, "post_deep").description, "Creates a deep…");
+
+    let verbatim = "Keep **this** exactly.\n\nAll of it.";
+    let own = generated(&format!(
+        "mcp_tools:\n  - operation_id: postDeep\n    description: {}\n",
+        serde_json::to_string(verbatim).expect("json")
+    ));
+    assert_eq!(tool(&own, "post_deep").description, verbatim);
+}
+
+#[test]
+fn output_schema_modes() {
+    // compact (the default): the root's properties with their types, nothing nested, no $defs,
+    // tolerant of null.
+    let compact = generated(ALL);
+    let post = tool(&compact, "post_deep");
+    let out = post.output_schema.as_ref().expect("compact output");
+    assert_valid(out, "compact");
+    assert!(out.get("$defs").is_none(), "{out:#}");
+    assert_eq!(
+        out["properties"]["name1"],
+        json!({"type": ["string", "null"]})
+    );
+    assert_eq!(
+        out["properties"]["next1"],
+        json!({"type": ["object", "null"]}),
+        "{out:#}"
+    );
+    assert!(out.get("required").is_none());
+    // Compact is the mode, not a budget cut: no warnings for its summaries.
+    assert!(
+        cut_warnings(&compact.warnings, "post_deep")
+            .iter()
+            .all(|w| !w.location.contains("outputSchema")),
+        "{:#?}",
+        compact.warnings
+    );
+    // A drifted result (missing required field, nulls, extra fields) fits the advertised one.
+    let drifted = json!({"name1": null, "next1": {"whatever": 1}, "extra": true});
+    let validator = jsonschema::draft202012::new(out).expect("compiles");
+    assert!(validator.is_valid(&drifted));
+    // Strict mode checks a documented schema at least as deep, which rejects the drift.
+    let documented = post.documented_output_schema.as_ref().expect("documented");
+    assert_valid(documented, "documented");
+    let strict = jsonschema::draft202012::new(documented).expect("compiles");
+    assert!(!strict.is_valid(&drifted));
+    assert!(strict.is_valid(&json!({"name1": "a"})));
+    // Typed outputs follow the advertised schema.
+    let types = &compact.emitted.files["src/types.rs"];
+    assert!(types.contains("PostDeepOutput"), "typed output");
+
+    // A property named like an annotation keyword stays; its own annotations go.
+    let tree = tool(&compact, "get_tree")
+        .output_schema
+        .clone()
+        .expect("tree");
+    assert_eq!(
+        tree["properties"]["description"],
+        json!({"type": ["string", "null"]}),
+        "{tree:#}"
+    );
+    assert_eq!(
+        tree["description"], "A tree node.",
+        "the root keeps its description"
+    );
+
+    // A wrapped array in compact form.
+    let list = tool(&compact, "list_nodes")
+        .output_schema
+        .clone()
+        .expect("list");
+    assert_eq!(
+        list["properties"]["result"],
+        json!({"type": ["array", "null"]})
+    );
+
+    // full: the tolerant schema with its definitions.
+    let full = generated(&format!(
+        "server:\n  output_schema: full\n  schema_budget: 0\n{ALL}"
+    ));
+    let out = tool(&full, "post_deep")
+        .output_schema
+        .clone()
+        .expect("full");
+    assert_valid(&out, "full");
+    assert!(out["$defs"]["Level5"].is_object(), "{out:#}");
+
+    // none: no output schema (and so no typed output), per server or per entry.
+    let none = generated(&format!("server:\n  output_schema: none\n{ALL}"));
+    for t in &none.server.tools {
+        assert!(t.output_schema.is_none() && t.documented_output_schema.is_none());
+    }
+    assert!(!none.emitted.files["tools.json"].contains("outputSchema"));
+    assert!(!none.emitted.files["src/types.rs"].contains("PostDeepOutput"));
+    let mixed = generated(
+        "server:\n  output_schema: none\nmcp_tools:\n  - operation_id: postDeep\n    output_schema: full\n  - operation_id: getTree\n",
+    );
+    assert!(tool(&mixed, "post_deep").output_schema.is_some());
+    assert!(tool(&mixed, "get_tree").output_schema.is_none());
+}
+
+#[test]
+fn invalid_allowlist_values_are_errors_naming_the_entry() {
+    let e = generate("mcp_tools:\n  - operation_id: postDeep\n  - operation_id: getTree\n    output_schema: tiny\n")
+        .expect_err("an error")
+        .to_string();
+    assert!(e.contains("entry 2 (operation_id `getTree`)"), "{e}");
+    assert!(e.contains("output_schema `tiny`"), "{e}");
+    assert!(e.contains("line 4"), "{e}");
+
+    let e = generate("server:\n  output_schema: big\nmcp_tools:\n  - operation_id: postDeep\n")
+        .expect_err("an error")
+        .to_string();
+    assert!(e.contains("big") && e.contains("line 2"), "{e}");
+
+    let e = generate("mcp_tools:\n  - operation_id: postDeep\n    schema_budget: lots\n")
+        .expect_err("an error")
+        .to_string();
+    assert!(e.contains("line 3"), "{e}");
+}
+
+#[test]
+fn every_budget_keeps_schemas_valid() {
+    for budget in [1, 100, 300, 500, 800, 1200, 2048, 0] {
+        for mode in ["full", "compact"] {
+            let generation = generated(&format!(
+                "server:\n  schema_budget: {budget}\n  output_schema: {mode}\n{ALL}"
+            ));
+            for t in &generation.server.tools {
+                assert_valid(&t.input_schema, &format!("{} input ({budget})", t.name));
+                for schema in [
+                    t.output_schema.as_ref(),
+                    t.documented_output_schema.as_ref(),
+                ]
+                .into_iter()
+                .flatten()
+                {
+                    assert_valid(schema, &format!("{} output ({budget}, {mode})", t.name));
+                }
+            }
+            let post = tool(&generation, "post_deep");
+            assert_eq!(post.input_schema["required"], json!(["mode", "name1"]));
+        }
+    }
+}

