@@ -23,10 +23,18 @@ impl std::fmt::Debug for ArgsValidator {
 }
 
 impl ArgsValidator {
-    /// Compiles `schema` as JSON Schema 2020-12. The error says what is wrong with the schema.
+    /// Compiles `schema` as JSON Schema 2020-12, or as draft-07 when its `$schema` says so (the
+    /// generator's `draft-07` profile). The error says what is wrong with the schema.
     pub(crate) fn compile(schema: &Value) -> Result<Self, String> {
+        let draft = match schema.get("$schema").and_then(Value::as_str) {
+            Some(
+                "http://json-schema.org/draft-07/schema#"
+                | "http://json-schema.org/draft-07/schema",
+            ) => Draft::Draft7,
+            _ => Draft::Draft202012,
+        };
         jsonschema::options()
-            .with_draft(Draft::Draft202012)
+            .with_draft(draft)
             .build(schema)
             .map(|validator| Self { validator })
             .map_err(|e| e.to_string())
@@ -221,5 +229,24 @@ mod tests {
     #[test]
     fn a_broken_schema_does_not_compile() {
         assert!(ArgsValidator::compile(&json!({"type": 12})).is_err());
+    }
+
+    #[test]
+    fn a_draft_07_schema_compiles_as_draft_07() {
+        let tuple =
+            json!({"type": "array", "items": [{"type": "string"}], "additionalItems": false});
+        assert!(
+            ArgsValidator::compile(&tuple).is_err(),
+            "2020-12 has no array `items`"
+        );
+        let schema = json!({
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "type": "object",
+            "properties": {"pair": tuple},
+        });
+        let v = ArgsValidator::compile(&schema).expect("draft-07 compiles");
+        assert_eq!(v.check(&json!({"pair": ["a"]})), Ok(()));
+        let err = v.check(&json!({"pair": ["a", "b"]})).unwrap_err();
+        assert!(err.contains("`/pair`"), "{err}");
     }
 }
