@@ -11,7 +11,7 @@ use clap::{CommandFactory, FromArgMatches, Parser, ValueEnum};
 
 use crate::audit::{Fsync, JsonlSink, TracingSink};
 use crate::auth::{AuthChain, Authenticator, KeyStore, TokenAuthority};
-use crate::server::{OutputCheck, Server, ServerBuilder, shutdown_signal};
+use crate::server::{OutputCheck, Server, ServerBuilder, ToolMode, shutdown_signal};
 use crate::upstream::DEFAULT_MAX_RESPONSE_BYTES;
 use crate::{
     CallerCredential, Credential, Principal, SecurityScheme, SecuritySchemeKind, ToolSet, Upstream,
@@ -160,6 +160,19 @@ pub struct ServeArgs {
     /// Largest request body accepted, in bytes.
     #[arg(long, env = "MCPGEN_MAX_BODY_BYTES", default_value_t = 4 * 1024 * 1024)]
     pub max_body_bytes: usize,
+    /// What `tools/list` shows: `all` tools the caller may call, or `search` (for large APIs):
+    /// the meta-tools `search_tools`, `describe_tools` and `call_tool`, plus the `--pin` tools.
+    #[arg(long, env = "MCPGEN_TOOL_MODE", value_enum, default_value = "all")]
+    pub tool_mode: ToolMode,
+    /// Tool listed directly in search mode, next to the meta-tools (repeatable; an unknown
+    /// name is an error).
+    #[arg(
+        long = "pin",
+        env = "MCPGEN_PIN",
+        value_delimiter = ',',
+        value_name = "TOOL"
+    )]
+    pub pin: Vec<String>,
 }
 
 fn parse_positive_bytes(s: &str) -> Result<usize, String> {
@@ -376,6 +389,8 @@ fn builder_with_auth(
         .max_body_bytes(args.max_body_bytes)
         .output_check(args.output_check)
         .forward_headers(args.forward_headers.clone())
+        .tool_mode(args.tool_mode)
+        .pinned(args.pin.clone())
         .insecure_no_auth(args.insecure_no_auth);
     if let Some(path) = &args.audit_log {
         let sink = JsonlSink::open(path, args.audit_fsync)

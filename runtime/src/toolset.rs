@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::{ToolDef, ToolResult};
+use crate::notify::{Cancellation, Notifier};
+use crate::{Principal, ToolDef, ToolResult};
 
 /// A boxed, sendable future, so [`ToolSet`] stays object-safe.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -87,6 +88,14 @@ pub struct CallContext {
     /// Headers of the caller's HTTP request named by the server's forwarding allowlist; an
     /// [`Upstream`](crate::Upstream) copies them onto its requests.
     pub forwarded_headers: ForwardedHeaders,
+    /// Who is calling, as the transport authenticated them. The server sets it once the
+    /// caller has passed the visibility check, so a tool set always sees who it serves.
+    pub principal: Option<Arc<Principal>>,
+    /// Sends progress and log notifications to the caller (a no-op when the call did not come
+    /// over an MCP connection).
+    pub notifier: Notifier,
+    /// Cancelled when the caller cancels the request or its connection closes.
+    pub cancellation: Cancellation,
 }
 
 impl CallContext {
@@ -110,6 +119,24 @@ impl CallContext {
     /// Sets the forwarded headers.
     pub fn with_forwarded_headers(mut self, headers: ForwardedHeaders) -> Self {
         self.forwarded_headers = headers;
+        self
+    }
+
+    /// Sets the caller.
+    pub fn with_principal(mut self, principal: impl Into<Arc<Principal>>) -> Self {
+        self.principal = Some(principal.into());
+        self
+    }
+
+    /// Sets the notifier.
+    pub fn with_notifier(mut self, notifier: Notifier) -> Self {
+        self.notifier = notifier;
+        self
+    }
+
+    /// Sets the cancellation the call observes.
+    pub fn with_cancellation(mut self, cancellation: Cancellation) -> Self {
+        self.cancellation = cancellation;
         self
     }
 }
@@ -147,5 +174,12 @@ pub trait ToolSet: Send + Sync + 'static {
     /// Looks a tool up by name.
     fn tool(&self, name: &str) -> Option<&'static ToolDef> {
         self.tools().iter().find(|t| t.name == name)
+    }
+
+    /// The search index of these tools in its text form (see [`crate::search`]), for servers in
+    /// search mode. Generated crates compile one in; `None` (the default) has the server index
+    /// the static table at start-up instead.
+    fn search_index(&self) -> Option<&'static str> {
+        None
     }
 }

@@ -204,6 +204,11 @@ impl Catalog {
         self.by_name.get(name).and_then(|&i| self.entries.get(i))
     }
 
+    /// The position of the entry named `name` in [`entries`](Self::entries).
+    pub(crate) fn index_of(&self, name: &str) -> Option<usize> {
+        self.by_name.get(name).copied()
+    }
+
     /// All entries, in tool-set order.
     pub(crate) fn entries(&self) -> &[Entry] {
         &self.entries

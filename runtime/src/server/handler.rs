@@ -5,6 +5,12 @@
 //! or a transport that authenticated the connection), a [`Principal`] in the request's
 //! extensions, or a [`Principal`] in the extensions of the HTTP request parts rmcp hands over
 //! (where the auth middleware puts it). With none, nothing is visible.
+//!
+//! Each call's context also carries what rmcp knows of the request: its cancellation (the
+//! client's `notifications/cancelled`, or the connection closing) and a [`Notifier`] bound to
+//! the connection, the request's `progressToken` and the client's log level. The level set
+//! with `logging/setLevel` is kept per handler, which is per connection (stdio, a legacy SSE
+//! stream) or per Streamable HTTP session.
 
 use std::sync::Arc;
 
@@ -17,6 +23,8 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use super::Inner;
 use super::pipeline::{self, Answer};
+use super::search;
+use crate::notify::{Cancellation, LogLevel, Notifier, SessionLogLevel};
 use crate::{CallContext, CallerCredential, Content, ForwardedHeaders, Principal, ToolResult};
 
 /// How long a client may cache a `tools/list` answer: the lists are fixed at start-up.
@@ -29,6 +37,8 @@ pub(crate) struct McpHandler {
     principal: Option<Arc<Principal>>,
     /// The credential the fixed principal authenticated with (stdio), for pass-through.
     credential: Option<CallerCredential>,
+    /// The level the client asked for with `logging/setLevel`, shared by its calls.
+    log_level: Arc<SessionLogLevel>,
 }
 
 impl std::fmt::Debug for McpHandler {
@@ -40,7 +50,7 @@ impl std::fmt::Debug for McpHandler {
     }
 }
 
-/// The `initialize` answer: server info and the tools capability.
+/// The `initialize` answer: server info and the tools and logging capabilities.
 pub(crate) fn server_config(inner: &Inner) -> ServerConfig {
     let mut implementation = Implementation::new(inner.name.clone(), inner.version.clone());
     if let Some(title) = &inner.title {
@@ -50,15 +60,17 @@ pub(crate) fn server_config(inner: &Inner) -> ServerConfig {
         implementation = implementation.with_description(description.clone());
     }
     // Prompts and resources are declared (and empty) so clients and the conformance suite see
-    // the empty lists the server answers with as declared capabilities.
-    ServerConfig::new(
-        ServerCapabilities::builder()
-            .enable_tools()
-            .enable_prompts()
-            .enable_resources()
-            .build(),
-    )
-    .with_server_info(implementation)
+    // the empty lists the server answers with as declared capabilities. Logging is declared
+    // because tools may send log messages (`ToolContext::log`) and `logging/setLevel` is
+    // answered.
+    #[allow(deprecated)] // logging is marked for removal by SEP-2577 but still in the protocol
+    let capabilities = ServerCapabilities::builder()
+        .enable_tools()
+        .enable_prompts()
+        .enable_resources()
+        .enable_logging()
+        .build();
+    ServerConfig::new(capabilities).with_server_info(implementation)
 }
 
 impl McpHandler {
@@ -68,6 +80,7 @@ impl McpHandler {
             inner,
             principal: principal.map(Arc::new),
             credential: None,
+            log_level: Arc::default(),
         }
     }
 
@@ -78,9 +91,20 @@ impl McpHandler {
     }
 
     /// The context of one call: its request id, the caller's credential (fixed, or put into
-    /// the HTTP request's extensions by the auth layer) and the headers to forward.
+    /// the HTTP request's extensions by the auth layer), the headers to forward, the request's
+    /// cancellation and a notifier for its progress token and log level. The pipeline adds
+    /// the principal once the caller may call the tool.
     fn call_context(&self, ctx: &RequestContext<RoleServer>) -> CallContext {
-        let mut call = CallContext::new().with_request_id(ctx.id.to_string());
+        let notifier = Notifier::for_request(
+            ctx.peer.clone(),
+            ctx.meta.get_progress_token(),
+            ctx.meta.log_level(),
+            self.log_level.clone(),
+        );
+        let mut call = CallContext::new()
+            .with_request_id(ctx.id.to_string())
+            .with_notifier(notifier)
+            .with_cancellation(Cancellation::from_token(ctx.ct.clone()));
         let parts = ctx.extensions.get::<http::request::Parts>();
         call.caller_credential = self.credential.clone().or_else(|| {
             parts.and_then(|parts| parts.extensions.get::<CallerCredential>().cloned())
@@ -156,18 +180,34 @@ impl ServerHandler for McpHandler {
         ))
     }
 
+    /// `logging/setLevel`: later log messages of this connection's calls below `level` are
+    /// not sent.
+    #[allow(deprecated)] // logging is marked for removal by SEP-2577 but still in the protocol
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.log_level.set(LogLevel::from_wire(request.level));
+        Ok(())
+    }
+
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let tools = self
-            .inner
-            .catalog
-            .visible(self.principal(&context))
-            .into_iter()
-            .map(|entry| entry.listed.clone())
-            .collect();
+        let principal = self.principal(&context);
+        let tools = match &self.inner.search {
+            Some(mode) => mode.listed(&self.inner.catalog, principal),
+            None => self
+                .inner
+                .catalog
+                .visible(principal)
+                .into_iter()
+                .map(|entry| entry.listed.clone())
+                .collect(),
+        };
         // Lists differ per caller, so only the caller's own client may cache them.
         Ok(ListToolsResult::with_all_items(tools)
             .with_ttl_ms(TOOLS_LIST_TTL_MS)
@@ -181,18 +221,43 @@ impl ServerHandler for McpHandler {
     ) -> Result<CallToolResponse, ErrorData> {
         let principal = self.principal(&context);
         let call = self.call_context(&context);
-        let answer = pipeline::call_tool(
-            &self.inner,
-            principal,
-            &request.name,
-            request.arguments,
-            call,
-        )
-        .await;
+        let meta = self
+            .inner
+            .search
+            .as_ref()
+            .and_then(|mode| Some((mode, mode.meta_tool(&request.name)?)));
+        let (name, answer) = match meta {
+            // `call_tool` names the inner tool in its answer, so a hidden or unknown inner
+            // tool is answered as if it had been called directly.
+            Some((mode, meta)) => {
+                let routed = search::answer(
+                    &self.inner,
+                    mode,
+                    principal,
+                    meta,
+                    &request.name,
+                    request.arguments,
+                    call,
+                )
+                .await;
+                (routed.name, routed.answer)
+            }
+            None => {
+                let answer = pipeline::call_tool(
+                    &self.inner,
+                    principal,
+                    &request.name,
+                    request.arguments,
+                    call,
+                )
+                .await;
+                (request.name.to_string(), answer)
+            }
+        };
         match answer {
             Answer::Result(result) => Ok(to_call_tool_result(result).into()),
             Answer::UnknownTool => Err(ErrorData::invalid_params(
-                pipeline::unknown_tool_message(&request.name),
+                pipeline::unknown_tool_message(&name),
                 None,
             )),
         }

@@ -1,10 +1,15 @@
 //! One `tools/call`, independent of the transport: visibility check → rate limit → argument
 //! validation → dispatch to the owning tool set → one audit record.
 //!
+//! The tool set receives the caller's [`Principal`] in its [`CallContext`], set here once the
+//! caller has passed the visibility check, and a notifier that names the tool in its log
+//! messages.
+//!
 //! The audit record is written (as durably as the sinks promise) before the answer is
 //! returned, so a client never receives the result of a call whose record could be lost.
 
 use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
@@ -35,7 +40,7 @@ pub(crate) fn unknown_tool_message(name: &str) -> String {
 }
 
 /// `name`, cut to a length fit for logs and messages.
-fn echoed(name: &str) -> String {
+pub(crate) fn echoed(name: &str) -> String {
     if name.chars().count() <= MAX_ECHOED_NAME {
         name.to_owned()
     } else {
@@ -128,7 +133,7 @@ pub(crate) async fn call_tool(
     principal: Option<&Principal>,
     name: &str,
     args: Option<Map<String, Value>>,
-    ctx: CallContext,
+    mut ctx: CallContext,
 ) -> Answer {
     let _in_flight = inner.inflight.enter();
     let args = args.unwrap_or_default();
@@ -186,6 +191,8 @@ pub(crate) async fn call_tool(
         pending.finish(AuditStatus::ToolError).await;
         return Answer::UnknownTool;
     };
+    ctx.principal = Some(Arc::new(principal.clone()));
+    ctx.notifier = ctx.notifier.with_logger(entry.def.name);
     // A panicking tool set answers this call with an error instead of taking the connection
     // (or the session) down with it.
     let outcome = match std::panic::catch_unwind(AssertUnwindSafe(|| set.call(name, args, &ctx))) {
@@ -195,7 +202,12 @@ pub(crate) async fn call_tool(
     let mut upstream_status = None;
     let (status, answer) = match outcome {
         Ok(Ok(result)) => {
-            let result = check_output(inner, name, result);
+            let mut result = check_output(inner, name, result);
+            // MCP ties structuredContent to an advertised outputSchema: a tool without one
+            // answers with its text content only.
+            if entry.def.output_schema.is_none() && !result.content.is_empty() {
+                result.structured_content = None;
+            }
             upstream_status = result.upstream_status;
             let status = if !result.is_error {
                 AuditStatus::Ok

@@ -1,0 +1,423 @@
+//! Search mode: `tools/list` shows three meta-tools (and the pinned tools) instead of every
+//! tool. `search_tools` finds tools in the index, `describe_tools` returns their definitions,
+//! and `call_tool` runs one through the same pipeline as a direct `tools/call`, so visibility,
+//! rate limits, argument validation and audit apply to the inner tool.
+//!
+//! A principal sees in search results and descriptions exactly the tools it may call; a
+//! hidden tool is reported like an unknown one everywhere.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use rmcp::model::{JsonObject, Tool, ToolAnnotations as McpAnnotations};
+use serde_json::{Map, Value, json};
+
+use super::catalog::{Catalog, Entry};
+use super::pipeline::{self, Answer};
+use super::validate::ArgsValidator;
+use super::{ConfigProblem, Inner};
+use crate::search::SearchIndex;
+use crate::{Access, CallContext, Principal, ToolResult, ToolSet};
+
+/// Name of the meta-tool that searches the tools.
+pub const SEARCH_TOOL: &str = "search_tools";
+/// Name of the meta-tool that returns full tool definitions.
+pub const DESCRIBE_TOOL: &str = "describe_tools";
+/// Name of the meta-tool that calls a tool by name.
+pub const CALL_TOOL: &str = "call_tool";
+
+/// Results `search_tools` returns unless asked for another number.
+const DEFAULT_LIMIT: u64 = 10;
+/// Most results one search returns.
+const MAX_LIMIT: u64 = 50;
+/// Most tools one `describe_tools` call describes.
+const MAX_DESCRIBE: usize = 20;
+/// Longest one-line description in search results, in characters.
+const SUMMARY_CHARS: usize = 160;
+
+/// Which meta-tool a call names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Meta {
+    Search,
+    Describe,
+    Call,
+}
+
+impl Meta {
+    fn of(name: &str) -> Option<Self> {
+        match name {
+            SEARCH_TOOL => Some(Self::Search),
+            DESCRIBE_TOOL => Some(Self::Describe),
+            CALL_TOOL => Some(Self::Call),
+            _ => None,
+        }
+    }
+}
+
+/// One meta-tool: its listing and the validator of its arguments.
+struct MetaTool {
+    listed: Tool,
+    validator: Option<ArgsValidator>,
+}
+
+/// Everything search mode adds to a server.
+pub(crate) struct SearchMode {
+    /// One index per tool set that has tools.
+    indexes: Vec<SearchIndex>,
+    /// Catalogue indices of the pinned tools, in catalogue order.
+    pinned: Vec<usize>,
+    meta: Vec<(Meta, MetaTool)>,
+}
+
+impl std::fmt::Debug for SearchMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SearchMode")
+            .field("indexes", &self.indexes.len())
+            .field("pinned", &self.pinned)
+            .finish_non_exhaustive()
+    }
+}
+
+fn meta_tool(name: &'static str, description: String, schema: Value, read_only: bool) -> MetaTool {
+    // The schemas below are fixed and compile; were one not to, its arguments would go
+    // unchecked here and be refused by the checks in `answer`.
+    let validator = ArgsValidator::compile(&schema).ok();
+    let mut listed = Tool::default();
+    listed.name = Cow::Borrowed(name);
+    listed.description = Some(Cow::Owned(description));
+    listed.input_schema = Arc::new(match schema {
+        Value::Object(map) => map,
+        _ => JsonObject::new(),
+    });
+    listed.annotations = Some(McpAnnotations::from_raw(
+        None,
+        Some(read_only),
+        Some(false),
+        Some(read_only),
+        Some(!read_only),
+    ));
+    MetaTool { listed, validator }
+}
+
+impl SearchMode {
+    /// Prepares search mode over `catalog`: loads or builds each tool set's index, resolves
+    /// the pins and checks that no served tool is named like a meta-tool.
+    pub(crate) fn build(
+        sets: &[Arc<dyn ToolSet>],
+        catalog: &Catalog,
+        pins: &[String],
+    ) -> Result<Self, Vec<ConfigProblem>> {
+        let mut problems = Vec::new();
+        for entry in catalog.entries() {
+            if Meta::of(entry.def.name).is_some() {
+                problems.push(ConfigProblem::MetaToolCollision {
+                    tool: entry.def.name.to_owned(),
+                    set: entry.set + 1,
+                    operation: entry.def.http.map(|h| {
+                        format!("{} {} (operationId `{}`)", h.method, h.path, h.operation_id)
+                    }),
+                });
+            }
+        }
+        let mut indexes = Vec::new();
+        for (i, set) in sets.iter().enumerate() {
+            let index = match set.search_index() {
+                Some(text) => match SearchIndex::parse(text) {
+                    Ok(index) => index,
+                    Err(error) => {
+                        problems.push(ConfigProblem::InvalidSearchIndex {
+                            set: i + 1,
+                            message: error.to_string(),
+                        });
+                        continue;
+                    }
+                },
+                None => SearchIndex::from_tools(set.tools()),
+            };
+            if let Some(missing) = set
+                .tools()
+                .iter()
+                .find(|t| !index.tools().any(|n| n == t.name))
+            {
+                problems.push(ConfigProblem::InvalidSearchIndex {
+                    set: i + 1,
+                    message: format!(
+                        "tool `{}` is served but not indexed: the index was built for other tools; regenerate the crate",
+                        missing.name
+                    ),
+                });
+            }
+            indexes.push(index);
+        }
+        let mut pinned = Vec::new();
+        for pin in pins {
+            match catalog.index_of(pin) {
+                Some(i) => {
+                    if !pinned.contains(&i) {
+                        pinned.push(i);
+                    }
+                }
+                None => {
+                    let closest = indexes
+                        .iter()
+                        .flat_map(|index| index.search(pin, |_| true, 3))
+                        .map(|hit| hit.name.to_owned())
+                        .take(3)
+                        .collect();
+                    problems.push(ConfigProblem::UnknownPinnedTool {
+                        tool: pin.clone(),
+                        closest,
+                    });
+                }
+            }
+        }
+        pinned.sort_unstable();
+        if !problems.is_empty() {
+            return Err(problems);
+        }
+        let count = catalog.entries().len();
+        let meta = vec![
+            (
+                Meta::Search,
+                meta_tool(
+                    SEARCH_TOOL,
+                    format!(
+                        "Find tools of this server ({count} in all) for a task described in a few words. Returns each match's name, one-line description and access (read or write), best first. Then use `{DESCRIBE_TOOL}` for a tool's argument schema and `{CALL_TOOL}` to run it."
+                    ),
+                    json!({
+                        "type": "object",
+                        "properties": {
+                            "query": {"type": "string", "minLength": 1, "description": "What you want to do, e.g. `star a repository`"},
+                            "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": DEFAULT_LIMIT, "description": "Most results to return"}
+                        },
+                        "required": ["query"],
+                        "additionalProperties": false
+                    }),
+                    true,
+                ),
+            ),
+            (
+                Meta::Describe,
+                meta_tool(
+                    DESCRIBE_TOOL,
+                    format!(
+                        "Full definitions of tools found with `{SEARCH_TOOL}`: description, input schema and output schema. Names that are not tools are listed under `unknown`."
+                    ),
+                    json!({
+                        "type": "object",
+                        "properties": {
+                            "names": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": MAX_DESCRIBE, "description": "Tool names"}
+                        },
+                        "required": ["names"],
+                        "additionalProperties": false
+                    }),
+                    true,
+                ),
+            ),
+            (
+                Meta::Call,
+                meta_tool(
+                    CALL_TOOL,
+                    format!(
+                        "Call a tool found with `{SEARCH_TOOL}` by name, with arguments that match the input schema `{DESCRIBE_TOOL}` returns. The result is the tool's own."
+                    ),
+                    json!({
+                        "type": "object",
+                        "properties": {
+                            "name": {"type": "string", "description": "The tool's name"},
+                            "arguments": {"type": "object", "description": "The tool's arguments"}
+                        },
+                        "required": ["name"],
+                        "additionalProperties": false
+                    }),
+                    false,
+                ),
+            ),
+        ];
+        Ok(Self {
+            indexes,
+            pinned,
+            meta,
+        })
+    }
+
+    /// Which meta-tool `name` is, if any.
+    pub(crate) fn meta_tool(&self, name: &str) -> Option<Meta> {
+        Meta::of(name)
+    }
+
+    /// The search-mode `tools/list`: the meta-tools, then the pinned tools `principal` may
+    /// call (nothing without a principal).
+    pub(crate) fn listed(&self, catalog: &Catalog, principal: Option<&Principal>) -> Vec<Tool> {
+        let Some(principal) = principal else {
+            return Vec::new();
+        };
+        self.meta
+            .iter()
+            .map(|(_, m)| m.listed.clone())
+            .chain(
+                self.pinned
+                    .iter()
+                    .filter_map(|&i| catalog.entries().get(i))
+                    .filter(|e| principal.may_call(e.def))
+                    .map(|e| e.listed.clone()),
+            )
+            .collect()
+    }
+
+    fn validator(&self, meta: Meta) -> Option<&ArgsValidator> {
+        self.meta
+            .iter()
+            .find(|(m, _)| *m == meta)
+            .and_then(|(_, t)| t.validator.as_ref())
+    }
+}
+
+/// A meta-tool call's answer, with the name an unknown-tool error names: the meta-tool's, or
+/// for `call_tool` the inner tool's.
+pub(crate) struct Routed {
+    pub(crate) name: String,
+    pub(crate) answer: Answer,
+}
+
+/// Answers a call of the meta-tool `meta`.
+pub(crate) async fn answer(
+    inner: &Inner,
+    mode: &SearchMode,
+    principal: Option<&Principal>,
+    meta: Meta,
+    name: &str,
+    args: Option<Map<String, Value>>,
+    ctx: CallContext,
+) -> Routed {
+    let routed = |answer| Routed {
+        name: name.to_owned(),
+        answer,
+    };
+    let Some(principal) = principal else {
+        return routed(Answer::UnknownTool);
+    };
+    let args = Value::Object(args.unwrap_or_default());
+    if let Some(validator) = mode.validator(meta)
+        && let Err(problem) = validator.check(&args)
+    {
+        return routed(Answer::Result(ToolResult::error(format!(
+            "invalid arguments for tool `{name}`: {problem}"
+        ))));
+    }
+    let visible = |e: &Entry| principal.may_call(e.def);
+    match meta {
+        Meta::Search => {
+            let query = args
+                .get("query")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let limit = args
+                .get("limit")
+                .and_then(Value::as_u64)
+                .unwrap_or(DEFAULT_LIMIT)
+                .clamp(1, MAX_LIMIT);
+            routed(Answer::Result(search(inner, mode, principal, query, limit)))
+        }
+        Meta::Describe => {
+            let mut tools = Vec::new();
+            let mut unknown = Vec::new();
+            for requested in args
+                .get("names")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+            {
+                match inner.catalog.get(requested).filter(|e| visible(e)) {
+                    Some(entry) => {
+                        tools.push(serde_json::to_value(&entry.listed).unwrap_or_default())
+                    }
+                    None => unknown.push(Value::String(pipeline::echoed(requested))),
+                }
+            }
+            routed(Answer::Result(structured(json!({
+                "tools": tools,
+                "unknown": unknown,
+            }))))
+        }
+        Meta::Call => {
+            let Value::Object(mut args) = args else {
+                return routed(Answer::UnknownTool);
+            };
+            let target = match args.remove("name") {
+                Some(Value::String(target)) => target,
+                _ => return routed(Answer::UnknownTool),
+            };
+            let arguments = match args.remove("arguments") {
+                Some(Value::Object(arguments)) => Some(arguments),
+                _ => None,
+            };
+            let answer = pipeline::call_tool(inner, Some(principal), &target, arguments, ctx).await;
+            Routed {
+                name: target,
+                answer,
+            }
+        }
+    }
+}
+
+/// The best `limit` tools for `query` that `principal` may call, across every index.
+fn search(
+    inner: &Inner,
+    mode: &SearchMode,
+    principal: &Principal,
+    query: &str,
+    limit: u64,
+) -> ToolResult {
+    let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+    let keep = |name: &str| {
+        inner
+            .catalog
+            .get(name)
+            .is_some_and(|e| principal.may_call(e.def))
+    };
+    let mut hits: Vec<_> = mode
+        .indexes
+        .iter()
+        .flat_map(|index| index.search(query, keep, limit))
+        .collect();
+    hits.sort_by(|a, b| b.score.total_cmp(&a.score));
+    hits.truncate(limit);
+    let tools: Vec<Value> = hits
+        .iter()
+        .filter_map(|hit| inner.catalog.get(hit.name))
+        .map(|entry| {
+            json!({
+                "name": entry.def.name,
+                "description": summary(entry.def.description),
+                "access": match entry.def.access {
+                    Access::Read => "read",
+                    Access::Write => "write",
+                },
+            })
+        })
+        .collect();
+    structured(json!({ "tools": tools }))
+}
+
+/// The first line of `description`, cut to [`SUMMARY_CHARS`].
+fn summary(description: &str) -> String {
+    let line = description
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or_default();
+    if line.chars().count() <= SUMMARY_CHARS {
+        line.to_owned()
+    } else {
+        let mut cut: String = line.chars().take(SUMMARY_CHARS).collect();
+        cut.push('…');
+        cut
+    }
+}
+
+/// A result carrying `value` as structured content and as JSON text.
+fn structured(value: Value) -> ToolResult {
+    ToolResult::json(value, false)
+}

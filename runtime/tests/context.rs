@@ -1,0 +1,382 @@
+//! The context a tool call runs with, over real transports driven by rmcp's client: the
+//! caller's principal, progress notifications tied to the request's progress token, log
+//! messages (and `logging/setLevel`), and cancellation by `notifications/cancelled` or by the
+//! connection closing.
+#![allow(deprecated)] // rmcp marks MCP logging for removal (SEP-2577); the protocol still has it.
+
+mod support;
+
+use std::time::Duration;
+
+use mcpgen_runtime::server::Server;
+use mcpgen_runtime::{
+    BoxFuture, CallContext, LocalConnection, LogLevel, McpConnection, Principal, ToolAnnotations,
+    ToolContext, ToolDef, ToolError, ToolResult, ToolSet,
+};
+use rmcp::model::{
+    CallToolRequest, ClientRequest, LoggingLevel, LoggingMessageNotificationParam,
+    ProgressNotificationParam, ServerResult, SetLevelRequestParams,
+};
+use rmcp::service::{NotificationContext, PeerRequestOptions, RequestHandle, RunningService};
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use serde_json::{Map, Value, json};
+use support::{FixedKeys, Recorder, Running, call, http_transport, text};
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+
+/// Longest any single step may take before the test gives up; never a measured duration.
+const PATIENCE: Duration = Duration::from_secs(30);
+
+const READ: ToolAnnotations = ToolAnnotations {
+    read_only_hint: Some(true),
+    destructive_hint: None,
+    idempotent_hint: None,
+    open_world_hint: Some(false),
+};
+
+const fn tool(name: &'static str, description: &'static str) -> ToolDef {
+    ToolDef {
+        name,
+        title: None,
+        description,
+        input_schema: r#"{"type":"object","properties":{}}"#,
+        output_schema: None,
+        documented_output_schema: None,
+        wrap_output: false,
+        access: mcpgen_runtime::Access::Read,
+        annotations: READ,
+        required_scope: None,
+        plugin: None,
+        http: None,
+    }
+}
+
+static TOOLS: &[ToolDef] = &[
+    tool(
+        "report",
+        "Reports progress twice, logs once, and says who called",
+    ),
+    tool("wait_for_cancel", "Waits until the call is cancelled"),
+];
+
+/// Tools that use their [`ToolContext`]; `started` hears when `wait_for_cancel` begins and
+/// `outcome` whether it then saw its cancellation.
+#[derive(Clone)]
+struct Reporter {
+    started: UnboundedSender<()>,
+    outcome: UnboundedSender<bool>,
+}
+
+/// The test's ends of a [`Reporter`]'s channels.
+struct ReporterEvents {
+    started: UnboundedReceiver<()>,
+    outcome: UnboundedReceiver<bool>,
+}
+
+fn reporter() -> (Reporter, ReporterEvents) {
+    let (started, started_rx) = unbounded_channel();
+    let (outcome, outcome_rx) = unbounded_channel();
+    (
+        Reporter { started, outcome },
+        ReporterEvents {
+            started: started_rx,
+            outcome: outcome_rx,
+        },
+    )
+}
+
+impl ToolSet for Reporter {
+    fn tools(&self) -> &'static [ToolDef] {
+        TOOLS
+    }
+
+    fn call<'a>(
+        &'a self,
+        name: &'a str,
+        _args: Map<String, Value>,
+        call: &'a CallContext,
+    ) -> BoxFuture<'a, Result<ToolResult, ToolError>> {
+        let ctx = ToolContext::from_call(call);
+        Box::pin(async move {
+            match name {
+                "report" => {
+                    let first = ctx.progress(1.0, Some(2.0), Some("half way")).await;
+                    let second = ctx.progress(2.0, Some(2.0), None).await;
+                    let logged = ctx
+                        .log(LogLevel::Info, json!({"event": "report finished"}))
+                        .await;
+                    let principal = ctx.principal();
+                    let progress_sent = [first, second].map(|r| format!("{r:?}"));
+                    Ok(ToolResult::text(
+                        json!({
+                            "principal": principal.map(|p| p.id.clone()),
+                            "key_id": principal.and_then(|p| p.key_id.clone()),
+                            "progress_sent": progress_sent,
+                            "logged": format!("{logged:?}"),
+                        })
+                        .to_string(),
+                    ))
+                }
+                "wait_for_cancel" => {
+                    let _ = self.started.send(());
+                    let seen = tokio::time::timeout(PATIENCE, ctx.cancelled())
+                        .await
+                        .is_ok();
+                    let _ = self.outcome.send(seen && ctx.is_cancelled());
+                    Ok(ToolResult::text(if seen { "stopped" } else { "timed out" }))
+                }
+                other => Err(ToolError::UnknownTool(other.to_owned())),
+            }
+        })
+    }
+}
+
+/// A client that passes on the progress and log notifications it receives.
+#[derive(Clone)]
+struct Listener {
+    progress: UnboundedSender<ProgressNotificationParam>,
+    logs: UnboundedSender<LoggingMessageNotificationParam>,
+}
+
+struct Heard {
+    progress: UnboundedReceiver<ProgressNotificationParam>,
+    logs: UnboundedReceiver<LoggingMessageNotificationParam>,
+}
+
+fn listener() -> (Listener, Heard) {
+    let (progress, progress_rx) = unbounded_channel();
+    let (logs, logs_rx) = unbounded_channel();
+    (
+        Listener { progress, logs },
+        Heard {
+            progress: progress_rx,
+            logs: logs_rx,
+        },
+    )
+}
+
+impl ClientHandler for Listener {
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let _ = self.progress.send(params);
+    }
+
+    async fn on_logging_message(
+        &self,
+        params: LoggingMessageNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let _ = self.logs.send(params);
+    }
+}
+
+type ListeningClient = RunningService<RoleClient, Listener>;
+
+async fn next<T>(rx: &mut UnboundedReceiver<T>, what: &str) -> T {
+    tokio::time::timeout(PATIENCE, rx.recv())
+        .await
+        .unwrap_or_else(|_| panic!("{what} arrives in time"))
+        .unwrap_or_else(|| panic!("{what}: the channel is still open"))
+}
+
+fn server(tools: Reporter) -> Server {
+    Server::builder("context", "0.1.0")
+        .tool_set(tools)
+        .authenticator(FixedKeys::new())
+        .audit(Recorder::default())
+        .build()
+        .expect("the server builds")
+}
+
+/// Sends `tools/call` for `name` and returns the handle (which knows the progress token rmcp's
+/// client put into the request's `_meta`).
+async fn start_call(client: &ListeningClient, name: &'static str) -> RequestHandle<RoleClient> {
+    client
+        .peer()
+        .send_request_with_option(
+            ClientRequest::CallToolRequest(CallToolRequest::new(call(name, json!({})))),
+            PeerRequestOptions::no_options(),
+        )
+        .await
+        .expect("the request is sent")
+}
+
+async fn finish(handle: RequestHandle<RoleClient>) -> Value {
+    let answer = tokio::time::timeout(PATIENCE, handle.await_response())
+        .await
+        .expect("the call answers in time")
+        .expect("the call succeeds");
+    let ServerResult::CallToolResult(result) = answer else {
+        panic!("a tools/call result, got {answer:?}");
+    };
+    assert_ne!(result.is_error, Some(true), "{}", text(&result));
+    serde_json::from_str(&text(&result)).expect("the report is JSON")
+}
+
+/// Calls `report`; checks both progress notifications carry the request's token and the
+/// report's own view of what it sent. Returns the report.
+async fn report_with_progress(client: &ListeningClient, heard: &mut Heard) -> Value {
+    let handle = start_call(client, "report").await;
+    let token = handle.progress_token.clone();
+    let report = finish(handle).await;
+    assert_eq!(report["progress_sent"], json!(["Ok(true)", "Ok(true)"]));
+
+    let first = next(&mut heard.progress, "the first progress notification").await;
+    let second = next(&mut heard.progress, "the second progress notification").await;
+    assert_eq!(first.progress_token, token);
+    assert_eq!(second.progress_token, token);
+    assert_eq!(
+        (first.progress, first.total, first.message.as_deref()),
+        (1.0, Some(2.0), Some("half way"))
+    );
+    assert_eq!(
+        (second.progress, second.total, second.message.as_deref()),
+        (2.0, Some(2.0), None)
+    );
+    report
+}
+
+fn assert_logged(log: &LoggingMessageNotificationParam) {
+    assert_eq!(log.level, LoggingLevel::Info);
+    assert_eq!(log.logger.as_deref(), Some("report"));
+    assert_eq!(log.data, json!({"event": "report finished"}));
+}
+
+#[tokio::test]
+async fn http_tool_reports_progress_and_logs_as_the_authenticated_principal() {
+    let (tools, _events) = reporter();
+    let running = Running::start(server(tools)).await;
+    let (handler, mut heard) = listener();
+    let client = handler
+        .serve(http_transport(&running.url, &[("x-api-key", "admin-key")]))
+        .await
+        .expect("the client connects");
+    assert!(
+        client
+            .peer_info()
+            .and_then(|info| info.capabilities.logging.clone())
+            .is_some(),
+        "the server declares the logging capability"
+    );
+
+    let report = report_with_progress(&client, &mut heard).await;
+    assert_eq!(report["principal"], "admin");
+    assert_eq!(report["key_id"], "admin-key-id");
+    assert_eq!(report["logged"], "Ok(true)");
+    // Log messages travel on the session's standalone stream.
+    assert_logged(&next(&mut heard.logs, "the log message").await);
+
+    // Past `logging/setLevel warning`, the tool's info message is not sent.
+    client
+        .peer()
+        .set_level(SetLevelRequestParams::new(LoggingLevel::Warning))
+        .await
+        .expect("the server accepts logging/setLevel");
+    let report = report_with_progress(&client, &mut heard).await;
+    assert_eq!(report["logged"], "Ok(false)");
+
+    client.cancel().await.expect("the client closes");
+    running.stop().await.expect("the server stops");
+}
+
+#[tokio::test]
+async fn http_client_cancellation_reaches_the_tool() {
+    let (tools, mut events) = reporter();
+    let running = Running::start(server(tools)).await;
+    let (handler, _heard) = listener();
+    let client = handler
+        .serve(http_transport(&running.url, &[("x-api-key", "reader-key")]))
+        .await
+        .expect("the client connects");
+
+    let handle = start_call(&client, "wait_for_cancel").await;
+    next(&mut events.started, "the tool's start").await;
+    handle
+        .cancel(Some("the user stopped it".to_owned()))
+        .await
+        .expect("the cancellation is sent");
+    assert!(
+        next(&mut events.outcome, "the tool's outcome").await,
+        "the tool saw its cancellation"
+    );
+
+    client.cancel().await.expect("the client closes");
+    running.stop().await.expect("the server stops");
+}
+
+/// Serves over an in-memory stdio pipe as `principal` and connects a listening client.
+async fn connect_stdio(
+    server: Server,
+    principal: Principal,
+) -> (
+    ListeningClient,
+    Heard,
+    tokio::task::JoinHandle<Result<(), mcpgen_runtime::server::ServerError>>,
+) {
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    let (read, write) = tokio::io::split(server_end);
+    let serving = tokio::spawn(async move { server.serve_io(principal, read, write).await });
+    let (handler, heard) = listener();
+    let client = handler
+        .serve(client_end)
+        .await
+        .expect("the client initializes");
+    (client, heard, serving)
+}
+
+#[tokio::test]
+async fn stdio_tool_reports_progress_and_logs_as_the_fixed_principal() {
+    let (tools, _events) = reporter();
+    let (client, mut heard, serving) =
+        connect_stdio(server(tools), FixedKeys::principal("reader-key")).await;
+
+    let report = report_with_progress(&client, &mut heard).await;
+    assert_eq!(report["principal"], "reader");
+    assert_eq!(report["logged"], "Ok(true)");
+    assert_logged(&next(&mut heard.logs, "the log message").await);
+
+    client.cancel().await.expect("the client closes");
+    let served = tokio::time::timeout(PATIENCE, serving)
+        .await
+        .expect("the server ends with the connection");
+    served
+        .expect("the server task does not panic")
+        .expect("the server ends cleanly");
+}
+
+#[tokio::test]
+async fn stdio_connection_closing_cancels_the_running_call() {
+    let (tools, mut events) = reporter();
+    let (client, _heard, serving) =
+        connect_stdio(server(tools), FixedKeys::principal("reader-key")).await;
+
+    let _handle = start_call(&client, "wait_for_cancel").await;
+    next(&mut events.started, "the tool's start").await;
+    client.cancel().await.expect("the client closes");
+    assert!(
+        next(&mut events.outcome, "the tool's outcome").await,
+        "the tool saw the connection close"
+    );
+    let _ = tokio::time::timeout(PATIENCE, serving)
+        .await
+        .expect("the server ends with the connection");
+}
+
+#[tokio::test]
+async fn in_process_calls_have_no_one_to_notify() {
+    let (tools, _events) = reporter();
+    let local = LocalConnection(tools);
+    let result = local
+        .call_tool("report", Map::new())
+        .await
+        .expect("the call runs");
+    let Some(mcpgen_runtime::Content::Text(report)) = result.content.first() else {
+        panic!("a text result");
+    };
+    let report: Value = serde_json::from_str(report).expect("the report is JSON");
+    assert_eq!(report["progress_sent"], json!(["Ok(false)", "Ok(false)"]));
+    assert_eq!(report["logged"], "Ok(false)");
+    assert_eq!(report["principal"], Value::Null);
+}
