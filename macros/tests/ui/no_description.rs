@@ -1,0 +1,8 @@
+use mcpgen_macros::mcp_tool;
+
+#[mcp_tool(read_only)]
+fn ping() -> String {
+    "pong".to_owned()
+}
+
+fn main() {}

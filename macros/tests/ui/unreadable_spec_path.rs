@@ -1,0 +1,6 @@
+mcpgen_macros::generate!(
+    spec = "specs/nowhere/openapi.yaml",
+    tools = "../../../../specs/synaplan/mcp_tools.yaml",
+);
+
+fn main() {}

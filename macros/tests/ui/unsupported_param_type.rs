@@ -1,0 +1,9 @@
+use mcpgen_macros::mcp_tool;
+
+/// Greets someone.
+#[mcp_tool]
+fn greet(name: &str) -> String {
+    format!("hello {name}")
+}
+
+fn main() {}
