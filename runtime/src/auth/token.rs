@@ -150,6 +150,20 @@ impl TokenAuthority {
         Self::new(&secret, audience)
     }
 
+    /// An authority with the same secret for another `audience`: one per catalog of a server
+    /// (`/mcp/<catalog>`), so that a token issued for one catalog is refused by the others.
+    /// Refuses an empty audience.
+    pub fn with_audience(&self, audience: impl Into<String>) -> Result<Self, TokenConfigError> {
+        let audience = audience.into();
+        if audience.trim().is_empty() {
+            return Err(TokenConfigError::EmptyAudience);
+        }
+        Ok(Self {
+            mac: self.mac.clone(),
+            audience,
+        })
+    }
+
     /// The audience tokens are issued for and checked against.
     pub fn audience(&self) -> &str {
         &self.audience

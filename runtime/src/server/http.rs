@@ -10,6 +10,10 @@
 //! - `GET /healthz`: `200 ok`, no checks.
 //! - `GET /.well-known/mcp.json` and `GET /mcp/server-card`: the server cards (`Host` and
 //!   `Origin` checked, no credential needed).
+//! - For each mounted catalog `<name>`: `/mcp/<name>` (Streamable HTTP), `GET /mcp/<name>/sse`
+//!   and `POST /mcp/<name>/message?sessionId=` (legacy HTTP+SSE), each behind the same layers
+//!   as `/mcp` but authenticated by the mount's own authenticators (then the server's). With
+//!   mounts and no tool sets of its own, the server serves neither `/mcp` nor `/sse`.
 //!
 //! Everything under [`protected_routes`] passes, outermost first: `Host`/`Origin` validation
 //! (403), authentication (401 with `WWW-Authenticate` and a JSON-RPC error body, code -32001;
@@ -251,8 +255,8 @@ async fn bind_session(
     response
 }
 
-/// The Streamable HTTP service at `/mcp`, behind the session-ownership layer.
-fn mcp_routes(inner: &Arc<Inner>, sessions: CancellationToken) -> Router {
+/// The Streamable HTTP service at `path`, behind the session-ownership layer.
+fn mcp_routes(inner: &Arc<Inner>, path: &str, sessions: CancellationToken) -> Router {
     // Host/Origin are checked by our own layer (which also covers the other routes), so
     // rmcp's copies of those checks are switched off. Sessions stay on for clients that use
     // them; requests of the stateless protocol are answered with plain JSON.
@@ -276,38 +280,63 @@ fn mcp_routes(inner: &Arc<Inner>, sessions: CancellationToken) -> Router {
             config,
         );
     Router::new()
-        .route_service("/mcp", service)
-        .layer(middleware::from_fn_with_state(owners, bind_session))
+        .route_service(path, service)
+        .route_layer(middleware::from_fn_with_state(owners, bind_session))
 }
 
-/// The routes that need a credential: `/mcp` and, merged in here, the legacy SSE routes.
-fn protected_routes(inner: &Arc<Inner>, sessions: CancellationToken) -> Router {
-    // Legacy HTTP+SSE (`GET /sse`, `POST /message?sessionId=`) merges here, so it shares the
-    // auth, Host/Origin and body-size layers; each stream gets a handler fixed to the
-    // principal that opened it.
-    mcp_routes(inner, sessions.clone()).merge(super::sse::routes(inner, sessions))
+/// The routes of one catalog that need a credential: Streamable HTTP at `base` (`/mcp`, or
+/// `/mcp/<name>` for a mount) and, merged in here, the legacy SSE routes (`/sse` and
+/// `/message`, under `/mcp/<name>` for a mount).
+fn protected_routes(
+    inner: &Arc<Inner>,
+    base: &str,
+    sse_base: &str,
+    sessions: CancellationToken,
+) -> Router {
+    // Legacy HTTP+SSE merges here, so it shares the auth, Host/Origin and body-size layers;
+    // each stream gets a handler fixed to the principal that opened it.
+    mcp_routes(inner, base, sessions.clone()).merge(super::sse::routes(inner, sse_base, sessions))
+}
+
+/// `routes` behind the body-size limit, `inner`'s authentication and the `Host`/`Origin`
+/// check, outermost last. The server's own routes take the layers with their fallback (an
+/// unknown path is authenticated like `/mcp`); a mount's only on its routes, so that its
+/// authenticators never answer for a path outside the mount.
+fn guarded(routes: Router, inner: &Arc<Inner>, policy: &Arc<Rebinding>, own: bool) -> Router {
+    let body = middleware::from_fn_with_state(inner.max_body_bytes, limit_body);
+    let auth = middleware::from_fn_with_state(inner.clone(), authenticate);
+    let rebinding = middleware::from_fn_with_state(policy.clone(), check_rebinding);
+    if own {
+        routes.layer(body).layer(auth).layer(rebinding)
+    } else {
+        routes
+            .route_layer(body)
+            .route_layer(auth)
+            .route_layer(rebinding)
+    }
 }
 
 /// Builds the full router for a server bound to `bound` (`None`: unknown, treated as loopback
 /// for the `Host`/`Origin` defaults). Cancelling `sessions` closes open sessions and streams.
 pub(crate) fn build_router(
-    inner: &Arc<Inner>,
+    server: &Server,
     bound: Option<IpAddr>,
     sessions: CancellationToken,
     extra_protected: Router,
 ) -> Router {
+    let inner = &server.inner;
     let policy = Arc::new(inner.rebinding.policy(bound));
-    let protected = protected_routes(inner, sessions)
-        .merge(extra_protected)
-        .layer(middleware::from_fn_with_state(
-            inner.max_body_bytes,
-            limit_body,
-        ))
-        .layer(middleware::from_fn_with_state(inner.clone(), authenticate))
-        .layer(middleware::from_fn_with_state(
-            policy.clone(),
-            check_rebinding,
-        ));
+    let own = if server.serve_root {
+        protected_routes(inner, "/mcp", "", sessions.clone()).merge(extra_protected)
+    } else {
+        extra_protected
+    };
+    let mut protected = guarded(own, inner, &policy, true);
+    for mount in server.mounts.iter() {
+        let base = format!("/mcp/{}", mount.name);
+        let routes = protected_routes(&mount.inner, &base, &base, sessions.clone());
+        protected = protected.merge(guarded(routes, &mount.inner, &policy, false));
+    }
     let cards = Router::new()
         .route("/.well-known/mcp.json", get(card::well_known))
         .route("/mcp/server-card", get(card::server_card))
@@ -323,14 +352,14 @@ impl Server {
     /// The HTTP routes, with the `Host`/`Origin` defaults of a loopback server. Serve it with
     /// any axum-compatible server; call [`Server::drain`] after it stops.
     pub fn router(&self) -> Router {
-        build_router(&self.inner, None, CancellationToken::new(), Router::new())
+        build_router(self, None, CancellationToken::new(), Router::new())
     }
 
     /// The HTTP routes for a server bound to `local` (the `Host`/`Origin` defaults depend on
     /// whether it is a loopback address).
     pub fn router_for(&self, local: SocketAddr) -> Router {
         build_router(
-            &self.inner,
+            self,
             Some(local.ip()),
             CancellationToken::new(),
             Router::new(),
@@ -341,12 +370,7 @@ impl Server {
     /// authentication and body-size layers as `/mcp` (its handlers find the caller's
     /// [`Principal`] in the request extensions).
     pub fn router_with(&self, local: Option<SocketAddr>, extra: Router) -> Router {
-        build_router(
-            &self.inner,
-            local.map(|a| a.ip()),
-            CancellationToken::new(),
-            extra,
-        )
+        build_router(self, local.map(|a| a.ip()), CancellationToken::new(), extra)
     }
 
     /// Listens on `addr` and serves HTTP until `shutdown` resolves, then shuts down
@@ -376,13 +400,13 @@ impl Server {
         let local = listener.local_addr().map_err(ServerError::Http)?;
         self.check_exposure(local)?;
         let sessions = CancellationToken::new();
-        let router = build_router(
-            &self.inner,
-            Some(local.ip()),
-            sessions.clone(),
-            Router::new(),
-        );
-        tracing::info!(%local, auth = self.inner.auth.is_some(), "serving MCP over HTTP at /mcp and /sse");
+        let router = build_router(self, Some(local.ip()), sessions.clone(), Router::new());
+        if self.serve_root {
+            tracing::info!(%local, auth = self.inner.auth.is_some(), "serving MCP over HTTP at /mcp and /sse");
+        }
+        for mount in self.mounts.iter() {
+            tracing::info!(%local, auth = mount.inner.auth.is_some(), "serving catalog `{0}` at /mcp/{0} and /mcp/{0}/sse", mount.name);
+        }
         let stop = CancellationToken::new();
         let serving = axum::serve(listener, router)
             .with_graceful_shutdown(stop.clone().cancelled_owned())

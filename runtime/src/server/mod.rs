@@ -31,15 +31,22 @@
 //! `initialize`, stateless JSON responses for the 2026-07-28 protocol), `GET /sse` with
 //! `POST /message?sessionId=` (legacy HTTP+SSE, 2024-11-05), `GET /healthz`,
 //! `GET /.well-known/mcp.json` and `GET /mcp/server-card`.
+//!
+//! Several catalogs can share one server: each [`Mount`] is served at `/mcp/<name>` (and
+//! `/mcp/<name>/sse`, `/mcp/<name>/message`) with its own tool sets and authenticators, e.g.
+//! a signed-token audience per catalog. The server's own tool sets stay at `/mcp`; a server
+//! with mounts and no tool sets of its own serves only the mounts.
 
 mod card;
 mod catalog;
 mod handler;
 mod http;
+mod mount;
 mod pipeline;
 mod rate;
 mod rebinding;
 mod reply;
+mod search;
 mod sse;
 mod stdio;
 mod validate;
@@ -54,12 +61,15 @@ use crate::audit::{AuditSink, MultiSink};
 use crate::auth::{AuthChain, Authenticator};
 use crate::{Principal, ToolDef, ToolSet};
 
+pub use mount::{MAX_CATALOG_NAME_LEN, Mount};
 pub use reply::AUTH_ERROR_CODE;
+pub use search::{CALL_TOOL, DESCRIBE_TOOL, SEARCH_TOOL};
 
 use catalog::{Catalog, CatalogProblem};
 use pipeline::InFlight;
 use rate::RateLimiter;
 use rebinding::RebindingConfig;
+use search::SearchMode;
 
 /// Default limit on a request body: 4 MiB.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
@@ -161,6 +171,39 @@ pub enum ConfigProblem {
     /// The body size limit is zero.
     #[error("the request body limit must be at least 1 byte")]
     InvalidMaxBodyBytes,
+    /// In search mode, a served tool has the name of a meta-tool.
+    #[error(
+        "tool `{tool}` (tool set #{set}{}) has the name of the search-mode meta-tool `{tool}`; \
+         rename the tool (the allowlist entry's `name:`) or serve with --tool-mode all",
+        operation.as_ref().map(|o| format!(", {o}")).unwrap_or_default()
+    )]
+    MetaToolCollision {
+        /// The tool name, which is also the meta-tool's.
+        tool: String,
+        /// The tool set that defines it (1-based).
+        set: usize,
+        /// The operation behind it, for OpenAPI tools.
+        operation: Option<String>,
+    },
+    /// A tool set's compiled search index cannot be used.
+    #[error("tool set #{set}: {message}")]
+    InvalidSearchIndex {
+        /// The tool set (1-based).
+        set: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// A pinned tool is not served.
+    #[error(
+        "pinned tool `{tool}` is not served by this server{}",
+        if closest.is_empty() { String::new() } else { format!("; closest: {}", closest.join(", ")) }
+    )]
+    UnknownPinnedTool {
+        /// The name as configured.
+        tool: String,
+        /// Served tools that match the name best.
+        closest: Vec<String>,
+    },
     /// A header named for forwarding cannot be forwarded.
     #[error("forwarded header `{name}`: {reason}")]
     InvalidForwardHeader {
@@ -168,6 +211,31 @@ pub enum ConfigProblem {
         name: String,
         /// What is wrong.
         reason: String,
+    },
+    /// A mount's name cannot be a path segment of `/mcp/<name>`.
+    #[error(
+        "catalog name `{name}` is invalid: {reason}; a catalog name must match \
+         ^[A-Za-z0-9_-]{{1,64}}$"
+    )]
+    InvalidCatalogName {
+        /// The name as configured.
+        name: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// Two mounts have the same name.
+    #[error("catalog `{name}` is mounted twice; every catalog at /mcp/<name> needs its own name")]
+    DuplicateCatalog {
+        /// The name.
+        name: String,
+    },
+    /// A problem with the tool sets of one mount.
+    #[error("catalog `{catalog}` (/mcp/{catalog}): {problem}")]
+    InCatalog {
+        /// The mount's name.
+        catalog: String,
+        /// What is wrong, counting the mount's tool sets from 1.
+        problem: Box<ConfigProblem>,
     },
 }
 
@@ -192,6 +260,18 @@ pub enum OutputCheck {
     /// Results are not checked (for upstreams known to match their document): a mismatching
     /// result reaches the client, which may reject it.
     Off,
+}
+
+/// What `tools/list` shows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum ToolMode {
+    /// Every tool the caller may call.
+    #[default]
+    All,
+    /// The meta-tools `search_tools`, `describe_tools` and `call_tool`, plus the pinned tools
+    /// the caller may call; every other tool is found with `search_tools` and run with
+    /// `call_tool` (or called by name).
+    Search,
 }
 
 /// Headers that describe one connection or the framing of one message, which must never be
@@ -271,6 +351,9 @@ pub struct ServerBuilder {
     shutdown_timeout: Duration,
     output_check: OutputCheck,
     forward_headers: Vec<String>,
+    tool_mode: ToolMode,
+    pinned: Vec<String>,
+    mounts: Vec<Mount>,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -280,6 +363,7 @@ impl std::fmt::Debug for ServerBuilder {
             .field("version", &self.version)
             .field("tool_sets", &self.sets.len())
             .field("auth", &self.auth.is_some())
+            .field("mounts", &self.mounts)
             .finish_non_exhaustive()
     }
 }
@@ -316,8 +400,16 @@ impl ServerBuilder {
         self
     }
 
+    /// Adds a catalog served at `/mcp/<name>` with its own tool sets and authenticators (see
+    /// [`Mount`]). A bad or repeated name is refused by [`build`](Self::build).
+    pub fn mount(mut self, mount: Mount) -> Self {
+        self.mounts.push(mount);
+        self
+    }
+
     /// Authenticates HTTP requests with `authenticator`. Called again, adds another one; the
-    /// first that accepts a credential wins (see [`AuthChain`]).
+    /// first that accepts a credential wins (see [`AuthChain`]). Mounts try their own
+    /// authenticators first, then these.
     pub fn authenticator(mut self, authenticator: impl Authenticator) -> Self {
         let chain = self.auth.take().unwrap_or_default();
         self.auth = Some(chain.with(authenticator));
@@ -380,8 +472,8 @@ impl ServerBuilder {
         self
     }
 
-    /// Sets whether results are checked against each tool's `outputSchema` (default
-    /// [`OutputCheck::Warn`]). The output validators are compiled by
+    /// Sets how results are checked against each tool's output schema (default
+    /// [`OutputCheck::Tolerant`]). The output validators are compiled by
     /// [`build`](Self::build) unless the check is off.
     pub fn output_check(mut self, mode: OutputCheck) -> Self {
         self.output_check = mode;
@@ -399,6 +491,22 @@ impl ServerBuilder {
         self
     }
 
+    /// Sets what `tools/list` shows (default [`ToolMode::All`]). In [`ToolMode::Search`],
+    /// [`build`](Self::build) refuses a tool named like one of the meta-tools
+    /// ([`SEARCH_TOOL`], [`DESCRIBE_TOOL`], [`CALL_TOOL`]).
+    pub fn tool_mode(mut self, mode: ToolMode) -> Self {
+        self.tool_mode = mode;
+        self
+    }
+
+    /// Names tools listed directly in search mode, next to the meta-tools (each still only
+    /// for callers that may call it). A name that is not served is refused by
+    /// [`build`](Self::build).
+    pub fn pinned(mut self, names: Vec<String>) -> Self {
+        self.pinned = names;
+        self
+    }
+
     /// Sets how long shutdown waits for calls in progress (default
     /// [`DEFAULT_SHUTDOWN_TIMEOUT`]).
     pub fn shutdown_timeout(mut self, timeout: Duration) -> Self {
@@ -410,32 +518,40 @@ impl ServerBuilder {
     /// server. All problems are reported together.
     pub fn build(self) -> Result<Server, ServerError> {
         let mut problems = Vec::new();
-        let catalog = match Catalog::build(&self.sets, self.output_check) {
-            Ok(catalog) => Some(catalog),
-            Err(found) => {
-                problems.extend(found.into_iter().map(|p| match p {
-                    CatalogProblem::Duplicate {
-                        tool,
-                        first_set,
-                        second_set,
-                    } => ConfigProblem::DuplicateTool {
-                        tool,
-                        first_set: first_set + 1,
-                        second_set: second_set + 1,
-                    },
-                    CatalogProblem::Schema {
-                        tool,
-                        which,
-                        message,
-                    } => ConfigProblem::InvalidSchema {
-                        tool,
-                        which,
-                        message,
-                    },
-                }));
-                None
+        let tools = build_tools(
+            &self.sets,
+            self.output_check,
+            self.tool_mode,
+            &self.pinned,
+            &mut problems,
+        );
+        let mut names: Vec<&str> = Vec::new();
+        let mut mounted_tools = Vec::new();
+        for mount in &self.mounts {
+            if let Some(reason) = mount::name_problem(&mount.name) {
+                problems.push(ConfigProblem::InvalidCatalogName {
+                    name: mount.name.clone(),
+                    reason: reason.to_owned(),
+                });
+            } else if names.contains(&mount.name.as_str()) {
+                problems.push(ConfigProblem::DuplicateCatalog {
+                    name: mount.name.clone(),
+                });
             }
-        };
+            names.push(&mount.name);
+            let mut found = Vec::new();
+            mounted_tools.push(build_tools(
+                &mount.sets,
+                self.output_check,
+                mount.tool_mode,
+                &mount.pinned,
+                &mut found,
+            ));
+            problems.extend(found.into_iter().map(|problem| ConfigProblem::InCatalog {
+                catalog: mount.name.clone(),
+                problem: Box::new(problem),
+            }));
+        }
         if let Some(value) = self.rate_limit
             && !rate::is_valid_rate(value)
         {
@@ -465,11 +581,49 @@ impl ServerBuilder {
                 None
             }
         };
-        let (Some(catalog), Some(rebinding), true) = (catalog, rebinding, problems.is_empty())
+        let (Some((catalog, search)), Some(rebinding), true) =
+            (tools, rebinding, problems.is_empty())
         else {
             return Err(ServerError::Config(problems));
         };
-        let mut inner = Inner {
+        let serve_root = !self.sets.is_empty() || self.mounts.is_empty();
+        let rate = Arc::new(RateLimiter::new(self.rate_limit));
+        let inflight = Arc::new(InFlight::default());
+        let mut mounts = Vec::with_capacity(self.mounts.len());
+        for (mount, tools) in self.mounts.into_iter().zip(mounted_tools) {
+            let Some((catalog, search)) = tools else {
+                // Unreachable: a mount whose tools did not build left a problem above.
+                continue;
+            };
+            let inner = Inner {
+                name: format!("{}/{}", self.name, mount.name),
+                version: self.version.clone(),
+                title: mount.title.or_else(|| self.title.clone()),
+                description: mount.description.or_else(|| self.description.clone()),
+                card_name: None,
+                sets: mount.sets,
+                catalog,
+                search,
+                auth: mount::mount_auth(mount.auth, self.auth.as_ref()),
+                insecure_no_auth: self.insecure_no_auth,
+                audit: self.audit.clone(),
+                audit_args: self.audit_args,
+                rate: rate.clone(),
+                rebinding: rebinding.clone(),
+                max_body_bytes: self.max_body_bytes,
+                shutdown_timeout: self.shutdown_timeout,
+                output_check: self.output_check,
+                forward_headers: forward_headers.clone(),
+                inflight: inflight.clone(),
+                server_config: rmcp::model::ServerConfig::default(),
+            }
+            .configured();
+            mounts.push(Mounted {
+                name: mount.name,
+                inner: Arc::new(inner),
+            });
+        }
+        let inner = Inner {
             name: self.name,
             version: self.version,
             title: self.title,
@@ -477,24 +631,81 @@ impl ServerBuilder {
             card_name: self.card_name,
             sets: self.sets,
             catalog,
+            search,
             auth: self.auth,
             insecure_no_auth: self.insecure_no_auth,
             audit: self.audit,
             audit_args: self.audit_args,
-            rate: RateLimiter::new(self.rate_limit),
+            rate,
             rebinding,
             max_body_bytes: self.max_body_bytes,
             shutdown_timeout: self.shutdown_timeout,
             output_check: self.output_check,
             forward_headers,
-            inflight: InFlight::default(),
+            inflight,
             server_config: rmcp::model::ServerConfig::default(),
-        };
-        inner.server_config = handler::server_config(&inner);
+        }
+        .configured();
         Ok(Server {
             inner: Arc::new(inner),
+            mounts: mounts.into(),
+            serve_root,
         })
     }
+}
+
+/// Builds the catalog (and, in search mode, the search index) of one set of tool sets,
+/// adding what is wrong to `problems`.
+fn build_tools(
+    sets: &[Arc<dyn ToolSet>],
+    output_check: OutputCheck,
+    tool_mode: ToolMode,
+    pinned: &[String],
+    problems: &mut Vec<ConfigProblem>,
+) -> Option<(Catalog, Option<SearchMode>)> {
+    let catalog = match Catalog::build(sets, output_check) {
+        Ok(catalog) => catalog,
+        Err(found) => {
+            problems.extend(found.into_iter().map(|p| match p {
+                CatalogProblem::Duplicate {
+                    tool,
+                    first_set,
+                    second_set,
+                } => ConfigProblem::DuplicateTool {
+                    tool,
+                    first_set: first_set + 1,
+                    second_set: second_set + 1,
+                },
+                CatalogProblem::Schema {
+                    tool,
+                    which,
+                    message,
+                } => ConfigProblem::InvalidSchema {
+                    tool,
+                    which,
+                    message,
+                },
+            }));
+            return None;
+        }
+    };
+    let search = match tool_mode {
+        ToolMode::All => None,
+        ToolMode::Search => match SearchMode::build(sets, &catalog, pinned) {
+            Ok(mode) => Some(mode),
+            Err(found) => {
+                problems.extend(found);
+                return None;
+            }
+        },
+    };
+    Some((catalog, search))
+}
+
+/// A catalog served at `/mcp/<name>`.
+pub(crate) struct Mounted {
+    pub(crate) name: String,
+    pub(crate) inner: Arc<Inner>,
 }
 
 /// Everything a running server shares between connections.
@@ -506,21 +717,31 @@ pub(crate) struct Inner {
     pub(crate) card_name: Option<String>,
     pub(crate) sets: Vec<Arc<dyn ToolSet>>,
     pub(crate) catalog: Catalog,
+    /// Set in search mode.
+    pub(crate) search: Option<SearchMode>,
     pub(crate) auth: Option<AuthChain>,
     pub(crate) insecure_no_auth: bool,
     pub(crate) audit: MultiSink,
     pub(crate) audit_args: bool,
-    pub(crate) rate: RateLimiter,
+    /// Shared by every catalog of the server.
+    pub(crate) rate: Arc<RateLimiter>,
     pub(crate) rebinding: RebindingConfig,
     pub(crate) max_body_bytes: usize,
     pub(crate) shutdown_timeout: Duration,
     pub(crate) output_check: OutputCheck,
     pub(crate) forward_headers: Vec<HeaderName>,
-    pub(crate) inflight: InFlight,
+    /// Shared by every catalog of the server.
+    pub(crate) inflight: Arc<InFlight>,
     pub(crate) server_config: rmcp::model::ServerConfig,
 }
 
 impl Inner {
+    /// Fills in what `initialize` answers, from the rest.
+    fn configured(mut self) -> Self {
+        self.server_config = handler::server_config(&self);
+        self
+    }
+
     /// Waits (bounded by the shutdown timeout) for calls in progress, then flushes the audit
     /// sinks.
     pub(crate) async fn drain(&self) {
@@ -541,6 +762,11 @@ impl Inner {
 #[derive(Clone)]
 pub struct Server {
     inner: Arc<Inner>,
+    /// The catalogs at `/mcp/<name>`, in the order they were mounted.
+    mounts: Arc<[Mounted]>,
+    /// Whether `/mcp` (and `/sse`) serve the server's own catalog: when it has tool sets, or
+    /// when there are no mounts.
+    serve_root: bool,
 }
 
 impl std::fmt::Debug for Server {
@@ -549,6 +775,10 @@ impl std::fmt::Debug for Server {
             .field("name", &self.inner.name)
             .field("version", &self.inner.version)
             .field("tools", &self.inner.catalog.entries().len())
+            .field(
+                "catalogs",
+                &self.mounts.iter().map(|m| &m.name).collect::<Vec<_>>(),
+            )
             .finish_non_exhaustive()
     }
 }
@@ -574,6 +804,9 @@ impl Server {
             shutdown_timeout: DEFAULT_SHUTDOWN_TIMEOUT,
             output_check: OutputCheck::default(),
             forward_headers: Vec::new(),
+            tool_mode: ToolMode::All,
+            pinned: Vec::new(),
+            mounts: Vec::new(),
         }
     }
 
@@ -597,9 +830,28 @@ impl Server {
         self.inner.auth.is_some()
     }
 
-    /// Every tool served, in the order the tool sets list them.
+    /// Every tool served at `/mcp`, in the order the tool sets list them.
     pub fn tools(&self) -> Vec<&'static ToolDef> {
         self.inner.catalog.entries().iter().map(|e| e.def).collect()
+    }
+
+    /// The names of the catalogs mounted at `/mcp/<name>`, in the order they were mounted.
+    pub fn catalogs(&self) -> Vec<&str> {
+        self.mounts.iter().map(|m| m.name.as_str()).collect()
+    }
+
+    /// Every tool the catalog mounted as `name` serves (`None`: no such catalog).
+    pub fn catalog_tools(&self, name: &str) -> Option<Vec<&'static ToolDef>> {
+        let mount = self.mounts.iter().find(|m| m.name == name)?;
+        Some(
+            mount
+                .inner
+                .catalog
+                .entries()
+                .iter()
+                .map(|e| e.def)
+                .collect(),
+        )
     }
 
     /// The tools `principal` may see and call.
@@ -626,10 +878,13 @@ impl Server {
         handler::McpHandler::new(self.inner.clone(), principal)
     }
 
-    /// Refuses a non-loopback address without authentication, unless allowed.
+    /// Refuses a non-loopback address when a catalog it serves has no authentication, unless
+    /// allowed.
     fn check_exposure(&self, addr: std::net::SocketAddr) -> Result<(), ServerError> {
         let exposed = !is_loopback(addr.ip());
-        if exposed && self.inner.auth.is_none() && !self.inner.insecure_no_auth {
+        let open_root = self.serve_root && self.inner.auth.is_none();
+        let open_mount = self.mounts.iter().any(|m| m.inner.auth.is_none());
+        if exposed && (open_root || open_mount) && !self.inner.insecure_no_auth {
             return Err(ServerError::InsecureNoAuth { addr });
         }
         Ok(())

@@ -44,7 +44,7 @@ const KEEP_ALIVE: Duration = Duration::from_secs(15);
 /// Messages that may wait in each direction of a session before senders wait.
 const CHANNEL_CAPACITY: usize = 64;
 
-/// Path of the message endpoint announced in the `endpoint` event.
+/// Path of the message endpoint announced in the `endpoint` event, after the routes' base.
 const MESSAGE_PATH: &str = "/message";
 
 /// One open stream: who opened it, and where its client's messages go.
@@ -61,6 +61,8 @@ struct SseState {
     inner: Arc<Inner>,
     sessions: Sessions,
     shutdown: CancellationToken,
+    /// Where the message endpoint is, e.g. `/message` or `/mcp/<catalog>/message`.
+    message_path: Arc<str>,
 }
 
 /// Ends a session when the stream that carries it is dropped.
@@ -81,16 +83,19 @@ impl Drop for SessionGuard {
     }
 }
 
-/// The routes `GET /sse` and `POST /message`. Cancelling `shutdown` closes every open stream.
-pub(crate) fn routes(inner: &Arc<Inner>, shutdown: CancellationToken) -> Router {
+/// The routes `GET <base>/sse` and `POST <base>/message` (`base` empty or e.g.
+/// `/mcp/<catalog>`). Cancelling `shutdown` closes every open stream.
+pub(crate) fn routes(inner: &Arc<Inner>, base: &str, shutdown: CancellationToken) -> Router {
+    let message_path: Arc<str> = format!("{base}{MESSAGE_PATH}").into();
     let state = SseState {
         inner: inner.clone(),
         sessions: Arc::new(Mutex::new(HashMap::new())),
         shutdown,
+        message_path: message_path.clone(),
     };
     Router::new()
-        .route("/sse", get(open_stream))
-        .route(MESSAGE_PATH, post(post_message))
+        .route(&format!("{base}/sse"), get(open_stream))
+        .route(&message_path, post(post_message))
         .with_state(state)
 }
 
@@ -149,7 +154,7 @@ async fn open_stream(State(state): State<SseState>, request: Request) -> Respons
     };
     let endpoint = Event::default()
         .event("endpoint")
-        .data(format!("{MESSAGE_PATH}?sessionId={id}"));
+        .data(format!("{}?sessionId={id}", state.message_path));
     let messages = from_server.filter_map(move |message| {
         // The stream owns the guard: dropping the stream ends the session.
         let _session = &guard;
