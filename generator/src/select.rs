@@ -5,14 +5,19 @@
 //! operation selected twice, a tool name used twice, or a tool name outside the limit
 //! ([`naming::tool_name_problem`]) is an error naming the entry. Every selected operation is then
 //! lowered to an [`ir::Tool`] by [`crate::lower`]; all problems are reported together.
+//!
+//! Plugin manifests ([`crate::plugins`]) add entries after the allowlist's, checked the same way
+//! against their own file; a tool name is unique across the allowlist and every manifest.
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use crate::allowlist::Allowlist;
 use crate::error::{Error, Warning};
 use crate::ir;
 use crate::lower;
 use crate::naming;
+use crate::plugins::Manifest;
 use crate::servers;
 use crate::spec::{Operation, Spec};
 
@@ -23,6 +28,9 @@ pub struct SelectOptions {
     pub default_name: Option<String>,
     /// Server name that overrides the allowlist's.
     pub name_override: Option<String>,
+    /// Plugin manifests whose `mcp_tools` entries are selected after the allowlist's, in this
+    /// order.
+    pub plugins: Vec<Manifest>,
 }
 
 /// Selects the allowlisted operations of `spec` and lowers them into the IR of one server. All
@@ -42,20 +50,25 @@ pub fn select(
         .filter_map(|op| op.operation_id.as_deref().map(|id| (id, op)))
         .collect();
 
-    let mut seen_ops: BTreeMap<String, usize> = BTreeMap::new();
-    let mut seen_names: BTreeMap<String, usize> = BTreeMap::new();
+    // Operations are checked per file (a plugin may expose an allowlisted operation under its
+    // own name); tool names across all files.
+    let mut seen_ops: BTreeMap<(&Path, String), usize> = BTreeMap::new();
+    let mut seen_names: BTreeMap<String, (&Path, usize)> = BTreeMap::new();
     let mut crate_names = naming::CrateNames::default();
     let mut tools = Vec::new();
     // Problems with the document's own servers are reported where its URL is used.
     let document_url = servers::default_url(&spec.root, "").ok().flatten();
 
-    for entry in &allowlist.tools {
+    let sources = std::iter::once((allowlist.path.as_path(), &allowlist.tools))
+        .chain(options.plugins.iter().map(|m| (m.path.as_path(), &m.tools)));
+    let entries = sources.flat_map(|(path, entries)| entries.iter().map(move |e| (path, e)));
+    for (file, entry) in entries {
         let allow_err = |message: String| Error::Allowlist {
-            path: allowlist.path.clone(),
+            path: file.to_owned(),
             location: entry.location(),
             message,
         };
-        if let Some(first) = seen_ops.insert(entry.operation_id.clone(), entry.index) {
+        if let Some(first) = seen_ops.insert((file, entry.operation_id.clone()), entry.index) {
             errors.push(allow_err(format!(
                 "operation_id `{}` is already selected by entry {first}; remove one of the entries",
                 entry.operation_id
@@ -95,21 +108,20 @@ pub fn select(
             errors.push(allow_err(problem));
             continue;
         }
-        if let Some(first) = seen_names.insert(name.clone(), entry.index) {
+        if let Some((first_file, first)) = seen_names.get(&name) {
+            let place = if *first_file == file {
+                format!("entry {first}")
+            } else {
+                format!("entry {first} of {}", first_file.display())
+            };
             errors.push(allow_err(format!(
-                "tool name `{name}` is already used by entry {first}; give one of them a different `name:`"
+                "tool name `{name}` is already used by {place}; give one of them a different `name:`"
             )));
             continue;
         }
+        seen_names.insert(name.clone(), (file, entry.index));
         let names = crate_names.tool(name);
-        match lower::tool(
-            spec,
-            &allowlist.path,
-            entry,
-            op,
-            names,
-            document_url.as_deref(),
-        ) {
+        match lower::tool(spec, file, entry, op, names, document_url.as_deref()) {
             Ok((tool, tool_warnings)) => {
                 warnings.extend(tool_warnings);
                 tools.push(tool);

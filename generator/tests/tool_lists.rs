@@ -96,7 +96,9 @@ fn synaplan_exposes_the_v1_allowlist_and_nothing_else() {
             "synaplan_search_documents",
             "synaplan_upload_file",
             "synaplan_list_files",
-            "synaplan_get_config"
+            "synaplan_get_config",
+            // The `chat-organizer` plugin's (specs/synaplan/plugins/), after the allowlist's.
+            "synaplan_rename_chat"
         ]
     );
     let search = &tools(synaplan)[3];
