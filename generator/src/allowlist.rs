@@ -19,6 +19,7 @@ use serde_saphyr::Spanned;
 
 use crate::error::Error;
 use crate::ir::Access;
+use crate::profile::Profile;
 
 /// A parsed allowlist.
 #[derive(Debug, Clone)]
@@ -53,6 +54,56 @@ pub struct ServerBlock {
     /// Longest tool name allowed (default 64; 60 suits Cursor).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_name_len: Option<usize>,
+    /// Client profile: `default`, `inline`, `draft-07` or `cursor` (see [`crate::profile`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<Profile>,
+    /// The output schema each tool advertises (default `compact`); an entry's `output_schema`
+    /// overrides it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<OutputSchemaMode>,
+    /// Bytes of compact JSON each tool's input and output schema may take (default
+    /// [`crate::budget::DEFAULT_INPUT_SCHEMA_BUDGET`] for inputs and
+    /// [`crate::budget::DEFAULT_OUTPUT_SCHEMA_BUDGET`] for outputs; `0`: no budget); past it
+    /// nested schemas are summarised. An entry's `schema_budget` overrides it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema_budget: Option<usize>,
+    /// Longest tool description taken from the spec, in characters (default
+    /// [`crate::budget::DEFAULT_DESCRIPTION_CHARS`]; `0`: no limit). An entry's own
+    /// `description` is kept verbatim.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_description_len: Option<usize>,
+}
+
+/// What output schema a tool advertises.
+#[derive(Debug, Clone, Copy, Default, Deserialize, Serialize, PartialEq, Eq, PartialOrd, Ord)]
+#[serde(rename_all = "lowercase")]
+pub enum OutputSchemaMode {
+    /// The documented output schema made tolerant of drift, within the schema budget.
+    Full,
+    /// Top-level properties with their types; nested objects and arrays summarised; no `$defs`.
+    #[default]
+    Compact,
+    /// No output schema: results carry text only.
+    None,
+}
+
+impl OutputSchemaMode {
+    /// Every mode, in the order `full`, `compact`, `none`.
+    pub const ALL: [OutputSchemaMode; 3] = [Self::Full, Self::Compact, Self::None];
+
+    /// `full`, `compact` or `none`, as the allowlist spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Full => "full",
+            Self::Compact => "compact",
+            Self::None => "none",
+        }
+    }
+
+    /// The mode spelled `text`, exactly.
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|m| m.as_str() == text)
+    }
 }
 
 /// Annotation overrides of one entry.
@@ -104,6 +155,13 @@ pub struct Entry {
     /// Request body media type to send, when the operation offers several (default: JSON
     /// first), with its line and column.
     pub content_type: Option<Located>,
+    /// The output schema mode in effect: the entry's `output_schema`, else the server block's
+    /// (`None`: neither sets it; the default is `compact`).
+    pub output_schema: Option<OutputSchemaMode>,
+    /// The schema budget in effect: the entry's `schema_budget`, else the server block's.
+    pub schema_budget: Option<usize>,
+    /// The server block's `max_description_len`.
+    pub max_description_len: Option<usize>,
 }
 
 /// A value from the allowlist with where it was written.
@@ -144,9 +202,10 @@ struct RawFile {
     mcp_tools: Vec<RawEntry>,
 }
 
+/// One entry of `mcp_tools` as written (in the allowlist or a plugin manifest).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct RawEntry {
+pub(crate) struct RawEntry {
     operation_id: Spanned<String>,
     #[serde(default)]
     name: Option<String>,
@@ -166,9 +225,22 @@ struct RawEntry {
     plugin: Option<String>,
     #[serde(default)]
     content_type: Option<Spanned<String>>,
+    #[serde(default)]
+    output_schema: Option<Spanned<String>>,
+    #[serde(default)]
+    schema_budget: Option<usize>,
 }
 
 impl Allowlist {
+    /// Sets the output schema mode of the server block and of every entry, overriding what the
+    /// file says (e.g. to measure each mode).
+    pub fn set_output_schema(&mut self, mode: OutputSchemaMode) {
+        self.server.output_schema = Some(mode);
+        for entry in &mut self.tools {
+            entry.output_schema = Some(mode);
+        }
+    }
+
     /// Reads and parses `path`.
     pub fn load(path: &Path) -> Result<Allowlist, Error> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::Io {
@@ -191,42 +263,16 @@ impl Allowlist {
                 location: format!("line {line}, column {column}"),
                 message: format!(
                     "{message} (expected `server:` with name/version/description/upstream_url/\
-                     max_list_tokens/max_name_len and `mcp_tools:`, a list of entries with \
+                     max_list_tokens/max_name_len/profile/output_schema/schema_budget/\
+                     max_description_len and `mcp_tools:`, a list of entries with \
                      operation_id and optional name/title/description/access/annotations/scope/\
-                     enabled/plugin/content_type)"
+                     enabled/plugin/content_type/output_schema/schema_budget)"
                 ),
             }
         })?;
         let mut tools = Vec::with_capacity(raw.mcp_tools.len());
         for (i, e) in raw.mcp_tools.into_iter().enumerate() {
-            let mut entry = Entry {
-                index: i + 1,
-                operation_id: e.operation_id.value,
-                line: e.operation_id.referenced.line(),
-                column: e.operation_id.referenced.column(),
-                name: e.name,
-                title: e.title,
-                description: e.description,
-                access: None,
-                annotations: e.annotations,
-                scope: e.scope,
-                enabled: e.enabled.unwrap_or(true),
-                plugin: e.plugin,
-                content_type: e.content_type.map(located),
-            };
-            if let Some(access) = e.access.map(located) {
-                entry.access =
-                    Some(parse_access(&access.value).ok_or_else(|| Error::Allowlist {
-                        path: path.to_owned(),
-                        location: entry.location_of("access", &access),
-                        message: format!(
-                            "access `{}` is not valid; use `read` (callable with mcp:read) or \
-                             `write` (needs mcp:write)",
-                            access.value
-                        ),
-                    })?);
-            }
-            tools.push(entry);
+            tools.push(entry(path, i + 1, e, &raw.server)?);
         }
         Ok(Allowlist {
             path: path.to_owned(),
@@ -234,6 +280,60 @@ impl Allowlist {
             tools,
         })
     }
+}
+
+/// Turns one raw entry (the `index`th, 1-based, of `path`) into an [`Entry`], with the server
+/// block's defaults in effect; shared by the allowlist and plugin manifests.
+pub(crate) fn entry(
+    path: &Path,
+    index: usize,
+    e: RawEntry,
+    server: &ServerBlock,
+) -> Result<Entry, Error> {
+    let mut entry = Entry {
+        index,
+        operation_id: e.operation_id.value,
+        line: e.operation_id.referenced.line(),
+        column: e.operation_id.referenced.column(),
+        name: e.name,
+        title: e.title,
+        description: e.description,
+        access: None,
+        annotations: e.annotations,
+        scope: e.scope,
+        enabled: e.enabled.unwrap_or(true),
+        plugin: e.plugin,
+        content_type: e.content_type.map(located),
+        output_schema: server.output_schema,
+        schema_budget: e.schema_budget.or(server.schema_budget),
+        max_description_len: server.max_description_len,
+    };
+    if let Some(mode) = e.output_schema.map(located) {
+        entry.output_schema =
+            Some(
+                OutputSchemaMode::parse(&mode.value).ok_or_else(|| Error::Allowlist {
+                    path: path.to_owned(),
+                    location: entry.location_of("output_schema", &mode),
+                    message: format!(
+                        "output_schema `{}` is not valid; use `full` (the documented \
+                         schema, tolerant), `compact` (top-level fields) or `none`",
+                        mode.value
+                    ),
+                })?,
+            );
+    }
+    if let Some(access) = e.access.map(located) {
+        entry.access = Some(parse_access(&access.value).ok_or_else(|| Error::Allowlist {
+            path: path.to_owned(),
+            location: entry.location_of("access", &access),
+            message: format!(
+                "access `{}` is not valid; use `read` (callable with mcp:read) or \
+                     `write` (needs mcp:write)",
+                access.value
+            ),
+        })?);
+    }
+    Ok(entry)
 }
 
 fn located(value: Spanned<String>) -> Located {

@@ -80,6 +80,8 @@ pub struct Tool {
     pub required_scope: Option<String>,
     /// Plugin from the allowlist.
     pub plugin: Option<String>,
+    /// The operation's OpenAPI `tags`, in spec order (the search index reads them).
+    pub tags: Vec<String>,
     /// The HTTP binding.
     pub http: HttpBinding,
 }

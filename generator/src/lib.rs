@@ -5,7 +5,9 @@
 //!
 //! - [`spec`]: load JSON/YAML, bundle relative-file `$ref`s, upgrade Swagger 2.0, index operations;
 //! - [`allowlist`]: read `mcp_tools.yaml`;
-//! - [`select`]: match the allowlist's entries to operations and check their tool names;
+//! - [`plugins`]: read plugin manifests (`plugins/<plugin>/manifest.json`), whose tools only
+//!   principals with the plugin can see and call;
+//! - [`select`]: match the allowlist's (and manifests') entries to operations and check their tool names;
 //! - [`lower`]: turn each selected operation into an [`ir::Tool`] (arguments, body, schemas
 //!   through [`schema`], access and annotations);
 //! - [`naming`]: where tool, argument and Rust names are decided;
@@ -13,6 +15,7 @@
 #![deny(missing_docs)]
 
 pub mod allowlist;
+pub mod budget;
 pub mod emit;
 pub mod error;
 pub mod ir;
@@ -20,6 +23,8 @@ pub mod keywords;
 pub mod lower;
 pub mod naming;
 pub mod output;
+pub mod plugins;
+pub mod profile;
 pub mod progress;
 pub mod schema;
 pub mod select;
@@ -43,6 +48,8 @@ pub struct Settings {
     spec_label: Option<String>,
     tools_label: Option<String>,
     templates: Option<PathBuf>,
+    profile: Option<profile::Profile>,
+    plugins: Option<PathBuf>,
 }
 
 impl Default for Settings {
@@ -55,6 +62,8 @@ impl Default for Settings {
             spec_label: None,
             tools_label: None,
             templates: None,
+            profile: None,
+            plugins: None,
         }
     }
 }
@@ -101,6 +110,20 @@ impl Settings {
     /// fails to parse or render is an error naming the file.
     pub fn with_templates(mut self, dir: impl Into<PathBuf>) -> Self {
         self.templates = Some(dir.into());
+        self
+    }
+
+    /// The client profile (see [`profile`]), overriding the allowlist's `server.profile`.
+    pub fn with_profile(mut self, profile: profile::Profile) -> Self {
+        self.profile = Some(profile);
+        self
+    }
+
+    /// A folder of plugins: each `dir/<plugin>/manifest.json` adds the tools of its `mcp_tools`
+    /// section, visible only to principals with the plugin (see [`plugins`]). A missing folder
+    /// or a bad manifest is an error naming the file.
+    pub fn with_plugins(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.plugins = Some(dir.into());
         self
     }
 }
@@ -153,9 +176,28 @@ pub fn generate_from(
     allowlist: &allowlist::Allowlist,
     settings: &Settings,
 ) -> Result<Generation, Errors> {
+    let plugins = match &settings.plugins {
+        Some(dir) => plugins::load_dir(dir, &allowlist.server).map_err(Errors)?,
+        None => Vec::new(),
+    };
     let options = select::SelectOptions {
         default_name: settings.default_name.clone(),
         name_override: settings.name.clone(),
+        plugins,
+    };
+    let profile = settings
+        .profile
+        .or(allowlist.server.profile)
+        .unwrap_or_default();
+    let limited;
+    let allowlist = match profile.max_name_len() {
+        Some(limit) if allowlist.server.max_name_len.is_none_or(|n| n > limit) => {
+            let mut copy = allowlist.clone();
+            copy.server.max_name_len = Some(limit);
+            limited = copy;
+            &limited
+        }
+        _ => allowlist,
     };
     progress::step(|| format!("selecting {} operations", allowlist.tools.len()));
     let (server, select_warnings) = select::select(spec, allowlist, &options).map_err(Errors)?;
@@ -171,6 +213,7 @@ pub fn generate_from(
         runtime: settings.runtime.clone(),
         standalone: settings.standalone,
         templates: settings.templates.clone(),
+        profile,
     };
     let emitted = emit::emit(&server, &emit_options).map_err(|e| Errors(vec![e]))?;
     if let Some(budget) = allowlist.server.max_list_tokens
@@ -213,9 +256,12 @@ pub struct SpecFolder {
     pub spec: PathBuf,
     /// The allowlist file.
     pub tools: PathBuf,
+    /// The folder's `plugins/` folder of plugin manifests, when it has one.
+    pub plugins: Option<PathBuf>,
 }
 
 /// The spec folders under `root/specs`, sorted by name; folders without both files are skipped.
+/// A folder's `plugins/` sub-folder, when present, holds its plugin manifests.
 pub fn spec_folders(root: &Path) -> Result<Vec<SpecFolder>, Error> {
     let specs_dir = root.join("specs");
     let entries = std::fs::read_dir(&specs_dir).map_err(|e| Error::Io {
@@ -230,10 +276,12 @@ pub fn spec_folders(root: &Path) -> Result<Vec<SpecFolder>, Error> {
             let spec = find_spec_file(&dir)?;
             let tools = dir.join("mcp_tools.yaml");
             let folder = dir.file_name()?.to_string_lossy().into_owned();
+            let plugins = Some(dir.join("plugins")).filter(|p| p.is_dir());
             tools.is_file().then_some(SpecFolder {
                 folder,
                 spec,
                 tools,
+                plugins,
             })
         })
         .collect();
@@ -242,7 +290,8 @@ pub fn spec_folders(root: &Path) -> Result<Vec<SpecFolder>, Error> {
 }
 
 /// Generates the crate of one spec folder as `generate` does for the repository's `generated/`:
-/// workspace dependencies, paths in the header relative to `root`.
+/// workspace dependencies, paths in the header relative to `root`, the folder's plugin
+/// manifests.
 pub fn generate_folder(root: &Path, folder: &SpecFolder) -> Result<Generation, Errors> {
     let rel = |p: &Path| {
         p.strip_prefix(root)
@@ -250,9 +299,12 @@ pub fn generate_folder(root: &Path, folder: &SpecFolder) -> Result<Generation, E
             .to_string_lossy()
             .replace('\\', "/")
     };
-    let settings = Settings::new()
+    let mut settings = Settings::new()
         .with_runtime(RuntimeDep::Workspace)
         .with_default_name(folder.folder.clone())
         .with_labels(rel(&folder.spec), rel(&folder.tools));
+    if let Some(dir) = &folder.plugins {
+        settings = settings.with_plugins(dir.clone());
+    }
     generate(&folder.spec, &folder.tools, &settings)
 }

@@ -6,13 +6,14 @@
 //! ([`method_access`]) unless the allowlist entry sets `access:`; annotations derive from it and
 //! the entry's `annotations:` override the hints, never the access.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::Path;
 
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
-use crate::allowlist::{Allowlist, Entry};
+use crate::allowlist::{Allowlist, Entry, OutputSchemaMode};
+use crate::budget;
 use crate::error::{Error, Warning};
 use crate::ir::{self, ArgBinding, ArgLocation, BodyBinding};
 use crate::naming::{self, ArgumentNames, ToolNames};
@@ -137,7 +138,7 @@ fn build_tool(
         type_stem,
         method_name,
     } = names;
-    let mut input = SchemaConverter::new(&spec.root, &spec.path, Direction::Input);
+    let mut input = SchemaConverter::new(&spec.root, &spec.path, Direction::Input).with_lazy_defs();
     let mut properties: IndexMap<String, Value> = IndexMap::new();
     let mut required: Vec<String> = Vec::new();
     let mut args: Vec<ArgBinding> = Vec::new();
@@ -230,8 +231,16 @@ fn build_tool(
             }
         }
     }
-    let (input_defs, input_warnings) = input.finish();
-    warnings.extend(input_warnings);
+    // An explicit `schema_budget` holds for both schemas; by default inputs, which the model
+    // must fill in, get more room than outputs.
+    let (budget, output_budget) = match entry.schema_budget {
+        Some(0) => (None, None),
+        Some(bytes) => (Some(bytes), Some(bytes)),
+        None => (
+            Some(budget::DEFAULT_INPUT_SCHEMA_BUDGET),
+            Some(budget::DEFAULT_OUTPUT_SCHEMA_BUDGET),
+        ),
+    };
     let mut input_schema = Map::new();
     input_schema.insert("type".into(), json!("object"));
     input_schema.insert(
@@ -241,21 +250,47 @@ fn build_tool(
     if !required.is_empty() {
         input_schema.insert("required".into(), json!(required));
     }
-    let mut input_schema = Value::Object(input_schema);
-    attach_used_defs(&mut input_schema, input_defs);
+    let fitted = budget::fit(
+        &Value::Object(input_schema),
+        &mut |def| input.def(def).cloned(),
+        budget::Limits {
+            budget,
+            min_depth: 1,
+            max_depth: None,
+            describe: true,
+        },
+    );
+    report_cuts(&mut warnings, &name, "inputSchema", &fitted.cuts, budget);
+    let input_schema = fitted.schema;
+    warnings.extend(input.finish().1);
 
-    let (documented_output, wrap_output, output_warnings) = output_schema(spec, op);
-    warnings.extend(output_warnings);
-    let output_schema = documented_output.as_ref().map(tolerant::tolerant_output);
-    let documented_output_schema = documented_output.filter(|d| Some(d) != output_schema.as_ref());
+    let mode = entry.output_schema.unwrap_or_default();
+    let output = output_schema(spec, op, mode, output_budget);
+    warnings.extend(output.warnings);
+    report_cuts(
+        &mut warnings,
+        &name,
+        "outputSchema",
+        &output.cuts,
+        output_budget,
+    );
+    let wrap_output = output.wrapped;
+    let output_schema = output.advertised;
+    let documented_output_schema = output
+        .documented
+        .filter(|d| Some(d) != output_schema.as_ref());
 
     let method = op.method.to_ascii_uppercase();
     let access = access(&method, entry);
     let annotations = annotations_for(&method, access, entry);
-    let description = entry
-        .description
-        .clone()
-        .unwrap_or_else(|| operation_description(op));
+    let description = entry.description.clone().unwrap_or_else(|| {
+        operation_description(
+            op,
+            entry
+                .max_description_len
+                .unwrap_or(budget::DEFAULT_DESCRIPTION_CHARS),
+        )
+    });
     let mut security: Vec<String> = op.security.iter().flatten().cloned().collect();
     security.sort();
     security.dedup();
@@ -277,6 +312,7 @@ fn build_tool(
         annotations,
         required_scope: entry.scope.clone(),
         plugin: entry.plugin.clone(),
+        tags: op.tags.clone(),
         http: ir::HttpBinding {
             method,
             path: op.path.clone(),
@@ -450,8 +486,37 @@ fn body_encoding(
     out
 }
 
-/// The output schema from the primary 2xx JSON response: (schema, wrapped, warnings).
-fn output_schema(spec: &Spec, op: &Operation) -> (Option<Value>, bool, Vec<Warning>) {
+/// A tool's output schemas, fitted to its mode and budget.
+struct OutputSchemas {
+    /// What `tools/list` advertises (`None`: no output schema).
+    advertised: Option<Value>,
+    /// The documented schema, for `--output-check strict`.
+    documented: Option<Value>,
+    /// Whether a non-object response is wrapped as `{"result": ...}`.
+    wrapped: bool,
+    /// JSON pointers of the advertised schema summarised because of the budget.
+    cuts: Vec<String>,
+    warnings: Vec<Warning>,
+}
+
+/// The output schemas from the primary 2xx JSON response. The advertised one is the documented
+/// one made tolerant ([`tolerant`]), then fitted: `full` within the budget, `compact` to the
+/// root's properties (nested schemas summarised, no descriptions below the root), `none`
+/// absent. The documented one (for strict checks) is fitted at least as deep as the advertised
+/// one, so a result that passes it also passes what is advertised.
+fn output_schema(
+    spec: &Spec,
+    op: &Operation,
+    mode: OutputSchemaMode,
+    budget: Option<usize>,
+) -> OutputSchemas {
+    let mut out = OutputSchemas {
+        advertised: None,
+        documented: None,
+        wrapped: false,
+        cuts: Vec::new(),
+        warnings: Vec::new(),
+    };
     let primary = ["200", "201", "202", "203", "2XX", "2xx"]
         .iter()
         .find_map(|code| op.responses.get(*code))
@@ -462,7 +527,7 @@ fn output_schema(spec: &Spec, op: &Operation) -> (Option<Value>, bool, Vec<Warni
                 .map(|(_, r)| r)
         });
     let Some(response) = primary else {
-        return (None, false, Vec::new());
+        return out;
     };
     let Some(media) = response
         .content
@@ -473,72 +538,76 @@ fn output_schema(spec: &Spec, op: &Operation) -> (Option<Value>, bool, Vec<Warni
         })
         .map(|(_, m)| m)
     else {
-        return (None, false, Vec::new());
+        return out;
     };
     let Some(schema) = &media.schema else {
-        return (None, false, Vec::new());
+        return out;
     };
-    let mut conv = SchemaConverter::new(&spec.root, &spec.path, Direction::Output);
+    let mut conv = SchemaConverter::new(&spec.root, &spec.path, Direction::Output).with_lazy_defs();
     let converted = conv.convert(schema, &media.schema_pointer);
-    let (defs, warnings) = conv.finish();
     let root = match converted.get("$ref").and_then(Value::as_str) {
         Some(r) if converted.as_object().is_some_and(|m| m.len() == 1) => r
             .strip_prefix("#/$defs/")
-            .and_then(|name| defs.get(name))
+            .map(|name| name.replace("~1", "/").replace("~0", "~"))
+            .and_then(|name| conv.def(&name))
             .filter(|target| is_object_schema(target))
             .cloned()
             .unwrap_or(converted),
         _ => converted,
     };
-    let (mut root, wrapped) = if is_object_schema(&root) {
-        (root, false)
+    let root = if is_object_schema(&root) {
+        root
     } else {
-        (
-            json!({ "type": "object", "properties": { "result": root }, "required": ["result"] }),
-            true,
-        )
+        out.wrapped = true;
+        json!({ "type": "object", "properties": { "result": root }, "required": ["result"] })
     };
-    attach_used_defs(&mut root, defs);
-    (Some(root), wrapped, warnings)
+    if mode == OutputSchemaMode::None {
+        out.warnings = conv.finish().1;
+        return out;
+    }
+    let advertised = budget::fit(
+        &tolerant::tolerant_output(&root),
+        &mut |def| conv.def(def).map(tolerant::tolerant_output),
+        budget::Limits {
+            budget,
+            min_depth: 0,
+            max_depth: (mode == OutputSchemaMode::Compact).then_some(1),
+            describe: mode == OutputSchemaMode::Full,
+        },
+    );
+    let documented = budget::fit(
+        &root,
+        &mut |def| conv.def(def).cloned(),
+        budget::Limits {
+            budget,
+            min_depth: advertised.depth,
+            max_depth: None,
+            describe: false,
+        },
+    );
+    out.advertised = Some(advertised.schema);
+    out.cuts = advertised.cuts;
+    out.documented = Some(documented.schema);
+    out.warnings = conv.finish().1;
+    out
 }
 
-/// Adds to `schema` (an object) a `$defs` holding the definitions it reaches, directly or
-/// through other definitions; unreachable ones are left out.
-fn attach_used_defs(schema: &mut Value, mut defs: BTreeMap<String, Value>) {
-    let mut used = BTreeSet::new();
-    let mut queue = Vec::new();
-    collect_def_refs(schema, &mut queue);
-    while let Some(name) = queue.pop() {
-        if used.insert(name.clone())
-            && let Some(def) = defs.get(&name)
-        {
-            collect_def_refs(def, &mut queue);
-        }
-    }
-    defs.retain(|name, _| used.contains(name));
-    if !defs.is_empty()
-        && let Value::Object(map) = schema
-    {
-        map.insert("$defs".into(), Value::Object(defs.into_iter().collect()));
-    }
-}
-
-fn collect_def_refs(v: &Value, out: &mut Vec<String>) {
-    match v {
-        Value::Object(map) => {
-            for (k, val) in map {
-                if k == "$ref"
-                    && let Some(name) = val.as_str().and_then(|r| r.strip_prefix("#/$defs/"))
-                {
-                    out.push(name.replace("~1", "/").replace("~0", "~"));
-                } else if k != "const" && k != "enum" && k != "default" && k != "examples" {
-                    collect_def_refs(val, out);
-                }
-            }
-        }
-        Value::Array(items) => items.iter().for_each(|i| collect_def_refs(i, out)),
-        _ => {}
-    }
+/// One warning per schema node summarised to fit the budget, naming the tool and the pointer.
+fn report_cuts(
+    warnings: &mut Vec<Warning>,
+    tool: &str,
+    which: &str,
+    cuts: &[String],
+    budget: Option<usize>,
+) {
+    let budget = budget.map_or_else(|| "no budget".to_owned(), |b| format!("{b} bytes"));
+    warnings.extend(cuts.iter().map(|pointer| Warning {
+        location: format!("tool `{tool}`: {which} at `{pointer}`"),
+        message: format!(
+            "nested fields summarised to fit the schema budget ({budget}; `schema_budget:` in \
+             the allowlist changes it)"
+        ),
+    }));
 }
 
 /// Whether a converted schema is a plain object schema (`type: object`, no composition).
@@ -580,8 +649,20 @@ fn annotations_for(method: &str, access: ir::Access, entry: &Entry) -> ir::Annot
     a
 }
 
-/// Summary and description joined, else `METHOD path`.
-fn operation_description(op: &Operation) -> String {
+/// Summary and description joined, else `METHOD path`. With a `limit` (characters; `0`: none),
+/// the first paragraph of the description (the summary when there is none; the title carries
+/// the summary), markup stripped and cut to the limit by [`budget::tool_description`].
+fn operation_description(op: &Operation, limit: usize) -> String {
+    if limit > 0 {
+        let trimmed = [op.description.as_deref(), op.summary.as_deref()]
+            .into_iter()
+            .flatten()
+            .map(|text| budget::tool_description(text, limit))
+            .find(|text| !text.is_empty());
+        if let Some(trimmed) = trimmed {
+            return trimmed;
+        }
+    }
     let parts: Vec<&str> = [op.summary.as_deref(), op.description.as_deref()]
         .into_iter()
         .flatten()

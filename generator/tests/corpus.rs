@@ -25,50 +25,14 @@ fn root() -> PathBuf {
         .expect("repo root")
 }
 
-fn run(cmd: &mut Command, what: &str) -> std::process::Output {
-    let o = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("{what}: cannot start: {e}"));
-    assert!(
-        o.status.success(),
-        "{what} failed:\n{}\n{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    o
-}
-
-fn fetch_github_spec(dir: &Path) -> PathBuf {
-    if let Some(path) = std::env::var_os("MCPGEN_CORPUS_SPEC") {
-        return PathBuf::from(path);
-    }
-    run(
-        Command::new("npm")
-            .args(["pack", "@octokit/openapi", "--silent"])
-            .current_dir(dir),
-        "npm pack @octokit/openapi",
-    );
-    let tgz = std::fs::read_dir(dir)
-        .expect("read dir")
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.extension().is_some_and(|e| e == "tgz"))
-        .expect("npm pack wrote a .tgz");
-    run(
-        Command::new("tar").arg("xzf").arg(&tgz).current_dir(dir),
-        "tar",
-    );
-    dir.join("package/generated/api.github.com.json")
-}
-
 #[test]
 #[ignore = "slow corpus run: fetches @octokit/openapi from npm and builds a ~1000-tool crate"]
 fn github_rest_api_every_operation_generates_and_builds() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let spec = fetch_github_spec(tmp.path());
+    let spec = support::corpus::github_spec(tmp.path());
     let mcpgen = env!("CARGO_BIN_EXE_mcpgen");
 
-    let init = run(
+    let init = support::corpus::run(
         Command::new(mcpgen)
             .args(["init", "--all", "--name", "github", "--spec"])
             .arg(&spec),
@@ -83,7 +47,7 @@ fn github_rest_api_every_operation_generates_and_builds() {
 
     let out = tmp.path().join("github-mcp");
     let started = Instant::now();
-    let generated = run(
+    let generated = support::corpus::run(
         Command::new(mcpgen)
             .args(["generate", "--spec"])
             .arg(&spec)
@@ -103,7 +67,7 @@ fn github_rest_api_every_operation_generates_and_builds() {
 
     std::fs::copy(root().join("Cargo.lock"), out.join("Cargo.lock")).expect("copy lock");
     let started = Instant::now();
-    run(
+    support::corpus::run(
         Command::new(env!("CARGO"))
             .args(["build", "--offline", "--quiet"])
             .current_dir(&out)
@@ -122,8 +86,8 @@ fn github_rest_api_every_operation_generates_and_builds() {
 #[ignore = "slow corpus run: fetches @octokit/openapi from npm"]
 fn github_rest_api_every_tool_prepares_its_upstream_request() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let spec_path = fetch_github_spec(tmp.path());
-    let init = run(
+    let spec_path = support::corpus::github_spec(tmp.path());
+    let init = support::corpus::run(
         Command::new(env!("CARGO_BIN_EXE_mcpgen"))
             .args(["init", "--all", "--name", "github", "--spec"])
             .arg(&spec_path),

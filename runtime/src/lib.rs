@@ -3,29 +3,40 @@
 //! Generated crates name only `::mcpgen_runtime` paths; this crate is the facade over the
 //! protocol and HTTP libraries underneath, so their churn stays here.
 //!
+//! - [`app`]: tools written in application code with `#[mcp_tool]` ([`AppToolSet`],
+//!   [`ToolContext`]).
 //! - [`tool`]: the static tool table ([`ToolDef`], its [`Access`], HTTP binding and annotations).
-//! - [`toolset`]: the [`ToolSet`] trait a server dispatches through.
+//! - [`toolset`]: the [`ToolSet`] trait a server dispatches through, and the [`CallContext`]
+//!   of one call.
+//! - [`notify`]: progress and log notifications to the caller ([`Notifier`]) and the call's
+//!   [`Cancellation`].
 //! - [`result`]: [`ToolResult`], what a tool call returns.
 //! - [`upstream`]: the HTTP call an OpenAPI-derived tool makes to its REST API.
 //! - [`connection`]: [`McpConnection`] and [`call_typed`], what typed client stubs call
 //!   through (sessions to remote servers live in `mcpgen-client`).
 //! - [`auth`]: API keys, signed tokens, and the [`Principal`] they yield.
 //! - [`audit`]: one audit event per tool call, delivered to pluggable sinks.
+//! - [`search`]: the tool search index of search mode (`--tool-mode search`).
 //! - [`server`]: serving tool sets over stdio and Streamable HTTP, with auth, limits and audit.
 #![deny(missing_docs)]
 
+pub mod app;
 pub mod audit;
 pub mod auth;
 pub mod cli;
 pub mod connection;
+pub mod notify;
 pub mod principal;
 pub mod result;
+pub mod search;
 pub mod server;
 pub mod tool;
 pub mod toolset;
 pub mod upstream;
 
+pub use app::{AppTool, AppToolSet, ToolContext};
 pub use connection::{BreakerOpen, ClientError, LocalConnection, McpConnection, call_typed};
+pub use notify::{Cancellation, LogLevel, Notifier, NotifyError};
 pub use principal::Principal;
 pub use result::{Content, ToolResult};
 pub use tool::{
@@ -34,6 +45,10 @@ pub use tool::{
 };
 pub use toolset::{BoxFuture, CallContext, CallerCredential, ForwardedHeaders, ToolError, ToolSet};
 pub use upstream::{Credential, PreparedRequest, Upstream, UpstreamConfig, UpstreamError};
+
+/// JSON Schema for application tools' types (schemars 1.x): derive
+/// [`JsonSchema`](schemars::JsonSchema) on what `#[mcp_tool]` functions take and return.
+pub use schemars1 as schemars;
 
 /// "an object", "a string", ... : what kind of JSON value this is, for messages.
 pub fn json_kind(value: &serde_json::Value) -> &'static str {
@@ -51,6 +66,10 @@ pub fn json_kind(value: &serde_json::Value) -> &'static str {
 /// Items generated code needs but applications should not call directly.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::app::{
+        OutputShape, OutputTag, ResultOutput, ToolMeta, ValueOutput, name_taken, tool_def,
+    };
+    pub use schemars1 as schemars;
     pub use serde;
     pub use serde_json;
 

@@ -299,3 +299,27 @@ pub async fn start_synaplan_http(upstream: &str, extra: &[&str]) -> (KillOnDrop,
     );
     (KillOnDrop(child), url)
 }
+
+/// An rmcp client over Streamable HTTP to `<url>/mcp`, sending `key` as `X-API-Key`.
+pub async fn http_client(
+    url: &str,
+    key: &str,
+) -> rmcp::service::RunningService<rmcp::RoleClient, ()> {
+    use rmcp::ServiceExt;
+    use rmcp::transport::StreamableHttpClientTransport;
+    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+
+    let mut headers = std::collections::HashMap::new();
+    headers.insert(
+        http::HeaderName::from_static("x-api-key"),
+        http::HeaderValue::from_str(key).expect("header value"),
+    );
+    let config =
+        StreamableHttpClientTransportConfig::with_uri(format!("{url}/mcp")).custom_headers(headers);
+    ().serve(StreamableHttpClientTransport::with_client(
+        reqwest::Client::new(),
+        config,
+    ))
+    .await
+    .expect("client connects")
+}

@@ -130,7 +130,8 @@ async fn allow_private_admits_loopback() {
         )
         .await
         .unwrap_or_else(|e| panic!("{url}: {e}"));
-        assert_eq!(session.list_tools().await.expect("tools/list").len(), 7);
+        // `--no-auth`: the 7 allowlisted tools and the `chat-organizer` plugin's one.
+        assert_eq!(session.list_tools().await.expect("tools/list").len(), 8);
         session.shutdown().await.expect("shutdown");
     }
 }

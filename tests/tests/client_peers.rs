@@ -203,10 +203,11 @@ async fn filesystem_over_stdio_reads_a_file() {
 // ---------------------------------------------------------------------------------------------
 // Our generated Synaplan server, with its typed client stubs.
 
-/// Lists, then calls through the generated typed stubs over `session`.
-async fn check_synaplan(session: Session, upstream: &StandIn) {
+/// Lists `expected_tools` tools (7 allowlisted, plus the `chat-organizer` plugin's when the
+/// principal has it), then calls through the generated typed stubs over `session`.
+async fn check_synaplan(session: Session, upstream: &StandIn, expected_tools: usize) {
     let tools = names(&session.list_tools().await.expect("tools/list"));
-    assert_eq!(tools.len(), 7, "{tools:?}");
+    assert_eq!(tools.len(), expected_tools, "{tools:?}");
     assert!(tools.contains(&"synaplan_list_prompts".to_owned()));
 
     let client = synaplan_mcp::client::Client::new(&session);
@@ -253,7 +254,8 @@ async fn synaplan_over_stdio_with_typed_stubs() {
     let session = Session::connect("synaplan", &config)
         .await
         .expect("connects");
-    check_synaplan(session, &upstream).await;
+    // `--no-auth`: every plugin.
+    check_synaplan(session, &upstream, 8).await;
 }
 
 #[tokio::test]
@@ -271,7 +273,8 @@ async fn synaplan_over_streamable_http_with_typed_stubs() {
     let session = Session::connect("synaplan", &config)
         .await
         .expect("connects");
-    check_synaplan(session, &upstream).await;
+    // The admin key has no plugins.
+    check_synaplan(session, &upstream, 7).await;
 
     // Without the key header the server refuses the session.
     let config = server(json!({"url": format!("{url}/mcp"), "allow_private": true}));
@@ -298,7 +301,8 @@ async fn synaplan_over_legacy_sse_with_typed_stubs() {
     let session = Session::connect("synaplan", &config)
         .await
         .expect("connects");
-    check_synaplan(session, &upstream).await;
+    // The admin key has no plugins.
+    check_synaplan(session, &upstream, 7).await;
 
     let config =
         server(json!({"url": format!("{url}/sse"), "transport": "sse", "allow_private": true}));

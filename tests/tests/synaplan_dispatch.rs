@@ -115,17 +115,22 @@ async fn unknown_tools_are_reported() {
 
 #[test]
 fn the_table_holds_exactly_the_allowlisted_tools() {
-    let names: Vec<&str> = synaplan_mcp::TOOLS.iter().map(|t| t.name).collect();
+    let names: Vec<(&str, Option<&str>)> = synaplan_mcp::TOOLS
+        .iter()
+        .map(|t| (t.name, t.plugin))
+        .collect();
+    // The allowlist's tools in its order, then the `chat-organizer` plugin's.
     assert_eq!(
         names,
         [
-            "synaplan_send_message",
-            "synaplan_list_chats",
-            "synaplan_list_prompts",
-            "synaplan_search_documents",
-            "synaplan_upload_file",
-            "synaplan_list_files",
-            "synaplan_get_config",
+            ("synaplan_send_message", None),
+            ("synaplan_list_chats", None),
+            ("synaplan_list_prompts", None),
+            ("synaplan_search_documents", None),
+            ("synaplan_upload_file", None),
+            ("synaplan_list_files", None),
+            ("synaplan_get_config", None),
+            ("synaplan_rename_chat", Some("chat-organizer")),
         ]
     );
     let prompts = &synaplan_mcp::TOOLS[2];

@@ -2,26 +2,27 @@
 //! stand-in for the Synaplan API, driven by real MCP clients: rmcp's client (stdio and
 //! Streamable HTTP) and the MCP Inspector CLI.
 
-use std::collections::HashMap;
 use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
 use mcpgen_tests::{
-    SYNAPLAN_PROMPTS, StandIn, node_bin, start_synaplan_http, synaplan_stand_in, workspace_binary,
+    SYNAPLAN_PROMPTS, StandIn, http_client, node_bin, start_synaplan_http, synaplan_stand_in,
+    workspace_binary,
 };
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
-use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::TokioChildProcess;
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::{Value, json};
 
-const ALL_TOOLS: [&str; 7] = [
+/// Every tool, with the `chat-organizer` plugin's `synaplan_rename_chat`: what `--no-auth` and
+/// the admin key (all plugins) see.
+const ALL_TOOLS: [&str; 8] = [
     "synaplan_get_config",
     "synaplan_list_chats",
     "synaplan_list_files",
     "synaplan_list_prompts",
+    "synaplan_rename_chat",
     "synaplan_search_documents",
     "synaplan_send_message",
     "synaplan_upload_file",
@@ -31,7 +32,7 @@ fn keys_file(dir: &Path) -> std::path::PathBuf {
     let path = dir.join("keys.yaml");
     std::fs::write(
         &path,
-        "keys:\n  - id: reader\n    key: read-key-0123456789\n    principal: alice\n    scopes: [mcp:read]\n  - id: admin\n    key: admin-key-0123456789\n    principal: root\n    scopes: ['mcp:*']\n",
+        "keys:\n  - id: reader\n    key: read-key-0123456789\n    principal: alice\n    scopes: [mcp:read]\n  - id: admin\n    key: admin-key-0123456789\n    principal: root\n    scopes: ['mcp:*']\n    plugins: ['*']\n",
     )
     .expect("write keys");
     path
@@ -46,22 +47,6 @@ fn sorted_names(tools: &[rmcp::model::Tool]) -> Vec<String> {
     let mut names: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();
     names.sort();
     names
-}
-
-async fn http_client(url: &str, key: &str) -> rmcp::service::RunningService<rmcp::RoleClient, ()> {
-    let mut headers = HashMap::new();
-    headers.insert(
-        http::HeaderName::from_static("x-api-key"),
-        http::HeaderValue::from_str(key).expect("header value"),
-    );
-    let config =
-        StreamableHttpClientTransportConfig::with_uri(format!("{url}/mcp")).custom_headers(headers);
-    ().serve(StreamableHttpClientTransport::with_client(
-        reqwest::Client::new(),
-        config,
-    ))
-    .await
-    .expect("client connects")
 }
 
 #[tokio::test]

@@ -631,209 +631,37 @@ pub mod input {
     unused_imports
 )]
 pub mod output {
-    ///`Category`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
-    pub struct Category {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub children: ::std::option::Option<::std::vec::Vec<Category>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub id: ::std::option::Option<i64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub name: ::std::option::Option<::std::string::String>,
-        ///The parent category, null for a root
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub parent: ::std::option::Option<::std::boxed::Box<Category>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub slug: ::std::option::Option<::std::string::String>,
-    }
-    ///`ClickEvent`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
-    pub struct ClickEvent {
-        ///CSS selector of the clicked element
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub element: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub id: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub kind: ::std::option::Option<EventKind>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub label: ::std::option::Option<::std::string::String>,
-        ///Defaults to the time of receipt
-        #[serde(
-            rename = "occurredAt",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub occurred_at: ::std::option::Option<::std::string::String>,
-        ///Viewport x and y in pixels
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub position: ::std::option::Option<::std::vec::Vec<ClickEventPositionItem>>,
-        #[serde(
-            rename = "receivedAt",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub received_at: ::std::option::Option<::std::string::String>,
-        #[serde(
-            rename = "sessionId",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub session_id: ::std::option::Option<::std::string::String>,
-    }
-    ///`ClickEventPositionItem`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    #[serde(deny_unknown_fields)]
-    pub enum ClickEventPositionItem {}
-    ///`Currency`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    #[serde(transparent)]
-    pub struct Currency(pub ::std::string::String);
-    impl ::std::ops::Deref for Currency {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<Currency> for ::std::string::String {
-        fn from(value: Currency) -> Self {
-            value.0
-        }
-    }
-    impl ::std::convert::From<::std::string::String> for Currency {
-        fn from(value: ::std::string::String) -> Self {
-            Self(value)
-        }
-    }
-    impl ::std::fmt::Display for Currency {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            self.0.fmt(f)
-        }
-    }
-    impl ::std::str::FromStr for Currency {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-            Ok(Self(value.to_string()))
-        }
-    }
-    ///`Event`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
-    pub struct Event {
-        #[serde(flatten, skip_serializing_if = "::std::option::Option::is_none")]
-        pub subtype_0: ::std::option::Option<ClickEvent>,
-        #[serde(flatten, skip_serializing_if = "::std::option::Option::is_none")]
-        pub subtype_1: ::std::option::Option<PurchaseEvent>,
-        #[serde(flatten, skip_serializing_if = "::std::option::Option::is_none")]
-        pub subtype_2: ::std::option::Option<PageViewEvent>,
-    }
-    ///`EventBase`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
-    pub struct EventBase {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub id: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub kind: ::std::option::Option<EventKind>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub label: ::std::option::Option<::std::string::String>,
-        ///Defaults to the time of receipt
-        #[serde(
-            rename = "occurredAt",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub occurred_at: ::std::option::Option<::std::string::String>,
-        #[serde(
-            rename = "receivedAt",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub received_at: ::std::option::Option<::std::string::String>,
-        #[serde(
-            rename = "sessionId",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub session_id: ::std::option::Option<::std::string::String>,
-    }
-    ///Documented values: click, purchase, page_view.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    #[serde(transparent)]
-    pub struct EventKind(pub ::std::string::String);
-    impl ::std::ops::Deref for EventKind {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<EventKind> for ::std::string::String {
-        fn from(value: EventKind) -> Self {
-            value.0
-        }
-    }
-    impl ::std::convert::From<::std::string::String> for EventKind {
-        fn from(value: ::std::string::String) -> Self {
-            Self(value)
-        }
-    }
-    impl ::std::fmt::Display for EventKind {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            self.0.fmt(f)
-        }
-    }
-    impl ::std::str::FromStr for EventKind {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-            Ok(Self(value.to_string()))
-        }
-    }
     ///`Events31AnnotateEventOutput`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Events31AnnotateEventOutput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub result: ::std::option::Option<Event>,
+        pub result: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
     }
     ///`Events31CreateEventOutput`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Events31CreateEventOutput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub result: ::std::option::Option<Event>,
+        pub result: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
     }
     ///`Events31GetEventOutput`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Events31GetEventOutput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub result: ::std::option::Option<Event>,
+        pub result: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
     }
     ///`Events31GetSessionOutput`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Events31GetSessionOutput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub device: ::std::option::Option<RefComponentsSchemasSessionDefsDevice1a21bee0>,
+        pub device: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         #[serde(
             rename = "endedAt",
             skip_serializing_if = "::std::option::Option::is_none"
@@ -847,10 +675,7 @@ pub mod output {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub id: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub location: ::std::option::Option<
-            RefComponentsSchemasSessionDefsGeoPoint0c3cf5de,
-        >,
-        ///Always "web" in this API version Documented values: web.
+        pub location: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub source: ::std::option::Option<::serde_json::Value>,
         #[serde(
@@ -863,16 +688,15 @@ pub mod output {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Events31ListCategoriesOutput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub result: ::std::option::Option<::std::vec::Vec<Category>>,
+        pub result: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
     }
     ///`Events31ListEventsOutput`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Events31ListEventsOutput {
-        ///Cursor for the next page, null when there is none
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub cursor: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub events: ::std::option::Option<::std::vec::Vec<Event>>,
+        pub events: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
     }
     ///`Events31SubscribeOutput`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
@@ -892,7 +716,7 @@ pub mod output {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub id: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub kinds: ::std::option::Option<::std::vec::Vec<EventKind>>,
+        pub kinds: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
     }
     impl ::std::default::Default for Events31SubscribeOutput {
         fn default() -> Self {
@@ -909,140 +733,7 @@ pub mod output {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct GetAnalyticsReportsAggregatedByCustomerSegmentAn9b31ecefOutput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub rows: ::std::option::Option<
-            ::std::vec::Vec<
-                GetAnalyticsReportsAggregatedByCustomerSegmentAn9b31ecefOutputRowsItem,
-            >,
-        >,
-    }
-    ///`GetAnalyticsReportsAggregatedByCustomerSegmentAn9b31ecefOutputRowsItem`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
-    pub struct GetAnalyticsReportsAggregatedByCustomerSegmentAn9b31ecefOutputRowsItem {
-        ///Documented values: organic, paid_search, social, email, referral, direct.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub channel: ::std::option::Option<::std::string::String>,
-        #[serde(
-            rename = "conversionRate",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub conversion_rate: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub revenue: ::std::option::Option<Money>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub segment: ::std::option::Option<::std::string::String>,
-    }
-    ///`Money`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
-    pub struct Money {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub currency: ::std::option::Option<Currency>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub value: ::std::option::Option<f64>,
-    }
-    ///`PageViewEvent`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
-    pub struct PageViewEvent {
-        #[serde(
-            rename = "durationMs",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub duration_ms: ::std::option::Option<i64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub id: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub kind: ::std::option::Option<EventKind>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub label: ::std::option::Option<::std::string::String>,
-        ///Defaults to the time of receipt
-        #[serde(
-            rename = "occurredAt",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub occurred_at: ::std::option::Option<::std::string::String>,
-        #[serde(
-            rename = "receivedAt",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub received_at: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub referrer: ::std::option::Option<::std::string::String>,
-        #[serde(
-            rename = "sessionId",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub session_id: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub url: ::std::option::Option<::std::string::String>,
-    }
-    ///`PurchaseEvent`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
-    pub struct PurchaseEvent {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub amount: ::std::option::Option<Money>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub coupon: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub id: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub kind: ::std::option::Option<EventKind>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub label: ::std::option::Option<::std::string::String>,
-        ///Defaults to the time of receipt
-        #[serde(
-            rename = "occurredAt",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub occurred_at: ::std::option::Option<::std::string::String>,
-        #[serde(
-            rename = "orderId",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub order_id: ::std::option::Option<::std::string::String>,
-        #[serde(
-            rename = "receivedAt",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub received_at: ::std::option::Option<::std::string::String>,
-        #[serde(
-            rename = "sessionId",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub session_id: ::std::option::Option<::std::string::String>,
-    }
-    ///`RefComponentsSchemasSessionDefsDevice1a21bee0`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
-    pub struct RefComponentsSchemasSessionDefsDevice1a21bee0 {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub os: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub screen: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
-        ///Documented values: desktop, mobile, tablet, bot.
-        #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
-        pub type_: ::std::option::Option<::serde_json::Value>,
-    }
-    ///Latitude and longitude in degrees
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    #[serde(transparent)]
-    pub struct RefComponentsSchemasSessionDefsGeoPoint0c3cf5de(
-        pub ::std::vec::Vec<::serde_json::Value>,
-    );
-    impl ::std::ops::Deref for RefComponentsSchemasSessionDefsGeoPoint0c3cf5de {
-        type Target = ::std::vec::Vec<::serde_json::Value>;
-        fn deref(&self) -> &::std::vec::Vec<::serde_json::Value> {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<RefComponentsSchemasSessionDefsGeoPoint0c3cf5de>
-    for ::std::vec::Vec<::serde_json::Value> {
-        fn from(value: RefComponentsSchemasSessionDefsGeoPoint0c3cf5de) -> Self {
-            value.0
-        }
-    }
-    impl ::std::convert::From<::std::vec::Vec<::serde_json::Value>>
-    for RefComponentsSchemasSessionDefsGeoPoint0c3cf5de {
-        fn from(value: ::std::vec::Vec<::serde_json::Value>) -> Self {
-            Self(value)
-        }
+        pub rows: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
     }
     /// Generation of default values for serde.
     pub mod defaults {

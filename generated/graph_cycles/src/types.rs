@@ -79,22 +79,6 @@ pub mod input {
                 })
         }
     }
-    ///A comment and its replies (self-referential through allOf)
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct Comment {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub author: ::std::option::Option<Person>,
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub replies: ::std::vec::Vec<Comment>,
-        pub text: ::std::string::String,
-    }
-    ///`CommentBase`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct CommentBase {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub author: ::std::option::Option<Person>,
-        pub text: ::std::string::String,
-    }
     ///`GraphCyclesCreateProjectArgs`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct GraphCyclesCreateProjectArgs {
@@ -114,9 +98,13 @@ pub mod input {
             default,
             skip_serializing_if = "::std::vec::Vec::is_empty"
         )]
-        pub blocked_by: ::std::vec::Vec<Task>,
+        pub blocked_by: ::std::vec::Vec<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub comments: ::std::vec::Vec<Comment>,
+        pub comments: ::std::vec::Vec<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///Id of the parent task, null for a top-level task
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub parent: ::std::option::Option<::std::string::String>,
@@ -127,7 +115,9 @@ pub mod input {
         #[serde(default = "defaults::graph_cycles_create_task_args_status")]
         pub status: GraphCyclesCreateTaskArgsStatus,
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub subtasks: ::std::vec::Vec<Task>,
+        pub subtasks: ::std::vec::Vec<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         pub title: ::std::string::String,
     }
     ///`GraphCyclesCreateTaskArgsStatus`
@@ -240,23 +230,29 @@ pub mod input {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub address: ::std::option::Option<Address>,
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub members: ::std::vec::Vec<Person>,
+        pub members: ::std::vec::Vec<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         pub name: ::std::string::String,
-        pub owner: ::std::boxed::Box<Person>,
-        #[serde(default)]
-        pub parent: ::std::boxed::Box<::std::option::Option<Organization>>,
+        pub owner: Person,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub parent: ::std::option::Option<::std::boxed::Box<Organization>>,
     }
     ///`Person`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Person {
+        ///(nested fields omitted)
+        #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
+        pub employer: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        ///The person's manager, null for the top of the hierarchy (nested fields omitted)
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub employer: ::std::option::Option<Organization>,
-        ///The person's manager, null for the top of the hierarchy
-        #[serde(default)]
-        pub manager: ::std::boxed::Box<::std::option::Option<Person>>,
+        pub manager: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         pub name: ::std::string::String,
+        ///(nested fields omitted)
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub reports: ::std::vec::Vec<Person>,
+        pub reports: ::std::vec::Vec<::serde_json::Value>,
     }
     ///`PersonFilter`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
@@ -279,10 +275,12 @@ pub mod input {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Project {
         pub name: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub owner: ::std::option::Option<Person>,
+        ///(nested fields omitted)
+        #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
+        pub owner: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        ///(nested fields omitted)
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub tasks: ::std::vec::Vec<Task>,
+        pub tasks: ::std::vec::Vec<::serde_json::Value>,
     }
     ///`Task`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
@@ -294,9 +292,13 @@ pub mod input {
             default,
             skip_serializing_if = "::std::vec::Vec::is_empty"
         )]
-        pub blocked_by: ::std::vec::Vec<Task>,
+        pub blocked_by: ::std::vec::Vec<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub comments: ::std::vec::Vec<Comment>,
+        pub comments: ::std::vec::Vec<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///Id of the parent task, null for a top-level task
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub parent: ::std::option::Option<::std::string::String>,
@@ -305,7 +307,9 @@ pub mod input {
         #[serde(default = "defaults::task_status")]
         pub status: TaskStatus,
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub subtasks: ::std::vec::Vec<Task>,
+        pub subtasks: ::std::vec::Vec<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         pub title: ::std::string::String,
     }
     ///`TaskFilter`
@@ -503,34 +507,6 @@ pub mod input {
     unused_imports
 )]
 pub mod output {
-    ///`Address`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
-    pub struct Address {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub city: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub country: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub street: ::std::option::Option<::std::string::String>,
-    }
-    ///A comment and its replies (self-referential through allOf)
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
-    pub struct Comment {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub author: ::std::option::Option<Person>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub replies: ::std::option::Option<::std::vec::Vec<Comment>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub text: ::std::option::Option<::std::string::String>,
-    }
-    ///`CommentBase`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
-    pub struct CommentBase {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub author: ::std::option::Option<Person>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub text: ::std::option::Option<::std::string::String>,
-    }
     ///`GraphCyclesCreateProjectOutput`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct GraphCyclesCreateProjectOutput {
@@ -539,34 +515,38 @@ pub mod output {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub owner: ::std::option::Option<Person>,
+        pub owner: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub tasks: ::std::option::Option<::std::vec::Vec<Task>>,
+        pub tasks: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
     }
     ///`GraphCyclesCreateTaskOutput`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct GraphCyclesCreateTaskOutput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub assignee: ::std::option::Option<Person>,
+        pub assignee: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         #[serde(
             rename = "blockedBy",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub blocked_by: ::std::option::Option<::std::vec::Vec<Task>>,
+        pub blocked_by: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub comments: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub id: ::std::option::Option<::std::string::String>,
-        ///Id of the parent task, null for a top-level task
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub parent: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub project: ::std::option::Option<Project>,
-        ///Documented values: todo, doing, done.
+        pub project: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         #[serde(default = "defaults::graph_cycles_create_task_output_status")]
         pub status: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub subtasks: ::std::option::Option<::std::vec::Vec<Task>>,
+        pub subtasks: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub title: ::std::option::Option<::std::string::String>,
     }
@@ -589,142 +569,59 @@ pub mod output {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct GraphCyclesGetOrganizationOutput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub address: ::std::option::Option<Address>,
+        pub address: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub id: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub members: ::std::option::Option<::std::vec::Vec<Person>>,
+        pub members: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub owner: ::std::option::Option<Person>,
+        pub owner: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub parent: ::std::option::Option<Organization>,
+        pub parent: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
     }
     ///`GraphCyclesGetPersonOutput`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct GraphCyclesGetPersonOutput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub employer: ::std::option::Option<Organization>,
+        pub employer: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub id: ::std::option::Option<::std::string::String>,
-        ///The person's manager, null for the top of the hierarchy
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub manager: ::std::option::Option<
-            ::std::boxed::Box<::std::option::Option<Person>>,
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         >,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub reports: ::std::option::Option<::std::vec::Vec<Person>>,
+        pub reports: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
     }
     ///`GraphCyclesListPeopleOutput`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct GraphCyclesListPeopleOutput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub result: ::std::option::Option<::std::vec::Vec<Person>>,
+        pub result: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
     }
     ///`GraphCyclesListTasksOutput`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct GraphCyclesListTasksOutput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub result: ::std::option::Option<::std::vec::Vec<Task>>,
-    }
-    ///`Organization`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
-    pub struct Organization {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub address: ::std::option::Option<Address>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub id: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub members: ::std::option::Option<::std::vec::Vec<Person>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub name: ::std::option::Option<::std::string::String>,
-        #[serde(default)]
-        pub owner: ::std::boxed::Box<::std::option::Option<Person>>,
-        #[serde(default)]
-        pub parent: ::std::boxed::Box<::std::option::Option<Organization>>,
-    }
-    ///`Person`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
-    pub struct Person {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub employer: ::std::option::Option<Organization>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub id: ::std::option::Option<::std::string::String>,
-        ///The person's manager, null for the top of the hierarchy
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub manager: ::std::option::Option<
-            ::std::boxed::Box<::std::option::Option<Person>>,
-        >,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub name: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub reports: ::std::option::Option<::std::vec::Vec<Person>>,
-    }
-    ///`Project`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
-    pub struct Project {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub id: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub name: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub owner: ::std::option::Option<Person>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub tasks: ::std::option::Option<::std::vec::Vec<Task>>,
-    }
-    ///`Task`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct Task {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub assignee: ::std::option::Option<Person>,
-        #[serde(
-            rename = "blockedBy",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub blocked_by: ::std::option::Option<::std::vec::Vec<Task>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub id: ::std::option::Option<::std::string::String>,
-        ///Id of the parent task, null for a top-level task
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub parent: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub project: ::std::option::Option<Project>,
-        ///Documented values: todo, doing, done.
-        #[serde(default = "defaults::task_status")]
-        pub status: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub subtasks: ::std::option::Option<::std::vec::Vec<Task>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub title: ::std::option::Option<::std::string::String>,
-    }
-    impl ::std::default::Default for Task {
-        fn default() -> Self {
-            Self {
-                assignee: Default::default(),
-                blocked_by: Default::default(),
-                comments: Default::default(),
-                id: Default::default(),
-                parent: Default::default(),
-                project: Default::default(),
-                status: defaults::task_status(),
-                subtasks: Default::default(),
-                title: Default::default(),
-            }
-        }
+        pub result: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
     }
     /// Generation of default values for serde.
     pub mod defaults {
         pub(super) fn graph_cycles_create_task_output_status() -> ::std::option::Option<
             ::std::string::String,
         > {
-            ::std::option::Option::Some("todo".to_string())
-        }
-        pub(super) fn task_status() -> ::std::option::Option<::std::string::String> {
             ::std::option::Option::Some("todo".to_string())
         }
     }

@@ -590,127 +590,19 @@ pub mod input {
     unused_imports
 )]
 pub mod output {
-    ///`Author`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
-    pub struct Author {
-        ///Year of birth if known
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub born: ::std::option::Option<i32>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub name: ::std::option::Option<::std::string::String>,
-    }
-    ///`Book`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
-    pub struct Book {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub authors: ::std::option::Option<::std::vec::Vec<Author>>,
-        ///Documented values: available, on_loan, reserved, lost.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub availability: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub cover: ::std::option::Option<CoverImage>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub genre: ::std::option::Option<Genre>,
-        ///Catalogue number
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub id: ::std::option::Option<i64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub isbn: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub pages: ::std::option::Option<i64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub published: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub subtitle: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub title: ::std::option::Option<::std::string::String>,
-    }
-    ///`CoverImage`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    #[serde(transparent)]
-    pub struct CoverImage(pub ::std::option::Option<CoverImageInner>);
-    impl ::std::ops::Deref for CoverImage {
-        type Target = ::std::option::Option<CoverImageInner>;
-        fn deref(&self) -> &::std::option::Option<CoverImageInner> {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<CoverImage> for ::std::option::Option<CoverImageInner> {
-        fn from(value: CoverImage) -> Self {
-            value.0
-        }
-    }
-    impl ::std::convert::From<::std::option::Option<CoverImageInner>> for CoverImage {
-        fn from(value: ::std::option::Option<CoverImageInner>) -> Self {
-            Self(value)
-        }
-    }
-    ///`CoverImageInner`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
-    pub struct CoverImageInner {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub caption: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub height: ::std::option::Option<i64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub url: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub width: ::std::option::Option<i64>,
-    }
-    ///Documented values: fantasy, crime, science, history, poetry, children.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    #[serde(transparent)]
-    pub struct Genre(pub ::std::string::String);
-    impl ::std::ops::Deref for Genre {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<Genre> for ::std::string::String {
-        fn from(value: Genre) -> Self {
-            value.0
-        }
-    }
-    impl ::std::convert::From<::std::string::String> for Genre {
-        fn from(value: ::std::string::String) -> Self {
-            Self(value)
-        }
-    }
-    impl ::std::fmt::Display for Genre {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            self.0.fmt(f)
-        }
-    }
-    impl ::std::str::FromStr for Genre {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-            Ok(Self(value.to_string()))
-        }
-    }
     ///`Library2AddBookOutput`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Library2AddBookOutput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub authors: ::std::option::Option<::std::vec::Vec<Author>>,
-        ///Documented values: available, on_loan, reserved, lost.
+        pub authors: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub availability: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub cover: ::std::option::Option<CoverImage>,
+        pub cover: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub genre: ::std::option::Option<Genre>,
-        ///Catalogue number
+        pub genre: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub id: ::std::option::Option<i64>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -728,7 +620,9 @@ pub mod output {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Library2CreateLoanOutput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub book: ::std::option::Option<Book>,
+        pub book: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub due: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -736,7 +630,9 @@ pub mod output {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub lent: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub member: ::std::option::Option<Member>,
+        pub member: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub returned: ::std::option::Option<::std::string::String>,
     }
@@ -744,15 +640,15 @@ pub mod output {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Library2GetBookOutput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub authors: ::std::option::Option<::std::vec::Vec<Author>>,
-        ///Documented values: available, on_loan, reserved, lost.
+        pub authors: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub availability: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub cover: ::std::option::Option<CoverImage>,
+        pub cover: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub genre: ::std::option::Option<Genre>,
-        ///Catalogue number
+        pub genre: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub id: ::std::option::Option<i64>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -770,8 +666,7 @@ pub mod output {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Library2ListBooksOutput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub items: ::std::option::Option<::std::vec::Vec<Book>>,
-        ///Absent or null on the last page
+        pub items: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub next_page_token: ::std::option::Option<::std::string::String>,
     }
@@ -779,17 +674,9 @@ pub mod output {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Library2UploadCoverOutput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub result: ::std::option::Option<CoverImage>,
-    }
-    ///`Member`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
-    pub struct Member {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub email: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub id: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub name: ::std::option::Option<::std::string::String>,
+        pub result: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
     }
     /// Error types.
     pub mod error {

@@ -111,4 +111,17 @@ impl<C: ::mcpgen_runtime::McpConnection> Client<C> {
         ::mcpgen_runtime::call_typed(&self.conn, "synaplan_get_config", args, false)
             .await
     }
+    /// Calls `synaplan_rename_chat` (PUT /api/v1/chats/{id}).
+    ///
+    /// Rename one of the user's chats
+    pub async fn synaplan_rename_chat(
+        &self,
+        args: &crate::types::input::SynaplanRenameChatArgs,
+    ) -> ::std::result::Result<
+        crate::types::output::SynaplanRenameChatOutput,
+        ::mcpgen_runtime::ClientError,
+    > {
+        ::mcpgen_runtime::call_typed(&self.conn, "synaplan_rename_chat", args, false)
+            .await
+    }
 }

@@ -8,8 +8,11 @@
 #[rustfmt::skip]
 pub mod client;
 #[rustfmt::skip]
+pub mod search;
+#[rustfmt::skip]
 pub mod tools;
 #[rustfmt::skip]
 pub mod types;
 pub use client::Client;
+pub use search::SEARCH_INDEX;
 pub use tools::{TOOLS, Tools};

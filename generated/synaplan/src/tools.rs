@@ -27,10 +27,10 @@ pub const SYNAPLAN_SEND_MESSAGE_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runti
     description: "Send a message and get AI response",
     input_schema: r##"{"type":"object","properties":{"message":{"type":"string","minLength":1,"maxLength":32000,"description":"The user's message text"},"chatId":{"type":"integer","format":"int64","minimum":1,"description":"Chat to continue; omit to start a new chat"},"model":{"$ref":"#/$defs/ModelName"},"stream":{"type":"boolean","default":false,"description":"Stream the answer as server-sent events instead of one JSON response"}},"required":["message"],"$defs":{"ModelName":{"type":"string","description":"AI model identifier; the values listed are common ones, others may be configured","enum":["gpt-4o","gpt-4o-mini","claude-3-5-sonnet","llama3.3:70b","mistral-large"],"examples":["gpt-4o"]}}}"##,
     output_schema: ::std::option::Option::Some(
-        r##"{"type":"object","$defs":{"ModelName":{"type":"string","description":"AI model identifier; the values listed are common ones, others may be configured Documented values: gpt-4o, gpt-4o-mini, claude-3-5-sonnet, llama3.3:70b, mistral-large.","examples":["gpt-4o"]},"Usage":{"type":"object","description":"Token usage of one model call","properties":{"promptTokens":{"type":["integer","null"],"examples":[512]},"completionTokens":{"type":["integer","null"],"examples":[128]}}}},"properties":{"id":{"type":["integer","null"],"format":"int64","description":"Message id","examples":[9001]},"chatId":{"type":["integer","null"],"format":"int64","description":"Chat the message belongs to","examples":[42]},"text":{"type":["string","null"],"description":"The assistant's reply"},"model":{"anyOf":[{"$ref":"#/$defs/ModelName"},{"type":"null"}]},"createdAt":{"type":["string","null"],"format":"date-time","examples":["2025-01-15T10:30:00Z"]},"usage":{"anyOf":[{"$ref":"#/$defs/Usage"},{"type":"null"}]}}}"##,
+        r##"{"type":"object","properties":{"id":{"type":["integer","null"],"format":"int64","description":"Message id","examples":[9001]},"chatId":{"type":["integer","null"],"format":"int64","description":"Chat the message belongs to","examples":[42]},"text":{"type":["string","null"],"description":"The assistant's reply"},"model":{"anyOf":[{"$ref":"#/$defs/ModelName"},{"type":"null"}]},"createdAt":{"type":["string","null"],"format":"date-time","examples":["2025-01-15T10:30:00Z"]},"usage":{"anyOf":[{"$ref":"#/$defs/Usage"},{"type":"null"}]}},"$defs":{"ModelName":{"type":"string","description":"AI model identifier; the values listed are common ones, others may be configured Documented values: gpt-4o…","examples":["gpt-4o"]},"Usage":{"type":"object","description":"Token usage of one model call","properties":{"promptTokens":{"type":["integer","null"],"examples":[512]},"completionTokens":{"type":["integer","null"],"examples":[128]}}}}}"##,
     ),
     documented_output_schema: ::std::option::Option::Some(
-        r##"{"type":"object","required":["id","chatId","text","model","createdAt"],"properties":{"id":{"type":"integer","format":"int64","description":"Message id","examples":[9001]},"chatId":{"type":"integer","format":"int64","description":"Chat the message belongs to","examples":[42]},"text":{"type":"string","description":"The assistant's reply"},"model":{"$ref":"#/$defs/ModelName"},"createdAt":{"type":"string","format":"date-time","examples":["2025-01-15T10:30:00Z"]},"usage":{"$ref":"#/$defs/Usage"}},"$defs":{"ModelName":{"type":"string","description":"AI model identifier; the values listed are common ones, others may be configured","enum":["gpt-4o","gpt-4o-mini","claude-3-5-sonnet","llama3.3:70b","mistral-large"],"examples":["gpt-4o"]},"Usage":{"type":"object","description":"Token usage of one model call","required":["promptTokens","completionTokens"],"properties":{"promptTokens":{"type":"integer","minimum":0,"examples":[512]},"completionTokens":{"type":"integer","minimum":0,"examples":[128]}}}}}"##,
+        r##"{"type":"object","required":["id","chatId","text","model","createdAt"],"properties":{"id":{"type":"integer","format":"int64"},"chatId":{"type":"integer","format":"int64"},"text":{"type":"string"},"model":{"$ref":"#/$defs/ModelName"},"createdAt":{"type":"string","format":"date-time"},"usage":{"$ref":"#/$defs/Usage"}},"$defs":{"ModelName":{"type":"string","enum":["gpt-4o","gpt-4o-mini","claude-3-5-sonnet","llama3.3:70b","mistral-large"]},"Usage":{"type":"object","required":["promptTokens","completionTokens"],"properties":{"promptTokens":{"type":"integer","minimum":0},"completionTokens":{"type":"integer","minimum":0}}}}}"##,
     ),
     wrap_output: false,
     access: ::mcpgen_runtime::Access::Write,
@@ -100,10 +100,10 @@ pub const SYNAPLAN_LIST_CHATS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime
     description: "List the user's chats, newest first",
     input_schema: r#"{"type":"object","properties":{"limit":{"type":"integer","minimum":1,"maximum":100,"default":20,"description":"Maximum number of items to return"},"offset":{"type":"integer","minimum":0,"default":0,"description":"Number of items to skip"}}}"#,
     output_schema: ::std::option::Option::Some(
-        r##"{"type":"object","$defs":{"Chat":{"type":"object","properties":{"id":{"type":["integer","null"],"format":"int64","readOnly":true},"title":{"type":["string","null"],"examples":["Contract review"]},"createdAt":{"type":["string","null"],"format":"date-time","readOnly":true},"updatedAt":{"type":["string","null"],"format":"date-time","readOnly":true},"messageCount":{"type":["integer","null"],"readOnly":true},"shareToken":{"type":["string","null"],"description":"Token of the public share link, null if the chat is not shared"}}}},"properties":{"chats":{"type":["array","null"],"items":{"$ref":"#/$defs/Chat"}},"total":{"type":["integer","null"],"examples":[57],"description":"Total number of chats of the user"}}}"##,
+        r##"{"type":"object","properties":{"chats":{"type":["array","null"],"items":{"$ref":"#/$defs/Chat"}},"total":{"type":["integer","null"],"examples":[57],"description":"Total number of chats of the user"}},"$defs":{"Chat":{"type":"object","properties":{"id":{"type":["integer","null"],"format":"int64","readOnly":true},"title":{"type":["string","null"],"examples":["Contract review"]},"createdAt":{"type":["string","null"],"format":"date-time","readOnly":true},"updatedAt":{"type":["string","null"],"format":"date-time","readOnly":true},"messageCount":{"type":["integer","null"],"readOnly":true},"shareToken":{"type":["string","null"],"description":"Token of the public share link, null if the chat is not shared"}}}}}"##,
     ),
     documented_output_schema: ::std::option::Option::Some(
-        r##"{"type":"object","required":["chats","total"],"properties":{"chats":{"type":"array","items":{"$ref":"#/$defs/Chat"}},"total":{"type":"integer","minimum":0,"description":"Total number of chats of the user","examples":[57]}},"$defs":{"Chat":{"type":"object","required":["id","title","createdAt"],"properties":{"id":{"type":"integer","format":"int64","readOnly":true},"title":{"type":"string","maxLength":255,"examples":["Contract review"]},"createdAt":{"type":"string","format":"date-time","readOnly":true},"updatedAt":{"type":"string","format":"date-time","readOnly":true},"messageCount":{"type":"integer","minimum":0,"readOnly":true},"shareToken":{"type":["string","null"],"description":"Token of the public share link, null if the chat is not shared"}}}}}"##,
+        r##"{"type":"object","required":["chats","total"],"properties":{"chats":{"type":"array","items":{"$ref":"#/$defs/Chat"}},"total":{"type":"integer","minimum":0}},"$defs":{"Chat":{"type":"object","required":["id","title","createdAt"],"properties":{"id":{"type":"integer","format":"int64","readOnly":true},"title":{"type":"string","maxLength":255},"createdAt":{"type":"string","format":"date-time","readOnly":true},"updatedAt":{"type":"string","format":"date-time","readOnly":true},"messageCount":{"type":"integer","minimum":0,"readOnly":true},"shareToken":{"type":["string","null"]}}}}}"##,
     ),
     wrap_output: false,
     access: ::mcpgen_runtime::Access::Read,
@@ -151,10 +151,10 @@ pub const SYNAPLAN_LIST_PROMPTS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runti
     description: "List available task prompts, optionally filtered by language",
     input_schema: r#"{"type":"object","properties":{"language":{"type":"string","pattern":"^[a-z]{2}$","examples":["en"],"description":"Two-letter language code to filter by"}}}"#,
     output_schema: ::std::option::Option::Some(
-        r##"{"type":"object","$defs":{"Prompt":{"type":"object","properties":{"id":{"type":["integer","null"],"format":"int64","readOnly":true},"topic":{"type":["string","null"],"description":"Machine name of the task the prompt handles","examples":["mailhandler"]},"shortDescription":{"type":["string","null"],"description":"One-line summary shown in the UI","examples":["Sort incoming e-mail into departments"]},"prompt":{"type":["string","null"],"description":"The prompt text sent to the model"},"language":{"type":["string","null"],"examples":["en"]},"ownerId":{"type":["integer","null"],"format":"int64","description":"0 for system prompts, otherwise the owning user","readOnly":true}}}},"properties":{"prompts":{"type":["array","null"],"items":{"$ref":"#/$defs/Prompt"}}}}"##,
+        r##"{"type":"object","properties":{"prompts":{"type":["array","null"],"items":{"$ref":"#/$defs/Prompt"}}},"$defs":{"Prompt":{"type":"object","properties":{"id":{"type":["integer","null"],"format":"int64","readOnly":true},"topic":{"type":["string","null"],"description":"Machine name of the task the prompt handles","examples":["mailhandler"]},"shortDescription":{"type":["string","null"],"description":"One-line summary shown in the UI","examples":["Sort incoming e-mail into departments"]},"prompt":{"type":["string","null"],"description":"The prompt text sent to the model"},"language":{"type":["string","null"],"examples":["en"]},"ownerId":{"type":["integer","null"],"format":"int64","description":"0 for system prompts, otherwise the owning user","readOnly":true}}}}}"##,
     ),
     documented_output_schema: ::std::option::Option::Some(
-        r##"{"type":"object","required":["prompts"],"properties":{"prompts":{"type":"array","items":{"$ref":"#/$defs/Prompt"}}},"$defs":{"Prompt":{"type":"object","required":["id","topic","shortDescription","prompt","language"],"properties":{"id":{"type":"integer","format":"int64","readOnly":true},"topic":{"type":"string","description":"Machine name of the task the prompt handles","examples":["mailhandler"]},"shortDescription":{"type":"string","description":"One-line summary shown in the UI","examples":["Sort incoming e-mail into departments"]},"prompt":{"type":"string","description":"The prompt text sent to the model"},"language":{"type":"string","pattern":"^[a-z]{2}$","examples":["en"]},"ownerId":{"type":"integer","format":"int64","description":"0 for system prompts, otherwise the owning user","readOnly":true}}}}}"##,
+        r##"{"type":"object","required":["prompts"],"properties":{"prompts":{"type":"array","items":{"$ref":"#/$defs/Prompt"}}},"$defs":{"Prompt":{"type":"object","required":["id","topic","shortDescription","prompt","language"],"properties":{"id":{"type":"integer","format":"int64","readOnly":true},"topic":{"type":"string"},"shortDescription":{"type":"string"},"prompt":{"type":"string"},"language":{"type":"string","pattern":"^[a-z]{2}$"},"ownerId":{"type":"integer","format":"int64","readOnly":true}}}}}"##,
     ),
     wrap_output: false,
     access: ::mcpgen_runtime::Access::Read,
@@ -193,10 +193,10 @@ pub const SYNAPLAN_SEARCH_DOCUMENTS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_r
     description: "Semantic search over uploaded documents (RAG)",
     input_schema: r#"{"type":"object","properties":{"query":{"type":"string","minLength":1,"maxLength":2000,"description":"Natural-language search query","examples":["termination clause notice period"]},"limit":{"type":"integer","minimum":1,"maximum":50,"default":10,"description":"Maximum number of results"},"min_score":{"type":"number","format":"float","minimum":0,"maximum":1,"default":0.3,"description":"Minimum cosine similarity of a result"},"group_key":{"type":["string","null"],"description":"Restrict the search to files uploaded with this group key; null searches all files","examples":["contracts"]}},"required":["query"]}"#,
     output_schema: ::std::option::Option::Some(
-        r##"{"type":"object","$defs":{"SearchResult":{"type":"object","properties":{"fileId":{"type":["integer","null"],"format":"int64"},"fileName":{"type":["string","null"],"examples":["contract-2024.pdf"]},"chunk":{"type":["string","null"],"description":"Text of the matching chunk"},"score":{"type":["number","null"],"format":"float","examples":[0.82],"description":"Cosine similarity between query and chunk"}}}},"properties":{"results":{"type":["array","null"],"items":{"$ref":"#/$defs/SearchResult"}}}}"##,
+        r##"{"type":"object","properties":{"results":{"type":["array","null"],"items":{"$ref":"#/$defs/SearchResult"}}},"$defs":{"SearchResult":{"type":"object","properties":{"fileId":{"type":["integer","null"],"format":"int64"},"fileName":{"type":["string","null"],"examples":["contract-2024.pdf"]},"chunk":{"type":["string","null"],"description":"Text of the matching chunk"},"score":{"type":["number","null"],"format":"float","examples":[0.82],"description":"Cosine similarity between query and chunk"}}}}}"##,
     ),
     documented_output_schema: ::std::option::Option::Some(
-        r##"{"type":"object","required":["results"],"properties":{"results":{"type":"array","items":{"$ref":"#/$defs/SearchResult"}}},"$defs":{"SearchResult":{"type":"object","required":["fileId","chunk","score"],"properties":{"fileId":{"type":"integer","format":"int64"},"fileName":{"type":"string","examples":["contract-2024.pdf"]},"chunk":{"type":"string","description":"Text of the matching chunk"},"score":{"type":"number","format":"float","minimum":0,"maximum":1,"description":"Cosine similarity between query and chunk","examples":[0.82]}}}}}"##,
+        r##"{"type":"object","required":["results"],"properties":{"results":{"type":"array","items":{"$ref":"#/$defs/SearchResult"}}},"$defs":{"SearchResult":{"type":"object","required":["fileId","chunk","score"],"properties":{"fileId":{"type":"integer","format":"int64"},"fileName":{"type":"string"},"chunk":{"type":"string"},"score":{"type":"number","format":"float","minimum":0,"maximum":1}}}}}"##,
     ),
     wrap_output: false,
     access: ::mcpgen_runtime::Access::Read,
@@ -264,12 +264,12 @@ pub const SYNAPLAN_UPLOAD_FILE_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtim
     name: "synaplan_upload_file",
     title: ::std::option::Option::Some("Upload files"),
     description: "Upload files and optionally vectorize them for search",
-    input_schema: r##"{"type":"object","properties":{"files[]":{"type":"array","description":"Files to upload (PDF, DOCX, TXT, images, audio)","minItems":1,"maxItems":20,"items":{"type":"string","format":"binary"}},"group_key":{"type":"string","maxLength":64,"description":"Group key to file the uploads under, used to scope RAG searches","examples":["contracts"]},"process_level":{"$ref":"#/$defs/ProcessLevel"}},"required":["files[]"],"$defs":{"ProcessLevel":{"type":"string","description":"How far to process uploaded files: `extract` stores the text only, `vectorize` also embeds it for\nRAG search, `full` additionally summarises it.\n","enum":["extract","vectorize","full"],"default":"vectorize"}}}"##,
+    input_schema: r##"{"type":"object","properties":{"files[]":{"type":"array","description":"Files to upload (PDF, DOCX, TXT, images, audio)","minItems":1,"maxItems":20,"items":{"type":"string","format":"binary"}},"group_key":{"type":"string","maxLength":64,"description":"Group key to file the uploads under, used to scope RAG searches","examples":["contracts"]},"process_level":{"$ref":"#/$defs/ProcessLevel"}},"required":["files[]"],"$defs":{"ProcessLevel":{"type":"string","description":"How far to process uploaded files: extract stores the text only, vectorize also embeds it for RAG search, full…","enum":["extract","vectorize","full"],"default":"vectorize"}}}"##,
     output_schema: ::std::option::Option::Some(
-        r##"{"type":"object","$defs":{"FileInfo":{"type":"object","properties":{"id":{"type":["integer","null"],"format":"int64","readOnly":true},"fileName":{"type":["string","null"],"examples":["contract-2024.pdf"]},"mimeType":{"type":["string","null"],"examples":["application/pdf"]},"size":{"type":["integer","null"],"format":"int64","description":"Size in bytes"},"groupKey":{"type":["string","null"]},"status":{"type":["string","null"],"description":"Documented values: uploaded, extracted, vectorized, failed."},"uploadedAt":{"type":["string","null"],"format":"date-time"}}}},"properties":{"files":{"type":["array","null"],"items":{"$ref":"#/$defs/FileInfo"}}}}"##,
+        r##"{"type":"object","properties":{"files":{"type":["array","null"],"items":{"$ref":"#/$defs/FileInfo"}}},"$defs":{"FileInfo":{"type":"object","properties":{"id":{"type":["integer","null"],"format":"int64","readOnly":true},"fileName":{"type":["string","null"],"examples":["contract-2024.pdf"]},"mimeType":{"type":["string","null"],"examples":["application/pdf"]},"size":{"type":["integer","null"],"format":"int64","description":"Size in bytes"},"groupKey":{"type":["string","null"]},"status":{"type":["string","null"],"description":"Documented values: uploaded, extracted, vectorized, failed."},"uploadedAt":{"type":["string","null"],"format":"date-time"}}}}}"##,
     ),
     documented_output_schema: ::std::option::Option::Some(
-        r##"{"type":"object","required":["files"],"properties":{"files":{"type":"array","items":{"$ref":"#/$defs/FileInfo"}}},"$defs":{"FileInfo":{"type":"object","required":["id","fileName","mimeType","size"],"properties":{"id":{"type":"integer","format":"int64","readOnly":true},"fileName":{"type":"string","examples":["contract-2024.pdf"]},"mimeType":{"type":"string","examples":["application/pdf"]},"size":{"type":"integer","format":"int64","minimum":0,"description":"Size in bytes"},"groupKey":{"type":["string","null"]},"status":{"type":"string","enum":["uploaded","extracted","vectorized","failed"]},"uploadedAt":{"type":"string","format":"date-time"}}}}}"##,
+        r##"{"type":"object","required":["files"],"properties":{"files":{"type":"array","items":{"$ref":"#/$defs/FileInfo"}}},"$defs":{"FileInfo":{"type":"object","required":["id","fileName","mimeType","size"],"properties":{"id":{"type":"integer","format":"int64","readOnly":true},"fileName":{"type":"string"},"mimeType":{"type":"string"},"size":{"type":"integer","format":"int64","minimum":0},"groupKey":{"type":["string","null"]},"status":{"type":"string","enum":["uploaded","extracted","vectorized","failed"]},"uploadedAt":{"type":"string","format":"date-time"}}}}}"##,
     ),
     wrap_output: false,
     access: ::mcpgen_runtime::Access::Write,
@@ -340,10 +340,10 @@ pub const SYNAPLAN_LIST_FILES_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime
     description: "List uploaded files, optionally by group key",
     input_schema: r#"{"type":"object","properties":{"group_key":{"type":"string","description":"Only list files with this group key"},"page":{"type":"integer","minimum":1,"default":1,"description":"1-based page number"},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20,"description":"Maximum number of items to return"}}}"#,
     output_schema: ::std::option::Option::Some(
-        r##"{"type":"object","$defs":{"FileInfo":{"type":"object","properties":{"id":{"type":["integer","null"],"format":"int64","readOnly":true},"fileName":{"type":["string","null"],"examples":["contract-2024.pdf"]},"mimeType":{"type":["string","null"],"examples":["application/pdf"]},"size":{"type":["integer","null"],"format":"int64","description":"Size in bytes"},"groupKey":{"type":["string","null"]},"status":{"type":["string","null"],"description":"Documented values: uploaded, extracted, vectorized, failed."},"uploadedAt":{"type":["string","null"],"format":"date-time"}}}},"properties":{"files":{"type":["array","null"],"items":{"$ref":"#/$defs/FileInfo"}},"total":{"type":["integer","null"]}}}"##,
+        r##"{"type":"object","properties":{"files":{"type":["array","null"],"items":{"$ref":"#/$defs/FileInfo"}},"total":{"type":["integer","null"]}},"$defs":{"FileInfo":{"type":"object","properties":{"id":{"type":["integer","null"],"format":"int64","readOnly":true},"fileName":{"type":["string","null"],"examples":["contract-2024.pdf"]},"mimeType":{"type":["string","null"],"examples":["application/pdf"]},"size":{"type":["integer","null"],"format":"int64","description":"Size in bytes"},"groupKey":{"type":["string","null"]},"status":{"type":["string","null"],"description":"Documented values: uploaded, extracted, vectorized, failed."},"uploadedAt":{"type":["string","null"],"format":"date-time"}}}}}"##,
     ),
     documented_output_schema: ::std::option::Option::Some(
-        r##"{"type":"object","required":["files","total"],"properties":{"files":{"type":"array","items":{"$ref":"#/$defs/FileInfo"}},"total":{"type":"integer","minimum":0}},"$defs":{"FileInfo":{"type":"object","required":["id","fileName","mimeType","size"],"properties":{"id":{"type":"integer","format":"int64","readOnly":true},"fileName":{"type":"string","examples":["contract-2024.pdf"]},"mimeType":{"type":"string","examples":["application/pdf"]},"size":{"type":"integer","format":"int64","minimum":0,"description":"Size in bytes"},"groupKey":{"type":["string","null"]},"status":{"type":"string","enum":["uploaded","extracted","vectorized","failed"]},"uploadedAt":{"type":"string","format":"date-time"}}}}}"##,
+        r##"{"type":"object","required":["files","total"],"properties":{"files":{"type":"array","items":{"$ref":"#/$defs/FileInfo"}},"total":{"type":"integer","minimum":0}},"$defs":{"FileInfo":{"type":"object","required":["id","fileName","mimeType","size"],"properties":{"id":{"type":"integer","format":"int64","readOnly":true},"fileName":{"type":"string"},"mimeType":{"type":"string"},"size":{"type":"integer","format":"int64","minimum":0},"groupKey":{"type":["string","null"]},"status":{"type":"string","enum":["uploaded","extracted","vectorized","failed"]},"uploadedAt":{"type":"string","format":"date-time"}}}}}"##,
     ),
     wrap_output: false,
     access: ::mcpgen_runtime::Access::Read,
@@ -400,10 +400,10 @@ pub const SYNAPLAN_GET_CONFIG_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime
     description: "Get available models, limits and feature flags",
     input_schema: r#"{"type":"object","properties":{}}"#,
     output_schema: ::std::option::Option::Some(
-        r##"{"type":"object","$defs":{"ModelName":{"type":"string","description":"AI model identifier; the values listed are common ones, others may be configured Documented values: gpt-4o, gpt-4o-mini, claude-3-5-sonnet, llama3.3:70b, mistral-large.","examples":["gpt-4o"]}},"properties":{"models":{"type":["array","null"],"description":"Models the user may select","items":{"type":"object","properties":{"id":{"type":["integer","null"]},"name":{"anyOf":[{"$ref":"#/$defs/ModelName"},{"type":"null"}]},"capability":{"type":["string","null"],"description":"Documented values: chat, vision, embedding, image, audio."},"provider":{"type":["string","null"],"examples":["openai"]}}}},"limits":{"type":["object","null"],"properties":{"maxUploadMb":{"type":["integer","null"],"examples":[128]},"messagesPerHour":{"type":["integer","null"]},"maxFilesPerUpload":{"type":["integer","null"]}}},"features":{"type":["object","null"],"description":"Feature flags","properties":{"rag":{"type":["boolean","null"]},"fileUpload":{"type":["boolean","null"]},"imageGeneration":{"type":["boolean","null"]},"streaming":{"type":["boolean","null"]}}}}}"##,
+        r#"{"type":"object","properties":{"models":{"type":["array","null"],"description":"Models the user may select","items":{"type":"object","properties":{"id":{"type":["integer","null"]},"name":{"type":["string","null"],"description":"(nested fields omitted)"},"capability":{"type":["string","null"],"description":"Documented values: chat, vision, embedding, image, audio."},"provider":{"type":["string","null"],"examples":["openai"]}}}},"limits":{"type":["object","null"],"properties":{"maxUploadMb":{"type":["integer","null"],"examples":[128]},"messagesPerHour":{"type":["integer","null"]},"maxFilesPerUpload":{"type":["integer","null"]}}},"features":{"type":["object","null"],"description":"Feature flags","properties":{"rag":{"type":["boolean","null"]},"fileUpload":{"type":["boolean","null"]},"imageGeneration":{"type":["boolean","null"]},"streaming":{"type":["boolean","null"]}}}}}"#,
     ),
     documented_output_schema: ::std::option::Option::Some(
-        r##"{"type":"object","required":["models","limits","features"],"properties":{"models":{"type":"array","description":"Models the user may select","items":{"type":"object","required":["id","name","capability"],"properties":{"id":{"type":"integer"},"name":{"$ref":"#/$defs/ModelName"},"capability":{"type":"string","enum":["chat","vision","embedding","image","audio"]},"provider":{"type":"string","examples":["openai"]}}}},"limits":{"type":"object","properties":{"maxUploadMb":{"type":"integer","minimum":1,"examples":[128]},"messagesPerHour":{"type":"integer","minimum":0},"maxFilesPerUpload":{"type":"integer","minimum":1}}},"features":{"type":"object","description":"Feature flags","properties":{"rag":{"type":"boolean"},"fileUpload":{"type":"boolean"},"imageGeneration":{"type":"boolean"},"streaming":{"type":"boolean"}}}},"$defs":{"ModelName":{"type":"string","description":"AI model identifier; the values listed are common ones, others may be configured","enum":["gpt-4o","gpt-4o-mini","claude-3-5-sonnet","llama3.3:70b","mistral-large"],"examples":["gpt-4o"]}}}"##,
+        r##"{"type":"object","required":["models","limits","features"],"properties":{"models":{"type":"array","items":{"type":"object","required":["id","name","capability"],"properties":{"id":{"type":"integer"},"name":{"$ref":"#/$defs/ModelName"},"capability":{"type":"string","enum":["chat","vision","embedding","image","audio"]},"provider":{"type":"string"}}}},"limits":{"type":"object","properties":{"maxUploadMb":{"type":"integer","minimum":1},"messagesPerHour":{"type":"integer","minimum":0},"maxFilesPerUpload":{"type":"integer","minimum":1}}},"features":{"type":"object","properties":{"rag":{"type":"boolean"},"fileUpload":{"type":"boolean"},"imageGeneration":{"type":"boolean"},"streaming":{"type":"boolean"}}}},"$defs":{"ModelName":{"type":"string","enum":["gpt-4o","gpt-4o-mini","claude-3-5-sonnet","llama3.3:70b","mistral-large"]}}}"##,
     ),
     wrap_output: false,
     access: ::mcpgen_runtime::Access::Read,
@@ -425,8 +425,63 @@ pub const SYNAPLAN_GET_CONFIG_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime
         server_url: ::std::option::Option::None,
     }),
 };
+/// The `synaplan_rename_chat` tool (PUT /api/v1/chats/{id}).
+pub const SYNAPLAN_RENAME_CHAT_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime::ToolDef {
+    name: "synaplan_rename_chat",
+    title: ::std::option::Option::Some("Rename chat"),
+    description: "Rename one of the user's chats",
+    input_schema: r#"{"type":"object","properties":{"id":{"type":"integer","format":"int64","minimum":1,"description":"Chat id"},"body":{"type":"object","required":["title"],"properties":{"id":{"type":"integer","format":"int64","description":"Chat id; if given it must equal the path id"},"title":{"type":"string","minLength":1,"maxLength":255,"description":"New chat title","examples":["Contract review"]}}}},"required":["id","body"]}"#,
+    output_schema: ::std::option::Option::Some(
+        r#"{"type":"object","properties":{"id":{"type":["integer","null"],"format":"int64","readOnly":true},"title":{"type":["string","null"],"examples":["Contract review"]},"createdAt":{"type":["string","null"],"format":"date-time","readOnly":true},"updatedAt":{"type":["string","null"],"format":"date-time","readOnly":true},"messageCount":{"type":["integer","null"],"readOnly":true},"shareToken":{"type":["string","null"],"description":"Token of the public share link, null if the chat is not shared"}}}"#,
+    ),
+    documented_output_schema: ::std::option::Option::Some(
+        r#"{"type":"object","required":["id","title","createdAt"],"properties":{"id":{"type":"integer","format":"int64","readOnly":true},"title":{"type":"string","maxLength":255},"createdAt":{"type":"string","format":"date-time","readOnly":true},"updatedAt":{"type":"string","format":"date-time","readOnly":true},"messageCount":{"type":"integer","minimum":0,"readOnly":true},"shareToken":{"type":["string","null"]}}}"#,
+    ),
+    wrap_output: false,
+    access: ::mcpgen_runtime::Access::Write,
+    annotations: ::mcpgen_runtime::ToolAnnotations {
+        read_only_hint: ::std::option::Option::Some(false),
+        destructive_hint: ::std::option::Option::Some(false),
+        idempotent_hint: ::std::option::Option::Some(true),
+        open_world_hint: ::std::option::Option::None,
+    },
+    required_scope: ::std::option::Option::None,
+    plugin: ::std::option::Option::Some("chat-organizer"),
+    http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
+        method: "PUT",
+        path: "/api/v1/chats/{id}",
+        operation_id: "put_api_chats_update",
+        args: &[
+            ::mcpgen_runtime::ArgBinding {
+                arg: "id",
+                wire: "id",
+                location: ::mcpgen_runtime::Location::Path,
+                required: true,
+                style: ::std::option::Option::None,
+                explode: ::std::option::Option::None,
+                allow_reserved: false,
+            },
+            ::mcpgen_runtime::ArgBinding {
+                arg: "body",
+                wire: "body",
+                location: ::mcpgen_runtime::Location::Body,
+                required: true,
+                style: ::std::option::Option::None,
+                explode: ::std::option::Option::None,
+                allow_reserved: false,
+            },
+        ],
+        body: ::std::option::Option::Some(::mcpgen_runtime::BodyBinding {
+            content_type: "application/json",
+            required: true,
+            encoding: &[],
+        }),
+        security: &["ApiKeyAuth"],
+        server_url: ::std::option::Option::None,
+    }),
+};
 /// Every tool, in allowlist order.
-pub static TOOLS: &[::mcpgen_runtime::ToolDef; 7usize] = &[
+pub static TOOLS: &[::mcpgen_runtime::ToolDef; 8usize] = &[
     SYNAPLAN_SEND_MESSAGE_TOOL,
     SYNAPLAN_LIST_CHATS_TOOL,
     SYNAPLAN_LIST_PROMPTS_TOOL,
@@ -434,6 +489,7 @@ pub static TOOLS: &[::mcpgen_runtime::ToolDef; 7usize] = &[
     SYNAPLAN_UPLOAD_FILE_TOOL,
     SYNAPLAN_LIST_FILES_TOOL,
     SYNAPLAN_GET_CONFIG_TOOL,
+    SYNAPLAN_RENAME_CHAT_TOOL,
 ];
 /// The dispatcher: decodes typed arguments and calls the upstream API.
 #[derive(Debug, Clone)]
@@ -526,6 +582,15 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                     )?;
                     ::std::result::Result::Ok(
                         self.upstream.invoke_with(&TOOLS[6usize], args, ctx).await,
+                    )
+                }
+                "synaplan_rename_chat" => {
+                    let _typed: crate::types::input::SynaplanRenameChatArgs = ::mcpgen_runtime::__private::decode_args(
+                        name,
+                        &args,
+                    )?;
+                    ::std::result::Result::Ok(
+                        self.upstream.invoke_with(&TOOLS[7usize], args, ctx).await,
                     )
                 }
                 _ => {

@@ -79,9 +79,7 @@ pub mod input {
             value.parse()
         }
     }
-    /**How far to process uploaded files: `extract` stores the text only, `vectorize` also embeds it for
-RAG search, `full` additionally summarises it.
-*/
+    ///How far to process uploaded files: extract stores the text only, vectorize also embeds it for RAG search, full…
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -191,6 +189,81 @@ RAG search, `full` additionally summarises it.
         ///Two-letter language code to filter by
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub language: ::std::option::Option<::std::string::String>,
+    }
+    ///`SynaplanRenameChatArgs`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct SynaplanRenameChatArgs {
+        pub body: SynaplanRenameChatArgsBody,
+        ///Chat id
+        pub id: ::std::num::NonZeroU64,
+    }
+    ///`SynaplanRenameChatArgsBody`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct SynaplanRenameChatArgsBody {
+        ///Chat id; if given it must equal the path id
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub id: ::std::option::Option<i64>,
+        ///New chat title
+        pub title: SynaplanRenameChatArgsBodyTitle,
+    }
+    ///New chat title
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct SynaplanRenameChatArgsBodyTitle(::std::string::String);
+    impl ::std::ops::Deref for SynaplanRenameChatArgsBodyTitle {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<SynaplanRenameChatArgsBodyTitle>
+    for ::std::string::String {
+        fn from(value: SynaplanRenameChatArgsBodyTitle) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for SynaplanRenameChatArgsBodyTitle {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 255usize {
+                return Err("longer than 255 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for SynaplanRenameChatArgsBodyTitle {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for SynaplanRenameChatArgsBodyTitle {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for SynaplanRenameChatArgsBodyTitle {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
     }
     ///`SynaplanSearchDocumentsArgs`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
@@ -540,7 +613,7 @@ pub mod output {
         )]
         pub uploaded_at: ::std::option::Option<::std::string::String>,
     }
-    ///AI model identifier; the values listed are common ones, others may be configured Documented values: gpt-4o, gpt-4o-mini, claude-3-5-sonnet, llama3.3:70b, mistral-large.
+    ///AI model identifier; the values listed are common ones, others may be configured Documented values: gpt-4o…
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -686,8 +759,9 @@ pub mod output {
         pub capability: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub id: ::std::option::Option<i64>,
+        ///(nested fields omitted)
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub name: ::std::option::Option<ModelName>,
+        pub name: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub provider: ::std::option::Option<::std::string::String>,
     }
@@ -713,6 +787,35 @@ pub mod output {
     pub struct SynaplanListPromptsOutput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub prompts: ::std::option::Option<::std::vec::Vec<Prompt>>,
+    }
+    ///`SynaplanRenameChatOutput`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    pub struct SynaplanRenameChatOutput {
+        #[serde(
+            rename = "createdAt",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub created_at: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub id: ::std::option::Option<i64>,
+        #[serde(
+            rename = "messageCount",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub message_count: ::std::option::Option<i64>,
+        ///Token of the public share link, null if the chat is not shared
+        #[serde(
+            rename = "shareToken",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub share_token: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub title: ::std::option::Option<::std::string::String>,
+        #[serde(
+            rename = "updatedAt",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub updated_at: ::std::option::Option<::std::string::String>,
     }
     ///`SynaplanSearchDocumentsOutput`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]

@@ -87,11 +87,14 @@ pub(crate) fn lib_tokens(server: &ir::Server) -> TokenStream {
         #[rustfmt::skip]
         pub mod client;
         #[rustfmt::skip]
+        pub mod search;
+        #[rustfmt::skip]
         pub mod tools;
         #[rustfmt::skip]
         pub mod types;
 
         pub use client::Client;
+        pub use search::SEARCH_INDEX;
         pub use tools::{TOOLS, Tools};
     }
 }
@@ -105,6 +108,7 @@ pub(crate) fn main_tokens(server: &ir::Server) -> TokenStream {
     );
     quote! {
         #![doc = #doc]
+        #![cfg_attr(rustfmt, rustfmt::skip)]
 
         fn main() -> ::std::process::ExitCode {
             ::mcpgen_runtime::cli::main(
@@ -116,7 +120,10 @@ pub(crate) fn main_tokens(server: &ir::Server) -> TokenStream {
                     default_upstream_url: #krate::tools::DEFAULT_UPSTREAM_URL,
                     security_schemes: #krate::tools::SECURITY_SCHEMES,
                 },
-                #krate::Tools::new,
+                |upstream| ::mcpgen_runtime::search::Indexed::new(
+                    #krate::Tools::new(upstream),
+                    #krate::SEARCH_INDEX,
+                ),
             )
         }
     }

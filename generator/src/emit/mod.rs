@@ -4,6 +4,7 @@
 
 mod client;
 mod files;
+pub mod search;
 mod templates;
 mod tools;
 pub mod typify;
@@ -43,6 +44,8 @@ pub struct EmitOptions {
     pub standalone: bool,
     /// A folder whose `*.jinja` files replace the built-in templates of the same name.
     pub templates: Option<PathBuf>,
+    /// The client profile: the advertised schemas' shape (types come from the default ones).
+    pub profile: crate::profile::Profile,
 }
 
 /// The emitted files, by path relative to the crate folder, plus warnings.
@@ -74,6 +77,8 @@ pub fn emit(server: &ir::Server, options: &EmitOptions) -> Result<Emitted, Error
     let header = header(options);
 
     let (types_tokens, tool_types) = types(server, &mut warnings);
+    let advertised = crate::profile::advertised(server, options.profile, &mut warnings);
+    let server: &ir::Server = &advertised;
     let mut files = BTreeMap::new();
     files.insert(
         "src/types.rs".to_owned(),
@@ -97,6 +102,14 @@ pub fn emit(server: &ir::Server, options: &EmitOptions) -> Result<Emitted, Error
             &header,
             "Typed client stubs: one method per tool.",
             client::tokens(server, &tool_types),
+        )?,
+    );
+    files.insert(
+        "src/search.rs".to_owned(),
+        render(
+            &header,
+            "The tool search index, for servers in search mode.",
+            search::tokens(server),
         )?,
     );
     files.insert(

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 
 mod client_cmd;
+mod sizes;
 use generator::allowlist::{Allowlist, ServerBlock};
 use generator::spec::{Operation, Spec};
 use generator::{Errors, RuntimeDep, Settings, ir, lower, naming, output};
@@ -40,6 +41,9 @@ enum Command {
     /// Call one tool of a configured MCP server and print its result; exits 1 when the
     /// server cannot be reached or the result has `isError`.
     Call(client_cmd::CallArgs),
+    /// Write a Markdown table of each spec's `tools/list` size (bytes, approximate tokens,
+    /// largest tool) for every `output_schema` mode and client profile, generated in memory.
+    Sizes(sizes::SizesArgs),
 }
 
 #[derive(Subcommand)]
@@ -91,6 +95,16 @@ struct GenerateArgs {
     /// (`Cargo.toml.jinja`, `README.md.jinja`; minijinja syntax, strict about undefined values).
     #[arg(long, value_name = "DIR", requires = "spec")]
     templates: Option<PathBuf>,
+    /// Folder of plugins for --spec: each `DIR/<plugin>/manifest.json` adds the tools of its
+    /// `mcp_tools` section, visible only to principals with the plugin.
+    #[arg(long, value_name = "DIR", requires = "spec")]
+    plugins: Option<PathBuf>,
+    /// Client profile for --spec, overriding the allowlist's `server.profile`: `default`
+    /// (JSON Schema 2020-12 with `$defs`), `inline` (no `$ref`/`$defs`; recursion cut after one
+    /// level), `draft-07` (the draft-07 dialect) or `cursor` (`inline` and tool names of at
+    /// most 60 characters).
+    #[arg(long, value_name = "P", requires = "spec")]
+    profile: Option<generator::profile::Profile>,
     /// Do not write: exit 1 and name the files that differ from a fresh generation.
     #[arg(long)]
     check: bool,
@@ -181,6 +195,7 @@ fn main() -> ExitCode {
         Command::Token(TokenCommand::Issue(args)) => token_issue(args),
         Command::Tools(args) => client_cmd::tools(args),
         Command::Call(args) => client_cmd::call(args),
+        Command::Sizes(args) => sizes::sizes(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -256,6 +271,12 @@ fn generate_one(args: &GenerateArgs, spec: &Path, tools: &Path, out: &Path) -> R
     }
     if let Some(dir) = &args.templates {
         settings = settings.with_templates(dir.clone());
+    }
+    if let Some(dir) = &args.plugins {
+        settings = settings.with_plugins(dir.clone());
+    }
+    if let Some(profile) = args.profile {
+        settings = settings.with_profile(profile);
     }
     let generation = generator::generate(spec, tools, &settings).map_err(|e| e.to_string())?;
     print_warnings(&generation.server.name, &generation.warnings, args.verbose);
