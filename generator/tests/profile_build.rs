@@ -4,38 +4,13 @@
 //! of `items`, which only a draft-07 validator accepts.
 
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .canonicalize()
-        .expect("repo root")
-}
+mod support;
 
-/// Builds the crate in `dir` with the workspace's lock file and the target folder the
-/// standalone builds share; returns the target folder.
-fn cargo_build(dir: &Path) -> PathBuf {
-    std::fs::copy(root().join("Cargo.lock"), dir.join("Cargo.lock")).expect("copy lock");
-    let target = root().join("target").join("standalone");
-    let o = Command::new(env!("CARGO"))
-        .args(["build", "--offline", "--quiet"])
-        .current_dir(dir)
-        .env("CARGO_TARGET_DIR", &target)
-        .env_remove("RUSTFLAGS")
-        .output()
-        .expect("cargo runs");
-    assert!(
-        o.status.success(),
-        "cargo build in {} failed:\n{}",
-        dir.display(),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    target
-}
+use support::standalone::{cargo_build, root};
 
 #[test]
 fn a_draft_07_crate_builds_starts_and_lists_its_tools_json() {

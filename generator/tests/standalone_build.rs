@@ -2,15 +2,12 @@
 //! in `D`, for every shipped spec (Swagger 2.0, OpenAPI 3.0, 3.1, cycles, discriminators) and
 //! for a spec full of hostile text, which must come through verbatim as data, never as code.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .canonicalize()
-        .expect("repo root")
-}
+mod support;
+
+use support::standalone::{cargo_build, root};
 
 fn generate_into(spec: &Path, tools: &Path, out: &Path) {
     let o = Command::new(env!("CARGO_BIN_EXE_mcpgen"))
@@ -29,26 +26,6 @@ fn generate_into(spec: &Path, tools: &Path, out: &Path) {
         "generate {}: {}{}",
         spec.display(),
         String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-}
-
-/// Builds the crate in `dir` with the workspace's lock file (so no new versions are resolved)
-/// and a target folder shared by all standalone builds.
-fn cargo_build(dir: &Path) {
-    std::fs::copy(root().join("Cargo.lock"), dir.join("Cargo.lock")).expect("copy lock");
-    let target = root().join("target").join("standalone");
-    let o = Command::new(env!("CARGO"))
-        .args(["build", "--offline", "--quiet"])
-        .current_dir(dir)
-        .env("CARGO_TARGET_DIR", &target)
-        .env_remove("RUSTFLAGS")
-        .output()
-        .expect("cargo runs");
-    assert!(
-        o.status.success(),
-        "cargo build in {} failed:\n{}",
-        dir.display(),
         String::from_utf8_lossy(&o.stderr)
     );
 }

@@ -434,12 +434,12 @@ fn quietly<R>(f: impl FnOnce() -> R) -> Result<R, ()> {
 
 /// The first place in `schema` (already [`clean`]ed) that typify 0.8 would panic on, as a JSON
 /// pointer relative to `schema` and the reason; `defs` are the definition keys a `$ref` may name.
-/// Two property names that typify would turn into the same Rust field name (it drops
-/// punctuation and case; it does not always disambiguate optional fields), compared
-/// conservatively: case-folded, letters and digits only.
-fn colliding_field_names(props: &serde_json::Map<String, Value>) -> Option<(&str, &str)> {
+/// Two names that typify would turn into the same Rust field or variant name (it drops
+/// punctuation and case, and does not always disambiguate), compared conservatively:
+/// case-folded, letters and digits only.
+fn colliding_names<'a>(names: impl Iterator<Item = &'a str>) -> Option<(&'a str, &'a str)> {
     let mut seen: BTreeMap<String, &str> = BTreeMap::new();
-    for name in props.keys() {
+    for name in names {
         let folded: String = name
             .chars()
             .filter(char::is_ascii_alphanumeric)
@@ -485,8 +485,16 @@ fn unsupported(schema: &Value, defs: &BTreeSet<&str>) -> Option<(String, String)
             "typify cannot type an enum without `type` whose values mix JSON types".into(),
         ));
     }
+    if let Some(Value::Array(values)) = map.get("enum")
+        && let Some((a, b)) = colliding_names(values.iter().filter_map(Value::as_str))
+    {
+        return Some((
+            "/enum".to_owned(),
+            format!("enum values `{a}` and `{b}` would become the same Rust variant name"),
+        ));
+    }
     if let Some(Value::Object(props)) = map.get("properties")
-        && let Some((a, b)) = colliding_field_names(props)
+        && let Some((a, b)) = colliding_names(props.keys().map(String::as_str))
     {
         return Some((
             "/properties".to_owned(),
