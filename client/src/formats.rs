@@ -202,11 +202,19 @@ pub fn result_text(result: &ToolResult) -> String {
             Content::Image { data, mime_type } => {
                 format!("[image: {mime_type}, {} bytes]", decoded_len(data))
             }
+            Content::Audio { data, mime_type } => {
+                format!("[audio: {mime_type}, {} bytes]", decoded_len(data))
+            }
             Content::Resource {
                 uri,
                 mime_type,
                 blob,
             } => format!("[resource {uri}: {mime_type}, {} bytes]", decoded_len(blob)),
+            Content::TextResource {
+                uri,
+                mime_type,
+                text,
+            } => format!("[resource {uri}: {mime_type}]\n{text}"),
         });
     }
     let mut text = parts.join("\n");

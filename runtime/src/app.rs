@@ -367,7 +367,8 @@ fn success<T: serde::Serialize>(value: &T, def: &ToolDef) -> ToolResult {
 
 /// Selects, by the trait bounds of a tool's return type `R`, how its value becomes a result:
 /// `Result<T, E>` with `T: Serialize + JsonSchema` and `E: Display` through [`ResultOutput`],
-/// any other `Serialize + JsonSchema` type through [`ValueOutput`]. The macros call the
+/// any other `Serialize + JsonSchema` type through [`ValueOutput`]; a [`ToolResult`] (or
+/// `Result<ToolResult, E>`) is passed through as the tool built it. The macros call the
 /// methods on `&OutputTag::<R>::new()`, so method resolution tries `ResultOutput` first
 /// (no auto-reference needed) and `ValueOutput` second; aliases of `Result` work because the
 /// choice is made on the type, not on how it is spelt.
@@ -440,6 +441,42 @@ where
 
     fn mcp_into_result(&self, def: &ToolDef, returned: T) -> ToolResult {
         success(&returned, def)
+    }
+}
+
+/// Tools returning a [`ToolResult`] they built themselves (images, audio, embedded resources,
+/// several blocks, an error with its own wording): the result is sent as it is, and the tool
+/// advertises no `outputSchema`. `ToolResult` is not `Serialize`, so this never competes with
+/// [`ValueOutput`]'s impl for serialisable values.
+impl ValueOutput for &OutputTag<ToolResult> {
+    type Returned = ToolResult;
+
+    fn mcp_output_shape(&self) -> OutputShape {
+        OutputShape {
+            schema: None,
+            wrap: false,
+        }
+    }
+
+    fn mcp_into_result(&self, _def: &ToolDef, returned: ToolResult) -> ToolResult {
+        returned
+    }
+}
+
+/// Tools returning `Result<ToolResult, E>`: `Ok` is sent as it is, `Err` becomes an `isError`
+/// result with the error's text.
+impl<E: Display> ResultOutput for OutputTag<Result<ToolResult, E>> {
+    type Returned = Result<ToolResult, E>;
+
+    fn mcp_output_shape(&self) -> OutputShape {
+        OutputShape {
+            schema: None,
+            wrap: false,
+        }
+    }
+
+    fn mcp_into_result(&self, _def: &ToolDef, returned: Result<ToolResult, E>) -> ToolResult {
+        returned.unwrap_or_else(|e| ToolResult::error(e.to_string()))
     }
 }
 

@@ -10,9 +10,11 @@
 //!   nothing and answers `Ok(false)`.
 //! - `notifications/message` goes to the caller only at or above the level the client asked
 //!   for: the connection's `logging/setLevel`, or, on the 2026-07-28 protocol, the request's
-//!   `io.modelcontextprotocol/logLevel` in `_meta` (which wins). A client that set neither gets
-//!   every level. A message below the level is not sent and [`Notifier::log`] answers
-//!   `Ok(false)`.
+//!   `io.modelcontextprotocol/logLevel` in `_meta` (which wins). On the 2026-07-28 protocol
+//!   (a request whose `_meta` names its protocol version) a request without a log level gets
+//!   no log messages, as that revision requires; on earlier revisions a client that never set
+//!   a level gets every level. A message below the level is not sent and [`Notifier::log`]
+//!   answers `Ok(false)`.
 //! - `notifications/cancelled` from the client, or the connection closing, cancels the call's
 //!   [`Cancellation`]. The server still waits for the tool to return (and records the call);
 //!   a tool that stops early should return promptly with whatever result suits it, which the
@@ -170,6 +172,9 @@ struct Link {
     progress_token: Option<ProgressToken>,
     request_level: Option<LogLevel>,
     session_level: Arc<SessionLogLevel>,
+    /// The request names its protocol version in `_meta` (2026-07-28 and later): its own log
+    /// level is the only one, and without one nothing is logged.
+    per_request: bool,
 }
 
 /// Sends progress and log notifications to the client of one call.
@@ -200,12 +205,14 @@ impl Notifier {
     }
 
     /// The notifier of one request on `peer`: its progress token and requested log level
-    /// (from `_meta`), and the connection's `logging/setLevel`.
+    /// (from `_meta`), the connection's `logging/setLevel`, and whether the request carries its
+    /// protocol version in `_meta` (the 2026-07-28 protocol).
     pub(crate) fn for_request(
         peer: Peer<RoleServer>,
         progress_token: Option<ProgressToken>,
         request_level: Option<LoggingLevel>,
         session_level: Arc<SessionLogLevel>,
+        per_request: bool,
     ) -> Self {
         Self {
             link: Some(Arc::new(Link {
@@ -213,6 +220,7 @@ impl Notifier {
                 progress_token,
                 request_level: request_level.map(LogLevel::from_wire),
                 session_level,
+                per_request,
             })),
             logger: None,
         }
@@ -232,10 +240,14 @@ impl Notifier {
     }
 
     /// Whether a message at `level` would reach the client: there is a connection and the
-    /// client's level (the request's, else the connection's; none: every level) allows it.
+    /// client's level allows it (the request's; else, before 2026-07-28, the connection's, and
+    /// with neither every level; on 2026-07-28 a request without a level gets none).
     /// Check it before building an expensive message.
     pub fn log_enabled(&self, level: LogLevel) -> bool {
         self.link.as_ref().is_some_and(|link| {
+            if link.per_request {
+                return link.request_level.is_some_and(|min| level >= min);
+            }
             link.request_level
                 .or_else(|| link.session_level.get())
                 .is_none_or(|min| level >= min)

@@ -30,6 +30,13 @@ pub enum Content {
         /// MIME type, e.g. `image/png`.
         mime_type: String,
     },
+    /// Audio, base64-encoded.
+    Audio {
+        /// Base64 data.
+        data: String,
+        /// MIME type, e.g. `audio/wav`.
+        mime_type: String,
+    },
     /// An embedded binary resource (e.g. a PDF an upstream returned), base64-encoded.
     Resource {
         /// A stable synthetic URI naming where the bytes came from, e.g.
@@ -39,6 +46,15 @@ pub enum Content {
         mime_type: String,
         /// Base64 data.
         blob: String,
+    },
+    /// An embedded text resource, e.g. a document a tool produced.
+    TextResource {
+        /// The resource's URI, e.g. `file:///notes/today.md`.
+        uri: String,
+        /// MIME type, e.g. `text/markdown`.
+        mime_type: String,
+        /// The text itself.
+        text: String,
     },
 }
 
@@ -51,6 +67,15 @@ impl ToolResult {
             is_error: false,
             upstream_status: None,
             timed_out: false,
+        }
+    }
+
+    /// A successful result with these content blocks, for tools that return images, audio,
+    /// resources or several blocks (`#[mcp_tool]` functions may return a `ToolResult`).
+    pub fn content(content: Vec<Content>) -> Self {
+        Self {
+            content,
+            ..Self::default()
         }
     }
 

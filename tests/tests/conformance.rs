@@ -1,16 +1,61 @@
-//! The official MCP conformance suite against the generated Synaplan server (auth off, on
-//! loopback): the 0.1.x release over all active server scenarios, and the 0.2.0 alpha with
-//! `--requirements 2026-07-28`. Known failures, each with its reason, are in
-//! `tests/conformance/baseline-*.yml`; the suite fails on anything else, and on a baseline
-//! entry that has started to pass.
+//! The official MCP conformance suite, with auth off on loopback, against two servers: the
+//! generated Synaplan server, and `mcpgen-conformance-fixture` (the suite's own tools written with
+//! `#[mcp_tool]`, in `tests/conformance_fixture`). Each runs the 0.1.x release over all active
+//! server scenarios, and the 0.2.0 alpha with `--requirements 2026-07-28`. Known failures, each
+//! with its reason, are in `tests/conformance/baseline-*.yml` (Synaplan) and
+//! `tests/conformance/fixture-*.yml` (the fixture); the suite fails on anything else, and on a
+//! baseline entry that has started to pass. Each run prints the suite's per-scenario table.
 
 use std::path::Path;
 
-use mcpgen_tests::{StandIn, node_bin, repo_root, start_synaplan_http};
+use mcpgen_tests::{
+    KillOnDrop, StandIn, free_port, node_bin, repo_root, start_synaplan_http, wait_ready,
+    workspace_binary,
+};
 
-async fn run_suite(entry: &str, extra: &[&str], baseline: &str) {
-    let upstream = StandIn::start(vec![]).await.expect("stand-in");
-    let (_server, url) = start_synaplan_http(&upstream.url, &["--no-auth"]).await;
+/// Which server a run grades.
+enum Target {
+    /// The generated Synaplan server against a stand-in upstream.
+    Synaplan,
+    /// The `#[mcp_tool]` fixture implementing the suite's tool scenarios.
+    Fixture,
+}
+
+/// Starts `mcpgen-conformance-fixture --transport http --no-auth` on a free loopback port;
+/// returns the process and its base URL once `/healthz` answers.
+async fn start_fixture_http() -> (KillOnDrop, String) {
+    let port = free_port();
+    let child = tokio::process::Command::new(workspace_binary("mcpgen-conformance-fixture"))
+        .args([
+            "--transport",
+            "http",
+            "--listen",
+            &format!("127.0.0.1:{port}"),
+            "--no-auth",
+        ])
+        .env("RUST_LOG", "error")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("mcpgen-conformance-fixture starts");
+    let url = format!("http://127.0.0.1:{port}");
+    assert!(
+        wait_ready(&format!("{url}/healthz")).await,
+        "mcpgen-conformance-fixture did not come up"
+    );
+    (KillOnDrop(child), url)
+}
+
+async fn run_suite(target: Target, entry: &str, extra: &[&str], baseline: &str) {
+    let (_upstream, (_server, url)) = match target {
+        Target::Synaplan => {
+            let upstream = StandIn::start(vec![]).await.expect("stand-in");
+            let server = start_synaplan_http(&upstream.url, &["--no-auth"]).await;
+            (Some(upstream), server)
+        }
+        Target::Fixture => (None, start_fixture_http().await),
+    };
 
     let node = node_bin("node");
     let script = repo_root().join("tests/node/node_modules").join(entry);
@@ -31,6 +76,8 @@ async fn run_suite(entry: &str, extra: &[&str], baseline: &str) {
         .expect("conformance suite runs");
     let stdout = String::from_utf8_lossy(&output.stdout);
     let summary = stdout.split("=== SUMMARY ===").nth(1).unwrap_or(&stdout);
+    // The suite's per-scenario table, shown with `--nocapture` and on failure.
+    println!("conformance {entry} {extra:?} against {url}:\n{summary}");
     assert!(
         output.status.success(),
         "conformance ({entry} {extra:?}) failed outside the baseline {}:\n{summary}\n{}",
@@ -68,6 +115,7 @@ fn path_with(node: &Path) -> String {
 #[tokio::test]
 async fn conformance_0_1_release() {
     run_suite(
+        Target::Synaplan,
         "@modelcontextprotocol/conformance/dist/index.js",
         &[],
         "baseline-0.1.yml",
@@ -78,6 +126,7 @@ async fn conformance_0_1_release() {
 #[tokio::test]
 async fn conformance_0_2_alpha_2026_07_28() {
     run_suite(
+        Target::Synaplan,
         "conformance-next/dist/index.js",
         &["--requirements", "2026-07-28"],
         "baseline-2026-07-28.yml",
@@ -106,10 +155,61 @@ async fn conformance_0_2_alpha_2026_07_28() {
 async fn conformance_session_lifecycle() {
     for scenario in ["server-session-lifecycle", "server-initialize"] {
         run_suite(
+            Target::Synaplan,
             "conformance-next/dist/index.js",
             &["--scenario", scenario],
             "baseline-none.yml",
         )
         .await;
     }
+}
+
+/// The scored tool scenarios the fixture implements; none may be in a fixture baseline.
+const FIXTURE_TOOL_SCENARIOS: &[&str] = &[
+    "tools-list",
+    "tools-call-simple-text",
+    "tools-call-image",
+    "tools-call-audio",
+    "tools-call-embedded-resource",
+    "tools-call-mixed-content",
+    "tools-call-error",
+    "tools-call-with-progress",
+];
+
+fn assert_not_in_baseline(baseline: &str, scenarios: &[&str]) {
+    let text = std::fs::read_to_string(repo_root().join("tests/conformance").join(baseline))
+        .expect("baseline");
+    for scenario in scenarios {
+        assert!(
+            !text.contains(&format!("- {scenario}\n")),
+            "{scenario} is in {baseline}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn fixture_conformance_0_1_release() {
+    run_suite(
+        Target::Fixture,
+        "@modelcontextprotocol/conformance/dist/index.js",
+        &[],
+        "fixture-0.1.yml",
+    )
+    .await;
+    // 0.1.x also scores logging during a tool call.
+    let mut scenarios = FIXTURE_TOOL_SCENARIOS.to_vec();
+    scenarios.push("tools-call-with-logging");
+    assert_not_in_baseline("fixture-0.1.yml", &scenarios);
+}
+
+#[tokio::test]
+async fn fixture_conformance_0_2_alpha_2026_07_28() {
+    run_suite(
+        Target::Fixture,
+        "conformance-next/dist/index.js",
+        &["--requirements", "2026-07-28"],
+        "fixture-2026-07-28.yml",
+    )
+    .await;
+    assert_not_in_baseline("fixture-2026-07-28.yml", FIXTURE_TOOL_SCENARIOS);
 }

@@ -100,6 +100,7 @@ impl McpHandler {
             ctx.meta.get_progress_token(),
             ctx.meta.log_level(),
             self.log_level.clone(),
+            ctx.meta.protocol_version().is_some(),
         );
         let mut call = CallContext::new()
             .with_request_id(ctx.id.to_string())
@@ -144,12 +145,20 @@ pub(crate) fn to_call_tool_result(result: ToolResult) -> CallToolResult {
         .map(|block| match block {
             Content::Text(text) => ContentBlock::text(text),
             Content::Image { data, mime_type } => ContentBlock::image(data, mime_type),
+            Content::Audio { data, mime_type } => ContentBlock::audio(data, mime_type),
             Content::Resource {
                 uri,
                 mime_type,
                 blob,
             } => ContentBlock::resource(
                 rmcp::model::ResourceContents::blob(blob, uri).with_mime_type(mime_type),
+            ),
+            Content::TextResource {
+                uri,
+                mime_type,
+                text,
+            } => ContentBlock::resource(
+                rmcp::model::ResourceContents::text(text, uri).with_mime_type(mime_type),
             ),
         })
         .collect();

@@ -174,6 +174,9 @@ fn result_json(result: &ToolResult) -> Value {
             Content::Image { data, mime_type } => {
                 json!({"type": "image", "data": data, "mimeType": mime_type})
             }
+            Content::Audio { data, mime_type } => {
+                json!({"type": "audio", "data": data, "mimeType": mime_type})
+            }
             Content::Resource {
                 uri,
                 mime_type,
@@ -181,6 +184,14 @@ fn result_json(result: &ToolResult) -> Value {
             } => json!({
                 "type": "resource",
                 "resource": {"uri": uri, "mimeType": mime_type, "blob": blob}
+            }),
+            Content::TextResource {
+                uri,
+                mime_type,
+                text,
+            } => json!({
+                "type": "resource",
+                "resource": {"uri": uri, "mimeType": mime_type, "text": text}
             }),
         })
         .collect();

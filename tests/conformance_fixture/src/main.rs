@@ -1,0 +1,72 @@
+//! `mcpgen-conformance-fixture`: the tools the official MCP conformance suite
+//! (`@modelcontextprotocol/conformance`) calls in its tool scenarios, written with
+//! `#[mcp_tool]` and served with the same flags as a generated server
+//! (`--transport http --listen ADDR --no-auth`, …). `tests/tests/conformance.rs` runs the
+//! suite against it; `tests/conformance/fixture-*.yml` list what it does not implement yet.
+
+mod tools;
+
+use std::process::ExitCode;
+
+use clap::{CommandFactory, FromArgMatches};
+use mcpgen_runtime::Principal;
+use mcpgen_runtime::cli::{self, App, ServeArgs, Transport};
+use mcpgen_runtime::server::shutdown_signal;
+
+const APP: App = App {
+    name: "mcpgen-conformance-fixture",
+    version: env!("CARGO_PKG_VERSION"),
+    description: "the tools of the MCP conformance suite's tool scenarios",
+    title: "MCP conformance fixture",
+    default_upstream_url: None,
+    security_schemes: &[],
+};
+
+fn main() -> ExitCode {
+    let command = ServeArgs::command()
+        .name(APP.name)
+        .version(APP.version)
+        .about(format!("{}: {}", APP.title, APP.description));
+    let args = match ServeArgs::from_arg_matches(&command.get_matches()) {
+        Ok(args) => args,
+        Err(e) => e.exit(),
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(args)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(args: ServeArgs) -> Result<(), String> {
+    let server = cli::server_builder(&APP, &args, tools::all())?
+        .build()
+        .map_err(|e| e.to_string())?;
+    match args.transport {
+        Transport::Http => server
+            .serve_http(args.listen, shutdown_signal())
+            .await
+            .map_err(|e| e.to_string()),
+        // The stdio caller is the local user; with keys configured, use HTTP, where each
+        // request carries its credential.
+        Transport::Stdio if args.no_auth => server
+            .serve_stdio(Principal::unrestricted("local"))
+            .await
+            .map_err(|e| e.to_string()),
+        Transport::Stdio => {
+            Err("the fixture serves stdio only with --no-auth; use --transport http".into())
+        }
+    }
+}
