@@ -1,0 +1,43 @@
+-- wrk script for scripts/bench.sh.
+-- BENCH_MODE: "call" (tools/call synaplan_list_prompts), "list" (tools/list) or "get" (plain GET,
+-- the path comes from the URL). BENCH_KEY: an X-API-Key to send (optional).
+-- Each request is one stateless JSON-RPC request of the 2026-07-28 protocol: no session, the
+-- protocol version and client info in the request's _meta and headers.
+local mode = os.getenv("BENCH_MODE") or "call"
+local key = os.getenv("BENCH_KEY")
+
+local meta = '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",'
+  .. '"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1"},'
+  .. '"io.modelcontextprotocol/clientCapabilities":{}}'
+
+if mode ~= "get" then
+  local method, params
+  if mode == "list" then
+    method = "tools/list"
+    params = '{' .. meta .. '}'
+  else
+    method = "tools/call"
+    params = '{"name":"synaplan_list_prompts","arguments":{"language":"en"},' .. meta .. '}'
+  end
+  wrk.method = "POST"
+  wrk.body = '{"jsonrpc":"2.0","id":1,"method":"' .. method .. '","params":' .. params .. '}'
+  wrk.headers["Content-Type"] = "application/json"
+  wrk.headers["Accept"] = "application/json, text/event-stream"
+  wrk.headers["MCP-Protocol-Version"] = "2026-07-28"
+  wrk.headers["Mcp-Method"] = method
+  if mode ~= "list" then
+    wrk.headers["Mcp-Name"] = "synaplan_list_prompts"
+  end
+  if key and key ~= "" then
+    wrk.headers["X-API-Key"] = key
+  end
+end
+
+-- One machine-readable line: requests/s, p50, p99 (microseconds), requests, errors.
+done = function(summary, latency, requests)
+  local e = summary.errors
+  local errors = e.connect + e.read + e.write + e.status + e.timeout
+  io.write(string.format("BENCH rps=%.1f p50=%d p99=%d requests=%d errors=%d\n",
+    summary.requests / (summary.duration / 1e6),
+    latency:percentile(50), latency:percentile(99), summary.requests, errors))
+end
