@@ -33,15 +33,22 @@ const RESERVED_NAMES: &[&str] = &["server-card"];
 /// ```
 /// use mcpgen_runtime::auth::TokenAuthority;
 /// use mcpgen_runtime::server::{Mount, Server};
-/// # fn sets() -> (mcpgen_runtime::AppToolSet<()>, mcpgen_runtime::AppToolSet<()>) { todo!() }
-/// # fn run() -> Result<(), Box<dyn std::error::Error>> {
-/// let tokens = TokenAuthority::new(&[7u8; 32], "rooms")?;
-/// let (alpha_tools, beta_tools) = sets();
-/// let server = Server::builder("rooms", "0.1.0")
-///     .mount(Mount::new("alpha").tool_set(alpha_tools).authenticator(tokens.with_audience("alpha")?))
-///     .mount(Mount::new("beta").tool_set(beta_tools).authenticator(tokens.with_audience("beta")?))
-///     .build()?;
-/// # Ok(()) }
+/// use mcpgen_runtime::ToolSet;
+///
+/// fn serve_rooms(
+///     alpha_tools: impl ToolSet,
+///     beta_tools: impl ToolSet,
+/// ) -> Result<(), Box<dyn std::error::Error>> {
+///     let tokens = TokenAuthority::new(&[7u8; 32], "rooms")?;
+///     let alpha = Mount::new("alpha")
+///         .tool_set(alpha_tools)
+///         .authenticator(tokens.with_audience("alpha")?);
+///     let beta = Mount::new("beta")
+///         .tool_set(beta_tools)
+///         .authenticator(tokens.with_audience("beta")?);
+///     let _server = Server::builder("rooms", "0.1.0").mount(alpha).mount(beta).build()?;
+///     Ok(())
+/// }
 /// ```
 #[must_use = "a mount does nothing until it is given to `ServerBuilder::mount`"]
 pub struct Mount {
