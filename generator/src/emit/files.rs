@@ -48,17 +48,27 @@ pub fn tool_json(tool: &ir::Tool) -> Value {
     Value::Object(t)
 }
 
-/// The `tools/list` result (pretty, for `tools.json`) and its wire size.
-pub fn tools_list_json(server: &ir::Server) -> (String, ToolsListSize) {
-    let list = json!({ "tools": server.tools.iter().map(tool_json).collect::<Vec<_>>() });
+/// The `tools/list` result (pretty, for `tools.json`), its wire size, and each tool's entry
+/// size, all from one serialization of each entry.
+pub fn tools_list_json(
+    server: &ir::Server,
+) -> (String, ToolsListSize, Vec<(String, ToolsListSize)>) {
+    let entries: Vec<Value> = server.tools.iter().map(tool_json).collect();
+    let tool_sizes = server
+        .tools
+        .iter()
+        .zip(&entries)
+        .map(|(tool, entry)| {
+            let compact = entry.to_string();
+            (tool.name.clone(), ToolsListSize::of_compact_json(&compact))
+        })
+        .collect();
+    let list = json!({ "tools": entries });
     let compact = list.to_string();
-    let size = ToolsListSize {
-        bytes: compact.len(),
-        approx_tokens: compact.len().div_ceil(4),
-    };
+    let size = ToolsListSize::of_compact_json(&compact);
     let mut pretty = serde_json::to_string_pretty(&list).unwrap_or(compact);
     pretty.push('\n');
-    (pretty, size)
+    (pretty, size, tool_sizes)
 }
 
 /// The tokens of `src/lib.rs`.

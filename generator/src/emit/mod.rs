@@ -120,8 +120,7 @@ pub fn emit(server: &ir::Server, options: &EmitOptions) -> Result<Emitted, Error
         "src/main.rs".to_owned(),
         render(&header, "", files::main_tokens(server))?,
     );
-    let (tools_json, list_size) = files::tools_list_json(server);
-    let tool_sizes = tool_sizes(server);
+    let (tools_json, list_size, tool_sizes) = files::tools_list_json(server);
     files.insert("tools.json".to_owned(), tools_json);
     let context = files::crate_context(server, options, &list_size);
     for (file, template) in [
@@ -147,19 +146,6 @@ impl ToolsListSize {
             approx_tokens: compact.len().div_ceil(4),
         }
     }
-}
-
-/// Each tool's `tools/list` entry measured as compact JSON, with the same token estimate as
-/// the whole list (bytes / 4, rounded up).
-fn tool_sizes(server: &ir::Server) -> Vec<(String, ToolsListSize)> {
-    server
-        .tools
-        .iter()
-        .map(|tool| {
-            let compact = files::tool_json(tool).to_string();
-            (tool.name.clone(), ToolsListSize::of_compact_json(&compact))
-        })
-        .collect()
 }
 
 fn header(options: &EmitOptions) -> String {
