@@ -42,36 +42,41 @@ enum Sdk {
 
 /// Runs one official client: `target` is `["stdio", "--", cmd, args…]` or `["http", url, headers…]`.
 async fn run_client(sdk: Sdk, transport: &str, target: &[String]) -> Value {
-    let args = json!({"language": "en"}).to_string();
+    let args = json!({"language": "en"});
     let mut cmd = match sdk {
         Sdk::Python => {
             let mut c = tokio::process::Command::new(python());
             c.arg(repo_root().join("tests/python/call_tool.py"));
+            c.args([transport, "synaplan_list_prompts", &args.to_string()]);
             c
         }
         Sdk::TypeScript => {
+            let calls = json!([{"name": "synaplan_list_prompts", "arguments": args}]);
             let mut c = tokio::process::Command::new(node_bin("node"));
-            c.arg(node_file("call-tool.mjs"));
+            c.arg(node_file("list-and-call.mjs"));
+            c.args([transport, &calls.to_string()]);
             c
         }
     };
-    cmd.args([transport, "synaplan_list_prompts", &args])
-        .args(target)
-        .env("RUST_LOG", "error")
-        .kill_on_drop(true);
+    cmd.args(target).env("RUST_LOG", "error").kill_on_drop(true);
     let out = tokio::time::timeout(std::time::Duration::from_secs(60), cmd.output())
         .await
         .expect("client finishes within 60 s")
         .expect("client runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
     let line = stdout.lines().last().unwrap_or_default();
-    serde_json::from_str(line).unwrap_or_else(|_| {
+    let printed: Value = serde_json::from_str(line).unwrap_or_else(|_| {
         panic!(
             "{sdk:?} client printed no JSON line (status {}):\nstdout: {stdout}\nstderr: {}",
             out.status,
             String::from_utf8_lossy(&out.stderr)
         )
-    })
+    });
+    // The TypeScript script reports a list of calls; this test makes one.
+    match sdk {
+        Sdk::TypeScript if printed["ok"] == json!(true) => printed["results"][0].clone(),
+        _ => printed,
+    }
 }
 
 /// The targets to test: stdio (the client starts the server) and Streamable HTTP.

@@ -387,8 +387,9 @@ async fn rooms_with_the_typescript_sdk() {
         Duration::from_secs(60),
         tokio::process::Command::new(node_bin("node"))
             .arg(node_file("list-and-call.mjs"))
-            .arg(format!("{url}/mcp"))
+            .arg("http")
             .arg(calls.to_string())
+            .arg(format!("{url}/mcp"))
             .arg(format!("Authorization=Bearer {}", token("rooms")))
             .kill_on_drop(true)
             .output(),
