@@ -202,6 +202,13 @@ pub fn main<T: ToolSet>(app: App, make_tools: impl FnOnce(Upstream) -> T) -> Exi
         Ok(args) => args,
         Err(e) => e.exit(),
     };
+    block_on_main(run(app, args, make_tools))
+}
+
+/// Sets up logging (`RUST_LOG`, to stderr), runs `main` on a multi-threaded async runtime and
+/// turns its outcome into an exit code, printing the error: the body of a server binary's
+/// `main`, for servers built by hand (application tools) as for generated ones.
+pub fn block_on_main(main: impl Future<Output = Result<(), String>>) -> ExitCode {
     init_logging();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -213,7 +220,7 @@ pub fn main<T: ToolSet>(app: App, make_tools: impl FnOnce(Upstream) -> T) -> Exi
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(run(app, args, make_tools)) {
+    match runtime.block_on(main) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("error: {message}");
