@@ -376,6 +376,7 @@ mod tests {
             idempotent_hint: None,
             open_world_hint: None,
         },
+        confirm: false,
         required_scope: None,
         plugin: None,
         http: None,

@@ -10,6 +10,8 @@
 //!     description: "Send a message and get AI response"
 //!   - operation_id: post_api_rag_search
 //!     access: read        # a POST that only reads: callable with mcp:read
+//!   - operation_id: deleteChat
+//!     confirm: true       # the person confirms each call before the DELETE is sent
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -51,6 +53,11 @@ pub struct ServerBlock {
     /// Fail generation when the `tools/list` payload is estimated above this many tokens.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_list_tokens: Option<u64>,
+    /// `true`: every tool whose access is `write` and whose `destructive` hint is set (a
+    /// DELETE, unless the entry says otherwise) asks the person to confirm each call, unless
+    /// its entry sets `confirm: false`. Default `false`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confirm_destructive: Option<bool>,
     /// Longest tool name allowed (default 64; 60 suits Cursor).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_name_len: Option<usize>,
@@ -146,6 +153,12 @@ pub struct Entry {
     pub access: Option<Access>,
     /// Annotation overrides (hints only; they never change access).
     pub annotations: AnnotationOverrides,
+    /// `confirm: true | false`: whether the server asks the person to confirm each call
+    /// before calling the upstream (elicitation, or an input-required result). `None`: the
+    /// server block's `confirm_destructive` decides.
+    pub confirm: Option<bool>,
+    /// The server block's `confirm_destructive`, in effect when `confirm` is not set.
+    pub confirm_destructive: bool,
     /// Extra scope required to see and call the tool.
     pub scope: Option<String>,
     /// `false` keeps the entry in the file but generates no tool.
@@ -218,6 +231,8 @@ pub(crate) struct RawEntry {
     #[serde(default)]
     annotations: AnnotationOverrides,
     #[serde(default)]
+    confirm: Option<bool>,
+    #[serde(default)]
     scope: Option<String>,
     #[serde(default)]
     enabled: Option<bool>,
@@ -264,9 +279,10 @@ impl Allowlist {
                 message: format!(
                     "{message} (expected `server:` with name/version/description/upstream_url/\
                      max_list_tokens/max_name_len/profile/output_schema/schema_budget/\
-                     max_description_len and `mcp_tools:`, a list of entries with \
-                     operation_id and optional name/title/description/access/annotations/scope/\
-                     enabled/plugin/content_type/output_schema/schema_budget)"
+                     max_description_len/confirm_destructive and `mcp_tools:`, a list of \
+                     entries with operation_id and optional name/title/description/access/\
+                     annotations/confirm/scope/enabled/plugin/content_type/output_schema/\
+                     schema_budget)"
                 ),
             }
         })?;
@@ -300,6 +316,8 @@ pub(crate) fn entry(
         description: e.description,
         access: None,
         annotations: e.annotations,
+        confirm: e.confirm,
+        confirm_destructive: server.confirm_destructive.unwrap_or(false),
         scope: e.scope,
         enabled: e.enabled.unwrap_or(true),
         plugin: e.plugin,

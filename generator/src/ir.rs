@@ -76,6 +76,10 @@ pub struct Tool {
     /// Annotation hints for clients, derived from `access` unless the allowlist overrides them;
     /// never used for authorization.
     pub annotations: Annotations,
+    /// Whether the server asks the person to confirm each call before calling the upstream:
+    /// the entry's `confirm:`, else the server block's `confirm_destructive` for a destructive
+    /// write.
+    pub confirm: bool,
     /// Required scope from the allowlist.
     pub required_scope: Option<String>,
     /// Plugin from the allowlist.

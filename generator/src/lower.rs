@@ -283,6 +283,7 @@ fn build_tool(
     let method = op.method.to_ascii_uppercase();
     let access = access(&method, entry);
     let annotations = annotations_for(&method, access, entry);
+    let confirm = confirm(access, annotations, entry);
     let description = entry.description.clone().unwrap_or_else(|| {
         operation_description(
             op,
@@ -310,6 +311,7 @@ fn build_tool(
         wrap_output,
         access,
         annotations,
+        confirm,
         required_scope: entry.scope.clone(),
         plugin: entry.plugin.clone(),
         tags: op.tags.clone(),
@@ -623,6 +625,16 @@ pub fn is_object_schema(schema: &Value) -> bool {
         && !["oneOf", "anyOf", "allOf", "$ref", "not", "if"]
             .iter()
             .any(|k| map.contains_key(*k))
+}
+
+/// Whether calls need the person's confirmation: the entry's `confirm:` when set, else the
+/// server block's `confirm_destructive` for a write whose `destructive` hint is set.
+fn confirm(access: ir::Access, annotations: ir::Annotations, entry: &Entry) -> bool {
+    entry.confirm.unwrap_or(
+        entry.confirm_destructive
+            && access == ir::Access::Write
+            && annotations.destructive == Some(true),
+    )
 }
 
 /// Annotation hints: from the access (a read is `readOnlyHint`; a write is destructive when

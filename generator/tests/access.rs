@@ -121,3 +121,49 @@ fn an_invalid_access_is_an_error_naming_the_entry() {
         "{message}"
     );
 }
+
+#[test]
+fn confirmation_follows_the_entry_then_the_server_default_for_destructive_writes() {
+    // No setting: nothing asks.
+    let none = tools("mcp_tools:\n  - operation_id: search\n  - operation_id: ping\n");
+    assert!(none.iter().all(|t| !t.confirm));
+
+    // `confirm: true` on an entry, whatever its access.
+    let entry =
+        tools("mcp_tools:\n  - operation_id: search\n    confirm: true\n  - operation_id: ping\n");
+    assert!(entry[0].confirm);
+    assert!(!entry[1].confirm);
+
+    // The server default covers writes whose destructive hint is set, not other writes, not
+    // reads; an entry's `confirm: false` opts out.
+    let defaulted = tools(
+        "server:\n  confirm_destructive: true\nmcp_tools:\n  - operation_id: search\n    \
+         annotations: { destructive: true }\n  - operation_id: ping\n  - operation_id: \
+         createIssue\n    annotations: { destructive: true }\n",
+    );
+    let confirm: Vec<(&str, bool)> = defaulted
+        .iter()
+        .map(|t| (t.name.as_str(), t.confirm))
+        .collect();
+    assert_eq!(
+        confirm,
+        [("search", false), ("ping", false), ("create_issue", true)]
+    );
+    let opted_out = tools(
+        "server:\n  confirm_destructive: true\nmcp_tools:\n  - operation_id: createIssue\n    \
+         annotations: { destructive: true }\n    confirm: false\n",
+    );
+    assert!(!opted_out[0].confirm);
+}
+
+#[test]
+fn an_invalid_confirm_is_an_error_naming_the_entry() {
+    let error = Allowlist::parse(
+        Path::new("mcp_tools.yaml"),
+        "mcp_tools:\n  - operation_id: ping\n    confirm: maybe\n",
+    )
+    .expect_err("`confirm: maybe` is refused");
+    let message = error.to_string();
+    assert!(message.contains("mcp_tools.yaml"), "{message}");
+    assert!(message.contains("line 3"), "{message}");
+}

@@ -337,6 +337,7 @@ pub fn tool_def<A: schemars1::JsonSchema>(meta: ToolMeta, output: OutputShape) -
         wrap_output: output.wrap,
         access: meta.access,
         annotations: meta.annotations,
+        confirm: false,
         required_scope: meta.scope,
         plugin: None,
         http: None,

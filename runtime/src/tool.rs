@@ -27,6 +27,10 @@ pub struct ToolDef {
     pub access: Access,
     /// Behaviour hints for clients; never consulted for authorization (see [`ToolDef::access`]).
     pub annotations: ToolAnnotations,
+    /// Whether each call needs the person's confirmation first: before the tool runs, the
+    /// server asks the client (elicitation, or an input-required result) showing the tool, its
+    /// operation and the arguments; only an explicit accept lets the call through.
+    pub confirm: bool,
     /// Scope a principal needs to see and call this tool, beyond the read/write scopes.
     pub required_scope: Option<&'static str>,
     /// Plugin this tool belongs to; only principals holding the plugin see it.

@@ -539,6 +539,7 @@ fn tool_with(access: Access, read_only_hint: Option<bool>) -> ToolDef {
             read_only_hint,
             ..ToolAnnotations::default()
         },
+        confirm: false,
         required_scope: None,
         plugin: None,
         http: None,

@@ -44,6 +44,7 @@ const fn tool(name: &'static str, description: &'static str) -> ToolDef {
         wrap_output: false,
         access: mcpgen_runtime::Access::Read,
         annotations: READ,
+        confirm: false,
         required_scope: None,
         plugin: None,
         http: None,

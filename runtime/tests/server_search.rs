@@ -315,6 +315,7 @@ const CALL_TOOL_CLASH: ToolDef = ToolDef {
         idempotent_hint: None,
         open_world_hint: None,
     },
+    confirm: false,
     required_scope: None,
     plugin: None,
     http: None,

@@ -136,6 +136,7 @@ static PANICKY_TOOLS: &[mcpgen_runtime::ToolDef] = &[mcpgen_runtime::ToolDef {
         idempotent_hint: None,
         open_world_hint: None,
     },
+    confirm: false,
     required_scope: None,
     plugin: None,
     http: None,

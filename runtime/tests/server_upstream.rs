@@ -173,6 +173,7 @@ const fn tool(
             idempotent_hint: None,
             open_world_hint: None,
         },
+        confirm: false,
         required_scope: None,
         plugin: None,
         http: Some(HttpBinding {

@@ -100,6 +100,7 @@ const fn tool(http: HttpBinding) -> ToolDef {
             idempotent_hint: None,
             open_world_hint: None,
         },
+        confirm: false,
         required_scope: None,
         plugin: None,
         http: Some(http),

@@ -68,6 +68,7 @@ const fn encoded_tool(
             idempotent_hint: None,
             open_world_hint: None,
         },
+        confirm: false,
         required_scope: None,
         plugin: None,
         http: Some(HttpBinding {

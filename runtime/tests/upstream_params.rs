@@ -79,6 +79,7 @@ fn tool(path: &'static str, args: Vec<ArgBinding>) -> ToolDef {
             idempotent_hint: None,
             open_world_hint: None,
         },
+        confirm: false,
         required_scope: None,
         plugin: None,
         http: Some(HttpBinding {

@@ -136,6 +136,7 @@ const fn tool(method: &'static str, path: &'static str) -> ToolDef {
             idempotent_hint: None,
             open_world_hint: None,
         },
+        confirm: false,
         required_scope: None,
         plugin: None,
         http: Some(HttpBinding {

@@ -40,6 +40,7 @@ pub const EVENTS31_LIST_EVENTS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtim
         idempotent_hint: ::std::option::Option::None,
         open_world_hint: ::std::option::Option::None,
     },
+    confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
     http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
@@ -100,6 +101,7 @@ pub const EVENTS31_GET_EVENT_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime:
         idempotent_hint: ::std::option::Option::None,
         open_world_hint: ::std::option::Option::None,
     },
+    confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
     http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
@@ -142,6 +144,7 @@ pub const EVENTS31_CREATE_EVENT_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runti
         idempotent_hint: ::std::option::Option::Some(false),
         open_world_hint: ::std::option::Option::None,
     },
+    confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
     http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
@@ -190,6 +193,7 @@ pub const EVENTS31_ANNOTATE_EVENT_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_run
         idempotent_hint: ::std::option::Option::Some(true),
         open_world_hint: ::std::option::Option::None,
     },
+    confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
     http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
@@ -245,6 +249,7 @@ pub const EVENTS31_LIST_CATEGORIES_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_ru
         idempotent_hint: ::std::option::Option::None,
         open_world_hint: ::std::option::Option::None,
     },
+    confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
     http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
@@ -287,6 +292,7 @@ pub const EVENTS31_GET_SESSION_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtim
         idempotent_hint: ::std::option::Option::None,
         open_world_hint: ::std::option::Option::None,
     },
+    confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
     http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
@@ -329,6 +335,7 @@ pub const EVENTS31_SUBSCRIBE_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime:
         idempotent_hint: ::std::option::Option::Some(false),
         open_world_hint: ::std::option::Option::None,
     },
+    confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
     http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
@@ -402,6 +409,7 @@ pub const GET_ANALYTICS_REPORTS_AGGREGATED_BY_CUSTOMER_SEGMENT_AN_9B31ECEF_TOOL:
         idempotent_hint: ::std::option::Option::None,
         open_world_hint: ::std::option::Option::None,
     },
+    confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
     http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {

@@ -40,6 +40,7 @@ pub const GRAPH_CYCLES_LIST_PEOPLE_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_ru
         idempotent_hint: ::std::option::Option::None,
         open_world_hint: ::std::option::Option::None,
     },
+    confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
     http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
@@ -91,6 +92,7 @@ pub const GRAPH_CYCLES_GET_PERSON_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_run
         idempotent_hint: ::std::option::Option::None,
         open_world_hint: ::std::option::Option::None,
     },
+    confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
     http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
@@ -133,6 +135,7 @@ pub const GRAPH_CYCLES_GET_ORGANIZATION_TOOL: ::mcpgen_runtime::ToolDef = ::mcpg
         idempotent_hint: ::std::option::Option::None,
         open_world_hint: ::std::option::Option::None,
     },
+    confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
     http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
@@ -175,6 +178,7 @@ pub const GRAPH_CYCLES_CREATE_PROJECT_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen
         idempotent_hint: ::std::option::Option::Some(false),
         open_world_hint: ::std::option::Option::None,
     },
+    confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
     http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
@@ -239,6 +243,7 @@ pub const GRAPH_CYCLES_LIST_TASKS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_run
         idempotent_hint: ::std::option::Option::None,
         open_world_hint: ::std::option::Option::None,
     },
+    confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
     http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
@@ -290,6 +295,7 @@ pub const GRAPH_CYCLES_CREATE_TASK_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_ru
         idempotent_hint: ::std::option::Option::Some(false),
         open_world_hint: ::std::option::Option::None,
     },
+    confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
     http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {

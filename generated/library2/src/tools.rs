@@ -44,6 +44,7 @@ pub const LIBRARY2_LIST_BOOKS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime
         idempotent_hint: ::std::option::Option::None,
         open_world_hint: ::std::option::Option::None,
     },
+    confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
     http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
@@ -131,6 +132,7 @@ pub const LIBRARY2_GET_BOOK_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime::
         idempotent_hint: ::std::option::Option::None,
         open_world_hint: ::std::option::Option::None,
     },
+    confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
     http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
@@ -173,6 +175,7 @@ pub const LIBRARY2_ADD_BOOK_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime::
         idempotent_hint: ::std::option::Option::Some(false),
         open_world_hint: ::std::option::Option::None,
     },
+    confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
     http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
@@ -282,6 +285,7 @@ pub const LIBRARY2_UPLOAD_COVER_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runti
         idempotent_hint: ::std::option::Option::Some(true),
         open_world_hint: ::std::option::Option::None,
     },
+    confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
     http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
@@ -351,6 +355,7 @@ pub const LIBRARY2_REMOVE_BOOK_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtim
         idempotent_hint: ::std::option::Option::Some(true),
         open_world_hint: ::std::option::Option::None,
     },
+    confirm: true,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
     http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
@@ -402,6 +407,7 @@ pub const LIBRARY2_CREATE_LOAN_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtim
         idempotent_hint: ::std::option::Option::Some(false),
         open_world_hint: ::std::option::Option::None,
     },
+    confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
     http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {

@@ -40,6 +40,7 @@ pub const SYNAPLAN_SEND_MESSAGE_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runti
         idempotent_hint: ::std::option::Option::Some(false),
         open_world_hint: ::std::option::Option::None,
     },
+    confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
     http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
@@ -113,6 +114,7 @@ pub const SYNAPLAN_LIST_CHATS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime
         idempotent_hint: ::std::option::Option::None,
         open_world_hint: ::std::option::Option::None,
     },
+    confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
     http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
@@ -164,6 +166,7 @@ pub const SYNAPLAN_LIST_PROMPTS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runti
         idempotent_hint: ::std::option::Option::None,
         open_world_hint: ::std::option::Option::None,
     },
+    confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
     http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
@@ -206,6 +209,7 @@ pub const SYNAPLAN_SEARCH_DOCUMENTS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_r
         idempotent_hint: ::std::option::Option::None,
         open_world_hint: ::std::option::Option::None,
     },
+    confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
     http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
@@ -279,6 +283,7 @@ pub const SYNAPLAN_UPLOAD_FILE_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtim
         idempotent_hint: ::std::option::Option::Some(false),
         open_world_hint: ::std::option::Option::None,
     },
+    confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
     http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
@@ -353,6 +358,7 @@ pub const SYNAPLAN_LIST_FILES_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime
         idempotent_hint: ::std::option::Option::None,
         open_world_hint: ::std::option::Option::None,
     },
+    confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
     http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
@@ -413,6 +419,7 @@ pub const SYNAPLAN_GET_CONFIG_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime
         idempotent_hint: ::std::option::Option::None,
         open_world_hint: ::std::option::Option::None,
     },
+    confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
     http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
@@ -445,6 +452,7 @@ pub const SYNAPLAN_RENAME_CHAT_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtim
         idempotent_hint: ::std::option::Option::Some(true),
         open_world_hint: ::std::option::Option::None,
     },
+    confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::Some("chat-organizer"),
     http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {

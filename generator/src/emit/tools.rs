@@ -72,6 +72,7 @@ fn tool_def(tool: &ir::Tool) -> TokenStream {
         opt_bool(a.idempotent),
         opt_bool(a.open_world),
     );
+    let confirm = tool.confirm;
     let scope = opt_str(&tool.required_scope);
     let plugin = opt_str(&tool.plugin);
     let http = &tool.http;
@@ -146,6 +147,7 @@ fn tool_def(tool: &ir::Tool) -> TokenStream {
                 idempotent_hint: #id,
                 open_world_hint: #ow,
             },
+            confirm: #confirm,
             required_scope: #scope,
             plugin: #plugin,
             http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {

@@ -79,6 +79,7 @@ pub fn tool_def(tool: &ir::Tool) -> ToolDef {
             idempotent_hint: tool.annotations.idempotent,
             open_world_hint: tool.annotations.open_world,
         },
+        confirm: false,
         required_scope: leak_opt(tool.required_scope.as_deref()),
         plugin: leak_opt(tool.plugin.as_deref()),
         http: Some(HttpBinding {

@@ -14,7 +14,7 @@
 //! #     description: "Star a repository", input_schema: "{}", output_schema: None,
 //! #     documented_output_schema: None, wrap_output: false, access: Access::Write,
 //! #     annotations: ToolAnnotations { read_only_hint: None, destructive_hint: None,
-//! #     idempotent_hint: None, open_world_hint: None }, required_scope: None, plugin: None,
+//! #     idempotent_hint: None, open_world_hint: None }, confirm: false, required_scope: None, plugin: None,
 //! #     http: None }];
 //! let index = SearchIndex::from_tools(TOOLS);
 //! let hits = index.search("star a repo", |_| true, 5);
