@@ -45,8 +45,21 @@ use proc_macro::TokenStream;
 /// Options: `name = "..."` (default: the function's name), `title = "..."`,
 /// `description = "..."` (default: the doc comment; one of the two is required),
 /// `read_only`, `destructive`, `idempotent`, `open_world` (hints; each also `= false`),
-/// `access = read | write` (default: `read` for `read_only` tools, else `write`), and
-/// `scope = "..."` (a scope callers need besides `mcp:read`/`mcp:write`).
+/// `access = read | write` (default: `read` for `read_only` tools, else `write`),
+/// `scope = "..."` (a scope callers need besides `mcp:read`/`mcp:write`), and
+/// `deny_unknown_arguments` (the input schema gets `additionalProperties: false`, so a call
+/// naming an argument the tool does not take is refused instead of the argument being
+/// ignored).
+///
+/// `#[schemars(...)]` attributes on the function apply to the input schema's root, e.g. to add
+/// keywords the parameters cannot express:
+///
+/// ```ignore
+/// /// Sends a message by phone or by email.
+/// #[mcp_tool(deny_unknown_arguments)]
+/// #[schemars(extend("anyOf" = [{"required": ["phone"]}, {"required": ["email"]}]))]
+/// fn notify(phone: Option<String>, email: Option<String>) -> Result<String, String> { ... }
+/// ```
 ///
 /// A method taking `&self` is called with the set's state; use [`macro@mcp_tools`] on its
 /// `impl` block (required for associated functions without `self`).

@@ -1,4 +1,5 @@
-//! The options of `#[mcp_tool(...)]`: name, title, description, access, hints and scope.
+//! The options of `#[mcp_tool(...)]`: name, title, description, access, hints, scope and
+//! whether unknown arguments are refused.
 
 use proc_macro2::{Span, TokenStream};
 use syn::meta::ParseNestedMeta;
@@ -23,18 +24,28 @@ pub(crate) struct Options {
     pub open_world: Option<bool>,
     pub access: Option<(Access, Span)>,
     pub scope: Option<LitStr>,
+    pub deny_unknown_arguments: Option<bool>,
 }
 
 const KNOWN: &str = "`name`, `title`, `description`, `read_only`, `destructive`, `idempotent`, \
-                     `open_world`, `access` and `scope`";
+                     `open_world`, `access`, `scope` and `deny_unknown_arguments`";
 
 /// A hint given as a bare flag (`read_only`) or with a value (`read_only = false`).
 fn flag(meta: &ParseNestedMeta<'_>) -> syn::Result<bool> {
-    if meta.input.peek(syn::Token![=]) {
-        Ok(meta.value()?.parse::<LitBool>()?.value)
-    } else {
-        Ok(true)
+    if !meta.input.peek(syn::Token![=]) {
+        return Ok(true);
     }
+    let value = meta.value()?;
+    if value.peek(LitBool) {
+        return Ok(value.parse::<LitBool>()?.value);
+    }
+    let name = meta
+        .path
+        .get_ident()
+        .map_or_else(String::new, ToString::to_string);
+    Err(value.error(format!(
+        "`{name}` is a flag: write `{name}`, `{name} = true` or `{name} = false`"
+    )))
 }
 
 fn once<T>(slot: &mut Option<T>, value: T, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
@@ -94,6 +105,7 @@ impl Options {
             "destructive" => once(&mut self.destructive, flag(meta)?, meta),
             "idempotent" => once(&mut self.idempotent, flag(meta)?, meta),
             "open_world" => once(&mut self.open_world, flag(meta)?, meta),
+            "deny_unknown_arguments" => once(&mut self.deny_unknown_arguments, flag(meta)?, meta),
             "access" => {
                 let value = meta.value()?;
                 let (text, span) = if value.peek(LitStr) {

@@ -1,5 +1,7 @@
 //! `#[mcp_tool]`: a function's parameters become a hidden argument struct (its input schema),
 //! its return type decides the output, and a companion function describes and calls it.
+//! `#[schemars(...)]` attributes on the function apply to the argument struct, so to the
+//! input schema's root.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
@@ -53,6 +55,8 @@ pub(crate) struct Tool {
     options: Options,
     description: String,
     params: Vec<Param>,
+    /// `#[schemars(...)]` attributes the function lends to the argument struct.
+    schema_attrs: Vec<syn::Attribute>,
     receiver: bool,
     output: Type,
 }
@@ -134,6 +138,11 @@ impl Tool {
         let mut params = Vec::new();
         let mut receiver = false;
         let mut context_seen: Option<Span> = None;
+        let (schema_attrs, kept): (Vec<_>, Vec<_>) = func
+            .attrs
+            .drain(..)
+            .partition(|a| a.path().is_ident("schemars"));
+        func.attrs = kept;
 
         if let Some(param) = func.sig.generics.params.first() {
             errors.push(syn::Error::new_spanned(
@@ -263,6 +272,7 @@ impl Tool {
                 options,
                 description,
                 params,
+                schema_attrs,
                 receiver,
                 output,
             }),
@@ -349,6 +359,12 @@ impl Tool {
             None => quote!(::std::option::Option::None),
         };
         let description = &self.description;
+        let schema_attrs = &self.schema_attrs;
+        let deny_unknown = self
+            .options
+            .deny_unknown_arguments
+            .unwrap_or(false)
+            .then(|| quote!(#[serde(deny_unknown_fields)]));
         let access = self.options.resolved_access().unwrap_or(Access::Write);
         let (access_tokens, read_only) = match access {
             Access::Read => (quote!(#rt::Access::Read), true),
@@ -388,6 +404,8 @@ impl Tool {
                 #[derive(#rt::__private::serde::Deserialize, #rt::__private::schemars::JsonSchema)]
                 #[serde(crate = "::mcpgen_runtime::__private::serde")]
                 #[schemars(crate = "::mcpgen_runtime::__private::schemars")]
+                #deny_unknown
+                #(#schema_attrs)*
                 #[allow(non_camel_case_types, dead_code)]
                 struct __McpArgs { #(#fields)* }
 

@@ -14,6 +14,9 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::{Map, Value};
 
+use crate::input::{
+    self, ClientCapability, ElicitAnswer, Elicitation, InputError, Root, Sampling, SamplingAnswer,
+};
 use crate::notify::{Cancellation, LogLevel, Notifier, NotifyError};
 use crate::toolset::{BoxFuture, CallContext, CallerCredential, ForwardedHeaders, ToolError};
 use crate::{Access, Principal, ToolAnnotations, ToolDef, ToolResult, ToolSet};
@@ -114,6 +117,34 @@ impl ToolContext {
     /// The call's notifier, to move into a task the tool spawns.
     pub fn notifier(&self) -> &Notifier {
         &self.call.notifier
+    }
+
+    /// Asks the user to fill in `form` (`elicitation/create`); `key` names the question,
+    /// unique within the call (see [`crate::input`]).
+    ///
+    /// In a session the client is asked and the answer awaited. In a stateless call
+    /// (2026-07-28) the first run gets [`InputError::InputRequired`]: return it (`?`) and the
+    /// client calls again with the answer, which this method then returns. Fails with
+    /// [`InputError::MissingCapability`] when the client did not declare `elicitation`.
+    pub async fn elicit(&self, key: &str, form: Elicitation) -> Result<ElicitAnswer, InputError> {
+        input::elicit(&self.call, key, &form).await
+    }
+
+    /// Asks the client's model for a message (`sampling/createMessage`); asked and answered
+    /// like [`elicit`](Self::elicit). Needs the client's `sampling` capability.
+    pub async fn sample(&self, key: &str, request: Sampling) -> Result<SamplingAnswer, InputError> {
+        input::sample(&self.call, key, &request).await
+    }
+
+    /// Asks the client for its roots (`roots/list`); asked and answered like
+    /// [`elicit`](Self::elicit). Needs the client's `roots` capability.
+    pub async fn list_roots(&self, key: &str) -> Result<Vec<Root>, InputError> {
+        input::list_roots(&self.call, key).await
+    }
+
+    /// Whether the client declared `capability`, so a question needing it can be asked.
+    pub fn client_supports(&self, capability: ClientCapability) -> bool {
+        input::client_supports(&self.call, capability)
     }
 
     /// The whole call context, as tool sets receive it.

@@ -11,7 +11,7 @@ use clap::{CommandFactory, FromArgMatches, Parser, ValueEnum};
 
 use crate::audit::{Fsync, JsonlSink, TracingSink};
 use crate::auth::{AuthChain, Authenticator, KeyStore, TokenAuthority};
-use crate::server::{OutputCheck, Server, ServerBuilder, ToolMode, shutdown_signal};
+use crate::server::{OutputCheck, Server, ServerBuilder, ToolMode, Unconfirmable, shutdown_signal};
 use crate::upstream::DEFAULT_MAX_RESPONSE_BYTES;
 use crate::{
     CallerCredential, Credential, Principal, SecurityScheme, SecuritySchemeKind, ToolSet, Upstream,
@@ -115,6 +115,17 @@ pub struct ServeArgs {
         default_value = "tolerant"
     )]
     pub output_check: OutputCheck,
+    /// What happens to a call of a tool that needs the person's confirmation (allowlist
+    /// `confirm: true`) when the client cannot ask for it (no elicitation capability):
+    /// `refuse` (an error result; nothing is sent upstream) or `proceed` (called without
+    /// confirmation, with a warning in the log).
+    #[arg(
+        long,
+        env = "MCPGEN_UNCONFIRMABLE_CALLS",
+        value_enum,
+        default_value = "refuse"
+    )]
+    pub unconfirmable_calls: Unconfirmable,
     /// Keys file (YAML: `keys: [{id, key_sha256 | key, principal, scopes, plugins, rate_limit}]`).
     #[arg(long, env = "MCPGEN_KEYS")]
     pub keys: Option<PathBuf>,
@@ -173,6 +184,11 @@ pub struct ServeArgs {
         value_name = "TOOL"
     )]
     pub pin: Vec<String>,
+    /// File holding the key (at least 32 bytes; surrounding whitespace is ignored) that seals
+    /// the `requestState` of stateless calls whose tools ask the client for input. Give every
+    /// replica the same file; without it each process makes a random key at start.
+    #[arg(long, env = "MCPGEN_REQUEST_STATE_KEY_FILE", value_name = "FILE")]
+    pub request_state_key_file: Option<PathBuf>,
 }
 
 fn parse_positive_bytes(s: &str) -> Result<usize, String> {
@@ -395,10 +411,14 @@ fn builder_with_auth(
         .allowed_hosts(args.allowed_hosts.clone())
         .max_body_bytes(args.max_body_bytes)
         .output_check(args.output_check)
+        .unconfirmable(args.unconfirmable_calls)
         .forward_headers(args.forward_headers.clone())
         .tool_mode(args.tool_mode)
         .pinned(args.pin.clone())
         .insecure_no_auth(args.insecure_no_auth);
+    if let Some(path) = &args.request_state_key_file {
+        builder = builder.request_state_key(request_state_key(path)?);
+    }
     if let Some(path) = &args.audit_log {
         let sink = JsonlSink::open(path, args.audit_fsync)
             .map_err(|e| format!("audit log {}: {e}", path.display()))?;
@@ -408,6 +428,23 @@ fn builder_with_auth(
         Some(chain) => builder.authenticator(chain),
         None => builder.no_auth(),
     })
+}
+
+/// The request state key in the file at `path`, without surrounding whitespace.
+fn request_state_key(path: &std::path::Path) -> Result<Vec<u8>, String> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| format!("--request-state-key-file {}: {e}", path.display()))?;
+    let key = bytes.trim_ascii();
+    if key.len() < crate::input::MIN_KEY_BYTES {
+        return Err(format!(
+            "--request-state-key-file {}: the key has {} bytes, at least {} are needed \
+             (e.g. `openssl rand -hex 32 > FILE`)",
+            path.display(),
+            key.len(),
+            crate::input::MIN_KEY_BYTES
+        ));
+    }
+    Ok(key.to_vec())
 }
 
 async fn run<T: ToolSet>(

@@ -11,6 +11,11 @@
 //! - [`notify`]: progress and log notifications to the caller ([`Notifier`]) and the call's
 //!   [`Cancellation`].
 //! - [`result`]: [`ToolResult`], what a tool call returns.
+//! - [`input`]: what a tool may ask the client while it runs (elicitation, sampling, roots).
+//! - [`prompt`]: prompts a server offers ([`PromptSet`], [`Prompt`]).
+//! - [`resource`]: resources and resource templates a server offers ([`ResourceSet`]), and
+//!   [`ResourceUpdates`] for subscribers.
+//! - [`completion`]: suggestions for prompt arguments and template variables ([`Completer`]).
 //! - [`upstream`]: the HTTP call an OpenAPI-derived tool makes to its REST API.
 //! - [`connection`]: [`McpConnection`] and [`call_typed`], what typed client stubs call
 //!   through (sessions to remote servers live in `mcpgen-client`).
@@ -24,9 +29,13 @@ pub mod app;
 pub mod audit;
 pub mod auth;
 pub mod cli;
+pub mod completion;
 pub mod connection;
+pub mod input;
 pub mod notify;
 pub mod principal;
+pub mod prompt;
+pub mod resource;
 pub mod result;
 pub mod search;
 pub mod server;
@@ -35,9 +44,15 @@ pub mod toolset;
 pub mod upstream;
 
 pub use app::{AppTool, AppToolSet, ToolContext};
+pub use completion::{Completer, Completion, CompletionRequest};
 pub use connection::{BreakerOpen, ClientError, LocalConnection, McpConnection, call_typed};
 pub use notify::{Cancellation, LogLevel, Notifier, NotifyError};
 pub use principal::Principal;
+pub use prompt::{Prompt, PromptArgs, PromptArgument, PromptError, PromptMessage, PromptSet};
+pub use resource::{
+    Resource, ResourceBody, ResourceContents, ResourceError, ResourceSet, ResourceTemplate,
+    ResourceUpdates, TemplateRead,
+};
 pub use result::{Content, ToolResult};
 pub use tool::{
     Access, ArgBinding, BodyBinding, HttpBinding, Location, PropertyEncoding, SecurityScheme,

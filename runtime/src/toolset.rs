@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use crate::input::InputChannel;
 use crate::notify::{Cancellation, Notifier};
 use crate::{Principal, ToolDef, ToolResult};
 
@@ -96,6 +97,9 @@ pub struct CallContext {
     pub notifier: Notifier,
     /// Cancelled when the caller cancels the request or its connection closes.
     pub cancellation: Cancellation,
+    /// How questions to the client travel (elicitation, sampling, roots); nobody to ask
+    /// unless the call came from an MCP client.
+    pub(crate) input: InputChannel,
 }
 
 impl CallContext {

@@ -125,6 +125,8 @@ fn status_is_written_in_snake_case() {
         (AuditStatus::RateLimited, "rate_limited"),
         (AuditStatus::UpstreamError, "upstream_error"),
         (AuditStatus::Timeout, "timeout"),
+        (AuditStatus::InputRequired, "input_required"),
+        (AuditStatus::NotConfirmed, "not_confirmed"),
     ];
     for (status, name) in all {
         assert_eq!(serde_json::to_value(status).unwrap(), json!(name));

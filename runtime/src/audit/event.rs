@@ -46,6 +46,12 @@ pub enum AuditStatus {
     UpstreamError,
     /// The call or the upstream request timed out.
     Timeout,
+    /// The tool asked the client for input (a stateless call answered `input_required`); the
+    /// client calls again with the answers, which makes a record of its own.
+    InputRequired,
+    /// The tool needs the person's confirmation and did not get it (declined, cancelled, or a
+    /// client that cannot ask); nothing was sent upstream.
+    NotConfirmed,
 }
 
 impl AuditStatus {
@@ -59,6 +65,8 @@ impl AuditStatus {
             Self::RateLimited => "rate_limited",
             Self::UpstreamError => "upstream_error",
             Self::Timeout => "timeout",
+            Self::InputRequired => "input_required",
+            Self::NotConfirmed => "not_confirmed",
         }
     }
 }

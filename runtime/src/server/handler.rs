@@ -15,8 +15,8 @@
 use std::sync::Arc;
 
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
-    Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -25,6 +25,7 @@ use super::Inner;
 use super::pipeline::{self, Answer};
 use super::search;
 use crate::notify::{Cancellation, LogLevel, Notifier, SessionLogLevel};
+use crate::resource::Subscriber;
 use crate::{CallContext, CallerCredential, Content, ForwardedHeaders, Principal, ToolResult};
 
 /// How long a client may cache a `tools/list` answer: the lists are fixed at start-up.
@@ -39,6 +40,8 @@ pub(crate) struct McpHandler {
     credential: Option<CallerCredential>,
     /// The level the client asked for with `logging/setLevel`, shared by its calls.
     log_level: Arc<SessionLogLevel>,
+    /// The resources this connection (or session) subscribed to.
+    subscriber: Arc<Subscriber>,
 }
 
 impl std::fmt::Debug for McpHandler {
@@ -59,17 +62,25 @@ pub(crate) fn server_config(inner: &Inner) -> ServerConfig {
     if let Some(description) = &inner.description {
         implementation = implementation.with_description(description.clone());
     }
-    // Prompts and resources are declared (and empty) so clients and the conformance suite see
-    // the empty lists the server answers with as declared capabilities. Logging is declared
-    // because tools may send log messages (`ToolContext::log`) and `logging/setLevel` is
-    // answered.
+    // Prompts and resources are declared even when there are none, so clients see the
+    // (possibly empty) lists the server answers with as declared capabilities. Logging is
+    // declared because tools may send log messages (`ToolContext::log`) and
+    // `logging/setLevel` is answered. `subscribe` and completions only when served.
     #[allow(deprecated)] // logging is marked for removal by SEP-2577 but still in the protocol
-    let capabilities = ServerCapabilities::builder()
+    let mut capabilities = ServerCapabilities::builder()
         .enable_tools()
         .enable_prompts()
         .enable_resources()
         .enable_logging()
         .build();
+    if inner.resources.subscriptions()
+        && let Some(resources) = capabilities.resources.as_mut()
+    {
+        resources.subscribe = Some(true);
+    }
+    if inner.prompts.has_completions() || inner.resources.has_completions() {
+        capabilities.completions = Some(rmcp::model::JsonObject::new());
+    }
     ServerConfig::new(capabilities).with_server_info(implementation)
 }
 
@@ -81,6 +92,7 @@ impl McpHandler {
             principal: principal.map(Arc::new),
             credential: None,
             log_level: Arc::default(),
+            subscriber: Arc::default(),
         }
     }
 
@@ -139,29 +151,7 @@ impl McpHandler {
 
 /// Maps our result to rmcp's.
 pub(crate) fn to_call_tool_result(result: ToolResult) -> CallToolResult {
-    let content = result
-        .content
-        .into_iter()
-        .map(|block| match block {
-            Content::Text(text) => ContentBlock::text(text),
-            Content::Image { data, mime_type } => ContentBlock::image(data, mime_type),
-            Content::Audio { data, mime_type } => ContentBlock::audio(data, mime_type),
-            Content::Resource {
-                uri,
-                mime_type,
-                blob,
-            } => ContentBlock::resource(
-                rmcp::model::ResourceContents::blob(blob, uri).with_mime_type(mime_type),
-            ),
-            Content::TextResource {
-                uri,
-                mime_type,
-                text,
-            } => ContentBlock::resource(
-                rmcp::model::ResourceContents::text(text, uri).with_mime_type(mime_type),
-            ),
-        })
-        .collect();
+    let content = result.content.into_iter().map(Content::into_wire).collect();
     let mut mapped = if result.is_error {
         CallToolResult::error(content)
     } else {
@@ -176,17 +166,141 @@ impl ServerHandler for McpHandler {
         self.inner.server_config.clone()
     }
 
-    /// The server has no resources: every URI is "not found" (SEP-2164: invalid params with
-    /// the URI in `data`).
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListPromptsResult, ErrorData> {
+        Ok(self.inner.prompts.list())
+    }
+
+    /// A prompt may ask the client for input like a tool: over the session, or, in stateless
+    /// requests, in rounds answered `input_required`.
+    async fn get_prompt(
+        &self,
+        mut request: rmcp::model::GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::GetPromptResponse, ErrorData> {
+        let mut call = self.call_context(&context);
+        call.input = crate::input::channel(
+            &context,
+            request.input_responses.take(),
+            request.request_state.take(),
+        );
+        let no_arguments = rmcp::model::JsonObject::new();
+        let binding = crate::input::binding(
+            self.principal(&context).map_or("", |p| p.id.as_str()),
+            &format!("prompts/get {}", request.name),
+            request.arguments.as_ref().unwrap_or(&no_arguments),
+        );
+        let states = &self.inner.request_states;
+        call.input
+            .open(states, &binding)
+            .map_err(|refusal| refusal.to_error())?;
+        match self
+            .inner
+            .prompts
+            .get(&request.name, request.arguments, &call)
+            .await
+        {
+            Ok(result) => Ok(result.into()),
+            Err(error) => match call.input.end(states, &binding) {
+                Some(crate::input::RoundEnd::Ask(required)) => Ok(required.into_result().into()),
+                Some(crate::input::RoundEnd::Refuse(refusal)) => Err(refusal.to_error()),
+                None => Err(error),
+            },
+        }
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListResourcesResult, ErrorData> {
+        Ok(self.inner.resources.list())
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListResourceTemplatesResult, ErrorData> {
+        Ok(self.inner.resources.list_templates())
+    }
+
+    /// A URI nothing serves is "not found" (SEP-2164: invalid params with the URI in `data`).
     async fn read_resource(
         &self,
         request: rmcp::model::ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::ReadResourceResponse, ErrorData> {
-        Err(ErrorData::invalid_params(
-            format!("resource not found: {}", request.uri),
-            Some(serde_json::json!({ "uri": request.uri })),
-        ))
+        Ok(self.inner.resources.read(&request.uri).await?.into())
+    }
+
+    /// Only when the resource set accepts subscriptions; they last as long as the session.
+    #[allow(deprecated)] // revisions up to 2025-11-25 have resources/subscribe
+    async fn subscribe(
+        &self,
+        request: rmcp::model::SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.inner
+            .resources
+            .subscribe(&self.subscriber, context.peer, request.uri)
+    }
+
+    /// `subscriptions/listen` (2026-07-28): only resource subscriptions, only when the
+    /// resource set accepts subscriptions.
+    fn accepted_subscription_filter(
+        &self,
+        requested: &rmcp::model::SubscriptionFilter,
+    ) -> Option<rmcp::model::SubscriptionFilter> {
+        self.inner.resources.accepted_filter(requested)
+    }
+
+    async fn listen(&self, context: rmcp::service::SubscriptionContext) -> Result<(), ErrorData> {
+        self.inner.resources.listen(context).await
+    }
+
+    #[allow(deprecated)] // revisions up to 2025-11-25 have resources/unsubscribe
+    async fn unsubscribe(
+        &self,
+        request: rmcp::model::UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.inner
+            .resources
+            .unsubscribe(&self.subscriber, &request.uri)
+    }
+
+    async fn complete(
+        &self,
+        request: rmcp::model::CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CompleteResult, ErrorData> {
+        // Without completers (no `completions` capability), any request gets no suggestions.
+        if self.inner.server_config.capabilities.completions.is_none() {
+            return Ok(rmcp::model::CompleteResult::default());
+        }
+        let context = request.context.as_ref();
+        match &request.r#ref {
+            rmcp::model::Reference::Prompt(prompt) => {
+                self.inner
+                    .prompts
+                    .complete(&prompt.name, &request.argument, context)
+                    .await
+            }
+            rmcp::model::Reference::Resource(template) => {
+                self.inner
+                    .resources
+                    .complete(&template.uri, &request.argument, context)
+                    .await
+            }
+            _ => Err(ErrorData::invalid_params(
+                "completion/complete: `ref` must be `ref/prompt` or `ref/resource`",
+                None,
+            )),
+        }
     }
 
     /// `logging/setLevel`: later log messages of this connection's calls below `level` are
@@ -225,21 +339,30 @@ impl ServerHandler for McpHandler {
 
     async fn call_tool(
         &self,
-        request: CallToolRequestParams,
+        mut request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let principal = self.principal(&context);
-        let call = self.call_context(&context);
+        let mut call = self.call_context(&context);
+        // Tools may ask the client: over the session, or, in stateless calls, in rounds whose
+        // answers and sealed state come back with the repeated call.
+        call.input = crate::input::channel(
+            &context,
+            request.input_responses.take(),
+            request.request_state.take(),
+        );
         let meta = self
             .inner
             .search
             .as_ref()
             .and_then(|mode| Some((mode, mode.meta_tool(&request.name)?)));
+        // Both calls are boxed: rmcp moves the future of each request several times (into a
+        // spawned task among others), so it is kept small.
         let (name, answer) = match meta {
             // `call_tool` names the inner tool in its answer, so a hidden or unknown inner
             // tool is answered as if it had been called directly.
             Some((mode, meta)) => {
-                let routed = search::answer(
+                let routed = Box::pin(search::answer(
                     &self.inner,
                     mode,
                     principal,
@@ -247,18 +370,18 @@ impl ServerHandler for McpHandler {
                     &request.name,
                     request.arguments,
                     call,
-                )
+                ))
                 .await;
                 (routed.name, routed.answer)
             }
             None => {
-                let answer = pipeline::call_tool(
+                let answer = Box::pin(pipeline::call_tool(
                     &self.inner,
                     principal,
                     &request.name,
                     request.arguments,
                     call,
-                )
+                ))
                 .await;
                 (request.name.to_string(), answer)
             }
@@ -269,6 +392,8 @@ impl ServerHandler for McpHandler {
                 pipeline::unknown_tool_message(&name),
                 None,
             )),
+            Answer::InputRequired(required) => Ok(required.into_result().into()),
+            Answer::Refused(refusal) => Err(refusal.to_error()),
         }
     }
 }

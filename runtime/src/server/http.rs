@@ -22,6 +22,11 @@
 //! A `/mcp` session belongs to the principal that initialized it: a request carrying the
 //! `Mcp-Session-Id` of a session opened by another principal is refused with 403 (as on the
 //! legacy SSE transport); ids we never issued are left to rmcp (404).
+//!
+//! On the 2026-07-28 protocol (`MCP-Protocol-Version` at or after it) rmcp checks the standard
+//! `Mcp-Method` and `Mcp-Name` headers against the body; a `tools/call` of a tool that declares
+//! custom headers (`x-mcp-header`) has its `Mcp-Param-*` headers checked here first (400 with
+//! JSON-RPC error -32020, HeaderMismatch, on a mismatch; see `param_headers.rs`).
 
 use std::collections::{BTreeMap, HashMap};
 use std::future::{Future, IntoFuture};
@@ -34,7 +39,7 @@ use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{Method, StatusCode, header};
 use axum::middleware::{self, Next};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use futures::StreamExt;
 use rmcp::transport::streamable_http_server::session::SessionManager;
@@ -43,6 +48,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use tokio_util::sync::CancellationToken;
 
 use super::handler::McpHandler;
+use super::param_headers::ParamHeaders;
 use super::rebinding::Rebinding;
 use super::reply::{AUTH_ERROR_CODE, jsonrpc_error, unauthorized};
 use super::{Inner, Server, ServerError, card};
@@ -54,6 +60,15 @@ const MAX_SESSIONS: usize = 10_000;
 
 /// The header that carries a Streamable HTTP session id.
 const SESSION_HEADER: &str = "mcp-session-id";
+
+/// The header naming the request's protocol revision.
+const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
+
+/// The first revision whose requests carry the standard and custom `Mcp-*` headers.
+const STANDARD_HEADERS_SINCE: &str = "2026-07-28";
+
+/// JSON-RPC error code of a header that contradicts the body (HeaderMismatch).
+const HEADER_MISMATCH_CODE: i64 = -32020;
 
 /// How long, after the calls in progress have finished, shutdown lets their responses be
 /// written before closing the streams that are still open.
@@ -136,6 +151,53 @@ async fn limit_body(State(max): State<usize>, request: Request, next: Next) -> R
         buffered.extend_from_slice(&chunk);
     }
     next.run(Request::from_parts(parts, Body::from(buffered)))
+        .await
+}
+
+/// Checks the `Mcp-Param-*` headers of a `tools/call` against its arguments (requests of the
+/// 2026-07-28 protocol only, and only when some tool declares custom headers): a mismatch is
+/// answered with 400 and a HeaderMismatch error carrying the request's id.
+async fn check_param_headers(
+    State(table): State<Arc<ParamHeaders>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let applies = request.method() == Method::POST
+        && request
+            .headers()
+            .get(PROTOCOL_VERSION_HEADER)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|version| version.trim() >= STANDARD_HEADERS_SINCE);
+    if !applies {
+        return next.run(request).await;
+    }
+    let (parts, body) = request.into_parts();
+    // The body-size layer has already read the body into memory, within its limit.
+    let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
+        return jsonrpc_error(
+            StatusCode::BAD_REQUEST,
+            -32600,
+            "the request body could not be read",
+        );
+    };
+    if let Ok(message) = serde_json::from_slice::<serde_json::Value>(&bytes) {
+        let principal = parts.extensions.get::<Principal>();
+        if let Err(mismatch) = table.check(&parts.headers, &message, principal) {
+            tracing::debug!(reason = %mismatch.0, "request refused: a custom header contradicts the body");
+            let body = serde_json::json!({
+                "jsonrpc": "2.0",
+                "id": message.get("id").cloned().unwrap_or(serde_json::Value::Null),
+                "error": {"code": HEADER_MISMATCH_CODE, "message": mismatch.0},
+            });
+            return (
+                StatusCode::BAD_REQUEST,
+                [(header::CONTENT_TYPE, "application/json")],
+                body.to_string(),
+            )
+                .into_response();
+        }
+    }
+    next.run(Request::from_parts(parts, Body::from(bytes)))
         .await
 }
 
@@ -272,6 +334,8 @@ fn mcp_routes(inner: &Arc<Inner>, path: &str, sessions: CancellationToken) -> Ro
         owners: Arc::default(),
         manager: manager.clone(),
     };
+    // Checked when the server was built; a table that fails here has no tool to check.
+    let param_headers = ParamHeaders::build(&inner.catalog).unwrap_or_default();
     let inner = inner.clone();
     let service: StreamableHttpService<McpHandler, LocalSessionManager> =
         StreamableHttpService::new(
@@ -279,9 +343,14 @@ fn mcp_routes(inner: &Arc<Inner>, path: &str, sessions: CancellationToken) -> Ro
             manager,
             config,
         );
-    Router::new()
-        .route_service(path, service)
-        .route_layer(middleware::from_fn_with_state(owners, bind_session))
+    let mut router = Router::new().route_service(path, service);
+    if !param_headers.is_empty() {
+        router = router.route_layer(middleware::from_fn_with_state(
+            Arc::new(param_headers),
+            check_param_headers,
+        ));
+    }
+    router.route_layer(middleware::from_fn_with_state(owners, bind_session))
 }
 
 /// The routes of one catalog that need a credential: Streamable HTTP at `base` (`/mcp`, or
@@ -408,6 +477,14 @@ impl Server {
             tracing::info!(%local, auth = mount.inner.auth.is_some(), "serving catalog `{0}` at /mcp/{0} and /mcp/{0}/sse", mount.name);
         }
         let stop = CancellationToken::new();
+        // A response streamed as SSE (session requests) goes out in several writes; with
+        // Nagle's algorithm on, each later write waits for the client's delayed ACK (about
+        // 40 ms on Linux).
+        let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+            if let Err(error) = tcp.set_nodelay(true) {
+                tracing::debug!(%error, "cannot set TCP_NODELAY on a connection");
+            }
+        });
         let serving = axum::serve(listener, router)
             .with_graceful_shutdown(stop.clone().cancelled_owned())
             .into_future();

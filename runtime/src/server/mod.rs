@@ -36,16 +36,23 @@
 //! `/mcp/<name>/sse`, `/mcp/<name>/message`) with its own tool sets and authenticators, e.g.
 //! a signed-token audience per catalog. The server's own tool sets stay at `/mcp`; a server
 //! with mounts and no tool sets of its own serves only the mounts.
+//!
+//! Prompts ([`ServerBuilder::prompts`]) and resources ([`ServerBuilder::resources`]) are served
+//! at `/mcp`, next to the server's own tools.
 
 mod card;
 mod catalog;
+mod confirm;
 mod handler;
 mod http;
 mod mount;
+mod param_headers;
 mod pipeline;
+mod prompts;
 mod rate;
 mod rebinding;
 mod reply;
+mod resources;
 mod search;
 mod sse;
 mod stdio;
@@ -59,7 +66,8 @@ use ::http::HeaderName;
 
 use crate::audit::{AuditSink, MultiSink};
 use crate::auth::{AuthChain, Authenticator};
-use crate::{Principal, ToolDef, ToolSet};
+use crate::input::RequestStates;
+use crate::{Principal, PromptSet, ResourceSet, ToolDef, ToolSet};
 
 pub use mount::{MAX_CATALOG_NAME_LEN, Mount};
 pub use reply::AUTH_ERROR_CODE;
@@ -67,8 +75,10 @@ pub use search::{CALL_TOOL, DESCRIBE_TOOL, SEARCH_TOOL};
 
 use catalog::{Catalog, CatalogProblem};
 use pipeline::InFlight;
+use prompts::Prompts;
 use rate::RateLimiter;
 use rebinding::RebindingConfig;
+use resources::Resources;
 use search::SearchMode;
 
 /// Default limit on a request body: 4 MiB.
@@ -171,6 +181,12 @@ pub enum ConfigProblem {
     /// The body size limit is zero.
     #[error("the request body limit must be at least 1 byte")]
     InvalidMaxBodyBytes,
+    /// The key that seals the `requestState` of stateless calls cannot be used.
+    #[error("the request state key cannot be used: {reason}")]
+    InvalidRequestStateKey {
+        /// What is wrong with it.
+        reason: String,
+    },
     /// In search mode, a served tool has the name of a meta-tool.
     #[error(
         "tool `{tool}` (tool set #{set}{}) has the name of the search-mode meta-tool `{tool}`; \
@@ -237,6 +253,22 @@ pub enum ConfigProblem {
         /// What is wrong, counting the mount's tool sets from 1.
         problem: Box<ConfigProblem>,
     },
+    /// A prompt cannot be served (see [`ServerBuilder::prompts`]).
+    #[error("prompt `{prompt}`: {reason}")]
+    InvalidPrompt {
+        /// The prompt's name.
+        prompt: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A resource or resource template cannot be served (see [`ServerBuilder::resources`]).
+    #[error("resource `{uri}`: {reason}")]
+    InvalidResource {
+        /// The resource's URI, or the template.
+        uri: String,
+        /// What is wrong.
+        reason: String,
+    },
 }
 
 /// How tool results are checked against the tool's output schema.
@@ -260,6 +292,19 @@ pub enum OutputCheck {
     /// Results are not checked (for upstreams known to match their document): a mismatching
     /// result reaches the client, which may reject it.
     Off,
+}
+
+/// What happens to a call of a tool that needs the person's confirmation
+/// ([`ToolDef::confirm`](crate::ToolDef::confirm)) when its client cannot ask: it declared no
+/// elicitation capability, or the call did not come from an MCP client.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Unconfirmable {
+    /// The call is not made: an error result (`isError`) says it needs a client that can ask
+    /// for confirmation, and the audit status is `not_confirmed`.
+    #[default]
+    Refuse,
+    /// The call proceeds without confirmation (a warning is logged).
+    Proceed,
 }
 
 /// What `tools/list` shows.
@@ -350,10 +395,14 @@ pub struct ServerBuilder {
     max_body_bytes: usize,
     shutdown_timeout: Duration,
     output_check: OutputCheck,
+    unconfirmable: Unconfirmable,
     forward_headers: Vec<String>,
     tool_mode: ToolMode,
     pinned: Vec<String>,
     mounts: Vec<Mount>,
+    prompts: PromptSet,
+    resources: ResourceSet,
+    request_state_key: Option<Vec<u8>>,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -397,6 +446,25 @@ impl ServerBuilder {
     /// Adds a shared tool set.
     pub fn shared_tool_set(mut self, tools: Arc<dyn ToolSet>) -> Self {
         self.sets.push(tools);
+        self
+    }
+
+    /// Serves `prompts` (`prompts/list`, `prompts/get`, and `completion/complete` for their
+    /// arguments) at `/mcp`; mounted catalogs serve none. Every caller the transport admits
+    /// sees them all (they are not filtered per principal). Replaces a set given before. A
+    /// repeated prompt or argument name is refused by [`build`](Self::build).
+    pub fn prompts(mut self, prompts: PromptSet) -> Self {
+        self.prompts = prompts;
+        self
+    }
+
+    /// Serves `resources` (`resources/list`, `resources/templates/list`, `resources/read`,
+    /// `completion/complete` for template variables and, when the set accepts them,
+    /// subscriptions) at `/mcp`; mounted catalogs serve none. Every caller the transport
+    /// admits may read them all (they are not filtered per principal). Replaces a set given
+    /// before. A repeated URI or an unusable template is refused by [`build`](Self::build).
+    pub fn resources(mut self, resources: ResourceSet) -> Self {
+        self.resources = resources;
         self
     }
 
@@ -480,6 +548,13 @@ impl ServerBuilder {
         self
     }
 
+    /// Sets what happens to a call that needs the person's confirmation when the client
+    /// cannot ask for it (default [`Unconfirmable::Refuse`]).
+    pub fn unconfirmable(mut self, mode: Unconfirmable) -> Self {
+        self.unconfirmable = mode;
+        self
+    }
+
     /// Names headers of the caller's HTTP request (Streamable HTTP and legacy SSE) that are
     /// copied into each call's [`CallContext::forwarded_headers`](crate::CallContext), from
     /// where an [`Upstream`](crate::Upstream) sends them on. None by default. Hop-by-hop and
@@ -514,10 +589,26 @@ impl ServerBuilder {
         self
     }
 
+    /// Sets the key (at least 32 bytes of secret, random data) that seals the `requestState`
+    /// a stateless call's `input_required` answer carries (see [`crate::input`]). Without
+    /// one, a random key is made at start: states then only open in this process, so give
+    /// every replica of a server the same key.
+    pub fn request_state_key(mut self, key: impl Into<Vec<u8>>) -> Self {
+        self.request_state_key = Some(key.into());
+        self
+    }
+
     /// Checks the configuration, parses and compiles every tool's schemas, and builds the
     /// server. All problems are reported together.
     pub fn build(self) -> Result<Server, ServerError> {
         let mut problems = Vec::new();
+        let request_states = match RequestStates::new(self.request_state_key.as_deref()) {
+            Ok(states) => Some(Arc::new(states)),
+            Err(reason) => {
+                problems.push(ConfigProblem::InvalidRequestStateKey { reason });
+                None
+            }
+        };
         let tools = build_tools(
             &self.sets,
             self.output_check,
@@ -561,6 +652,8 @@ impl ServerBuilder {
             problems.push(ConfigProblem::InvalidMaxBodyBytes);
         }
         let forward_headers = forward_header_names(&self.forward_headers, &mut problems);
+        let prompts = Prompts::build(self.prompts, &mut problems);
+        let resources = Resources::build(self.resources, &mut problems);
         let rebinding = match RebindingConfig::new(&self.allowed_hosts, &self.allowed_origins) {
             Ok(config) => Some(config),
             Err(bad) => {
@@ -581,8 +674,8 @@ impl ServerBuilder {
                 None
             }
         };
-        let (Some((catalog, search)), Some(rebinding), true) =
-            (tools, rebinding, problems.is_empty())
+        let (Some((catalog, search)), Some(rebinding), Some(request_states), true) =
+            (tools, rebinding, request_states, problems.is_empty())
         else {
             return Err(ServerError::Config(problems));
         };
@@ -613,8 +706,12 @@ impl ServerBuilder {
                 max_body_bytes: self.max_body_bytes,
                 shutdown_timeout: self.shutdown_timeout,
                 output_check: self.output_check,
+                unconfirmable: self.unconfirmable,
                 forward_headers: forward_headers.clone(),
                 inflight: inflight.clone(),
+                request_states: request_states.clone(),
+                prompts: Prompts::default(),
+                resources: Resources::default(),
                 server_config: rmcp::model::ServerConfig::default(),
             }
             .configured();
@@ -641,8 +738,12 @@ impl ServerBuilder {
             max_body_bytes: self.max_body_bytes,
             shutdown_timeout: self.shutdown_timeout,
             output_check: self.output_check,
+            unconfirmable: self.unconfirmable,
             forward_headers,
             inflight,
+            request_states,
+            prompts,
+            resources,
             server_config: rmcp::model::ServerConfig::default(),
         }
         .configured();
@@ -689,6 +790,18 @@ fn build_tools(
             return None;
         }
     };
+    if let Err(found) = param_headers::ParamHeaders::build(&catalog) {
+        problems.extend(
+            found
+                .into_iter()
+                .map(|(tool, message)| ConfigProblem::InvalidSchema {
+                    tool,
+                    which: "input",
+                    message,
+                }),
+        );
+        return None;
+    }
     let search = match tool_mode {
         ToolMode::All => None,
         ToolMode::Search => match SearchMode::build(sets, &catalog, pinned) {
@@ -729,9 +842,16 @@ pub(crate) struct Inner {
     pub(crate) max_body_bytes: usize,
     pub(crate) shutdown_timeout: Duration,
     pub(crate) output_check: OutputCheck,
+    pub(crate) unconfirmable: Unconfirmable,
     pub(crate) forward_headers: Vec<HeaderName>,
     /// Shared by every catalog of the server.
     pub(crate) inflight: Arc<InFlight>,
+    /// Seals the `requestState` of stateless calls; shared by every catalog of the server.
+    pub(crate) request_states: Arc<RequestStates>,
+    /// Served at `/mcp` only; empty for mounts.
+    pub(crate) prompts: Prompts,
+    /// Served at `/mcp` only; empty for mounts.
+    pub(crate) resources: Resources,
     pub(crate) server_config: rmcp::model::ServerConfig,
 }
 
@@ -803,10 +923,14 @@ impl Server {
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             shutdown_timeout: DEFAULT_SHUTDOWN_TIMEOUT,
             output_check: OutputCheck::default(),
+            unconfirmable: Unconfirmable::default(),
             forward_headers: Vec::new(),
             tool_mode: ToolMode::All,
             pinned: Vec::new(),
             mounts: Vec::new(),
+            prompts: PromptSet::new(),
+            resources: ResourceSet::new(),
+            request_state_key: None,
         }
     }
 

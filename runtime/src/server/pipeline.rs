@@ -1,6 +1,11 @@
 //! One `tools/call`, independent of the transport: visibility check → rate limit → argument
 //! validation → dispatch to the owning tool set → one audit record.
 //!
+//! A tool may ask the client for input (see [`crate::input`]). In stateless calls the answers
+//! the client brought back are opened (and a forged state refused) before dispatch, and a
+//! tool that failed because it asked something unanswered is answered `input_required` with
+//! its questions, audited as `input_required`.
+//!
 //! The tool set receives the caller's [`Principal`] in its [`CallContext`], set here once the
 //! caller has passed the visibility check, and a notifier that names the tool in its log
 //! messages.
@@ -17,8 +22,10 @@ use futures::FutureExt;
 use serde_json::{Map, Value};
 use tokio::sync::Notify;
 
+use super::confirm::{Confirmation, confirm};
 use super::{Inner, OutputCheck};
 use crate::audit::{AuditEvent, AuditSink, AuditStatus, args_digest, now_rfc3339};
+use crate::input::{self, InputRequired, Refusal, RoundEnd};
 use crate::{CallContext, Principal, ToolError, ToolResult};
 
 /// Longest tool name written to an audit record or echoed in an error (names of unknown tools
@@ -32,6 +39,46 @@ pub(crate) enum Answer {
     Result(ToolResult),
     /// The tool does not exist or the caller may not call it: answered as an unknown tool.
     UnknownTool,
+    /// A stateless call whose tool asked the client for input: answered `input_required`.
+    InputRequired(InputRequired),
+    /// A stateless call answered with a JSON-RPC error: an answer or the echoed state cannot
+    /// be used, or a question needs a capability the client did not declare.
+    Refused(Refusal),
+}
+
+/// The binding of a stateless `tools/call`'s sealed state (see [`input::binding`]).
+pub(crate) fn state_binding(
+    principal: &Principal,
+    tool: &str,
+    args: &Map<String, Value>,
+) -> Vec<u8> {
+    input::binding(&principal.id, &format!("tools/call {tool}"), args)
+}
+
+/// Opens the answers a stateless call brought back (see [`crate::input`]); `Err` is the
+/// answer refusing a state that fails verification. Nothing to do in sessions.
+pub(crate) fn open_input(inner: &Inner, ctx: &CallContext, binding: &[u8]) -> Result<(), Answer> {
+    ctx.input
+        .open(&inner.request_states, binding)
+        .map_err(Answer::Refused)
+}
+
+/// What answers a stateless call in place of a step that failed because it asked the client
+/// something (an `input_required` result with the sealed state), or got an answer it cannot
+/// use (a refusal), with the audit status of that answer. `None` in sessions, and when
+/// nothing was asked.
+pub(crate) fn pending_input(
+    inner: &Inner,
+    ctx: &CallContext,
+    binding: &[u8],
+) -> Option<(AuditStatus, Answer)> {
+    Some(match ctx.input.end(&inner.request_states, binding)? {
+        RoundEnd::Ask(required) => (AuditStatus::InputRequired, Answer::InputRequired(required)),
+        RoundEnd::Refuse(refusal @ Refusal::MissingCapability(_)) => {
+            (AuditStatus::ToolError, Answer::Refused(refusal))
+        }
+        RoundEnd::Refuse(refusal) => (AuditStatus::InvalidArguments, Answer::Refused(refusal)),
+    })
 }
 
 /// The message of the protocol error that answers an unknown or hidden tool.
@@ -191,14 +238,49 @@ pub(crate) async fn call_tool(
         pending.finish(AuditStatus::ToolError).await;
         return Answer::UnknownTool;
     };
+    let binding = if ctx.input.is_stateless() {
+        state_binding(principal, name, &args)
+    } else {
+        Vec::new()
+    };
+    if let Err(refused) = open_input(inner, &ctx, &binding) {
+        pending.finish(AuditStatus::InvalidArguments).await;
+        return refused;
+    }
     ctx.principal = Some(Arc::new(principal.clone()));
     ctx.notifier = ctx.notifier.with_logger(entry.def.name);
+    if entry.def.confirm {
+        match confirm(inner, &ctx, entry.def, &args).await {
+            Confirmation::Confirmed => {}
+            Confirmation::Refused(result) => {
+                pending.finish(AuditStatus::NotConfirmed).await;
+                return Answer::Result(result);
+            }
+            Confirmation::Pending => {
+                if let Some((status, answer)) = pending_input(inner, &ctx, &binding) {
+                    pending.finish(status).await;
+                    return answer;
+                }
+                pending.finish(AuditStatus::NotConfirmed).await;
+                return Answer::Result(ToolResult::error(format!(
+                    "tool `{name}` was not called: not confirmed"
+                )));
+            }
+        }
+    }
     // A panicking tool set answers this call with an error instead of taking the connection
     // (or the session) down with it.
     let outcome = match std::panic::catch_unwind(AssertUnwindSafe(|| set.call(name, args, &ctx))) {
         Ok(future) => AssertUnwindSafe(future).catch_unwind().await.map_err(drop),
         Err(_) => Err(()),
     };
+    // A tool that fails because it asked the client something is answered with the question;
+    // one that recovered from an unanswered question keeps its own result.
+    let failed = !matches!(&outcome, Ok(Ok(result)) if !result.is_error);
+    if failed && let Some((status, answer)) = pending_input(inner, &ctx, &binding) {
+        pending.finish(status).await;
+        return answer;
+    }
     let mut upstream_status = None;
     let (status, answer) = match outcome {
         Ok(Ok(result)) => {

@@ -1,9 +1,14 @@
-//! `mcpgen-conformance-fixture`: the tools the official MCP conformance suite
-//! (`@modelcontextprotocol/conformance`) calls in its tool scenarios, written with
-//! `#[mcp_tool]` and served with the same flags as a generated server
-//! (`--transport http --listen ADDR --no-auth`, …). `tests/tests/conformance.rs` runs the
-//! suite against it; `tests/conformance/fixture-*.yml` list what it does not implement yet.
+//! `mcpgen-conformance-fixture`: the tools, prompts and resources the official MCP conformance
+//! suite (`@modelcontextprotocol/conformance`) calls in its server scenarios, written with
+//! `#[mcp_tool]` and the runtime's prompt and resource sets, and served with the same flags as
+//! a generated server (`--transport http --listen ADDR --no-auth`, …).
+//! `tests/tests/conformance.rs` runs the suite against it; `tests/conformance/fixture-*.yml`
+//! list, each with its reason, the scenarios it is not expected to pass.
 
+mod asking;
+mod headers;
+mod prompts;
+mod resources;
 mod tools;
 
 use std::process::ExitCode;
@@ -16,7 +21,7 @@ use mcpgen_runtime::server::shutdown_signal;
 const APP: App = App {
     name: "mcpgen-conformance-fixture",
     version: env!("CARGO_PKG_VERSION"),
-    description: "the tools of the MCP conformance suite's tool scenarios",
+    description: "the tools, prompts and resources of the MCP conformance suite's server scenarios",
     title: "MCP conformance fixture",
     default_upstream_url: None,
     security_schemes: &[],
@@ -36,6 +41,8 @@ fn main() -> ExitCode {
 
 async fn run(args: ServeArgs) -> Result<(), String> {
     let server = cli::server_builder(&APP, &args, tools::all())?
+        .prompts(prompts::all())
+        .resources(resources::all())
         .build()
         .map_err(|e| e.to_string())?;
     match args.transport {

@@ -8,9 +8,7 @@ use mcpgen_runtime::schemars::JsonSchema;
 use mcpgen_runtime::{AppToolSet, Content, ToolContext, ToolResult};
 use serde::Deserialize;
 
-/// A 1×1 red PNG.
-const RED_PIXEL_PNG: &str =
-    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC";
+use crate::resources::RED_PIXEL_PNG;
 
 /// Eight samples of silence: 8 kHz, mono, 8-bit PCM WAV.
 const SILENT_WAV: &str = "UklGRiwAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQgAAACAgICAgICAgA==";
@@ -31,6 +29,22 @@ pub fn all() -> AppToolSet<()> {
         test_tool_with_progress,
         test_logging_tool,
         json_schema_2020_12_tool,
+        crate::headers::test_custom_headers,
+        crate::headers::test_custom_headers_null,
+        crate::asking::test_elicitation,
+        crate::asking::test_sampling,
+        crate::asking::test_elicitation_sep1034_defaults,
+        crate::asking::test_elicitation_sep1330_enums,
+        crate::asking::test_input_required_result_elicitation,
+        crate::asking::test_input_required_result_sampling,
+        crate::asking::test_input_required_result_list_roots,
+        crate::asking::test_input_required_result_request_state,
+        crate::asking::test_input_required_result_tampered_state,
+        crate::asking::test_input_required_result_multiple_inputs,
+        crate::asking::test_input_required_result_multi_round,
+        crate::asking::test_input_required_result_capabilities,
+        crate::asking::test_missing_capability,
+        crate::asking::test_streaming_elicitation,
     ]
 }
 
@@ -137,22 +151,54 @@ async fn test_logging_tool(ctx: &ToolContext) -> Result<String, String> {
     Ok(format!("logged: {sent}"))
 }
 
-/// A postal address, shared through `$defs` in the tool's input schema.
+/// A postal address, shared through `$defs` in the tool's input schema, where `$anchor` names
+/// it too.
 #[derive(Debug, Deserialize, JsonSchema)]
-#[schemars(crate = "mcpgen_runtime::schemars", rename = "address")]
+#[schemars(
+    crate = "mcpgen_runtime::schemars",
+    rename = "address",
+    extend("$anchor" = "addressDef")
+)]
 struct Address {
     street: Option<String>,
     city: Option<String>,
 }
 
-/// Tool with JSON Schema 2020-12 features: its input schema names the dialect (`$schema`)
-/// and keeps the address in `$defs`.
-#[mcp_tool(read_only)]
-fn json_schema_2020_12_tool(name: Option<String>, address: Option<Address>) -> ToolResult {
+/// How to reach the person: by phone or by email.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[schemars(crate = "mcpgen_runtime::schemars", inline)]
+enum ContactMethod {
+    Phone,
+    Email,
+}
+
+// The input schema names its dialect (`$schema`), keeps the address in `$defs`, is closed
+// (`additionalProperties: false`) and adds composition and conditional keywords at its root.
+/// Tool with JSON Schema 2020-12 features
+#[mcp_tool(read_only, deny_unknown_arguments)]
+#[schemars(extend(
+    "allOf" = [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+    "if" = {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+    "then" = {"required": ["phone"]},
+    "else" = {"required": ["email"]}
+))]
+fn json_schema_2020_12_tool(
+    name: Option<String>,
+    address: Option<Address>,
+    #[serde(rename = "contactMethod")] contact_method: Option<ContactMethod>,
+    phone: Option<String>,
+    email: Option<String>,
+) -> ToolResult {
     let city = address.and_then(|a| a.city.or(a.street));
+    let contact = match contact_method {
+        Some(ContactMethod::Phone) => phone,
+        Some(ContactMethod::Email) | None => email.or(phone),
+    };
     ToolResult::text(format!(
-        "name: {}, city: {}",
+        "name: {}, city: {}, contact: {}",
         name.as_deref().unwrap_or("-"),
-        city.as_deref().unwrap_or("-")
+        city.as_deref().unwrap_or("-"),
+        contact.as_deref().unwrap_or("-")
     ))
 }
