@@ -3,6 +3,8 @@
 //! client.
 #![allow(deprecated)] // rmcp marks MCP logging for removal (SEP-2577); the protocol still has it.
 
+mod support;
+
 use std::time::Duration;
 
 use mcpgen_macros::mcp_tools;
@@ -137,18 +139,7 @@ async fn serve() -> Setup {
         .authenticator(OneKey)
         .build()
         .expect("the server builds");
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("a loopback port");
-    let addr = listener.local_addr().expect("an address");
-    let (stop, stopped) = oneshot::channel::<()>();
-    tokio::spawn(async move {
-        server
-            .serve_listener(listener, async move {
-                let _ = stopped.await;
-            })
-            .await
-    });
+    let (addr, stop) = support::listen(server).await;
     let mut headers = std::collections::HashMap::new();
     headers.insert(
         reqwest::header::HeaderName::from_static("x-api-key"),

@@ -3,6 +3,8 @@
 //! and HeaderMismatch (-32020); matching ones, and requests of earlier revisions, are served.
 //! A tool whose annotation clients could not honour stops the server's build.
 
+mod support;
+
 use std::net::SocketAddr;
 use std::sync::Arc;
 
@@ -51,19 +53,7 @@ async fn serve() -> (SocketAddr, oneshot::Sender<()>) {
         .shared_tool_set(Arc::new(set))
         .build()
         .expect("the server builds");
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("a loopback port");
-    let addr = listener.local_addr().expect("an address");
-    let (stop, stopped) = oneshot::channel::<()>();
-    tokio::spawn(async move {
-        server
-            .serve_listener(listener, async move {
-                let _ = stopped.await;
-            })
-            .await
-    });
-    (addr, stop)
+    support::listen(server).await
 }
 
 /// Posts a `tools/call` of `find_rooms` with `arguments` and the extra `headers`; the

@@ -3,17 +3,16 @@
 //! refused), and `#[schemars(...)]` on the function adds keywords at the schema's root. Checked
 //! on the definitions and through a server on loopback driven by rmcp's client.
 
+mod support;
+
+use support::{call, text};
+
 use std::sync::Arc;
-use std::time::Duration;
 
 use mcpgen_macros::{mcp_tool, mcp_tools, tool_set};
 use mcpgen_runtime::server::Server;
 use mcpgen_runtime::{AppToolSet, ToolDef, ToolSet};
-use rmcp::ServiceExt;
-use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::service::{RoleClient, RunningService};
-use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
@@ -105,48 +104,7 @@ async fn serve() -> (RunningService<RoleClient, ()>, oneshot::Sender<()>) {
         .shared_tool_set(Arc::new(Counter.into_tool_set()))
         .build()
         .expect("the server builds");
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("a loopback port");
-    let addr = listener.local_addr().expect("an address");
-    let (stop, stopped) = oneshot::channel::<()>();
-    tokio::spawn(async move {
-        server
-            .serve_listener(listener, async move {
-                let _ = stopped.await;
-            })
-            .await
-    });
-    let config = StreamableHttpClientTransportConfig::with_uri(format!("http://{addr}/mcp"));
-    let transport = StreamableHttpClientTransport::with_client(reqwest::Client::new(), config);
-    let client = tokio::time::timeout(Duration::from_secs(10), ().serve(transport))
-        .await
-        .expect("the client connects in time")
-        .expect("the client connects");
-    (client, stop)
-}
-
-async fn call(
-    client: &RunningService<RoleClient, ()>,
-    name: &'static str,
-    args: Value,
-) -> CallToolResult {
-    let Value::Object(args) = args else {
-        panic!("arguments are an object");
-    };
-    client
-        .call_tool(CallToolRequestParams::new(name).with_arguments(args))
-        .await
-        .expect("the call gets an answer")
-}
-
-fn text(result: &CallToolResult) -> String {
-    result
-        .content
-        .iter()
-        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
-        .collect::<Vec<_>>()
-        .join("\n")
+    support::serve(server).await
 }
 
 #[tokio::test]

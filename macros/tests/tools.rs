@@ -1,17 +1,16 @@
 //! `#[mcp_tool]` tools served over Streamable HTTP on loopback and driven by rmcp's client:
 //! schemas from the Rust types, structured results that fit them, errors as `isError`.
 
-use std::time::Duration;
+mod support;
+
+use support::{call, text};
 
 use mcpgen_macros::{mcp_tool, mcp_tools, tool_set};
 use mcpgen_runtime::schemars::JsonSchema;
 use mcpgen_runtime::server::Server;
 use mcpgen_runtime::{AppToolSet, ToolContext};
-use rmcp::ServiceExt;
-use rmcp::model::{CallToolRequestParams, CallToolResult, Tool};
+use rmcp::model::Tool;
 use rmcp::service::{RoleClient, RunningService};
-use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 use tokio::sync::oneshot;
@@ -94,26 +93,7 @@ async fn serve(
     for set in sets {
         builder = builder.shared_tool_set(set);
     }
-    let server = builder.build().expect("the server builds");
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("a loopback port");
-    let addr = listener.local_addr().expect("an address");
-    let (stop, stopped) = oneshot::channel::<()>();
-    tokio::spawn(async move {
-        server
-            .serve_listener(listener, async move {
-                let _ = stopped.await;
-            })
-            .await
-    });
-    let config = StreamableHttpClientTransportConfig::with_uri(format!("http://{addr}/mcp"));
-    let transport = StreamableHttpClientTransport::with_client(reqwest::Client::new(), config);
-    let client = tokio::time::timeout(Duration::from_secs(10), ().serve(transport))
-        .await
-        .expect("the client connects in time")
-        .expect("the client connects");
-    (client, stop)
+    support::serve(builder.build().expect("the server builds")).await
 }
 
 fn rooms() -> Rooms {
@@ -141,34 +121,11 @@ fn sets() -> Vec<std::sync::Arc<dyn mcpgen_runtime::ToolSet>> {
     ]
 }
 
-async fn call(
-    client: &RunningService<RoleClient, ()>,
-    name: &'static str,
-    args: Value,
-) -> CallToolResult {
-    let Value::Object(args) = args else {
-        panic!("arguments are an object");
-    };
-    client
-        .call_tool(CallToolRequestParams::new(name).with_arguments(args))
-        .await
-        .expect("the call gets an answer")
-}
-
 fn tool<'a>(tools: &'a [Tool], name: &str) -> &'a Tool {
     tools
         .iter()
         .find(|t| t.name == name)
         .unwrap_or_else(|| panic!("`{name}` is listed"))
-}
-
-fn text(result: &CallToolResult) -> String {
-    result
-        .content
-        .iter()
-        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 fn object(map: &Map<String, Value>) -> Value {

@@ -4,7 +4,9 @@
 //! repeats the call with the answers.
 
 use mcpgen_macros::mcp_tool;
-use mcpgen_runtime::input::{ClientCapability, ElicitAnswer, Elicitation, InputError, Sampling};
+use mcpgen_runtime::input::{
+    ClientCapability, ElicitAnswer, Elicitation, InputError, Sampling, SamplingAnswer,
+};
 use mcpgen_runtime::{Prompt, PromptMessage, ToolContext, ToolResult};
 use serde_json::{Value, json};
 
@@ -163,16 +165,7 @@ pub(crate) async fn test_elicitation_sep1330_enums(
 pub(crate) async fn test_input_required_result_elicitation(
     ctx: &ToolContext,
 ) -> Result<ToolResult, InputError> {
-    let answer = ctx
-        .elicit(
-            "user_name",
-            Elicitation::new("What is your name?", one_string("name")),
-        )
-        .await?;
-    Ok(ToolResult::text(format!(
-        "Hello, {}!",
-        field(&answer, "name", "stranger")
-    )))
+    greet(ctx).await
 }
 
 /// Asks the client's model for the capital of France.
@@ -251,15 +244,8 @@ async fn confirmed(ctx: &ToolContext) -> Result<ToolResult, InputError> {
 pub(crate) async fn test_input_required_result_multiple_inputs(
     ctx: &ToolContext,
 ) -> Result<ToolResult, InputError> {
-    let name = ctx
-        .elicit(
-            "user_name",
-            Elicitation::new("What is your name?", one_string("name")),
-        )
-        .await;
-    let greeting = ctx
-        .sample("greeting", Sampling::user("Generate a greeting", 50))
-        .await;
+    let name = ask_name(ctx).await;
+    let greeting = ask_greeting(ctx).await;
     let roots = ctx.list_roots("client_roots").await;
     let (name, greeting, roots) = (name?, greeting?, roots?);
     Ok(ToolResult::text(format!(
@@ -301,18 +287,11 @@ pub(crate) async fn test_input_required_result_capabilities(
 ) -> Result<ToolResult, InputError> {
     let mut asked = Vec::new();
     if ctx.client_supports(ClientCapability::Elicitation) {
-        let name = ctx
-            .elicit(
-                "user_name",
-                Elicitation::new("What is your name?", one_string("name")),
-            )
-            .await;
+        let name = ask_name(ctx).await;
         asked.push(name.map(|a| describe(&a)));
     }
     if ctx.client_supports(ClientCapability::Sampling) {
-        let greeting = ctx
-            .sample("greeting", Sampling::user("Generate a greeting", 50))
-            .await;
+        let greeting = ask_greeting(ctx).await;
         asked.push(greeting.map(|g| g.text()));
     }
     if ctx.client_supports(ClientCapability::Roots) {
@@ -350,16 +329,7 @@ pub(crate) async fn test_missing_capability(ctx: &ToolContext) -> Result<ToolRes
 pub(crate) async fn test_streaming_elicitation(
     ctx: &ToolContext,
 ) -> Result<ToolResult, InputError> {
-    let answer = ctx
-        .elicit(
-            "user_name",
-            Elicitation::new("What is your name?", one_string("name")),
-        )
-        .await?;
-    Ok(ToolResult::text(format!(
-        "Hello, {}!",
-        field(&answer, "name", "stranger")
-    )))
+    greet(ctx).await
 }
 
 /// A prompt that asks the user what context to use before it can be filled in; in stateless
@@ -378,4 +348,28 @@ pub(crate) fn test_input_required_result_prompt() -> Prompt {
         ))])
     })
     .description("A prompt that asks the user for its context first")
+}
+
+/// Asks the user's name (question `user_name`: one string field `name`).
+async fn ask_name(ctx: &ToolContext) -> Result<ElicitAnswer, InputError> {
+    ctx.elicit(
+        "user_name",
+        Elicitation::new("What is your name?", one_string("name")),
+    )
+    .await
+}
+
+/// Asks the client's model for a greeting (question `greeting`).
+async fn ask_greeting(ctx: &ToolContext) -> Result<SamplingAnswer, InputError> {
+    ctx.sample("greeting", Sampling::user("Generate a greeting", 50))
+        .await
+}
+
+/// Asks the user's name and greets them.
+async fn greet(ctx: &ToolContext) -> Result<ToolResult, InputError> {
+    let answer = ask_name(ctx).await?;
+    Ok(ToolResult::text(format!(
+        "Hello, {}!",
+        field(&answer, "name", "stranger")
+    )))
 }
