@@ -3,14 +3,20 @@
 # proxies, and writes BENCHMARKS.md (also printed). Not a test: nothing here passes or fails on
 # a timing. All traffic goes to 127.0.0.1; everything started is stopped on exit.
 #
-#   scripts/bench.sh                  the Synaplan server against a static nginx upstream
+#   scripts/bench.sh                  the Synaplan server against a static nginx upstream:
+#                                     stateless and session-era HTTP, stdio, auth + audit
 #   scripts/bench.sh --corpus         also GitHub's document with every operation selected:
 #                                     generation time and peak RSS (fetched once from npm
-#                                     into target/corpus/specs/, as scripts/sizes.sh does)
+#                                     into target/corpus/specs/, as scripts/sizes.sh does),
+#                                     `cargo check` and debug build time of the generated
+#                                     crate with its dependencies prebuilt (kept in
+#                                     target/bench-github/), and that server's tools/list
+#                                     latency, cold start and idle RSS
 #   --duration S (default 10)  seconds of each wrk run
 #   --runs N     (default 3)   runs per measurement; the median is reported
 #   --out FILE   (default BENCHMARKS.md)
 #   --no-build                 use target/release/{synaplan-mcp,mcpgen} as they are
+#   --no-github-build          with --corpus: skip building the generated GitHub crate
 #
 # Needs wrk, nginx and GNU time (installed with apt-get when missing), curl, python3, cargo.
 set -euo pipefail
@@ -22,21 +28,25 @@ duration=10
 runs=3
 corpus=0
 build=1
+github_build=1
 out=BENCHMARKS.md
 while [[ $# -gt 0 ]]; do
   case $1 in
     --corpus) corpus=1 ;;
     --no-build) build=0 ;;
+    --no-github-build) github_build=0 ;;
     --duration) duration=$2; shift ;;
     --runs) runs=$2; shift ;;
     --out) out=$2; shift ;;
-    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "unknown argument: $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
 done
 
 log() { printf '== %s\n' "$*" >&2; }
+loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
+load_start=$(loadavg)
 
 # --- tools -----------------------------------------------------------------------------------
 missing=()
@@ -143,7 +153,7 @@ measure() {
       sampler=$!
       pids+=("$sampler")
     fi
-    line=$(BENCH_MODE=$mode BENCH_KEY=$key wrk -t "$threads" -c "$conns" -d "${duration}s" \
+    line=$(BENCH_MODE=$mode BENCH_KEY=$key BENCH_SESSION=$bench_session wrk -t "$threads" -c "$conns" -d "${duration}s" \
       --timeout 5s -s scripts/bench/mcp.lua "$url" | grep '^BENCH')
     [[ -n $sampler ]] && { kill "$sampler" 2>/dev/null || true; wait "$sampler" 2>/dev/null || true; sampler=; }
     log "$name run $i: $line"
@@ -159,6 +169,42 @@ measure() {
   echo "$name $R_rps $R_p50 $R_p99" >>"$work/results"
 }
 get() { awk -v n="$1" -v f="$2" '$1 == n { print $f }' "$work/results"; } # NAME FIELD(2 rps, 3 p50, 4 p99)
+bench_session=
+
+# measure_stdio NAME WINDOW: like measure, over stdio (scripts/bench/stdio.py keeps WINDOW calls
+# in flight on one server process).
+measure_stdio() {
+  local name=$1 window=$2 i line
+  : >"$work/runs"
+  for i in $(seq 1 "$runs"); do
+    line=$(python3 scripts/bench/stdio.py "$duration" "$window" "$server_bin" --transport stdio \
+      --no-auth --upstream-url "http://127.0.0.1:$nginx_port")
+    log "$name run $i: $line"
+    if [[ ! $line =~ errors=0$ ]]; then
+      echo "$name: errors over stdio: $line" >&2
+      exit 1
+    fi
+    echo "$line" >>"$work/runs"
+  done
+  R_rps=$(sed -E 's/.*rps=([0-9.]+).*/\1/' "$work/runs" | median)
+  R_p50=$(sed -E 's/.*p50=([0-9]+).*/\1/' "$work/runs" | median)
+  R_p99=$(sed -E 's/.*p99=([0-9]+).*/\1/' "$work/runs" | median)
+  echo "$name $R_rps $R_p50 $R_p99" >>"$work/results"
+}
+
+# open_session: initializes a session-era (2025-11-25) session on $server_url; prints its id.
+open_session() {
+  local id
+  curl -sS -D "$work/session-headers" -o /dev/null "$server_url/mcp" \
+    -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
+    --data '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}'
+  id=$(awk -F': ' 'tolower($1) == "mcp-session-id" { print $2 }' "$work/session-headers" | tr -d '\r')
+  [[ -n $id ]] || { echo "initialize opened no session" >&2; exit 1; }
+  curl -sS -o /dev/null "$server_url/mcp" -H 'Content-Type: application/json' \
+    -H 'Accept: application/json, text/event-stream' -H "Mcp-Session-Id: $id" \
+    -H 'MCP-Protocol-Version: 2025-11-25' --data '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+  echo "$id"
+}
 
 : >"$work/results"
 : >"$work/rss_load"
@@ -188,7 +234,18 @@ load_rss=$(sort -n "$work/rss_load" | tail -1)
 
 log "tools/list latency (1 connection)"
 measure mcp_list_c1 1 "$server_url/mcp" list
+
+log "session era (2025-11-25): tools/call in one initialized session"
+bench_session=$(open_session)
+for c in "${concurrencies[@]}"; do
+  measure "session_c$c" "$c" "$server_url/mcp" session
+done
+bench_session=
 stop_server
+
+log "stdio: one call at a time, and 8 in flight"
+measure_stdio stdio_w1 1
+measure_stdio stdio_w8 8
 
 # --- API-key auth and JSONL audit ------------------------------------------------------------
 key=bench-key-0123456789
@@ -245,6 +302,57 @@ if [[ $corpus == 1 ]]; then
   gen_github=$(gen_time github "$cache/api.github.com.json" "$work/github-tools.yaml")
 fi
 
+# --- the generated GitHub crate: build times, tools/list with every operation -----------------
+# In its own target dir (kept, so that later runs find the dependencies built), with the
+# workspace's lock file so the dependencies are the versions the workspace builds. Each time is
+# the crate alone: its sources are touched and it is built again with the dependencies in place.
+# The debug build optimizes the dependencies (the runtime, rmcp, serde_json...), not the
+# generated crate, so that the server's tools/list figures are not those of unoptimized JSON code.
+gh_check= gh_debug= gh_lines= gh_cold= gh_rss= gh_failed=
+if [[ $corpus == 1 && $github_build == 1 ]]; then
+  gh_crate=$work/gen-github
+  gh_lines=$(cat "$gh_crate"/src/*.rs | wc -l)
+  cp Cargo.lock "$gh_crate/Cargo.lock"
+  gh_cargo() { CARGO_TARGET_DIR=$root/target/bench-github cargo "$@" --manifest-path "$gh_crate/Cargo.toml" \
+    --config 'profile.dev.package."*".opt-level=3' --quiet; }
+  seconds_of() { # COMMAND...: runs it, prints its wall time in seconds
+    local start end
+    start=$(date +%s.%N)
+    "$@" >&2
+    end=$(date +%s.%N)
+    awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }'
+  }
+  log "GitHub crate ($gh_lines lines): cargo check (dependencies first)"
+  if gh_cargo check && touch "$gh_crate"/src/*.rs && gh_check=$(seconds_of gh_cargo check); then
+    log "GitHub crate: debug build (dependencies first)"
+    if gh_cargo build && touch "$gh_crate"/src/*.rs && gh_debug=$(seconds_of gh_cargo build); then :; else
+      gh_failed="the debug build failed"
+    fi
+  else
+    gh_failed="cargo check failed"
+  fi
+  gh_bin=$root/target/bench-github/debug/github-mcp
+fi
+if [[ -n $gh_debug ]]; then  log "GitHub server: cold start, tools/list latency, idle RSS"
+  gh_port=$(free_port)
+  for i in 1 2 3 4 5; do
+    BENCH_URL="http://127.0.0.1:$gh_port" python3 scripts/bench/coldstart.py "$gh_bin" \
+      --transport http --listen "127.0.0.1:$gh_port" --no-auth \
+      --upstream-url "http://127.0.0.1:$nginx_port"
+  done >"$work/gh-cold"
+  gh_cold=$(awk '{ print $2 }' "$work/gh-cold" | median)
+  server_bin_saved=$server_bin
+  server_bin=$gh_bin
+  start_server --no-auth
+  server_bin=$server_bin_saved
+  measure gh_list_c1 1 "$server_url/mcp" list
+  sleep 1
+  gh_rss=$(rss_kb "$server_pid")
+  stop_server
+fi
+[[ -z $gh_failed ]] || log "GitHub crate: $gh_failed"
+load_end=$(loadavg)
+
 # --- report ----------------------------------------------------------------------------------
 cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
 cores=$(nproc)
@@ -261,6 +369,7 @@ c8=$(get mcp_call_c8 2)
   echo "The figures come from a **shared, noisy $cores-core machine**, with the load generator (wrk),"
   echo "the server and the upstream (nginx, one worker) all on it, over loopback; each load figure"
   echo "is the median of $runs runs of ${duration} s (\`wrk -t 2\`, \`-t 1\` at one connection)."
+  echo "Load average (1, 5, 15 min) when the run started: $load_start; when it ended: $load_end."
   echo
   echo "The server is \`synaplan-mcp --transport http --no-auth\` (release build, auth and audit"
   echo "off unless said), each request one stateless 2026-07-28 JSON-RPC \`tools/call\` of"
@@ -293,6 +402,15 @@ c8=$(get mcp_call_c8 2)
     m=$(get "mcp_call_c$c" 4); d=$(get "direct_c$c" 4)
     printf '| tools/call p99 µs, c=%s | %s | %s | %s | ≤ 5,000 µs | %s |\n' "$c" "$m" "$d" "$(ratio "$m" "$d")" "$(ok "$m <= 5000")"
   done
+  for c in "${concurrencies[@]}"; do
+    printf '| session era (2025-11-25) tools/call req/s, p50 / p99 µs, c=%s | %.0f, %s / %s | %.0f, %s / %s | %s | | |\n' \
+      "$c" "$(get "session_c$c" 2)" "$(get "session_c$c" 3)" "$(get "session_c$c" 4)" \
+      "$(get "direct_c$c" 2)" "$(get "direct_c$c" 3)" "$(get "direct_c$c" 4)" "$(ratio "$(get "session_c$c" 2)" "$(get "direct_c$c" 2)")"
+  done
+  printf '| stdio tools/call req/s, p50 / p99 µs, one at a time | %.0f, %s / %s | | | | |\n' \
+    "$(get stdio_w1 2)" "$(get stdio_w1 3)" "$(get stdio_w1 4)"
+  printf '| stdio tools/call req/s, p50 / p99 µs, 8 in flight | %.0f, %s / %s | | | | |\n' \
+    "$(get stdio_w8 2)" "$(get stdio_w8 3)" "$(get stdio_w8 4)"
   d=$(get direct_c8 2)
   for fsync in batch always; do
     m=$(get "auth_$fsync" 2)
@@ -306,14 +424,23 @@ c8=$(get mcp_call_c8 2)
     printf '| API key + audit (fsync %s) p50 / p99 µs, c=8 | %s / %s | %s / %s | | | |\n' "$fsync" "$(get "auth_$fsync" 3)" "$(get "auth_$fsync" 4)" "$(get direct_c8 3)" "$(get direct_c8 4)"
   done
   printf '| tools/list p50 µs, 1 connection (Synaplan, 8 tools) | %s | | | | |\n' "$(get mcp_list_c1 3)"
-  if [[ $corpus == 1 ]]; then
-    echo "| tools/list p50, GitHub ($github_tools tools) | not measured | | | ≤ 2 ms | — |"
+  if [[ -n $(get gh_list_c1 3) ]]; then
+    m=$(get gh_list_c1 3)
+    printf '| tools/list p50 / p99 µs, 1 connection (GitHub, %s tools; debug build, dependencies optimized) | %s / %s | | | ≤ 2 ms | %s |\n' \
+      "$github_tools" "$m" "$(get gh_list_c1 4)" "$(ok "$m <= 2000")"
+  elif [[ $corpus == 1 ]]; then
+    echo "| tools/list p50, GitHub ($github_tools tools) | not measured (${gh_failed:-\`--no-github-build\`}) | | | ≤ 2 ms | — |"
   else
     echo "| tools/list p50, GitHub (1,223 tools) | not measured (\`--corpus\` not given) | | | ≤ 2 ms | — |"
   fi
   printf '| cold start to first /healthz 200 | %s ms | | | ≤ 100 ms | %s |\n' "$cold_healthz" "$(ok "$cold_healthz <= 100")"
   printf '| cold start to first tools/list answer | %s ms | | | | |\n' "$cold_list"
   printf '| idle RSS (after one call) | %s | | | ≤ 20 MB | %s |\n' "$(mb "$idle_rss")" "$(ok "$idle_rss <= 20 * 1024")"
+  if [[ -n $gh_rss ]]; then
+    printf '| idle RSS, GitHub server (%s tools, after one tools/list) | %s | | | ≤ 60 MB | %s |\n' \
+      "$github_tools" "$(mb "$gh_rss")" "$(ok "$gh_rss <= 60 * 1024")"
+    printf '| cold start to first tools/list answer, GitHub server | %s ms | | | ≤ 100 ms | %s |\n' "$gh_cold" "$(ok "$gh_cold <= 100")"
+  fi
   printf '| RSS under load (peak, c=128) | %s | | | | |\n' "$(mb "$load_rss")"
   printf '| release binary size | %s | | | ≤ 12 MB | %s |\n' \
     "$(awk -v b="$binary_bytes" 'BEGIN { printf "%.1f MB", b / 1048576 }')$([[ -n $stripped_bytes ]] && awk -v b="$stripped_bytes" 'BEGIN { printf " (%.1f MB stripped)", b / 1048576 }')" \
@@ -327,16 +454,29 @@ c8=$(get mcp_call_c8 2)
   else
     echo "| mcpgen generate, GitHub (every operation) | not measured (\`--corpus\` not given) | | | ≤ 1.0 s / ≤ 300 MB | — |"
   fi
+  if [[ -n $gh_check ]]; then
+    printf '| `cargo check` of the generated GitHub crate (%s lines), dependencies prebuilt | %s s | | | ≤ 60 s | %s |\n' \
+      "$gh_lines" "$gh_check" "$(ok "$gh_check <= 60")"
+  fi
+  if [[ -n $gh_debug ]]; then
+    printf '| debug build of the generated GitHub crate, dependencies prebuilt | %s s | | | ≤ 120 s | %s |\n' \
+      "$gh_debug" "$(ok "$gh_debug <= 120")"
+  fi
   echo
   echo "Ratios are mcpgen / direct (for latencies, how many times slower). Audit records written:"
   echo "${audit_lines[0]} (batch), ${audit_lines[1]} (always), one per call. Cold start is the median of"
   echo "5 starts, measured from process start by polling every millisecond. RSS is \`ps -o rss\`."
   echo "Generation time is \`/usr/bin/time -v mcpgen generate --spec ... --out <tmp>\` (release),"
   echo "median of $runs runs, allowlist and plugins included."
+  echo "Session-era calls go to one session that \`initialize\` opened; rmcp answers each with an SSE"
+  echo "stream. Over stdio the driver (\`scripts/bench/stdio.py\`, Python) writes and parses every"
+  echo "message, and its time is part of the figures."
   if [[ $corpus == 1 ]]; then
     echo
-    echo "\`tools/list\` for a server with every GitHub operation is not measured: a release build of"
-    echo "the generated GitHub crate takes many minutes on this machine."
+    echo "The generated GitHub crate is built in \`target/bench-github\` with the workspace's lock file;"
+    echo "each build time is the crate alone (sources touched, dependencies already built). Its server"
+    echo "binary is the debug build with optimized dependencies (the generated crate itself"
+    echo "unoptimized); a release build of that crate is not part of the run (many minutes here)."
   fi
 } >"$out"
 cat "$out"

@@ -19,6 +19,7 @@
 //! terminate: a definition is placed once, and each build is finite.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
 
 use serde_json::{Map, Value};
 
@@ -142,23 +143,25 @@ struct Build {
     depth: usize,
 }
 
-/// Definitions fetched for one [`fit`], each prepared once.
+/// Definitions fetched for one [`fit`], each prepared once. They are shared (`Rc`), so that a
+/// walk or a summary can hold one while asking for others without copying it.
 struct DefCache<'s> {
     source: &'s mut dyn FnMut(&str) -> Option<Value>,
-    cache: BTreeMap<String, Option<Value>>,
+    cache: BTreeMap<String, Option<Rc<Value>>>,
     describe: bool,
 }
 
 impl DefCache<'_> {
-    fn get(&mut self, name: &str) -> Option<&Value> {
-        if !self.cache.contains_key(name) {
-            let mut def = (self.source)(name);
-            if let Some(def) = &mut def {
-                trim_schema_descriptions(def, !self.describe);
-            }
-            self.cache.insert(name.to_owned(), def);
+    fn get(&mut self, name: &str) -> Option<Rc<Value>> {
+        if let Some(def) = self.cache.get(name) {
+            return def.clone();
         }
-        self.cache.get(name).and_then(Option::as_ref)
+        let def = (self.source)(name).map(|mut def| {
+            trim_schema_descriptions(&mut def, !self.describe);
+            Rc::new(def)
+        });
+        self.cache.insert(name.to_owned(), def.clone());
+        def
     }
 }
 
@@ -202,7 +205,7 @@ fn build(root: &Value, cut: usize, defs: &mut DefCache<'_>, limit: Option<usize>
     };
     enqueue(&mut walk.refs, &mut placed, &mut queue);
     while let Some((depth, name)) = queue.pop_first() {
-        let Some(def) = defs.get(&name).cloned() else {
+        let Some(def) = defs.get(&name) else {
             continue;
         };
         let mut ptr = format!("/$defs/{}", escape_pointer_segment(&name));
@@ -375,7 +378,7 @@ fn summary(map: &Map<String, Value>, defs: &mut DefCache<'_>, describe: bool) ->
         let target = map
             .get("$ref")
             .and_then(def_name)
-            .and_then(|name| defs.get(&name).cloned());
+            .and_then(|name| defs.get(&name));
         let text = |key: &str| {
             map.get(key)
                 .or_else(|| target.as_ref().and_then(|t| t.get(key)))
@@ -427,8 +430,8 @@ fn node_types(
         return None;
     }
     if let Some(name) = map.get("$ref").and_then(def_name) {
-        let target = defs.get(&name)?.as_object()?.clone();
-        return node_types(&target, defs, hops - 1);
+        let target = defs.get(&name)?;
+        return node_types(target.as_object()?, defs, hops - 1);
     }
     if let Some(Value::Array(members)) = map.get("allOf") {
         // Every member constrains the value: the first whose types are known bounds them.

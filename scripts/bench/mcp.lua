@@ -1,16 +1,39 @@
 -- wrk script for scripts/bench.sh.
--- BENCH_MODE: "call" (tools/call synaplan_list_prompts), "list" (tools/list) or "get" (plain GET,
--- the path comes from the URL). BENCH_KEY: an X-API-Key to send (optional).
--- Each request is one stateless JSON-RPC request of the 2026-07-28 protocol: no session, the
--- protocol version and client info in the request's _meta and headers.
+-- BENCH_MODE: "call" (tools/call synaplan_list_prompts), "list" (tools/list), "session"
+-- (tools/call in the session BENCH_SESSION) or "get" (plain GET, the path comes from the URL).
+-- BENCH_KEY: an X-API-Key to send (optional).
+-- "call" and "list" send one stateless JSON-RPC request of the 2026-07-28 protocol: no session,
+-- the protocol version and client info in the request's _meta and headers. "session" sends the
+-- call of the session era (2025-11-25) in a session that bench.sh initialized.
 local mode = os.getenv("BENCH_MODE") or "call"
 local key = os.getenv("BENCH_KEY")
+local session = os.getenv("BENCH_SESSION")
 
 local meta = '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",'
   .. '"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1"},'
   .. '"io.modelcontextprotocol/clientCapabilities":{}}'
 
-if mode ~= "get" then
+if mode == "session" then
+  wrk.method = "POST"
+  wrk.headers["Content-Type"] = "application/json"
+  wrk.headers["Accept"] = "application/json, text/event-stream"
+  wrk.headers["MCP-Protocol-Version"] = "2025-11-25"
+  wrk.headers["Mcp-Session-Id"] = session
+  -- Requests in flight in one session need distinct ids: thread number and a counter.
+  local threads = 0
+  setup = function(thread)
+    threads = threads + 1
+    thread:set("thread_number", threads)
+  end
+  local sent = 0
+  request = function()
+    sent = sent + 1
+    local id = thread_number * 1000000000 + sent
+    return wrk.format(nil, nil, nil, '{"jsonrpc":"2.0","id":' .. id
+      .. ',"method":"tools/call","params":'
+      .. '{"name":"synaplan_list_prompts","arguments":{"language":"en"}}}')
+  end
+elseif mode ~= "get" then
   local method, params
   if mode == "list" then
     method = "tools/list"

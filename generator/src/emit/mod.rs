@@ -76,16 +76,16 @@ pub fn emit(server: &ir::Server, options: &EmitOptions) -> Result<Emitted, Error
     let mut warnings = Vec::new();
     let header = header(options);
 
-    let (types_tokens, tool_types) = types(server, &mut warnings);
+    let (types_file, tool_types) = types(server, &mut warnings)?;
     let advertised = crate::profile::advertised(server, options.profile, &mut warnings);
     let server: &ir::Server = &advertised;
     let mut files = BTreeMap::new();
     files.insert(
         "src/types.rs".to_owned(),
-        render(
+        render_file(
             &header,
             "Typed arguments and outputs of each tool.",
-            types_tokens,
+            types_file,
         )?,
     );
     files.insert(
@@ -165,17 +165,42 @@ pub(crate) fn one_line(text: &str) -> String {
 }
 
 /// Formats `tokens` as a Rust file that starts with the header and a module doc line.
+///
+/// Direction-changing characters and carriage returns are rare in specs, so the tokens are
+/// formatted as they are first; only when the text shows one of them (raw, or as a `\u{...}`
+/// or `\r` escape) are the tokens rewritten by [`escape_bidi`] and formatted again. Rewriting
+/// every literal of a large crate up front costs more than parsing and formatting it.
 fn render(header: &str, module_doc: &str, tokens: TokenStream) -> Result<String, Error> {
-    let file: syn::File = syn::parse2(escape_bidi(tokens))
-        .map_err(|e| Error::Other(format!("internal error: emitted code does not parse: {e}")))?;
+    render_file(header, module_doc, parse_file(tokens)?)
+}
+
+fn parse_file(tokens: TokenStream) -> Result<syn::File, Error> {
+    syn::parse2::<syn::File>(tokens)
+        .map_err(|e| Error::Other(format!("internal error: emitted code does not parse: {e}")))
+}
+
+/// [`render`] for code already parsed.
+fn render_file(header: &str, module_doc: &str, file: syn::File) -> Result<String, Error> {
+    let mut body = prettyplease::unparse(&file);
+    if may_need_escapes(&body) {
+        let escaped = parse_file(escape_bidi(quote::ToTokens::into_token_stream(file)))?;
+        body = prettyplease::unparse(&escaped);
+    }
     let mut out = String::new();
     out.push_str(&format!("// {header}\n"));
     if !module_doc.is_empty() {
         out.push_str(&format!("//! {module_doc}\n"));
     }
     out.push('\n');
-    out.push_str(&prettyplease::unparse(&file));
+    out.push_str(&body);
     Ok(out)
+}
+
+/// Whether formatted code may hold a literal that [`escape_bidi`] would rewrite: one whose
+/// value has a direction-changing character or (in a doc attribute) a carriage return. Such a
+/// value shows in the text raw (doc comments, raw strings) or escaped.
+fn may_need_escapes(text: &str) -> bool {
+    text.contains("\\u{") || text.contains("\\r") || text.chars().any(|c| c == '\r' || is_bidi(c))
 }
 
 /// Characters that change the visible direction of text (the "Trojan Source" set). rustc
@@ -237,11 +262,11 @@ fn escape_bidi_in(tokens: TokenStream, in_doc: bool) -> TokenStream {
         .collect()
 }
 
-/// The `types.rs` tokens: `pub mod input` and `pub mod output`, typify-generated.
+/// The `types.rs` code: `pub mod input` and `pub mod output`, typify-generated.
 fn types(
     server: &ir::Server,
     warnings: &mut Vec<Warning>,
-) -> (TokenStream, BTreeMap<String, ToolTypes>) {
+) -> Result<(syn::File, BTreeMap<String, ToolTypes>), Error> {
     let mut input_defs = BTreeMap::new();
     let mut output_defs = BTreeMap::new();
     let mut input_roots = Vec::new();
@@ -291,21 +316,25 @@ fn types(
             },
         );
     }
-    let input_tokens = input.tokens;
-    let output_tokens = output.tokens;
-    let tokens = quote::quote! {
+    // The modules' items come parsed from typify; only the two module shells are parsed here.
+    let mut file = parse_file(quote::quote! {
         /// Argument types: one `<Tool>Args` struct per tool, plus the schemas they use.
         #[allow(clippy::all, missing_docs, rustdoc::all, dead_code, non_camel_case_types, non_snake_case, unused_imports)]
-        pub mod input {
-            #input_tokens
-        }
+        pub mod input {}
         /// Output types: one `<Tool>Output` struct per tool that has an output schema.
         #[allow(clippy::all, missing_docs, rustdoc::all, dead_code, non_camel_case_types, non_snake_case, unused_imports)]
-        pub mod output {
-            #output_tokens
+        pub mod output {}
+    })?;
+    for (item, items) in file.items.iter_mut().zip([input.items, output.items]) {
+        if let syn::Item::Mod(syn::ItemMod {
+            content: Some((_, content)),
+            ..
+        }) = item
+        {
+            *content = items;
         }
-    };
-    (tokens, map)
+    }
+    Ok((file, map))
 }
 
 /// Splits a tool schema into the schema without `$defs` and its `$defs`.

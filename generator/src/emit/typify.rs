@@ -30,10 +30,17 @@ pub struct Root {
 
 /// The result for one module (`input` or `output`).
 pub struct TypeModule {
-    /// The module's items.
-    pub tokens: TokenStream,
+    /// The module's items, parsed (the check for duplicate names parses them anyway, and the
+    /// file they go into is formatted from them without parsing them again).
+    pub items: Vec<syn::Item>,
     /// Tool name → type name in the module, for tools whose root type was generated.
     pub typed: BTreeMap<String, String>,
+}
+
+/// What one attempt of [`build`] produced, before the check for duplicate names.
+struct Attempt {
+    tokens: TokenStream,
+    typed: BTreeMap<String, String>,
 }
 
 /// Builds the types of one module from shared `defs` and per-tool `roots`.
@@ -59,10 +66,20 @@ pub fn build(
             &forced_roots,
             &mut attempt_warnings,
         );
-        let dups = duplicate_names(&result.tokens);
+        let (items, dups) = match syn::parse2::<syn::File>(result.tokens) {
+            Ok(file) => {
+                let mut dups = Vec::new();
+                duplicates_in(&file.items, &mut dups);
+                (file.items, dups)
+            }
+            Err(_) => (Vec::new(), vec!["<unparsable>".to_owned()]),
+        };
         if dups.is_empty() {
             warnings.extend(attempt_warnings);
-            return result;
+            return TypeModule {
+                items,
+                typed: result.typed,
+            };
         }
         let before = (forced_defs.len(), forced_roots.len());
         for dup in &dups {
@@ -99,7 +116,7 @@ pub fn build(
         "typify produced conflicting type names for this module",
     ));
     TypeModule {
-        tokens: TokenStream::new(),
+        items: Vec::new(),
         typed: BTreeMap::new(),
     }
 }
@@ -112,16 +129,8 @@ fn normalize(s: &str) -> String {
         .collect()
 }
 
-/// Names defined more than once in the same module of `tokens` (types, functions, consts).
-fn duplicate_names(tokens: &TokenStream) -> Vec<String> {
-    let Ok(file) = syn::parse2::<syn::File>(tokens.clone()) else {
-        return vec!["<unparsable>".to_owned()];
-    };
-    let mut out = Vec::new();
-    duplicates_in(&file.items, &mut out);
-    out
-}
-
+/// Names defined more than once in the same module of `items` (types, functions, consts),
+/// added to `out`.
 fn duplicates_in(items: &[syn::Item], out: &mut Vec<String>) {
     let mut seen = BTreeSet::new();
     for item in items {
@@ -154,7 +163,7 @@ fn build_once(
     forced_defs: &BTreeSet<String>,
     forced_roots: &BTreeSet<String>,
     warnings: &mut Vec<Warning>,
-) -> TypeModule {
+) -> Attempt {
     for name in forced_defs {
         warnings.push(fallback_warning(
             module,
@@ -243,7 +252,7 @@ fn build_once(
     }
 
     let Some(space) = space else {
-        return TypeModule {
+        return Attempt {
             tokens: TokenStream::new(),
             typed: BTreeMap::new(),
         };
@@ -281,13 +290,13 @@ fn build_once(
                 "*",
                 "typify failed while writing types",
             ));
-            return TypeModule {
+            return Attempt {
                 tokens: TokenStream::new(),
                 typed: BTreeMap::new(),
             };
         }
     };
-    TypeModule {
+    Attempt {
         tokens: quote! { #tokens #aliases },
         typed,
     }
