@@ -13,8 +13,8 @@ use mcpgen_runtime::audit::AuditStatus;
 use mcpgen_runtime::input::{ClientCapability, ElicitAnswer, Elicitation, InputError, Sampling};
 use mcpgen_runtime::server::Server;
 use mcpgen_runtime::{
-    BoxFuture, CallContext, Prompt, PromptMessage, PromptSet, ToolAnnotations, ToolContext,
-    ToolDef, ToolError, ToolResult, ToolSet,
+    BoxFuture, CallContext, Prompt, PromptMessage, PromptSet, ToolContext, ToolDef, ToolError,
+    ToolResult, ToolSet,
 };
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig,
@@ -27,29 +27,12 @@ use rmcp::{ClientHandler, ErrorData, RoleClient, ServiceExt};
 use serde_json::{Map, Value, json};
 use support::{FixedKeys, Recorder, Running, call, http_transport, text};
 
-const READ: ToolAnnotations = ToolAnnotations {
-    read_only_hint: Some(true),
-    destructive_hint: None,
-    idempotent_hint: None,
-    open_world_hint: Some(false),
-};
-
 const fn tool(name: &'static str, description: &'static str) -> ToolDef {
-    ToolDef {
+    support::read_tool(
         name,
-        title: None,
         description,
-        input_schema: r#"{"type":"object","properties":{"topic":{"type":"string"}}}"#,
-        output_schema: None,
-        documented_output_schema: None,
-        wrap_output: false,
-        access: mcpgen_runtime::Access::Read,
-        annotations: READ,
-        confirm: false,
-        required_scope: None,
-        plugin: None,
-        http: None,
-    }
+        r#"{"type":"object","properties":{"topic":{"type":"string"}}}"#,
+    )
 }
 
 static TOOLS: &[ToolDef] = &[

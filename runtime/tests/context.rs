@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use mcpgen_runtime::server::Server;
 use mcpgen_runtime::{
-    BoxFuture, CallContext, LocalConnection, LogLevel, McpConnection, Principal, ToolAnnotations,
-    ToolContext, ToolDef, ToolError, ToolResult, ToolSet,
+    BoxFuture, CallContext, LocalConnection, LogLevel, McpConnection, Principal, ToolContext,
+    ToolDef, ToolError, ToolResult, ToolSet,
 };
 use rmcp::model::{
     CallToolRequest, ClientRequest, LoggingLevel, LoggingMessageNotificationParam,
@@ -26,29 +26,8 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 /// Longest any single step may take before the test gives up; never a measured duration.
 const PATIENCE: Duration = Duration::from_secs(30);
 
-const READ: ToolAnnotations = ToolAnnotations {
-    read_only_hint: Some(true),
-    destructive_hint: None,
-    idempotent_hint: None,
-    open_world_hint: Some(false),
-};
-
 const fn tool(name: &'static str, description: &'static str) -> ToolDef {
-    ToolDef {
-        name,
-        title: None,
-        description,
-        input_schema: r#"{"type":"object","properties":{}}"#,
-        output_schema: None,
-        documented_output_schema: None,
-        wrap_output: false,
-        access: mcpgen_runtime::Access::Read,
-        annotations: READ,
-        confirm: false,
-        required_scope: None,
-        plugin: None,
-        http: None,
-    }
+    support::read_tool(name, description, r#"{"type":"object","properties":{}}"#)
 }
 
 static TOOLS: &[ToolDef] = &[

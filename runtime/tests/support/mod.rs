@@ -36,6 +36,29 @@ const READ_ONLY: ToolAnnotations = ToolAnnotations {
     open_world_hint: Some(false),
 };
 
+/// A read-only tool without HTTP binding or output schema, for tool sets written in a test.
+pub const fn read_tool(
+    name: &'static str,
+    description: &'static str,
+    input_schema: &'static str,
+) -> ToolDef {
+    ToolDef {
+        name,
+        title: None,
+        description,
+        input_schema,
+        output_schema: None,
+        documented_output_schema: None,
+        wrap_output: false,
+        access: mcpgen_runtime::Access::Read,
+        annotations: READ_ONLY,
+        confirm: false,
+        required_scope: None,
+        plugin: None,
+        http: None,
+    }
+}
+
 const WRITES: ToolAnnotations = ToolAnnotations {
     read_only_hint: Some(false),
     destructive_hint: Some(false),
