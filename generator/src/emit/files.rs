@@ -201,7 +201,8 @@ struct ToolContext<'a> {
     method: &'a str,
     path: &'a str,
     operation_id: &'a str,
-    /// `read`, `write` or `write (destructive)`.
+    /// `read`, `write` or `write (destructive)`, with `, confirmed before each call` for tools
+    /// that ask the person first.
     access: &'static str,
     /// The operation's own server, when it is not the upstream.
     server_url: Option<&'a str>,
@@ -246,10 +247,15 @@ pub(crate) fn crate_context<'a>(
             method: &t.http.method,
             path: &t.http.path,
             operation_id: &t.http.operation_id,
-            access: match (t.access, t.annotations.destructive) {
-                (ir::Access::Read, _) => "read",
-                (ir::Access::Write, Some(true)) => "write (destructive)",
-                (ir::Access::Write, _) => "write",
+            access: match (t.access, t.annotations.destructive, t.confirm) {
+                (ir::Access::Read, _, false) => "read",
+                (ir::Access::Read, _, true) => "read, confirmed before each call",
+                (ir::Access::Write, Some(true), false) => "write (destructive)",
+                (ir::Access::Write, Some(true), true) => {
+                    "write (destructive), confirmed before each call"
+                }
+                (ir::Access::Write, _, false) => "write",
+                (ir::Access::Write, _, true) => "write, confirmed before each call",
             },
             server_url: t.http.server_url.as_deref(),
         })
