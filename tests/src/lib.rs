@@ -273,31 +273,43 @@ impl Drop for KillOnDrop {
     }
 }
 
-/// Starts `synaplan-mcp --transport http` on a free loopback port against `upstream`, with
-/// `extra` flags; returns the process and its base URL once `/healthz` answers.
-pub async fn start_synaplan_http(upstream: &str, extra: &[&str]) -> (KillOnDrop, String) {
+/// Starts the workspace binary `name` with `--listen` on a free loopback port and `args`;
+/// returns the process and its base URL once `/healthz` answers.
+pub async fn start_listening(name: &str, args: &[&str]) -> (KillOnDrop, String) {
     let port = free_port();
-    let child = tokio::process::Command::new(workspace_binary("synaplan-mcp"))
-        .args([
-            "--transport",
-            "http",
-            "--listen",
-            &format!("127.0.0.1:{port}"),
-        ])
-        .args(["--upstream-url", upstream])
-        .args(extra)
+    let child = tokio::process::Command::new(workspace_binary(name))
+        .args(["--listen", &format!("127.0.0.1:{port}")])
+        .args(args)
         .env("RUST_LOG", "error")
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::inherit())
         .kill_on_drop(true)
         .spawn()
-        .expect("synaplan-mcp starts");
+        .unwrap_or_else(|e| panic!("{name} starts: {e}"));
     let url = format!("http://127.0.0.1:{port}");
     assert!(
         wait_ready(&format!("{url}/healthz")).await,
-        "synaplan-mcp did not come up"
+        "{name} did not come up"
     );
     (KillOnDrop(child), url)
+}
+
+/// Starts `synaplan-mcp --transport http` on a free loopback port against `upstream`, with
+/// `extra` flags; returns the process and its base URL once `/healthz` answers.
+pub async fn start_synaplan_http(upstream: &str, extra: &[&str]) -> (KillOnDrop, String) {
+    let mut args = vec!["--transport", "http", "--upstream-url", upstream];
+    args.extend_from_slice(extra);
+    start_listening("synaplan-mcp", &args).await
+}
+
+/// The text blocks of a tool result, one per line.
+pub fn text(result: &rmcp::model::CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// An rmcp client over Streamable HTTP to `<url>/mcp`, sending `key` as `X-API-Key`.

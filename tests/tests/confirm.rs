@@ -11,7 +11,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcpgen_tests::{KillOnDrop, StandIn, free_port, wait_ready, workspace_binary};
+use mcpgen_tests::{KillOnDrop, StandIn, start_listening, text};
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ElicitRequestParams,
     ElicitResult, ElicitationAction, Implementation, ProtocolVersion,
@@ -79,32 +79,18 @@ async fn start_library(
     audit: &std::path::Path,
     extra: &[&str],
 ) -> (KillOnDrop, String) {
-    let port = free_port();
-    let child = tokio::process::Command::new(workspace_binary("library2-mcp"))
-        .args(["--transport", "http", "--no-auth"])
-        .args(["--listen", &format!("127.0.0.1:{port}")])
-        .args([
-            "--upstream-url",
-            upstream,
-            "--upstream-api-key",
-            "terminal-7",
-        ])
-        .arg("--audit-log")
-        .arg(audit)
-        .args(["--audit-fsync", "always"])
-        .args(extra)
-        .env("RUST_LOG", "error")
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::inherit())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("library2-mcp starts");
-    let url = format!("http://127.0.0.1:{port}");
-    assert!(
-        wait_ready(&format!("{url}/healthz")).await,
-        "library2-mcp did not come up"
-    );
-    (KillOnDrop(child), url)
+    let audit = audit.to_string_lossy();
+    let mut args = vec![
+        "--transport",
+        "http",
+        "--no-auth",
+        "--upstream-url",
+        upstream,
+    ];
+    args.extend(["--upstream-api-key", "terminal-7", "--audit-log", &audit]);
+    args.extend(["--audit-fsync", "always"]);
+    args.extend_from_slice(extra);
+    start_listening("library2-mcp", &args).await
 }
 
 async fn connect(url: &str, era: Era, person: Person) -> RunningService<RoleClient, Person> {
@@ -141,15 +127,6 @@ async fn remove_book(client: &RunningService<RoleClient, Person>, id: u64) -> Ca
     .await
     .expect("the call is answered in time")
     .expect("the call gets a result")
-}
-
-fn text(result: &CallToolResult) -> String {
-    result
-        .content
-        .iter()
-        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 /// The audit records of `library2_remove_book`, in order.

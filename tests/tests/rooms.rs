@@ -9,7 +9,9 @@ use std::time::Duration;
 
 use http::{HeaderName, HeaderValue};
 use mcpgen_runtime::auth::TokenAuthority;
-use mcpgen_tests::{KillOnDrop, free_port, node_bin, node_file, wait_ready, workspace_binary};
+use mcpgen_tests::{
+    KillOnDrop, free_port, node_bin, node_file, text, wait_ready, workspace_binary,
+};
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult, Tool};
 use rmcp::service::{RoleClient, RunningService};
@@ -131,15 +133,6 @@ async fn call(client: &Client, name: &'static str, args: Value) -> CallToolResul
         .call_tool(CallToolRequestParams::new(name).with_arguments(args))
         .await
         .expect("the call gets an answer")
-}
-
-fn text(result: &CallToolResult) -> String {
-    result
-        .content
-        .iter()
-        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 fn tool<'a>(tools: &'a [Tool], name: &str) -> &'a Tool {

@@ -145,21 +145,11 @@ pub const REMOTE_STATUS: ToolDef = ToolDef {
 };
 
 /// Read-only: takes `ms` milliseconds, for shutdown tests.
-pub const SLOW: ToolDef = ToolDef {
-    name: "slow",
-    title: None,
-    description: "Wait a little, then answer",
-    input_schema: r#"{"type":"object","properties":{"ms":{"type":"integer","minimum":0,"maximum":1000}},"required":["ms"]}"#,
-    output_schema: None,
-    documented_output_schema: None,
-    wrap_output: false,
-    access: mcpgen_runtime::Access::Read,
-    annotations: READ_ONLY,
-    confirm: false,
-    required_scope: None,
-    plugin: None,
-    http: None,
-};
+pub const SLOW: ToolDef = read_tool(
+    "slow",
+    "Wait a little, then answer",
+    r#"{"type":"object","properties":{"ms":{"type":"integer","minimum":0,"maximum":1000}},"required":["ms"]}"#,
+);
 
 pub static NOTE_TOOLS: &[ToolDef] = &[LIST_NOTES, ADD_NOTE, PLUGIN_ECHO, REMOTE_STATUS, SLOW];
 
