@@ -18,10 +18,11 @@ use super::{ClientCapability, InputError};
 const STATE_TTL: Duration = Duration::from_secs(60 * 60);
 
 /// What binds a stateless request's sealed state to the request: who (`principal`) asks for
-/// what (`target`: `tools/call NAME`, `prompts/get NAME`) with which arguments. A state made
-/// for another caller, target or argument set does not open.
-pub(crate) fn binding(principal: &str, target: &str, args: &Map<String, Value>) -> Vec<u8> {
-    format!("{principal}\n{target}\n{}", crate::audit::args_digest(args)).into_bytes()
+/// what (`target`: `tools/call NAME`, `prompts/get NAME`) with which arguments
+/// (`args_sha256`: their [`args_digest`](crate::audit::args_digest), the one the audit record
+/// carries). A state made for another caller, target or argument set does not open.
+pub(crate) fn binding(principal: &str, target: &str, args_sha256: &str) -> Vec<u8> {
+    format!("{principal}\n{target}\n{args_sha256}").into_bytes()
 }
 
 /// The rounds of one stateless call: the answers the client brought, and what this run of

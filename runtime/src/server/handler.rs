@@ -191,7 +191,7 @@ impl ServerHandler for McpHandler {
         let binding = crate::input::binding(
             self.principal(&context).map_or("", |p| p.id.as_str()),
             &format!("prompts/get {}", request.name),
-            request.arguments.as_ref().unwrap_or(&no_arguments),
+            &crate::audit::args_digest(request.arguments.as_ref().unwrap_or(&no_arguments)),
         );
         let states = &self.inner.request_states;
         call.input

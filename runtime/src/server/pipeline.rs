@@ -46,13 +46,10 @@ pub(crate) enum Answer {
     Refused(Refusal),
 }
 
-/// The binding of a stateless `tools/call`'s sealed state (see [`input::binding`]).
-pub(crate) fn state_binding(
-    principal: &Principal,
-    tool: &str,
-    args: &Map<String, Value>,
-) -> Vec<u8> {
-    input::binding(&principal.id, &format!("tools/call {tool}"), args)
+/// The binding of a stateless `tools/call`'s sealed state (see [`input::binding`]);
+/// `args_sha256` is the arguments' [`args_digest`].
+pub(crate) fn state_binding(principal: &Principal, tool: &str, args_sha256: &str) -> Vec<u8> {
+    input::binding(&principal.id, &format!("tools/call {tool}"), args_sha256)
 }
 
 /// Opens the answers a stateless call brought back (see [`crate::input`]); `Err` is the
@@ -185,6 +182,12 @@ pub(crate) async fn call_tool(
     let _in_flight = inner.inflight.enter();
     let args = args.unwrap_or_default();
     let auditing = !inner.audit.is_empty();
+    // One digest of the arguments serves the audit record and a stateless call's sealed state.
+    let args_sha256 = if auditing || ctx.input.is_stateless() {
+        args_digest(&args)
+    } else {
+        String::new()
+    };
     let pending = Pending {
         inner,
         started: Instant::now(),
@@ -196,11 +199,7 @@ pub(crate) async fn call_tool(
         request_id: ctx.request_id.clone(),
         principal,
         tool: name,
-        args_sha256: if auditing {
-            args_digest(&args)
-        } else {
-            String::new()
-        },
+        args_sha256,
         args: (auditing && inner.audit_args).then(|| Value::Object(args.clone())),
     };
 
@@ -239,7 +238,7 @@ pub(crate) async fn call_tool(
         return Answer::UnknownTool;
     };
     let binding = if ctx.input.is_stateless() {
-        state_binding(principal, name, &args)
+        state_binding(principal, name, &pending.args_sha256)
     } else {
         Vec::new()
     };
