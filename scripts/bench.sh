@@ -278,7 +278,7 @@ gen_time() {
   for i in $(seq 1 "$runs"); do
     rm -rf "$work/gen-$name"
     /usr/bin/time -v -o "$work/time" "$mcpgen" generate --spec "$spec" --tools "$tools" \
-      --out "$work/gen-$name" --runtime-path "$root/runtime" "$@" >/dev/null 2>&1
+      --out "$work/gen-$name" --mcpgen-path "$root/mcpgen" "$@" >/dev/null 2>&1
     awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i]; w = s }
                 /Maximum resident set size/ { m = $2 } END { print w, m }' "$work/time" >>"$work/gen"
   done

@@ -5,12 +5,12 @@ mod support;
 
 use std::path::{Path, PathBuf};
 
-use generator::Error;
-use generator::allowlist::Allowlist;
-use generator::ir::{self, Access, Annotations};
-use generator::lower::method_access;
-use generator::select::{SelectOptions, select};
-use generator::spec::Spec;
+use mcpgen_codegen::Error;
+use mcpgen_codegen::allowlist::Allowlist;
+use mcpgen_codegen::ir::{self, Access, Annotations};
+use mcpgen_codegen::lower::method_access;
+use mcpgen_codegen::select::{SelectOptions, select};
+use mcpgen_codegen::spec::Spec;
 use mcpgen_runtime::Principal;
 
 /// The wire fixture: `search` is a GET, `createIssue` and `ping` are POSTs.

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use generator::{Errors, Generation, Settings, Warning};
+use mcpgen_codegen::{Errors, Generation, Settings, Warning};
 use serde_json::{Value, json};
 
 /// A spec whose schemas nest deeply (`Level1` → … → `Level5`) and recurse (`Node.children`).
@@ -104,14 +104,14 @@ fn fixture(allowlist: &str) -> Fixture {
 
 fn generate(allowlist: &str) -> Result<Generation, Errors> {
     let f = fixture(allowlist);
-    generator::generate(&f.spec, &f.tools, &Settings::new().with_name("deep"))
+    mcpgen_codegen::generate(&f.spec, &f.tools, &Settings::new().with_name("deep"))
 }
 
 fn generated(allowlist: &str) -> Generation {
     generate(allowlist).unwrap_or_else(|e| panic!("generates: {e}"))
 }
 
-fn tool<'g>(generation: &'g Generation, name: &str) -> &'g generator::ir::Tool {
+fn tool<'g>(generation: &'g Generation, name: &str) -> &'g mcpgen_codegen::ir::Tool {
     generation
         .server
         .tools

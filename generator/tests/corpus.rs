@@ -12,9 +12,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use generator::allowlist::Allowlist;
-use generator::select::{SelectOptions, select};
-use generator::spec::Spec;
+use mcpgen_codegen::allowlist::Allowlist;
+use mcpgen_codegen::select::{SelectOptions, select};
+use mcpgen_codegen::spec::Spec;
 use mcpgen_runtime::{PreparedRequest, ToolDef, Upstream, UpstreamConfig};
 use serde_json::{Map, Value, json};
 
@@ -55,8 +55,8 @@ fn github_rest_api_every_operation_generates_and_builds() {
             .arg(&tools)
             .arg("--out")
             .arg(&out)
-            .arg("--runtime-path")
-            .arg(root().join("runtime")),
+            .arg("--mcpgen-path")
+            .arg(root().join("mcpgen")),
         "mcpgen generate",
     );
     let generate_time = started.elapsed();

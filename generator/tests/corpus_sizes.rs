@@ -12,7 +12,7 @@ use std::path::Path;
 use std::process::Command;
 
 /// Generates `spec` with every operation selected (`mcpgen init --all`), default settings.
-fn every_operation(dir: &Path, spec: &Path) -> generator::Generation {
+fn every_operation(dir: &Path, spec: &Path) -> mcpgen_codegen::Generation {
     let init = support::corpus::run(
         Command::new(env!("CARGO_BIN_EXE_mcpgen"))
             .args(["init", "--all", "--name", "corpus", "--spec"])
@@ -21,7 +21,7 @@ fn every_operation(dir: &Path, spec: &Path) -> generator::Generation {
     );
     let tools = dir.join("mcp_tools.yaml");
     std::fs::write(&tools, &init.stdout).expect("write allowlist");
-    generator::generate(spec, &tools, &generator::Settings::new())
+    mcpgen_codegen::generate(spec, &tools, &mcpgen_codegen::Settings::new())
         .unwrap_or_else(|e| panic!("generation: {e}"))
 }
 

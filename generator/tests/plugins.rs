@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use generator::{Error, Errors, Generation, Settings};
+use mcpgen_codegen::{Error, Errors, Generation, Settings};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -48,7 +48,7 @@ impl Fixture {
     }
 
     fn generate(&self) -> Result<Generation, Errors> {
-        generator::generate(
+        mcpgen_codegen::generate(
             &synaplan_spec(),
             &self.tools(),
             &Settings::new().with_plugins(self.plugins()),
@@ -89,7 +89,7 @@ fn only_allowlist_error(errors: &[Error]) -> (&Path, &str, &str) {
 #[test]
 fn the_synaplan_folder_reads_its_plugin() {
     let root = root();
-    let folders = generator::spec_folders(&root).expect("specs/ readable");
+    let folders = mcpgen_codegen::spec_folders(&root).expect("specs/ readable");
     let synaplan = folders
         .iter()
         .find(|f| f.folder == "synaplan")
@@ -98,7 +98,7 @@ fn the_synaplan_folder_reads_its_plugin() {
         synaplan.plugins.as_deref(),
         Some(root.join("specs/synaplan/plugins").as_path())
     );
-    let generation = generator::generate_folder(&root, synaplan).expect("generates");
+    let generation = mcpgen_codegen::generate_folder(&root, synaplan).expect("generates");
     let tools = tool_plugins(&generation);
     assert_eq!(
         tools.last(),
@@ -172,7 +172,7 @@ fn manifests_add_tools_in_sorted_order_and_ignore_other_data() {
         ]
     );
     let search = &generation.server.tools[1];
-    assert_eq!(search.access, generator::ir::Access::Read);
+    assert_eq!(search.access, mcpgen_codegen::ir::Access::Read);
     assert_eq!(search.required_scope.as_deref(), Some("rag:search"));
     assert_eq!(search.annotations.idempotent, Some(true));
 }
@@ -180,7 +180,7 @@ fn manifests_add_tools_in_sorted_order_and_ignore_other_data() {
 #[test]
 fn without_plugins_nothing_is_added_and_a_missing_folder_is_an_error() {
     let fixture = Fixture::new(&[]);
-    let generation = generator::generate(&synaplan_spec(), &fixture.tools(), &Settings::new())
+    let generation = mcpgen_codegen::generate(&synaplan_spec(), &fixture.tools(), &Settings::new())
         .expect("generates");
     assert_eq!(generation.server.tools.len(), 1);
 

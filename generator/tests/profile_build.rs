@@ -34,8 +34,8 @@ fn a_draft_07_crate_builds_starts_and_lists_its_tools_json() {
         .arg(&tools)
         .arg("--out")
         .arg(&out)
-        .arg("--runtime-path")
-        .arg(root.join("runtime"))
+        .arg("--mcpgen-path")
+        .arg(root.join("mcpgen"))
         .args(["--profile", "draft-07"])
         .output()
         .expect("mcpgen runs");

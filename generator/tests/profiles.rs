@@ -7,9 +7,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use generator::profile::{self, Profile};
-use generator::{RuntimeDep, Settings};
 use jsonschema::Draft;
+use mcpgen_codegen::profile::{self, Profile};
+use mcpgen_codegen::{RuntimeDep, Settings};
 use serde_json::{Value, json};
 
 fn root() -> PathBuf {
@@ -19,12 +19,12 @@ fn root() -> PathBuf {
         .expect("repo root")
 }
 
-fn generate(folder: &generator::SpecFolder, profile: Profile) -> generator::Generation {
+fn generate(folder: &mcpgen_codegen::SpecFolder, profile: Profile) -> mcpgen_codegen::Generation {
     let settings = Settings::new()
         .with_runtime(RuntimeDep::Workspace)
         .with_default_name(folder.folder.clone())
         .with_profile(profile);
-    generator::generate(&folder.spec, &folder.tools, &settings)
+    mcpgen_codegen::generate(&folder.spec, &folder.tools, &settings)
         .unwrap_or_else(|e| panic!("{} under {profile}: {e}", folder.folder))
 }
 
@@ -160,7 +160,7 @@ fn collect_refs(schema: &Value, out: &mut Vec<String>) {
 
 #[test]
 fn every_spec_under_every_profile_advertises_valid_schemas_of_its_dialect() {
-    let folders = generator::spec_folders(&root()).expect("specs");
+    let folders = mcpgen_codegen::spec_folders(&root()).expect("specs");
     assert!(folders.iter().any(|f| f.folder == "graph_cycles"));
     for folder in &folders {
         let default = generate(folder, Profile::Default);
@@ -221,7 +221,7 @@ fn every_spec_under_every_profile_advertises_valid_schemas_of_its_dialect() {
 
 #[test]
 fn inline_cuts_recursion_with_a_stub_and_a_warning_naming_tool_and_pointer() {
-    let folders = generator::spec_folders(&root()).expect("specs");
+    let folders = mcpgen_codegen::spec_folders(&root()).expect("specs");
     let graph = folders
         .iter()
         .find(|f| f.folder == "graph_cycles")
@@ -229,7 +229,7 @@ fn inline_cuts_recursion_with_a_stub_and_a_warning_naming_tool_and_pointer() {
     let generation = generate(graph, Profile::Inline);
     let tools: Value =
         serde_json::from_str(&generation.emitted.files["tools.json"]).expect("tools.json");
-    let cuts: Vec<&generator::Warning> = generation
+    let cuts: Vec<&mcpgen_codegen::Warning> = generation
         .warnings
         .iter()
         .filter(|w| w.message.contains("nested levels cut") && w.message.contains("`inline`"))
@@ -612,7 +612,7 @@ fn the_cursor_profile_keeps_tool_names_within_60_characters() {
     let (spec, tools) = long_id_spec(tmp.path(), 70, "", "");
     let name_under = |profile: Profile| {
         let settings = Settings::new().with_profile(profile);
-        let generation = generator::generate(&spec, &tools, &settings).expect("generates");
+        let generation = mcpgen_codegen::generate(&spec, &tools, &settings).expect("generates");
         generation.server.tools[0].name.clone()
     };
     assert_eq!(name_under(Profile::Default).len(), 64);
@@ -629,7 +629,7 @@ fn the_cursor_profile_keeps_tool_names_within_60_characters() {
         &format!("    name: {long}\n"),
         "  profile: cursor\n",
     );
-    let err = generator::generate(&spec, &tools, &Settings::new())
+    let err = mcpgen_codegen::generate(&spec, &tools, &Settings::new())
         .expect_err("too long for cursor")
         .to_string();
     assert!(err.contains("entry 1") && err.contains("{1,60}"), "{err}");
@@ -640,6 +640,6 @@ fn the_cursor_profile_keeps_tool_names_within_60_characters() {
         "",
         "  profile: cursor\n  max_name_len: 40\n",
     );
-    let generation = generator::generate(&spec, &tools, &Settings::new()).expect("generates");
+    let generation = mcpgen_codegen::generate(&spec, &tools, &Settings::new()).expect("generates");
     assert_eq!(generation.server.tools[0].name.len(), 40);
 }

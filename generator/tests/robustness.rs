@@ -3,8 +3,8 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
-use generator::allowlist::Allowlist;
-use generator::spec::Spec;
+use mcpgen_codegen::allowlist::Allowlist;
+use mcpgen_codegen::spec::Spec;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -143,7 +143,7 @@ fn no_panic<T>(what: &str, f: impl FnOnce() -> T) -> T {
 fn spec_inputs() -> Vec<(PathBuf, String, Option<String>)> {
     let root = root();
     let mut out = Vec::new();
-    for folder in generator::spec_folders(&root).expect("specs") {
+    for folder in mcpgen_codegen::spec_folders(&root).expect("specs") {
         let spec = std::fs::read_to_string(&folder.spec).expect("read");
         let tools = std::fs::read_to_string(&folder.tools).expect("read");
         out.push((folder.spec, spec, Some(tools)));
@@ -167,7 +167,11 @@ fn mutated_specs_give_errors_not_panics() {
                     if let Some(a) = &allowlist {
                         // Selection and emission must cope with whatever loaded.
                         let _ = no_panic(&what, || {
-                            generator::generate_from(&spec, a, &generator::Settings::new())
+                            mcpgen_codegen::generate_from(
+                                &spec,
+                                a,
+                                &mcpgen_codegen::Settings::new(),
+                            )
                         });
                     }
                 }
@@ -194,7 +198,7 @@ fn garbage_specs_give_errors_not_panics() {
             let a = Allowlist::parse(Path::new("t.yaml"), "mcp_tools:\n  - operation_id: x\n")
                 .expect("allowlist");
             let _ = no_panic(&what, || {
-                generator::generate_from(&spec, &a, &generator::Settings::new())
+                mcpgen_codegen::generate_from(&spec, &a, &mcpgen_codegen::Settings::new())
             });
         }
     }
@@ -214,7 +218,7 @@ fn mutated_allowlists_give_errors_not_panics() {
             });
             if let Ok(a) = parsed {
                 let _ = no_panic(&what, || {
-                    generator::generate_from(&spec, &a, &generator::Settings::new())
+                    mcpgen_codegen::generate_from(&spec, &a, &mcpgen_codegen::Settings::new())
                 });
             }
         }

@@ -1,10 +1,10 @@
-//! OpenAPI schema → JSON Schema 2020-12 conversion (`generator::schema`).
+//! OpenAPI schema → JSON Schema 2020-12 conversion (`mcpgen_codegen::schema`).
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use generator::Warning;
-use generator::schema::{Direction, SchemaConverter, def_name_for_pointer};
+use mcpgen_codegen::Warning;
+use mcpgen_codegen::schema::{Direction, SchemaConverter, def_name_for_pointer};
 use serde_json::{Value, json};
 
 /// Every converted schema and every `$defs` entry must be valid 2020-12, and the whole (schema

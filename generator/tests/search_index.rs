@@ -1,5 +1,5 @@
-//! The search index compiled into generated crates: the generator's tokenizer agrees with the
-//! runtime's (which tokenizes queries), every generated index loads in the runtime and holds
+//! The search index compiled into generated crates (written and read through `mcpgen-search`):
+//! every generated index loads in the runtime and holds
 //! each tool's terms, and (behind `--ignored`) search quality and size over the GitHub REST
 //! API, whose spec comes from the npm package `@octokit/openapi` as in `corpus.rs`
 //! (`MCPGEN_CORPUS_SPEC=<path to api.github.com.json>` uses a copy on disk).
@@ -10,12 +10,12 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use generator::allowlist::Allowlist;
-use generator::emit::search::{index_text, tokenize as generator_tokenize};
-use generator::ir;
-use generator::select::{SelectOptions, select};
-use generator::spec::Spec;
-use mcpgen_runtime::search::{Indexed, SearchIndex, tokenize as runtime_tokenize};
+use mcpgen_codegen::allowlist::Allowlist;
+use mcpgen_codegen::emit::search::index_text;
+use mcpgen_codegen::ir;
+use mcpgen_codegen::select::{SelectOptions, select};
+use mcpgen_codegen::spec::Spec;
+use mcpgen_runtime::search::{Indexed, SearchIndex, tokenize};
 use mcpgen_runtime::server::{Server, ToolMode};
 use mcpgen_runtime::{BoxFuture, CallContext, Principal, ToolDef, ToolError, ToolResult, ToolSet};
 use serde_json::{Map, Value, json};
@@ -38,44 +38,10 @@ fn tool_texts(tool: &ir::Tool) -> Vec<String> {
     texts
 }
 
-const TRICKY: &[&str] = &[
-    "listReposForAuthenticatedUser",
-    "HTTPServerURLs getV2APIKeys",
-    "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers",
-    "Création d'un dépôt — Straße, ÉCOLE, naïve café",
-    "starred starring stars pinned pinning caches statuses addresses matches boxes",
-    "issues: (a) the; THE An.. i-o 42 x86_64 ab 123abc",
-    "",
-    "    ",
-];
-
-fn assert_tokenizers_agree(text: &str, where_: &str) {
-    assert_eq!(
-        generator_tokenize(text),
-        runtime_tokenize(text),
-        "{where_}: the generator and the runtime tokenize {text:?} differently"
-    );
-}
-
-#[test]
-fn the_generator_and_the_runtime_tokenize_alike() {
-    for text in TRICKY {
-        assert_tokenizers_agree(text, "fixture");
-    }
-    for folder in generator::spec_folders(&root()).expect("specs/ readable") {
-        let generation = generator::generate_folder(&root(), &folder).expect("generates");
-        for tool in &generation.server.tools {
-            for text in tool_texts(tool) {
-                assert_tokenizers_agree(&text, &format!("{}/{}", folder.folder, tool.name));
-            }
-        }
-    }
-}
-
 #[test]
 fn every_generated_index_loads_and_holds_each_tools_terms() {
-    for folder in generator::spec_folders(&root()).expect("specs/ readable") {
-        let generation = generator::generate_folder(&root(), &folder).expect("generates");
+    for folder in mcpgen_codegen::spec_folders(&root()).expect("specs/ readable") {
+        let generation = mcpgen_codegen::generate_folder(&root(), &folder).expect("generates");
         let text = index_text(&generation.server);
         assert!(
             generation.emitted.files["src/search.rs"].contains(&text),
@@ -94,7 +60,7 @@ fn every_generated_index_loads_and_holds_each_tools_terms() {
         assert_eq!(names, expected, "{}", folder.folder);
         for tool in &generation.server.tools {
             for text in tool_texts(tool) {
-                for term in runtime_tokenize(&text) {
+                for term in tokenize(&text) {
                     assert!(
                         index.holds(&tool.name, &term),
                         "{}/{}: term `{term}` of {text:?} is not indexed",

@@ -10,13 +10,13 @@ fn root() -> PathBuf {
 #[test]
 fn every_generated_file_matches_its_snapshot() {
     let root = root();
-    let folders = generator::spec_folders(&root).expect("specs/ readable");
+    let folders = mcpgen_codegen::spec_folders(&root).expect("specs/ readable");
     assert!(
         folders.len() >= 4,
         "expected the shipped specs, found {folders:?}"
     );
     for folder in &folders {
-        let generation = generator::generate_folder(&root, folder)
+        let generation = mcpgen_codegen::generate_folder(&root, folder)
             .unwrap_or_else(|e| panic!("specs/{} failed:\n{e}", folder.folder));
         for (file, contents) in &generation.emitted.files {
             let name = format!("{}__{}", folder.folder, file.replace(['/', '.'], "_"));
@@ -29,10 +29,10 @@ fn every_generated_file_matches_its_snapshot() {
 fn generated_folder_is_in_sync_with_a_fresh_generation() {
     let root = root();
     let mut drift = Vec::new();
-    for folder in generator::spec_folders(&root).expect("specs/ readable") {
-        let generation = generator::generate_folder(&root, &folder).expect("generates");
+    for folder in mcpgen_codegen::spec_folders(&root).expect("specs/ readable") {
+        let generation = mcpgen_codegen::generate_folder(&root, &folder).expect("generates");
         let out = root.join("generated").join(&generation.server.name);
-        for d in generator::output::diff_crate(&out, &generation.emitted.files) {
+        for d in mcpgen_codegen::output::diff_crate(&out, &generation.emitted.files) {
             drift.push(format!("generated/{}/{d}", generation.server.name));
         }
     }
@@ -46,9 +46,9 @@ fn generated_folder_is_in_sync_with_a_fresh_generation() {
 #[test]
 fn generation_is_deterministic() {
     let root = root();
-    for folder in generator::spec_folders(&root).expect("specs/ readable") {
-        let a = generator::generate_folder(&root, &folder).expect("generates");
-        let b = generator::generate_folder(&root, &folder).expect("generates");
+    for folder in mcpgen_codegen::spec_folders(&root).expect("specs/ readable") {
+        let a = mcpgen_codegen::generate_folder(&root, &folder).expect("generates");
+        let b = mcpgen_codegen::generate_folder(&root, &folder).expect("generates");
         assert_eq!(a.emitted.files, b.emitted.files, "specs/{}", folder.folder);
     }
 }

@@ -2,9 +2,9 @@
 
 use std::path::{Path, PathBuf};
 
-use generator::Error;
-use generator::spec::load::parse_document;
-use generator::spec::{ParamLocation, Spec, SpecVersion};
+use mcpgen_codegen::Error;
+use mcpgen_codegen::spec::load::parse_document;
+use mcpgen_codegen::spec::{ParamLocation, Spec, SpecVersion};
 use serde_json::{Value, json};
 
 fn fixture(rel: &str) -> PathBuf {
@@ -759,7 +759,8 @@ fn pointers(value: &Value, at: String, out: &mut Vec<String>) {
     match value {
         Value::Object(map) => {
             for (key, child) in map {
-                let child_at = format!("{at}/{}", generator::spec::escape_pointer_segment(key));
+                let child_at =
+                    format!("{at}/{}", mcpgen_codegen::spec::escape_pointer_segment(key));
                 pointers(child, child_at, out);
             }
         }
@@ -775,7 +776,7 @@ fn pointers(value: &Value, at: String, out: &mut Vec<String>) {
 
 #[test]
 fn mangled_documents_give_errors_not_panics() {
-    use generator::spec::{bundle::bundle, index::operations, upgrade::to_openapi3};
+    use mcpgen_codegen::spec::{bundle::bundle, index::operations, upgrade::to_openapi3};
     let swagger = fixture("swagger.yaml");
     let swagger_doc =
         parse_document(&swagger, &std::fs::read_to_string(&swagger).unwrap()).unwrap();

@@ -1,4 +1,4 @@
-//! `mcpgen generate --spec F --tools T --out D --runtime-path runtime` followed by `cargo build`
+//! `mcpgen generate --spec F --tools T --out D --mcpgen-path mcpgen` followed by `cargo build`
 //! in `D`, for every shipped spec (Swagger 2.0, OpenAPI 3.0, 3.1, cycles, discriminators) and
 //! for a spec full of hostile text, which must come through verbatim as data, never as code.
 
@@ -17,8 +17,8 @@ fn generate_into(spec: &Path, tools: &Path, out: &Path) {
         .arg(tools)
         .arg("--out")
         .arg(out)
-        .arg("--runtime-path")
-        .arg(root().join("runtime"))
+        .arg("--mcpgen-path")
+        .arg(root().join("mcpgen"))
         .output()
         .expect("mcpgen runs");
     assert!(
@@ -34,7 +34,7 @@ fn generate_into(spec: &Path, tools: &Path, out: &Path) {
 fn every_shipped_spec_generates_a_crate_that_builds_on_its_own() {
     let root = root();
     let tmp = tempfile::tempdir().expect("tempdir");
-    let folders = generator::spec_folders(&root).expect("specs");
+    let folders = mcpgen_codegen::spec_folders(&root).expect("specs");
     let mut crates = Vec::new();
     for folder in &folders {
         let out = tmp.path().join(&folder.folder);

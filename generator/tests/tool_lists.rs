@@ -12,8 +12,8 @@ fn root() -> PathBuf {
 fn all_tool_lists() -> Vec<(String, Value)> {
     let root = root();
     let mut out = Vec::new();
-    for folder in generator::spec_folders(&root).expect("specs/ readable") {
-        let generation = generator::generate_folder(&root, &folder).expect("generates");
+    for folder in mcpgen_codegen::spec_folders(&root).expect("specs/ readable") {
+        let generation = mcpgen_codegen::generate_folder(&root, &folder).expect("generates");
         let text = &generation.emitted.files["tools.json"];
         out.push((
             folder.folder.clone(),
@@ -21,10 +21,10 @@ fn all_tool_lists() -> Vec<(String, Value)> {
         ));
     }
     let hostile = root.join("generator/tests/fixtures/hostile");
-    let generation = generator::generate(
+    let generation = mcpgen_codegen::generate(
         &hostile.join("openapi.yaml"),
         &hostile.join("mcp_tools.yaml"),
-        &generator::Settings::new(),
+        &mcpgen_codegen::Settings::new(),
     )
     .expect("hostile spec generates");
     out.push((
@@ -69,7 +69,7 @@ fn every_tool_name_matches_the_mcp_pattern() {
         for tool in tools(&list) {
             let name = tool["name"].as_str().expect("name");
             assert!(
-                generator::naming::is_valid_tool_name(name, 64),
+                mcpgen_codegen::naming::is_valid_tool_name(name, 64),
                 "{spec}: invalid tool name {name:?}"
             );
         }

@@ -8,9 +8,9 @@ mod support;
 
 use std::path::{Path, PathBuf};
 
-use generator::allowlist::Allowlist;
-use generator::select::{SelectOptions, select};
-use generator::spec::Spec;
+use mcpgen_codegen::allowlist::Allowlist;
+use mcpgen_codegen::select::{SelectOptions, select};
+use mcpgen_codegen::spec::Spec;
 use mcpgen_runtime::{PreparedRequest, ToolDef, Upstream, UpstreamConfig};
 use serde_json::{Map, Value, json};
 

@@ -1,7 +1,7 @@
 //! Procedural macros for mcpgen: tools written in application code, and the spec-including
-//! macro. Thin: they parse their input and call the runtime's types (tools) or the generator
-//! library (specs). Expansions name only `::mcpgen_runtime` paths, so a crate using these
-//! macros depends on `mcpgen-runtime` too.
+//! macro. Thin: they parse their input and expand to the runtime's types (tools) or call the
+//! engine (specs). Expansions name only `::mcpgen` paths: use them through the `mcpgen`
+//! crate, which re-exports them.
 //!
 //! - [`macro@mcp_tool`] turns a function into a tool: its parameters are the input schema
 //!   (doc comments become property descriptions), its return type the output.
@@ -32,7 +32,7 @@ use proc_macro::TokenStream;
 ///
 /// Parameters become the properties of the input schema (`type: object`): each type must
 /// implement `serde::Deserialize` and `schemars::JsonSchema` (schemars 1.x, re-exported as
-/// `mcpgen_runtime::schemars`); doc comments become descriptions, `Option<T>` is optional, and
+/// `mcpgen::schemars`); doc comments become descriptions, `Option<T>` is optional, and
 /// `#[serde(...)]`/`#[schemars(...)]` attributes on a parameter apply to its property. One
 /// parameter of type `ToolContext` or `&ToolContext` (or marked `#[context]`) receives the
 /// call's context instead.

@@ -109,12 +109,12 @@ pub(crate) fn mcp_tools(args: TokenStream, mut item: ItemImpl) -> TokenStream {
             #(#companions)*
 
             /// The `#[mcp_tool]` methods of this type, served over `self` (see
-            /// `mcpgen_runtime::ServerBuilder::tool_set`).
-            pub fn into_tool_set(self) -> ::mcpgen_runtime::AppToolSet<Self> {
+            /// `mcpgen::ServerBuilder::tool_set`).
+            pub fn into_tool_set(self) -> ::mcpgen::AppToolSet<Self> {
                 static TABLE: ::std::sync::OnceLock<
-                    ::std::boxed::Box<[::mcpgen_runtime::ToolDef]>,
+                    ::std::boxed::Box<[::mcpgen::ToolDef]>,
                 > = ::std::sync::OnceLock::new();
-                ::mcpgen_runtime::AppToolSet::new(
+                ::mcpgen::AppToolSet::new(
                     ::std::sync::Arc::new(self),
                     &TABLE,
                     &[#(#members),*],
@@ -202,7 +202,7 @@ pub(crate) fn tool_set(input: SetInput) -> TokenStream {
                 quote!(#path).to_string().replace(' ', "")
             );
             checks.push(quote_spanned! {path.span()=>
-                const _: () = if ::mcpgen_runtime::__private::name_taken(&[#(#earlier),*], #name_const) {
+                const _: () = if ::mcpgen::__private::name_taken(&[#(#earlier),*], #name_const) {
                     ::std::panic!(#message)
                 };
             });
@@ -216,8 +216,8 @@ pub(crate) fn tool_set(input: SetInput) -> TokenStream {
     };
     quote! {{
         #(#checks)*
-        static TABLE: ::std::sync::OnceLock<::std::boxed::Box<[::mcpgen_runtime::ToolDef]>> =
+        static TABLE: ::std::sync::OnceLock<::std::boxed::Box<[::mcpgen::ToolDef]>> =
             ::std::sync::OnceLock::new();
-        ::mcpgen_runtime::AppToolSet::new(::std::sync::Arc::new(#state), &TABLE, &[#(#members),*])
+        ::mcpgen::AppToolSet::new(::std::sync::Arc::new(#state), &TABLE, &[#(#members),*])
     }}
 }

@@ -111,13 +111,13 @@ pub(crate) fn generate(input: TokenStream) -> TokenStream {
         .and_then(Path::file_name)
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "api".to_owned());
-    let mut settings = generator::Settings::new()
+    let mut settings = mcpgen_codegen::Settings::new()
         .with_default_name(default_name)
         .with_labels(input.spec.value(), input.tools.value());
     if let Some((_, path)) = &plugins_path {
         settings = settings.with_plugins(path.clone());
     }
-    let generation = match generator::generate(&spec_path, &tools_path, &settings) {
+    let generation = match mcpgen_codegen::generate(&spec_path, &tools_path, &settings) {
         Ok(generation) => generation,
         Err(errors) => {
             let reported = errors.0.iter().map(|e| {
@@ -188,13 +188,13 @@ fn manifest_files(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// Whether `error` is about a file inside the plugins folder `dir`.
-fn blames_folder(error: &generator::Error, dir: &Path) -> bool {
+fn blames_folder(error: &mcpgen_codegen::Error, dir: &Path) -> bool {
     error_path(error).is_some_and(|path| path.starts_with(dir))
 }
 
 /// The file an error is about, when it names one.
-fn error_path(error: &generator::Error) -> Option<&Path> {
-    use generator::Error;
+fn error_path(error: &mcpgen_codegen::Error) -> Option<&Path> {
+    use mcpgen_codegen::Error;
     match error {
         Error::Io { path, .. }
         | Error::Syntax { path, .. }
@@ -206,8 +206,8 @@ fn error_path(error: &generator::Error) -> Option<&Path> {
 }
 
 /// Whether `error` is about the allowlist rather than the spec.
-fn blames_allowlist(error: &generator::Error, tools_path: &Path) -> bool {
-    use generator::Error;
+fn blames_allowlist(error: &mcpgen_codegen::Error, tools_path: &Path) -> bool {
+    use mcpgen_codegen::Error;
     match error {
         Error::Allowlist { .. } => true,
         Error::Io { path, .. } | Error::Syntax { path, .. } => path == tools_path,

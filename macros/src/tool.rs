@@ -298,7 +298,7 @@ impl Tool {
         let name_const = name_const_ident(ident);
         let name = &self.name;
         let output = &self.output;
-        let rt = quote!(::mcpgen_runtime);
+        let rt = quote!(::mcpgen);
 
         let fields = self.params.iter().filter_map(|p| match p {
             Param::Arg { ident, ty, attrs } => Some(quote! { #(#attrs)* #ident: #ty, }),
@@ -402,8 +402,8 @@ impl Tool {
             #[doc(hidden)]
             #vis fn #companion #generics () -> #rt::AppTool<#state_ty> {
                 #[derive(#rt::__private::serde::Deserialize, #rt::__private::schemars::JsonSchema)]
-                #[serde(crate = "::mcpgen_runtime::__private::serde")]
-                #[schemars(crate = "::mcpgen_runtime::__private::schemars")]
+                #[serde(crate = "::mcpgen::__private::serde")]
+                #[schemars(crate = "::mcpgen::__private::schemars")]
                 #deny_unknown
                 #(#schema_attrs)*
                 #[allow(non_camel_case_types, dead_code)]
@@ -413,7 +413,7 @@ impl Tool {
                     static DEF: ::std::sync::OnceLock<#rt::ToolDef> = ::std::sync::OnceLock::new();
                     DEF.get_or_init(|| {
                         #[allow(unused_imports)]
-                        use #rt::__private::{ResultOutput as _, ValueOutput as _};
+                        use #rt::__private::{RawOutput as _, ResultOutput as _, ValueOutput as _};
                         #rt::__private::tool_def::<__McpArgs>(
                             #rt::__private::ToolMeta {
                                 name: #name,
@@ -438,7 +438,7 @@ impl Tool {
                     |#state_pat, #args_pat, #ctx_pat| {
                         ::std::boxed::Box::pin(async move {
                             #[allow(unused_imports)]
-                            use #rt::__private::{ResultOutput as _, ValueOutput as _};
+                            use #rt::__private::{RawOutput as _, ResultOutput as _, ValueOutput as _};
                             #decode
                             let __out = #callee #await_;
                             let __def = __mcp_def();
@@ -478,7 +478,7 @@ pub(crate) fn fallback(func: &ItemFn, error: syn::Error) -> TokenStream {
         #[allow(non_upper_case_globals)]
         #vis const #name_const: &str = #name;
         #[doc(hidden)]
-        #vis fn #companion #generics () -> ::mcpgen_runtime::AppTool<#state_ty> {
+        #vis fn #companion #generics () -> ::mcpgen::AppTool<#state_ty> {
             ::std::unreachable!("the tool did not compile")
         }
     }

@@ -7,11 +7,11 @@ mod support;
 
 use std::time::Duration;
 
-use mcpgen_macros::mcp_tools;
-use mcpgen_runtime::auth::{AuthError, Authenticator};
-use mcpgen_runtime::schemars::JsonSchema;
-use mcpgen_runtime::server::Server;
-use mcpgen_runtime::{LogLevel, Principal, ToolContext};
+use mcpgen::auth::{AuthError, Authenticator};
+use mcpgen::mcp_tools;
+use mcpgen::schemars::JsonSchema;
+use mcpgen::server::Server;
+use mcpgen::{LogLevel, Principal, ToolContext};
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, ClientRequest, LoggingLevel,
     LoggingMessageNotificationParam, ProgressNotificationParam, ServerResult,
@@ -30,7 +30,7 @@ const PATIENCE: Duration = Duration::from_secs(30);
 
 /// What `import` did.
 #[derive(Debug, Serialize, JsonSchema)]
-#[schemars(crate = "mcpgen_runtime::schemars")]
+#[schemars(crate = "mcpgen::schemars")]
 struct Imported {
     /// Files imported.
     count: usize,

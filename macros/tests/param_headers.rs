@@ -8,9 +8,9 @@ mod support;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use mcpgen_macros::{mcp_tool, tool_set};
-use mcpgen_runtime::AppToolSet;
-use mcpgen_runtime::server::Server;
+use mcpgen::AppToolSet;
+use mcpgen::server::Server;
+use mcpgen::{mcp_tool, tool_set};
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 

@@ -9,9 +9,9 @@ use support::{call, text};
 
 use std::sync::Arc;
 
-use mcpgen_macros::{mcp_tool, mcp_tools, tool_set};
-use mcpgen_runtime::server::Server;
-use mcpgen_runtime::{AppToolSet, ToolDef, ToolSet};
+use mcpgen::server::Server;
+use mcpgen::{AppToolSet, ToolDef, ToolSet};
+use mcpgen::{mcp_tool, mcp_tools, tool_set};
 use rmcp::service::{RoleClient, RunningService};
 use serde_json::{Value, json};
 use tokio::sync::oneshot;

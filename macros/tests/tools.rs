@@ -5,10 +5,10 @@ mod support;
 
 use support::{call, text};
 
-use mcpgen_macros::{mcp_tool, mcp_tools, tool_set};
-use mcpgen_runtime::schemars::JsonSchema;
-use mcpgen_runtime::server::Server;
-use mcpgen_runtime::{AppToolSet, ToolContext};
+use mcpgen::schemars::JsonSchema;
+use mcpgen::server::Server;
+use mcpgen::{AppToolSet, ToolContext};
+use mcpgen::{mcp_tool, mcp_tools, tool_set};
 use rmcp::model::Tool;
 use rmcp::service::{RoleClient, RunningService};
 use serde::Serialize;
@@ -17,7 +17,7 @@ use tokio::sync::oneshot;
 
 /// A chat room.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
-#[schemars(crate = "mcpgen_runtime::schemars")]
+#[schemars(crate = "mcpgen::schemars")]
 struct Room {
     /// The room's unique id.
     id: u32,
@@ -87,7 +87,7 @@ fn add(a: i64, b: i64) -> i64 {
 
 /// Starts a server with `sets` on loopback and connects rmcp's client.
 async fn serve(
-    sets: Vec<std::sync::Arc<dyn mcpgen_runtime::ToolSet>>,
+    sets: Vec<std::sync::Arc<dyn mcpgen::ToolSet>>,
 ) -> (RunningService<RoleClient, ()>, oneshot::Sender<()>) {
     let mut builder = Server::builder("rooms", "0.1.0").no_auth();
     for set in sets {
@@ -113,7 +113,7 @@ fn rooms() -> Rooms {
     }
 }
 
-fn sets() -> Vec<std::sync::Arc<dyn mcpgen_runtime::ToolSet>> {
+fn sets() -> Vec<std::sync::Arc<dyn mcpgen::ToolSet>> {
     let free: AppToolSet<()> = tool_set![echo, add];
     vec![
         std::sync::Arc::new(rooms().into_tool_set()),
@@ -288,7 +288,7 @@ async fn an_err_is_an_error_result_and_bad_arguments_never_reach_the_tool() {
 fn one_function_serves_several_sets() {
     let first: AppToolSet<()> = tool_set![add];
     let second: AppToolSet<()> = tool_set![echo, add];
-    use mcpgen_runtime::ToolSet;
+    use mcpgen::ToolSet;
     assert_eq!(first.tools().len(), 1);
     assert_eq!(
         second.tools().iter().map(|t| t.name).collect::<Vec<_>>(),

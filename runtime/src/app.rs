@@ -14,11 +14,12 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::{Map, Value};
 
+use crate::BoxFuture;
 use crate::input::{
     self, ClientCapability, ElicitAnswer, Elicitation, InputError, Root, Sampling, SamplingAnswer,
 };
 use crate::notify::{Cancellation, LogLevel, Notifier, NotifyError};
-use crate::toolset::{BoxFuture, CallContext, CallerCredential, ForwardedHeaders, ToolError};
+use crate::toolset::{CallContext, CallerCredential, ForwardedHeaders, ToolError};
 use crate::{Access, Principal, ToolAnnotations, ToolDef, ToolResult, ToolSet};
 
 /// What a tool may learn about the call it serves, and what it may tell the caller while it
@@ -477,35 +478,35 @@ where
 }
 
 /// Tools returning a [`ToolResult`] they built themselves (images, audio, embedded resources,
-/// several blocks, an error with its own wording): the result is sent as it is, and the tool
-/// advertises no `outputSchema`. `ToolResult` is not `Serialize`, so this never competes with
-/// [`ValueOutput`]'s impl for serialisable values.
-impl ValueOutput for &OutputTag<ToolResult> {
-    type Returned = ToolResult;
-
+/// several blocks, an error with its own wording), or `Result<ToolResult, E>`: the result is
+/// sent as it is (`Err` becomes an `isError` result with the error's text), and the tool
+/// advertises no `outputSchema`. `ToolResult` is not `Serialize`, so these never compete with
+/// [`ResultOutput`]'s and [`ValueOutput`]'s impls for serialisable values.
+#[doc(hidden)]
+pub trait RawOutput {
+    /// The tool's return type.
+    type Returned;
+    /// No output schema.
     fn mcp_output_shape(&self) -> OutputShape {
         OutputShape {
             schema: None,
             wrap: false,
         }
     }
+    /// The result of one call of the tool `def` describes.
+    fn mcp_into_result(&self, def: &ToolDef, returned: Self::Returned) -> ToolResult;
+}
+
+impl RawOutput for OutputTag<ToolResult> {
+    type Returned = ToolResult;
 
     fn mcp_into_result(&self, _def: &ToolDef, returned: ToolResult) -> ToolResult {
         returned
     }
 }
 
-/// Tools returning `Result<ToolResult, E>`: `Ok` is sent as it is, `Err` becomes an `isError`
-/// result with the error's text.
-impl<E: Display> ResultOutput for OutputTag<Result<ToolResult, E>> {
+impl<E: Display> RawOutput for OutputTag<Result<ToolResult, E>> {
     type Returned = Result<ToolResult, E>;
-
-    fn mcp_output_shape(&self) -> OutputShape {
-        OutputShape {
-            schema: None,
-            wrap: false,
-        }
-    }
 
     fn mcp_into_result(&self, _def: &ToolDef, returned: Result<ToolResult, E>) -> ToolResult {
         returned.unwrap_or_else(|e| ToolResult::error(e.to_string()))

@@ -5,12 +5,13 @@
 //!
 //! - [`app`]: tools written in application code with `#[mcp_tool]` ([`AppToolSet`],
 //!   [`ToolContext`]).
-//! - [`tool`]: the static tool table ([`ToolDef`], its [`Access`], HTTP binding and annotations).
+//! - [`tool`]: the static tool table ([`ToolDef`], its [`Access`], HTTP binding and annotations),
+//!   from `mcpgen-core`.
 //! - [`toolset`]: the [`ToolSet`] trait a server dispatches through, and the [`CallContext`]
 //!   of one call.
 //! - [`notify`]: progress and log notifications to the caller ([`Notifier`]) and the call's
 //!   [`Cancellation`].
-//! - [`result`]: [`ToolResult`], what a tool call returns.
+//! - [`result`]: [`ToolResult`], what a tool call returns (from `mcpgen-core`).
 //! - [`input`]: what a tool may ask the client while it runs (elicitation, sampling, roots).
 //! - [`prompt`]: prompts a server offers ([`PromptSet`], [`Prompt`]).
 //! - [`resource`]: resources and resource templates a server offers ([`ResourceSet`]), and
@@ -18,7 +19,8 @@
 //! - [`completion`]: suggestions for prompt arguments and template variables ([`Completer`]).
 //! - [`upstream`]: the HTTP call an OpenAPI-derived tool makes to its REST API.
 //! - [`connection`]: [`McpConnection`] and [`call_typed`], what typed client stubs call
-//!   through (sessions to remote servers live in `mcpgen-client`).
+//!   through (from `mcpgen-core`; sessions to remote servers live in `mcpgen-client`), and
+//!   [`LocalConnection`] to an in-process tool set.
 //! - [`auth`]: API keys, signed tokens, and the [`Principal`] they yield.
 //! - [`audit`]: one audit event per tool call, delivered to pluggable sinks.
 //! - [`search`]: the tool search index of search mode (`--tool-mode search`).
@@ -30,22 +32,29 @@ pub mod audit;
 pub mod auth;
 pub mod cli;
 pub mod completion;
-pub mod connection;
 pub mod input;
+mod local;
 pub mod notify;
 pub mod principal;
 pub mod prompt;
 pub mod resource;
-pub mod result;
 pub mod search;
 pub mod server;
-pub mod tool;
 pub mod toolset;
 pub mod upstream;
+mod wire;
+
+pub use mcpgen_core::{BoxFuture, connection, json_kind, result, tool};
 
 pub use app::{AppTool, AppToolSet, ToolContext};
 pub use completion::{Completer, Completion, CompletionRequest};
-pub use connection::{BreakerOpen, ClientError, LocalConnection, McpConnection, call_typed};
+pub use local::LocalConnection;
+pub use mcpgen_core::{
+    Access, ArgBinding, BodyBinding, HttpBinding, Location, PropertyEncoding, SecurityScheme,
+    SecuritySchemeKind, ToolAnnotations, ToolDef,
+};
+pub use mcpgen_core::{BreakerOpen, ClientError, McpConnection, call_typed};
+pub use mcpgen_core::{Content, ToolResult};
 pub use notify::{Cancellation, LogLevel, Notifier, NotifyError};
 pub use principal::Principal;
 pub use prompt::{Prompt, PromptArgs, PromptArgument, PromptError, PromptMessage, PromptSet};
@@ -53,36 +62,19 @@ pub use resource::{
     Resource, ResourceBody, ResourceContents, ResourceError, ResourceSet, ResourceTemplate,
     ResourceUpdates, TemplateRead,
 };
-pub use result::{Content, ToolResult};
-pub use tool::{
-    Access, ArgBinding, BodyBinding, HttpBinding, Location, PropertyEncoding, SecurityScheme,
-    SecuritySchemeKind, ToolAnnotations, ToolDef,
-};
-pub use toolset::{BoxFuture, CallContext, CallerCredential, ForwardedHeaders, ToolError, ToolSet};
+pub use toolset::{CallContext, CallerCredential, ForwardedHeaders, ToolError, ToolSet};
 pub use upstream::{Credential, PreparedRequest, Upstream, UpstreamConfig, UpstreamError};
 
 /// JSON Schema for application tools' types (schemars 1.x): derive
 /// [`JsonSchema`](schemars::JsonSchema) on what `#[mcp_tool]` functions take and return.
 pub use schemars1 as schemars;
 
-/// "an object", "a string", ... : what kind of JSON value this is, for messages.
-pub fn json_kind(value: &serde_json::Value) -> &'static str {
-    use serde_json::Value;
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 /// Items generated code needs but applications should not call directly.
 #[doc(hidden)]
 pub mod __private {
     pub use crate::app::{
-        OutputShape, OutputTag, ResultOutput, ToolMeta, ValueOutput, name_taken, tool_def,
+        OutputShape, OutputTag, RawOutput, ResultOutput, ToolMeta, ValueOutput, name_taken,
+        tool_def,
     };
     pub use schemars1 as schemars;
     pub use serde;

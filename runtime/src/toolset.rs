@@ -1,17 +1,12 @@
 //! The trait servers dispatch tool calls through.
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
 use crate::input::InputChannel;
 use crate::notify::{Cancellation, Notifier};
-use crate::{Principal, ToolDef, ToolResult};
-
-/// A boxed, sendable future, so [`ToolSet`] stays object-safe.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+use crate::{BoxFuture, Principal, ToolDef, ToolResult};
 
 /// A credential the MCP caller presented (an API key or bearer token), handed on so an upstream
 /// call can be made with it when the operator asked for pass-through.

@@ -8,9 +8,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::Parser;
-use mcpgen_runtime::audit::{Fsync, JsonlSink, TracingSink};
-use mcpgen_runtime::auth::TokenAuthority;
-use mcpgen_runtime::server::{Mount, Server, shutdown_signal};
+use mcpgen::audit::{Fsync, JsonlSink, TracingSink};
+use mcpgen::auth::TokenAuthority;
+use mcpgen::server::{Mount, Server, shutdown_signal};
 use rooms::store::RoomStore;
 use rooms::tools::RoomTools;
 
@@ -47,7 +47,7 @@ struct Args {
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    mcpgen_runtime::cli::block_on_main(run(args))
+    mcpgen::cli::block_on_main(run(args))
 }
 
 async fn run(args: Args) -> Result<(), String> {

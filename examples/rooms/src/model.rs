@@ -20,7 +20,7 @@
 //!     enabled: true
 //! ```
 
-use mcpgen_runtime::schemars::JsonSchema;
+use mcpgen::schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Longest room, tool, prompt, secret or server name.
@@ -38,7 +38,7 @@ pub fn valid_name(name: &str) -> bool {
 
 /// A room: a configuration unit with its own tools, prompts, secrets and MCP servers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[schemars(crate = "mcpgen_runtime::schemars")]
+#[schemars(crate = "mcpgen::schemars")]
 pub struct Room {
     /// The room's name; also its file name and its catalog path `/mcp/<name>`.
     pub name: String,
@@ -75,7 +75,7 @@ impl Room {
 
 /// A tool a room offers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[schemars(crate = "mcpgen_runtime::schemars")]
+#[schemars(crate = "mcpgen::schemars")]
 pub struct RoomTool {
     /// The tool's name, unique in the room.
     pub name: String,
@@ -88,7 +88,7 @@ pub struct RoomTool {
 
 /// A prompt kept in a room.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[schemars(crate = "mcpgen_runtime::schemars")]
+#[schemars(crate = "mcpgen::schemars")]
 pub struct Prompt {
     /// The prompt's name, unique in the room.
     pub name: String,
@@ -101,7 +101,7 @@ pub struct Prompt {
 
 /// A secret a room needs. Only the environment variable's name is stored, never a value.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[schemars(crate = "mcpgen_runtime::schemars")]
+#[schemars(crate = "mcpgen::schemars")]
 pub struct Secret {
     /// The secret's name, unique in the room.
     pub name: String,
@@ -118,7 +118,7 @@ impl Secret {
 
 /// An MCP server reached over Streamable HTTP.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[schemars(crate = "mcpgen_runtime::schemars")]
+#[schemars(crate = "mcpgen::schemars")]
 pub struct McpServer {
     /// The server's name, unique in the room.
     pub name: String,

@@ -1,11 +1,11 @@
 //! The typed results of the room tools; their JSON Schemas are the tools' `outputSchema`s.
 
-use mcpgen_runtime::schemars::JsonSchema;
+use mcpgen::schemars::JsonSchema;
 use serde::Serialize;
 
 /// The rooms of the directory.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
-#[schemars(crate = "mcpgen_runtime::schemars")]
+#[schemars(crate = "mcpgen::schemars")]
 pub struct RoomListResult {
     /// One summary per room, sorted by name.
     pub rooms: Vec<RoomSummary>,
@@ -15,7 +15,7 @@ pub struct RoomListResult {
 
 /// What a room holds, counted.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
-#[schemars(crate = "mcpgen_runtime::schemars")]
+#[schemars(crate = "mcpgen::schemars")]
 pub struct RoomSummary {
     /// The room's name.
     pub name: String,
@@ -33,7 +33,7 @@ pub struct RoomSummary {
 
 /// The outcome of a change or a check.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
-#[schemars(crate = "mcpgen_runtime::schemars")]
+#[schemars(crate = "mcpgen::schemars")]
 pub struct StatusResult {
     /// `ok`, or what went wrong in a word (`missing`, `unresolved`).
     pub status: String,
@@ -56,7 +56,7 @@ impl StatusResult {
 
 /// A secret's name and whether it is available; never its value.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
-#[schemars(crate = "mcpgen_runtime::schemars")]
+#[schemars(crate = "mcpgen::schemars")]
 pub struct SecretStatus {
     /// The secret's name.
     pub name: String,
@@ -68,7 +68,7 @@ pub struct SecretStatus {
 
 /// The secrets a room needs.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
-#[schemars(crate = "mcpgen_runtime::schemars")]
+#[schemars(crate = "mcpgen::schemars")]
 pub struct SecretListResult {
     /// The room.
     pub room: String,
@@ -80,7 +80,7 @@ pub struct SecretListResult {
 
 /// A prompt's name and purpose.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
-#[schemars(crate = "mcpgen_runtime::schemars")]
+#[schemars(crate = "mcpgen::schemars")]
 pub struct PromptSummary {
     /// The prompt's name.
     pub name: String,
@@ -90,7 +90,7 @@ pub struct PromptSummary {
 
 /// The prompts of a room.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
-#[schemars(crate = "mcpgen_runtime::schemars")]
+#[schemars(crate = "mcpgen::schemars")]
 pub struct PromptListResult {
     /// The room.
     pub room: String,
@@ -102,7 +102,7 @@ pub struct PromptListResult {
 
 /// One prompt in full.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
-#[schemars(crate = "mcpgen_runtime::schemars")]
+#[schemars(crate = "mcpgen::schemars")]
 pub struct PromptResult {
     /// The room.
     pub room: String,

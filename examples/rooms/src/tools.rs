@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use mcpgen_macros::mcp_tools;
+use mcpgen::mcp_tools;
 
 use crate::model::{McpServer, Prompt, Room, RoomTool, valid_name};
 use crate::results::{

@@ -3,8 +3,8 @@
 //! `events31-mcp`: the MCP server for Events Analytics API. Run with `--help` for every flag.
 #![cfg_attr(rustfmt, rustfmt::skip)]
 fn main() -> ::std::process::ExitCode {
-    ::mcpgen_runtime::cli::main(
-        ::mcpgen_runtime::cli::App {
+    ::mcpgen::cli::main(
+        ::mcpgen::cli::App {
             name: events31_mcp::tools::SERVER_NAME,
             version: events31_mcp::tools::SERVER_VERSION,
             description: events31_mcp::tools::SERVER_DESCRIPTION,
@@ -12,7 +12,7 @@ fn main() -> ::std::process::ExitCode {
             default_upstream_url: events31_mcp::tools::DEFAULT_UPSTREAM_URL,
             security_schemes: events31_mcp::tools::SECURITY_SCHEMES,
         },
-        |upstream| ::mcpgen_runtime::search::Indexed::new(
+        |upstream| ::mcpgen::search::Indexed::new(
             events31_mcp::Tools::new(upstream),
             events31_mcp::SEARCH_INDEX,
         ),

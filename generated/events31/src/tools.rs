@@ -14,14 +14,14 @@ pub const DEFAULT_UPSTREAM_URL: ::std::option::Option<&str> = ::std::option::Opt
     "https://events.example.com/api",
 );
 /// Security schemes the tools accept, for configuring upstream credentials.
-pub static SECURITY_SCHEMES: &[::mcpgen_runtime::SecurityScheme] = &[
-    ::mcpgen_runtime::SecurityScheme {
+pub static SECURITY_SCHEMES: &[::mcpgen::SecurityScheme] = &[
+    ::mcpgen::SecurityScheme {
         name: "bearerAuth",
-        kind: ::mcpgen_runtime::SecuritySchemeKind::Bearer,
+        kind: ::mcpgen::SecuritySchemeKind::Bearer,
     },
 ];
 /// The `events31_list_events` tool (GET /events).
-pub const EVENTS31_LIST_EVENTS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime::ToolDef {
+pub const EVENTS31_LIST_EVENTS_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef {
     name: "events31_list_events",
     title: ::std::option::Option::Some("List events"),
     description: "List recorded events, newest first",
@@ -33,8 +33,8 @@ pub const EVENTS31_LIST_EVENTS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtim
         r#"{"type":"object","required":["events"],"properties":{"events":{"type":"array","items":{"type":"object"}},"cursor":{"anyOf":[{"type":"string"},{"type":"null"}]}}}"#,
     ),
     wrap_output: false,
-    access: ::mcpgen_runtime::Access::Read,
-    annotations: ::mcpgen_runtime::ToolAnnotations {
+    access: ::mcpgen::Access::Read,
+    annotations: ::mcpgen::ToolAnnotations {
         read_only_hint: ::std::option::Option::Some(true),
         destructive_hint: ::std::option::Option::None,
         idempotent_hint: ::std::option::Option::None,
@@ -43,33 +43,33 @@ pub const EVENTS31_LIST_EVENTS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtim
     confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
-    http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
+    http: ::std::option::Option::Some(::mcpgen::HttpBinding {
         method: "GET",
         path: "/events",
         operation_id: "listEvents",
         args: &[
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "kind",
                 wire: "kind",
-                location: ::mcpgen_runtime::Location::Query,
+                location: ::mcpgen::Location::Query,
                 required: false,
                 style: ::std::option::Option::Some("form"),
                 explode: ::std::option::Option::Some(false),
                 allow_reserved: false,
             },
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "since",
                 wire: "since",
-                location: ::mcpgen_runtime::Location::Query,
+                location: ::mcpgen::Location::Query,
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "limit",
                 wire: "limit",
-                location: ::mcpgen_runtime::Location::Query,
+                location: ::mcpgen::Location::Query,
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
@@ -82,7 +82,7 @@ pub const EVENTS31_LIST_EVENTS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtim
     }),
 };
 /// The `events31_get_event` tool (GET /events/{id}).
-pub const EVENTS31_GET_EVENT_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime::ToolDef {
+pub const EVENTS31_GET_EVENT_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef {
     name: "events31_get_event",
     title: ::std::option::Option::Some("Get one event"),
     description: "Get one event by id",
@@ -94,8 +94,8 @@ pub const EVENTS31_GET_EVENT_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime:
         r#"{"type":"object","properties":{"result":{"type":"object"}},"required":["result"]}"#,
     ),
     wrap_output: true,
-    access: ::mcpgen_runtime::Access::Read,
-    annotations: ::mcpgen_runtime::ToolAnnotations {
+    access: ::mcpgen::Access::Read,
+    annotations: ::mcpgen::ToolAnnotations {
         read_only_hint: ::std::option::Option::Some(true),
         destructive_hint: ::std::option::Option::None,
         idempotent_hint: ::std::option::Option::None,
@@ -104,15 +104,15 @@ pub const EVENTS31_GET_EVENT_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime:
     confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
-    http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
+    http: ::std::option::Option::Some(::mcpgen::HttpBinding {
         method: "GET",
         path: "/events/{id}",
         operation_id: "getEvent",
         args: &[
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "id",
                 wire: "id",
-                location: ::mcpgen_runtime::Location::Path,
+                location: ::mcpgen::Location::Path,
                 required: true,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
@@ -125,7 +125,7 @@ pub const EVENTS31_GET_EVENT_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime:
     }),
 };
 /// The `events31_create_event` tool (POST /events).
-pub const EVENTS31_CREATE_EVENT_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime::ToolDef {
+pub const EVENTS31_CREATE_EVENT_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef {
     name: "events31_create_event",
     title: ::std::option::Option::Some("Record event"),
     description: "Record a click, purchase or page-view event",
@@ -137,8 +137,8 @@ pub const EVENTS31_CREATE_EVENT_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runti
         r#"{"type":"object","properties":{"result":{"type":"object"}},"required":["result"]}"#,
     ),
     wrap_output: true,
-    access: ::mcpgen_runtime::Access::Write,
-    annotations: ::mcpgen_runtime::ToolAnnotations {
+    access: ::mcpgen::Access::Write,
+    annotations: ::mcpgen::ToolAnnotations {
         read_only_hint: ::std::option::Option::Some(false),
         destructive_hint: ::std::option::Option::Some(false),
         idempotent_hint: ::std::option::Option::Some(false),
@@ -147,22 +147,22 @@ pub const EVENTS31_CREATE_EVENT_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runti
     confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
-    http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
+    http: ::std::option::Option::Some(::mcpgen::HttpBinding {
         method: "POST",
         path: "/events",
         operation_id: "createEvent",
         args: &[
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "body",
                 wire: "body",
-                location: ::mcpgen_runtime::Location::Body,
+                location: ::mcpgen::Location::Body,
                 required: true,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
         ],
-        body: ::std::option::Option::Some(::mcpgen_runtime::BodyBinding {
+        body: ::std::option::Option::Some(::mcpgen::BodyBinding {
             content_type: "application/json",
             required: true,
             encoding: &[],
@@ -174,7 +174,7 @@ pub const EVENTS31_CREATE_EVENT_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runti
     }),
 };
 /// The `events31_annotate_event` tool (PATCH /events/{id}).
-pub const EVENTS31_ANNOTATE_EVENT_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime::ToolDef {
+pub const EVENTS31_ANNOTATE_EVENT_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef {
     name: "events31_annotate_event",
     title: ::std::option::Option::Some("Label an event"),
     description: "Set the label and tags of an event",
@@ -186,8 +186,8 @@ pub const EVENTS31_ANNOTATE_EVENT_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_run
         r#"{"type":"object","properties":{"result":{"type":"object"}},"required":["result"]}"#,
     ),
     wrap_output: true,
-    access: ::mcpgen_runtime::Access::Write,
-    annotations: ::mcpgen_runtime::ToolAnnotations {
+    access: ::mcpgen::Access::Write,
+    annotations: ::mcpgen::ToolAnnotations {
         read_only_hint: ::std::option::Option::Some(false),
         destructive_hint: ::std::option::Option::Some(false),
         idempotent_hint: ::std::option::Option::Some(true),
@@ -196,31 +196,31 @@ pub const EVENTS31_ANNOTATE_EVENT_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_run
     confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
-    http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
+    http: ::std::option::Option::Some(::mcpgen::HttpBinding {
         method: "PATCH",
         path: "/events/{id}",
         operation_id: "annotateEvent",
         args: &[
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "id",
                 wire: "id",
-                location: ::mcpgen_runtime::Location::Path,
+                location: ::mcpgen::Location::Path,
                 required: true,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "body",
                 wire: "body",
-                location: ::mcpgen_runtime::Location::Body,
+                location: ::mcpgen::Location::Body,
                 required: true,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
         ],
-        body: ::std::option::Option::Some(::mcpgen_runtime::BodyBinding {
+        body: ::std::option::Option::Some(::mcpgen::BodyBinding {
             content_type: "application/json",
             required: true,
             encoding: &[],
@@ -230,7 +230,7 @@ pub const EVENTS31_ANNOTATE_EVENT_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_run
     }),
 };
 /// The `events31_list_categories` tool (GET /categories).
-pub const EVENTS31_LIST_CATEGORIES_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime::ToolDef {
+pub const EVENTS31_LIST_CATEGORIES_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef {
     name: "events31_list_categories",
     title: ::std::option::Option::Some("Category tree"),
     description: "Get the product category tree",
@@ -242,8 +242,8 @@ pub const EVENTS31_LIST_CATEGORIES_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_ru
         r##"{"type":"object","properties":{"result":{"type":"array","items":{"$ref":"#/$defs/Category"}}},"required":["result"],"$defs":{"Category":{"type":"object","required":["name"],"properties":{"id":{"type":"integer","readOnly":true},"name":{"type":"string","minLength":1},"slug":{"type":"string","pattern":"^[a-z0-9-]+$"},"parent":{"anyOf":[{"$ref":"#/$defs/Category"},{"type":"null"}],"readOnly":true},"children":{"type":"array","items":{"$ref":"#/$defs/Category"}}}}}}"##,
     ),
     wrap_output: true,
-    access: ::mcpgen_runtime::Access::Read,
-    annotations: ::mcpgen_runtime::ToolAnnotations {
+    access: ::mcpgen::Access::Read,
+    annotations: ::mcpgen::ToolAnnotations {
         read_only_hint: ::std::option::Option::Some(true),
         destructive_hint: ::std::option::Option::None,
         idempotent_hint: ::std::option::Option::None,
@@ -252,15 +252,15 @@ pub const EVENTS31_LIST_CATEGORIES_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_ru
     confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
-    http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
+    http: ::std::option::Option::Some(::mcpgen::HttpBinding {
         method: "GET",
         path: "/categories",
         operation_id: "listCategories",
         args: &[
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "depth",
                 wire: "depth",
-                location: ::mcpgen_runtime::Location::Query,
+                location: ::mcpgen::Location::Query,
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
@@ -273,7 +273,7 @@ pub const EVENTS31_LIST_CATEGORIES_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_ru
     }),
 };
 /// The `events31_get_session` tool (GET /sessions/{sessionId}).
-pub const EVENTS31_GET_SESSION_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime::ToolDef {
+pub const EVENTS31_GET_SESSION_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef {
     name: "events31_get_session",
     title: ::std::option::Option::Some("Get a session"),
     description: "Get a visitor session",
@@ -285,8 +285,8 @@ pub const EVENTS31_GET_SESSION_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtim
         r##"{"type":"object","required":["id","startedAt"],"properties":{"id":{"type":"string","format":"uuid"},"startedAt":{"type":"string","format":"date-time"},"endedAt":{"type":["string","null"],"format":"date-time"},"location":{"$ref":"#/$defs/ref__components_schemas_Session_defs_GeoPoint-0c3cf5de"},"device":{"$ref":"#/$defs/ref__components_schemas_Session_defs_Device-1a21bee0"},"eventCount":{"type":"integer","minimum":0},"source":{"const":"web"}},"$defs":{"ref__components_schemas_Session_defs_Device-1a21bee0":{"type":"object","properties":{"type":{"enum":["desktop","mobile","tablet","bot"]},"os":{"type":["string","null"]},"screen":{"type":"array","prefixItems":[{"type":"integer"},{"type":"integer"}]}}},"ref__components_schemas_Session_defs_GeoPoint-0c3cf5de":{"type":"array","prefixItems":[{"type":"number","minimum":-90,"maximum":90},{"type":"number","minimum":-180,"maximum":180}],"minItems":2,"maxItems":2}}}"##,
     ),
     wrap_output: false,
-    access: ::mcpgen_runtime::Access::Read,
-    annotations: ::mcpgen_runtime::ToolAnnotations {
+    access: ::mcpgen::Access::Read,
+    annotations: ::mcpgen::ToolAnnotations {
         read_only_hint: ::std::option::Option::Some(true),
         destructive_hint: ::std::option::Option::None,
         idempotent_hint: ::std::option::Option::None,
@@ -295,15 +295,15 @@ pub const EVENTS31_GET_SESSION_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtim
     confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
-    http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
+    http: ::std::option::Option::Some(::mcpgen::HttpBinding {
         method: "GET",
         path: "/sessions/{sessionId}",
         operation_id: "getSession",
         args: &[
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "sessionId",
                 wire: "sessionId",
-                location: ::mcpgen_runtime::Location::Path,
+                location: ::mcpgen::Location::Path,
                 required: true,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
@@ -316,7 +316,7 @@ pub const EVENTS31_GET_SESSION_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtim
     }),
 };
 /// The `events31_subscribe` tool (POST /subscriptions).
-pub const EVENTS31_SUBSCRIBE_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime::ToolDef {
+pub const EVENTS31_SUBSCRIBE_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef {
     name: "events31_subscribe",
     title: ::std::option::Option::Some("Subscribe to events"),
     description: "Register a callback URL for event delivery",
@@ -328,8 +328,8 @@ pub const EVENTS31_SUBSCRIBE_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime:
         r##"{"type":"object","required":["callbackUrl","kinds"],"properties":{"id":{"type":"string","readOnly":true},"callbackUrl":{"type":"string","format":"uri"},"kinds":{"type":"array","minItems":1,"items":{"$ref":"#/$defs/EventKind"}},"active":{"type":"boolean","default":true},"createdAt":{"type":"string","format":"date-time","readOnly":true}},"$defs":{"EventKind":{"type":"string","enum":["click","purchase","page_view"]}}}"##,
     ),
     wrap_output: false,
-    access: ::mcpgen_runtime::Access::Write,
-    annotations: ::mcpgen_runtime::ToolAnnotations {
+    access: ::mcpgen::Access::Write,
+    annotations: ::mcpgen::ToolAnnotations {
         read_only_hint: ::std::option::Option::Some(false),
         destructive_hint: ::std::option::Option::Some(false),
         idempotent_hint: ::std::option::Option::Some(false),
@@ -338,49 +338,49 @@ pub const EVENTS31_SUBSCRIBE_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime:
     confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
-    http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
+    http: ::std::option::Option::Some(::mcpgen::HttpBinding {
         method: "POST",
         path: "/subscriptions",
         operation_id: "createSubscription",
         args: &[
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "callbackUrl",
                 wire: "callbackUrl",
-                location: ::mcpgen_runtime::Location::BodyField,
+                location: ::mcpgen::Location::BodyField,
                 required: true,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "kinds",
                 wire: "kinds",
-                location: ::mcpgen_runtime::Location::BodyField,
+                location: ::mcpgen::Location::BodyField,
                 required: true,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "secret",
                 wire: "secret",
-                location: ::mcpgen_runtime::Location::BodyField,
+                location: ::mcpgen::Location::BodyField,
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "active",
                 wire: "active",
-                location: ::mcpgen_runtime::Location::BodyField,
+                location: ::mcpgen::Location::BodyField,
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
         ],
-        body: ::std::option::Option::Some(::mcpgen_runtime::BodyBinding {
+        body: ::std::option::Option::Some(::mcpgen::BodyBinding {
             content_type: "application/json",
             required: true,
             encoding: &[],
@@ -390,7 +390,7 @@ pub const EVENTS31_SUBSCRIBE_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime:
     }),
 };
 /// The `get_analytics_reports_aggregated_by_customer_segment_an_9b31ecef` tool (GET /reports/segments/channels).
-pub const GET_ANALYTICS_REPORTS_AGGREGATED_BY_CUSTOMER_SEGMENT_AN_9B31ECEF_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime::ToolDef {
+pub const GET_ANALYTICS_REPORTS_AGGREGATED_BY_CUSTOMER_SEGMENT_AN_9B31ECEF_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef {
     name: "get_analytics_reports_aggregated_by_customer_segment_an_9b31ecef",
     title: ::std::option::Option::Some("Segment × channel report"),
     description: "Revenue and conversion by customer segment and marketing channel",
@@ -402,8 +402,8 @@ pub const GET_ANALYTICS_REPORTS_AGGREGATED_BY_CUSTOMER_SEGMENT_AN_9B31ECEF_TOOL:
         r##"{"type":"object","properties":{"rows":{"type":"array","items":{"type":"object","required":["segment","channel","revenue"],"properties":{"segment":{"type":"string"},"channel":{"type":"string","enum":["organic","paid_search","social","email","referral","direct"]},"revenue":{"$ref":"#/$defs/Money"},"conversionRate":{"type":"number","minimum":0,"maximum":1}}}}},"$defs":{"Currency":{"type":"string","pattern":"^[A-Z]{3}$"},"Money":{"type":"object","required":["value","currency"],"properties":{"value":{"type":"number","minimum":0},"currency":{"$ref":"#/$defs/Currency"}}}}}"##,
     ),
     wrap_output: false,
-    access: ::mcpgen_runtime::Access::Read,
-    annotations: ::mcpgen_runtime::ToolAnnotations {
+    access: ::mcpgen::Access::Read,
+    annotations: ::mcpgen::ToolAnnotations {
         read_only_hint: ::std::option::Option::Some(true),
         destructive_hint: ::std::option::Option::None,
         idempotent_hint: ::std::option::Option::None,
@@ -412,33 +412,33 @@ pub const GET_ANALYTICS_REPORTS_AGGREGATED_BY_CUSTOMER_SEGMENT_AN_9B31ECEF_TOOL:
     confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
-    http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
+    http: ::std::option::Option::Some(::mcpgen::HttpBinding {
         method: "GET",
         path: "/reports/segments/channels",
         operation_id: "get_analytics_reports_aggregated_by_customer_segment_and_marketing_channel_for_time_range",
         args: &[
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "from",
                 wire: "from",
-                location: ::mcpgen_runtime::Location::Query,
+                location: ::mcpgen::Location::Query,
                 required: true,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "to",
                 wire: "to",
-                location: ::mcpgen_runtime::Location::Query,
+                location: ::mcpgen::Location::Query,
                 required: true,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "currency",
                 wire: "currency",
-                location: ::mcpgen_runtime::Location::Query,
+                location: ::mcpgen::Location::Query,
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
@@ -451,7 +451,7 @@ pub const GET_ANALYTICS_REPORTS_AGGREGATED_BY_CUSTOMER_SEGMENT_AN_9B31ECEF_TOOL:
     }),
 };
 /// Every tool, in allowlist order.
-pub static TOOLS: &[::mcpgen_runtime::ToolDef; 8usize] = &[
+pub static TOOLS: &[::mcpgen::ToolDef; 8usize] = &[
     EVENTS31_LIST_EVENTS_TOOL,
     EVENTS31_GET_EVENT_TOOL,
     EVENTS31_CREATE_EVENT_TOOL,
@@ -464,35 +464,35 @@ pub static TOOLS: &[::mcpgen_runtime::ToolDef; 8usize] = &[
 /// The dispatcher: decodes typed arguments and calls the upstream API.
 #[derive(Debug, Clone)]
 pub struct Tools {
-    upstream: ::mcpgen_runtime::Upstream,
+    upstream: ::mcpgen::Upstream,
 }
 impl Tools {
     /// Tools that call the API through `upstream`.
-    pub fn new(upstream: ::mcpgen_runtime::Upstream) -> Self {
+    pub fn new(upstream: ::mcpgen::Upstream) -> Self {
         Self { upstream }
     }
     /// The upstream client.
-    pub fn upstream(&self) -> &::mcpgen_runtime::Upstream {
+    pub fn upstream(&self) -> &::mcpgen::Upstream {
         &self.upstream
     }
 }
-impl ::mcpgen_runtime::ToolSet for Tools {
-    fn tools(&self) -> &'static [::mcpgen_runtime::ToolDef] {
+impl ::mcpgen::ToolSet for Tools {
+    fn tools(&self) -> &'static [::mcpgen::ToolDef] {
         TOOLS
     }
     fn call<'a>(
         &'a self,
         name: &'a str,
         args: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        ctx: &'a ::mcpgen_runtime::CallContext,
-    ) -> ::mcpgen_runtime::BoxFuture<
+        ctx: &'a ::mcpgen::CallContext,
+    ) -> ::mcpgen::BoxFuture<
         'a,
-        ::std::result::Result<::mcpgen_runtime::ToolResult, ::mcpgen_runtime::ToolError>,
+        ::std::result::Result<::mcpgen::ToolResult, ::mcpgen::ToolError>,
     > {
         ::std::boxed::Box::pin(async move {
             match name {
                 "events31_list_events" => {
-                    let _typed: crate::types::input::Events31ListEventsArgs = ::mcpgen_runtime::__private::decode_args(
+                    let _typed: crate::types::input::Events31ListEventsArgs = ::mcpgen::__private::decode_args(
                         name,
                         &args,
                     )?;
@@ -501,7 +501,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                     )
                 }
                 "events31_get_event" => {
-                    let _typed: crate::types::input::Events31GetEventArgs = ::mcpgen_runtime::__private::decode_args(
+                    let _typed: crate::types::input::Events31GetEventArgs = ::mcpgen::__private::decode_args(
                         name,
                         &args,
                     )?;
@@ -510,7 +510,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                     )
                 }
                 "events31_create_event" => {
-                    let _typed: crate::types::input::Events31CreateEventArgs = ::mcpgen_runtime::__private::decode_args(
+                    let _typed: crate::types::input::Events31CreateEventArgs = ::mcpgen::__private::decode_args(
                         name,
                         &args,
                     )?;
@@ -519,7 +519,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                     )
                 }
                 "events31_annotate_event" => {
-                    let _typed: crate::types::input::Events31AnnotateEventArgs = ::mcpgen_runtime::__private::decode_args(
+                    let _typed: crate::types::input::Events31AnnotateEventArgs = ::mcpgen::__private::decode_args(
                         name,
                         &args,
                     )?;
@@ -528,7 +528,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                     )
                 }
                 "events31_list_categories" => {
-                    let _typed: crate::types::input::Events31ListCategoriesArgs = ::mcpgen_runtime::__private::decode_args(
+                    let _typed: crate::types::input::Events31ListCategoriesArgs = ::mcpgen::__private::decode_args(
                         name,
                         &args,
                     )?;
@@ -537,7 +537,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                     )
                 }
                 "events31_get_session" => {
-                    let _typed: crate::types::input::Events31GetSessionArgs = ::mcpgen_runtime::__private::decode_args(
+                    let _typed: crate::types::input::Events31GetSessionArgs = ::mcpgen::__private::decode_args(
                         name,
                         &args,
                     )?;
@@ -546,7 +546,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                     )
                 }
                 "events31_subscribe" => {
-                    let _typed: crate::types::input::Events31SubscribeArgs = ::mcpgen_runtime::__private::decode_args(
+                    let _typed: crate::types::input::Events31SubscribeArgs = ::mcpgen::__private::decode_args(
                         name,
                         &args,
                     )?;
@@ -555,7 +555,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                     )
                 }
                 "get_analytics_reports_aggregated_by_customer_segment_an_9b31ecef" => {
-                    let _typed: crate::types::input::GetAnalyticsReportsAggregatedByCustomerSegmentAn9b31ecefArgs = ::mcpgen_runtime::__private::decode_args(
+                    let _typed: crate::types::input::GetAnalyticsReportsAggregatedByCustomerSegmentAn9b31ecefArgs = ::mcpgen::__private::decode_args(
                         name,
                         &args,
                     )?;
@@ -565,7 +565,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                 }
                 _ => {
                     ::std::result::Result::Err(
-                        ::mcpgen_runtime::ToolError::UnknownTool(name.to_owned()),
+                        ::mcpgen::ToolError::UnknownTool(name.to_owned()),
                     )
                 }
             }

@@ -3,8 +3,8 @@
 //! `graph_cycles-mcp`: the MCP server for Graph Cycles API. Run with `--help` for every flag.
 #![cfg_attr(rustfmt, rustfmt::skip)]
 fn main() -> ::std::process::ExitCode {
-    ::mcpgen_runtime::cli::main(
-        ::mcpgen_runtime::cli::App {
+    ::mcpgen::cli::main(
+        ::mcpgen::cli::App {
             name: graph_cycles_mcp::tools::SERVER_NAME,
             version: graph_cycles_mcp::tools::SERVER_VERSION,
             description: graph_cycles_mcp::tools::SERVER_DESCRIPTION,
@@ -12,7 +12,7 @@ fn main() -> ::std::process::ExitCode {
             default_upstream_url: graph_cycles_mcp::tools::DEFAULT_UPSTREAM_URL,
             security_schemes: graph_cycles_mcp::tools::SECURITY_SCHEMES,
         },
-        |upstream| ::mcpgen_runtime::search::Indexed::new(
+        |upstream| ::mcpgen::search::Indexed::new(
             graph_cycles_mcp::Tools::new(upstream),
             graph_cycles_mcp::SEARCH_INDEX,
         ),

@@ -14,14 +14,14 @@ pub const DEFAULT_UPSTREAM_URL: ::std::option::Option<&str> = ::std::option::Opt
     "https://graph.example.net/v1",
 );
 /// Security schemes the tools accept, for configuring upstream credentials.
-pub static SECURITY_SCHEMES: &[::mcpgen_runtime::SecurityScheme] = &[
-    ::mcpgen_runtime::SecurityScheme {
+pub static SECURITY_SCHEMES: &[::mcpgen::SecurityScheme] = &[
+    ::mcpgen::SecurityScheme {
         name: "apiKey",
-        kind: ::mcpgen_runtime::SecuritySchemeKind::ApiKeyHeader("X-Graph-Key"),
+        kind: ::mcpgen::SecuritySchemeKind::ApiKeyHeader("X-Graph-Key"),
     },
 ];
 /// The `graph_cycles_list_people` tool (GET /people).
-pub const GRAPH_CYCLES_LIST_PEOPLE_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime::ToolDef {
+pub const GRAPH_CYCLES_LIST_PEOPLE_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef {
     name: "graph_cycles_list_people",
     title: ::std::option::Option::Some("Search people"),
     description: "Search people with a nested filter",
@@ -33,8 +33,8 @@ pub const GRAPH_CYCLES_LIST_PEOPLE_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_ru
         r##"{"type":"object","properties":{"result":{"type":"array","items":{"$ref":"#/$defs/Person"}}},"required":["result"],"$defs":{"Address":{"type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"},"country":{"type":"string","minLength":2,"maxLength":2}}},"Organization":{"type":"object","required":["id","name","owner"],"properties":{"id":{"type":"string","readOnly":true},"name":{"type":"string"},"owner":{"$ref":"#/$defs/Person"},"members":{"type":"array","items":{"$ref":"#/$defs/Person"}},"parent":{"$ref":"#/$defs/Organization"},"address":{"$ref":"#/$defs/Address"}}},"Person":{"type":"object","required":["id","name"],"properties":{"id":{"type":"string","readOnly":true},"name":{"type":"string"},"employer":{"$ref":"#/$defs/Organization"},"manager":{"anyOf":[{"allOf":[{"$ref":"#/$defs/Person"}]},{"type":"null"}]},"reports":{"type":"array","items":{"$ref":"#/$defs/Person"}}}}}}"##,
     ),
     wrap_output: true,
-    access: ::mcpgen_runtime::Access::Read,
-    annotations: ::mcpgen_runtime::ToolAnnotations {
+    access: ::mcpgen::Access::Read,
+    annotations: ::mcpgen::ToolAnnotations {
         read_only_hint: ::std::option::Option::Some(true),
         destructive_hint: ::std::option::Option::None,
         idempotent_hint: ::std::option::Option::None,
@@ -43,24 +43,24 @@ pub const GRAPH_CYCLES_LIST_PEOPLE_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_ru
     confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
-    http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
+    http: ::std::option::Option::Some(::mcpgen::HttpBinding {
         method: "GET",
         path: "/people",
         operation_id: "listPeople",
         args: &[
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "where",
                 wire: "where",
-                location: ::mcpgen_runtime::Location::Query,
+                location: ::mcpgen::Location::Query,
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "limit",
                 wire: "limit",
-                location: ::mcpgen_runtime::Location::Query,
+                location: ::mcpgen::Location::Query,
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
@@ -73,7 +73,7 @@ pub const GRAPH_CYCLES_LIST_PEOPLE_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_ru
     }),
 };
 /// The `graph_cycles_get_person` tool (GET /people/{personId}).
-pub const GRAPH_CYCLES_GET_PERSON_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime::ToolDef {
+pub const GRAPH_CYCLES_GET_PERSON_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef {
     name: "graph_cycles_get_person",
     title: ::std::option::Option::Some("Get a person with employer and manager"),
     description: "Get a person with employer and manager",
@@ -85,8 +85,8 @@ pub const GRAPH_CYCLES_GET_PERSON_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_run
         r##"{"type":"object","required":["id","name"],"properties":{"id":{"type":"string","readOnly":true},"name":{"type":"string"},"employer":{"$ref":"#/$defs/Organization"},"manager":{"anyOf":[{"allOf":[{"$ref":"#/$defs/Person"}]},{"type":"null"}]},"reports":{"type":"array","items":{"type":"object"}}},"$defs":{"Organization":{"type":"object","required":["id","name","owner"],"properties":{"id":{"type":"string","readOnly":true},"name":{"type":"string"},"owner":{"type":"object"},"members":{"type":"array"},"parent":{"type":"object"},"address":{"type":"object"}}},"Person":{"type":"object","required":["id","name"],"properties":{"id":{"type":"string","readOnly":true},"name":{"type":"string"},"employer":{"type":"object"},"manager":{"type":["object","null"]},"reports":{"type":"array"}}}}}"##,
     ),
     wrap_output: false,
-    access: ::mcpgen_runtime::Access::Read,
-    annotations: ::mcpgen_runtime::ToolAnnotations {
+    access: ::mcpgen::Access::Read,
+    annotations: ::mcpgen::ToolAnnotations {
         read_only_hint: ::std::option::Option::Some(true),
         destructive_hint: ::std::option::Option::None,
         idempotent_hint: ::std::option::Option::None,
@@ -95,15 +95,15 @@ pub const GRAPH_CYCLES_GET_PERSON_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_run
     confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
-    http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
+    http: ::std::option::Option::Some(::mcpgen::HttpBinding {
         method: "GET",
         path: "/people/{personId}",
         operation_id: "getPerson",
         args: &[
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "personId",
                 wire: "personId",
-                location: ::mcpgen_runtime::Location::Path,
+                location: ::mcpgen::Location::Path,
                 required: true,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
@@ -116,7 +116,7 @@ pub const GRAPH_CYCLES_GET_PERSON_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_run
     }),
 };
 /// The `graph_cycles_get_organization` tool (GET /organizations/{orgId}).
-pub const GRAPH_CYCLES_GET_ORGANIZATION_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime::ToolDef {
+pub const GRAPH_CYCLES_GET_ORGANIZATION_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef {
     name: "graph_cycles_get_organization",
     title: ::std::option::Option::Some("Get an organization with owner and members"),
     description: "Get an organization with owner and members",
@@ -128,8 +128,8 @@ pub const GRAPH_CYCLES_GET_ORGANIZATION_TOOL: ::mcpgen_runtime::ToolDef = ::mcpg
         r##"{"type":"object","required":["id","name","owner"],"properties":{"id":{"type":"string","readOnly":true},"name":{"type":"string"},"owner":{"$ref":"#/$defs/Person"},"members":{"type":"array","items":{"type":"object"}},"parent":{"$ref":"#/$defs/Organization"},"address":{"$ref":"#/$defs/Address"}},"$defs":{"Address":{"type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"},"country":{"type":"string","minLength":2,"maxLength":2}}},"Organization":{"type":"object","required":["id","name","owner"],"properties":{"id":{"type":"string","readOnly":true},"name":{"type":"string"},"owner":{"type":"object"},"members":{"type":"array"},"parent":{"type":"object"},"address":{"type":"object"}}},"Person":{"type":"object","required":["id","name"],"properties":{"id":{"type":"string","readOnly":true},"name":{"type":"string"},"employer":{"type":"object"},"manager":{"type":["object","null"]},"reports":{"type":"array"}}}}}"##,
     ),
     wrap_output: false,
-    access: ::mcpgen_runtime::Access::Read,
-    annotations: ::mcpgen_runtime::ToolAnnotations {
+    access: ::mcpgen::Access::Read,
+    annotations: ::mcpgen::ToolAnnotations {
         read_only_hint: ::std::option::Option::Some(true),
         destructive_hint: ::std::option::Option::None,
         idempotent_hint: ::std::option::Option::None,
@@ -138,15 +138,15 @@ pub const GRAPH_CYCLES_GET_ORGANIZATION_TOOL: ::mcpgen_runtime::ToolDef = ::mcpg
     confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
-    http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
+    http: ::std::option::Option::Some(::mcpgen::HttpBinding {
         method: "GET",
         path: "/organizations/{orgId}",
         operation_id: "getOrganization",
         args: &[
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "orgId",
                 wire: "orgId",
-                location: ::mcpgen_runtime::Location::Path,
+                location: ::mcpgen::Location::Path,
                 required: true,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
@@ -159,7 +159,7 @@ pub const GRAPH_CYCLES_GET_ORGANIZATION_TOOL: ::mcpgen_runtime::ToolDef = ::mcpg
     }),
 };
 /// The `graph_cycles_create_project` tool (POST /projects).
-pub const GRAPH_CYCLES_CREATE_PROJECT_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime::ToolDef {
+pub const GRAPH_CYCLES_CREATE_PROJECT_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef {
     name: "graph_cycles_create_project",
     title: ::std::option::Option::Some("Create a project with its initial tasks"),
     description: "Create a project with its initial tasks",
@@ -171,8 +171,8 @@ pub const GRAPH_CYCLES_CREATE_PROJECT_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen
         r##"{"type":"object","required":["name"],"properties":{"id":{"type":"string","readOnly":true},"name":{"type":"string"},"owner":{"$ref":"#/$defs/Person"},"tasks":{"type":"array","items":{"type":"object"}}},"$defs":{"Person":{"type":"object","required":["id","name"],"properties":{"id":{"type":"string","readOnly":true},"name":{"type":"string"},"employer":{"type":"object"},"manager":{"type":["object","null"]},"reports":{"type":"array"}}}}}"##,
     ),
     wrap_output: false,
-    access: ::mcpgen_runtime::Access::Write,
-    annotations: ::mcpgen_runtime::ToolAnnotations {
+    access: ::mcpgen::Access::Write,
+    annotations: ::mcpgen::ToolAnnotations {
         read_only_hint: ::std::option::Option::Some(false),
         destructive_hint: ::std::option::Option::Some(false),
         idempotent_hint: ::std::option::Option::Some(false),
@@ -181,40 +181,40 @@ pub const GRAPH_CYCLES_CREATE_PROJECT_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen
     confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
-    http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
+    http: ::std::option::Option::Some(::mcpgen::HttpBinding {
         method: "POST",
         path: "/projects",
         operation_id: "createProject",
         args: &[
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "name",
                 wire: "name",
-                location: ::mcpgen_runtime::Location::BodyField,
+                location: ::mcpgen::Location::BodyField,
                 required: true,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "owner",
                 wire: "owner",
-                location: ::mcpgen_runtime::Location::BodyField,
+                location: ::mcpgen::Location::BodyField,
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "tasks",
                 wire: "tasks",
-                location: ::mcpgen_runtime::Location::BodyField,
+                location: ::mcpgen::Location::BodyField,
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
         ],
-        body: ::std::option::Option::Some(::mcpgen_runtime::BodyBinding {
+        body: ::std::option::Option::Some(::mcpgen::BodyBinding {
             content_type: "application/json",
             required: true,
             encoding: &[],
@@ -224,7 +224,7 @@ pub const GRAPH_CYCLES_CREATE_PROJECT_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen
     }),
 };
 /// The `graph_cycles_list_tasks` tool (GET /projects/{projectId}/tasks).
-pub const GRAPH_CYCLES_LIST_TASKS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime::ToolDef {
+pub const GRAPH_CYCLES_LIST_TASKS_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef {
     name: "graph_cycles_list_tasks",
     title: ::std::option::Option::Some("List a project's tasks"),
     description: "List a project's tasks with subtasks",
@@ -236,8 +236,8 @@ pub const GRAPH_CYCLES_LIST_TASKS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_run
         r##"{"type":"object","properties":{"result":{"type":"array","items":{"$ref":"#/$defs/Task"}}},"required":["result"],"$defs":{"Person":{"type":"object","required":["id","name"],"properties":{"id":{"type":"string","readOnly":true},"name":{"type":"string"},"employer":{"type":"object"},"manager":{"type":["object","null"]},"reports":{"type":"array"}}},"Project":{"type":"object","required":["name"],"properties":{"id":{"type":"string","readOnly":true},"name":{"type":"string"},"owner":{"type":"object"},"tasks":{"type":"array"}}},"Task":{"type":"object","required":["title"],"properties":{"id":{"type":"string","readOnly":true},"title":{"type":"string"},"status":{"type":"string","enum":["todo","doing","done"],"default":"todo"},"project":{"$ref":"#/$defs/Project"},"parent":{"type":["string","null"]},"subtasks":{"type":"array","items":{"type":"object"}},"blockedBy":{"type":"array","items":{"type":"object"}},"assignee":{"$ref":"#/$defs/Person"},"comments":{"type":"array","items":{"type":"object"}}}}}}"##,
     ),
     wrap_output: true,
-    access: ::mcpgen_runtime::Access::Read,
-    annotations: ::mcpgen_runtime::ToolAnnotations {
+    access: ::mcpgen::Access::Read,
+    annotations: ::mcpgen::ToolAnnotations {
         read_only_hint: ::std::option::Option::Some(true),
         destructive_hint: ::std::option::Option::None,
         idempotent_hint: ::std::option::Option::None,
@@ -246,24 +246,24 @@ pub const GRAPH_CYCLES_LIST_TASKS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_run
     confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
-    http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
+    http: ::std::option::Option::Some(::mcpgen::HttpBinding {
         method: "GET",
         path: "/projects/{projectId}/tasks",
         operation_id: "listProjectTasks",
         args: &[
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "projectId",
                 wire: "projectId",
-                location: ::mcpgen_runtime::Location::Path,
+                location: ::mcpgen::Location::Path,
                 required: true,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "filter",
                 wire: "filter",
-                location: ::mcpgen_runtime::Location::Query,
+                location: ::mcpgen::Location::Query,
                 required: false,
                 style: ::std::option::Option::Some("deepObject"),
                 explode: ::std::option::Option::Some(true),
@@ -276,7 +276,7 @@ pub const GRAPH_CYCLES_LIST_TASKS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_run
     }),
 };
 /// The `graph_cycles_create_task` tool (POST /projects/{projectId}/tasks).
-pub const GRAPH_CYCLES_CREATE_TASK_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime::ToolDef {
+pub const GRAPH_CYCLES_CREATE_TASK_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef {
     name: "graph_cycles_create_task",
     title: ::std::option::Option::Some("Add a task (with subtasks) to a project"),
     description: "Add a task with subtasks to a project",
@@ -288,8 +288,8 @@ pub const GRAPH_CYCLES_CREATE_TASK_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_ru
         r##"{"type":"object","required":["title"],"properties":{"id":{"type":"string","readOnly":true},"title":{"type":"string"},"status":{"type":"string","enum":["todo","doing","done"],"default":"todo"},"project":{"$ref":"#/$defs/Project"},"parent":{"type":["string","null"]},"subtasks":{"type":"array","items":{"type":"object"}},"blockedBy":{"type":"array","items":{"type":"object"}},"assignee":{"$ref":"#/$defs/Person"},"comments":{"type":"array","items":{"type":"object"}}},"$defs":{"Person":{"type":"object","required":["id","name"],"properties":{"id":{"type":"string","readOnly":true},"name":{"type":"string"},"employer":{"type":"object"},"manager":{"type":["object","null"]},"reports":{"type":"array"}}},"Project":{"type":"object","required":["name"],"properties":{"id":{"type":"string","readOnly":true},"name":{"type":"string"},"owner":{"type":"object"},"tasks":{"type":"array"}}}}}"##,
     ),
     wrap_output: false,
-    access: ::mcpgen_runtime::Access::Write,
-    annotations: ::mcpgen_runtime::ToolAnnotations {
+    access: ::mcpgen::Access::Write,
+    annotations: ::mcpgen::ToolAnnotations {
         read_only_hint: ::std::option::Option::Some(false),
         destructive_hint: ::std::option::Option::Some(false),
         idempotent_hint: ::std::option::Option::Some(false),
@@ -298,94 +298,94 @@ pub const GRAPH_CYCLES_CREATE_TASK_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_ru
     confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
-    http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
+    http: ::std::option::Option::Some(::mcpgen::HttpBinding {
         method: "POST",
         path: "/projects/{projectId}/tasks",
         operation_id: "createTask",
         args: &[
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "projectId",
                 wire: "projectId",
-                location: ::mcpgen_runtime::Location::Path,
+                location: ::mcpgen::Location::Path,
                 required: true,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "title",
                 wire: "title",
-                location: ::mcpgen_runtime::Location::BodyField,
+                location: ::mcpgen::Location::BodyField,
                 required: true,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "status",
                 wire: "status",
-                location: ::mcpgen_runtime::Location::BodyField,
+                location: ::mcpgen::Location::BodyField,
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "project",
                 wire: "project",
-                location: ::mcpgen_runtime::Location::BodyField,
+                location: ::mcpgen::Location::BodyField,
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "parent",
                 wire: "parent",
-                location: ::mcpgen_runtime::Location::BodyField,
+                location: ::mcpgen::Location::BodyField,
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "subtasks",
                 wire: "subtasks",
-                location: ::mcpgen_runtime::Location::BodyField,
+                location: ::mcpgen::Location::BodyField,
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "blockedBy",
                 wire: "blockedBy",
-                location: ::mcpgen_runtime::Location::BodyField,
+                location: ::mcpgen::Location::BodyField,
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "assignee",
                 wire: "assignee",
-                location: ::mcpgen_runtime::Location::BodyField,
+                location: ::mcpgen::Location::BodyField,
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "comments",
                 wire: "comments",
-                location: ::mcpgen_runtime::Location::BodyField,
+                location: ::mcpgen::Location::BodyField,
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
         ],
-        body: ::std::option::Option::Some(::mcpgen_runtime::BodyBinding {
+        body: ::std::option::Option::Some(::mcpgen::BodyBinding {
             content_type: "application/json",
             required: true,
             encoding: &[],
@@ -395,7 +395,7 @@ pub const GRAPH_CYCLES_CREATE_TASK_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_ru
     }),
 };
 /// Every tool, in allowlist order.
-pub static TOOLS: &[::mcpgen_runtime::ToolDef; 6usize] = &[
+pub static TOOLS: &[::mcpgen::ToolDef; 6usize] = &[
     GRAPH_CYCLES_LIST_PEOPLE_TOOL,
     GRAPH_CYCLES_GET_PERSON_TOOL,
     GRAPH_CYCLES_GET_ORGANIZATION_TOOL,
@@ -406,35 +406,35 @@ pub static TOOLS: &[::mcpgen_runtime::ToolDef; 6usize] = &[
 /// The dispatcher: decodes typed arguments and calls the upstream API.
 #[derive(Debug, Clone)]
 pub struct Tools {
-    upstream: ::mcpgen_runtime::Upstream,
+    upstream: ::mcpgen::Upstream,
 }
 impl Tools {
     /// Tools that call the API through `upstream`.
-    pub fn new(upstream: ::mcpgen_runtime::Upstream) -> Self {
+    pub fn new(upstream: ::mcpgen::Upstream) -> Self {
         Self { upstream }
     }
     /// The upstream client.
-    pub fn upstream(&self) -> &::mcpgen_runtime::Upstream {
+    pub fn upstream(&self) -> &::mcpgen::Upstream {
         &self.upstream
     }
 }
-impl ::mcpgen_runtime::ToolSet for Tools {
-    fn tools(&self) -> &'static [::mcpgen_runtime::ToolDef] {
+impl ::mcpgen::ToolSet for Tools {
+    fn tools(&self) -> &'static [::mcpgen::ToolDef] {
         TOOLS
     }
     fn call<'a>(
         &'a self,
         name: &'a str,
         args: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        ctx: &'a ::mcpgen_runtime::CallContext,
-    ) -> ::mcpgen_runtime::BoxFuture<
+        ctx: &'a ::mcpgen::CallContext,
+    ) -> ::mcpgen::BoxFuture<
         'a,
-        ::std::result::Result<::mcpgen_runtime::ToolResult, ::mcpgen_runtime::ToolError>,
+        ::std::result::Result<::mcpgen::ToolResult, ::mcpgen::ToolError>,
     > {
         ::std::boxed::Box::pin(async move {
             match name {
                 "graph_cycles_list_people" => {
-                    let _typed: crate::types::input::GraphCyclesListPeopleArgs = ::mcpgen_runtime::__private::decode_args(
+                    let _typed: crate::types::input::GraphCyclesListPeopleArgs = ::mcpgen::__private::decode_args(
                         name,
                         &args,
                     )?;
@@ -443,7 +443,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                     )
                 }
                 "graph_cycles_get_person" => {
-                    let _typed: crate::types::input::GraphCyclesGetPersonArgs = ::mcpgen_runtime::__private::decode_args(
+                    let _typed: crate::types::input::GraphCyclesGetPersonArgs = ::mcpgen::__private::decode_args(
                         name,
                         &args,
                     )?;
@@ -452,7 +452,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                     )
                 }
                 "graph_cycles_get_organization" => {
-                    let _typed: crate::types::input::GraphCyclesGetOrganizationArgs = ::mcpgen_runtime::__private::decode_args(
+                    let _typed: crate::types::input::GraphCyclesGetOrganizationArgs = ::mcpgen::__private::decode_args(
                         name,
                         &args,
                     )?;
@@ -461,7 +461,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                     )
                 }
                 "graph_cycles_create_project" => {
-                    let _typed: crate::types::input::GraphCyclesCreateProjectArgs = ::mcpgen_runtime::__private::decode_args(
+                    let _typed: crate::types::input::GraphCyclesCreateProjectArgs = ::mcpgen::__private::decode_args(
                         name,
                         &args,
                     )?;
@@ -470,7 +470,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                     )
                 }
                 "graph_cycles_list_tasks" => {
-                    let _typed: crate::types::input::GraphCyclesListTasksArgs = ::mcpgen_runtime::__private::decode_args(
+                    let _typed: crate::types::input::GraphCyclesListTasksArgs = ::mcpgen::__private::decode_args(
                         name,
                         &args,
                     )?;
@@ -479,7 +479,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                     )
                 }
                 "graph_cycles_create_task" => {
-                    let _typed: crate::types::input::GraphCyclesCreateTaskArgs = ::mcpgen_runtime::__private::decode_args(
+                    let _typed: crate::types::input::GraphCyclesCreateTaskArgs = ::mcpgen::__private::decode_args(
                         name,
                         &args,
                     )?;
@@ -489,7 +489,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                 }
                 _ => {
                     ::std::result::Result::Err(
-                        ::mcpgen_runtime::ToolError::UnknownTool(name.to_owned()),
+                        ::mcpgen::ToolError::UnknownTool(name.to_owned()),
                     )
                 }
             }

@@ -3,8 +3,8 @@
 //! `library2-mcp`: the MCP server for Library Catalogue API. Run with `--help` for every flag.
 #![cfg_attr(rustfmt, rustfmt::skip)]
 fn main() -> ::std::process::ExitCode {
-    ::mcpgen_runtime::cli::main(
-        ::mcpgen_runtime::cli::App {
+    ::mcpgen::cli::main(
+        ::mcpgen::cli::App {
             name: library2_mcp::tools::SERVER_NAME,
             version: library2_mcp::tools::SERVER_VERSION,
             description: library2_mcp::tools::SERVER_DESCRIPTION,
@@ -12,7 +12,7 @@ fn main() -> ::std::process::ExitCode {
             default_upstream_url: library2_mcp::tools::DEFAULT_UPSTREAM_URL,
             security_schemes: library2_mcp::tools::SECURITY_SCHEMES,
         },
-        |upstream| ::mcpgen_runtime::search::Indexed::new(
+        |upstream| ::mcpgen::search::Indexed::new(
             library2_mcp::Tools::new(upstream),
             library2_mcp::SEARCH_INDEX,
         ),

@@ -14,18 +14,18 @@ pub const DEFAULT_UPSTREAM_URL: ::std::option::Option<&str> = ::std::option::Opt
     "https://api.library.example/v2",
 );
 /// Security schemes the tools accept, for configuring upstream credentials.
-pub static SECURITY_SCHEMES: &[::mcpgen_runtime::SecurityScheme] = &[
-    ::mcpgen_runtime::SecurityScheme {
+pub static SECURITY_SCHEMES: &[::mcpgen::SecurityScheme] = &[
+    ::mcpgen::SecurityScheme {
         name: "LibraryKey",
-        kind: ::mcpgen_runtime::SecuritySchemeKind::ApiKeyHeader("X-Library-Key"),
+        kind: ::mcpgen::SecuritySchemeKind::ApiKeyHeader("X-Library-Key"),
     },
-    ::mcpgen_runtime::SecurityScheme {
+    ::mcpgen::SecurityScheme {
         name: "StaffLogin",
-        kind: ::mcpgen_runtime::SecuritySchemeKind::Basic,
+        kind: ::mcpgen::SecuritySchemeKind::Basic,
     },
 ];
 /// The `library2_list_books` tool (GET /books).
-pub const LIBRARY2_LIST_BOOKS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime::ToolDef {
+pub const LIBRARY2_LIST_BOOKS_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef {
     name: "library2_list_books",
     title: ::std::option::Option::Some("Search the catalogue"),
     description: "Search the catalogue by genre, availability and publication date",
@@ -37,8 +37,8 @@ pub const LIBRARY2_LIST_BOOKS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime
         r##"{"type":"object","required":["items"],"properties":{"items":{"type":"array","items":{"$ref":"#/$defs/Book"}},"next_page_token":{"type":["string","null"]}},"$defs":{"Book":{"type":"object","required":["title","authors","isbn"],"properties":{"id":{"type":"integer","format":"int64","readOnly":true},"isbn":{"type":"string","pattern":"^(97[89])?[0-9]{9}[0-9X]$"},"title":{"type":"string","minLength":1},"subtitle":{"type":["string","null"]},"authors":{"type":"array"},"genre":{"type":"string"},"published":{"type":"string","format":"date"},"pages":{"type":"integer","minimum":1},"availability":{"type":"string","enum":["available","on_loan","reserved","lost"],"readOnly":true},"cover":{"type":["object","null"]}}}}}"##,
     ),
     wrap_output: false,
-    access: ::mcpgen_runtime::Access::Read,
-    annotations: ::mcpgen_runtime::ToolAnnotations {
+    access: ::mcpgen::Access::Read,
+    annotations: ::mcpgen::ToolAnnotations {
         read_only_hint: ::std::option::Option::Some(true),
         destructive_hint: ::std::option::Option::None,
         idempotent_hint: ::std::option::Option::None,
@@ -47,60 +47,60 @@ pub const LIBRARY2_LIST_BOOKS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime
     confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
-    http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
+    http: ::std::option::Option::Some(::mcpgen::HttpBinding {
         method: "GET",
         path: "/books",
         operation_id: "listBooks",
         args: &[
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "genre",
                 wire: "genre",
-                location: ::mcpgen_runtime::Location::Query,
+                location: ::mcpgen::Location::Query,
                 required: false,
                 style: ::std::option::Option::Some("form"),
                 explode: ::std::option::Option::Some(true),
                 allow_reserved: false,
             },
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "fields",
                 wire: "fields",
-                location: ::mcpgen_runtime::Location::Query,
+                location: ::mcpgen::Location::Query,
                 required: false,
                 style: ::std::option::Option::Some("form"),
                 explode: ::std::option::Option::Some(false),
                 allow_reserved: false,
             },
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "availability",
                 wire: "availability",
-                location: ::mcpgen_runtime::Location::Query,
+                location: ::mcpgen::Location::Query,
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "published_after",
                 wire: "published_after",
-                location: ::mcpgen_runtime::Location::Query,
+                location: ::mcpgen::Location::Query,
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "page_size",
                 wire: "page_size",
-                location: ::mcpgen_runtime::Location::Query,
+                location: ::mcpgen::Location::Query,
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "page_token",
                 wire: "page_token",
-                location: ::mcpgen_runtime::Location::Query,
+                location: ::mcpgen::Location::Query,
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
@@ -113,7 +113,7 @@ pub const LIBRARY2_LIST_BOOKS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime
     }),
 };
 /// The `library2_get_book` tool (GET /books/{bookId}).
-pub const LIBRARY2_GET_BOOK_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime::ToolDef {
+pub const LIBRARY2_GET_BOOK_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef {
     name: "library2_get_book",
     title: ::std::option::Option::Some("Get one book"),
     description: "Get one book by catalogue number",
@@ -125,8 +125,8 @@ pub const LIBRARY2_GET_BOOK_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime::
         r##"{"type":"object","required":["title","authors","isbn"],"properties":{"id":{"type":"integer","format":"int64","readOnly":true},"isbn":{"type":"string","pattern":"^(97[89])?[0-9]{9}[0-9X]$"},"title":{"type":"string","minLength":1},"subtitle":{"type":["string","null"]},"authors":{"type":"array","minItems":1,"items":{"$ref":"#/$defs/Author"}},"genre":{"$ref":"#/$defs/Genre"},"published":{"type":"string","format":"date"},"pages":{"type":"integer","minimum":1},"availability":{"type":"string","enum":["available","on_loan","reserved","lost"],"readOnly":true},"cover":{"$ref":"#/$defs/CoverImage"}},"$defs":{"Author":{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"born":{"type":["integer","null"],"format":"int32"}}},"CoverImage":{"type":["object","null"],"properties":{"url":{"type":"string","format":"uri"},"caption":{"type":"string"},"width":{"type":"integer"},"height":{"type":"integer"}}},"Genre":{"type":"string","enum":["fantasy","crime","science","history","poetry","children"]}}}"##,
     ),
     wrap_output: false,
-    access: ::mcpgen_runtime::Access::Read,
-    annotations: ::mcpgen_runtime::ToolAnnotations {
+    access: ::mcpgen::Access::Read,
+    annotations: ::mcpgen::ToolAnnotations {
         read_only_hint: ::std::option::Option::Some(true),
         destructive_hint: ::std::option::Option::None,
         idempotent_hint: ::std::option::Option::None,
@@ -135,15 +135,15 @@ pub const LIBRARY2_GET_BOOK_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime::
     confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
-    http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
+    http: ::std::option::Option::Some(::mcpgen::HttpBinding {
         method: "GET",
         path: "/books/{bookId}",
         operation_id: "getBookById",
         args: &[
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "bookId",
                 wire: "bookId",
-                location: ::mcpgen_runtime::Location::Path,
+                location: ::mcpgen::Location::Path,
                 required: true,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
@@ -156,7 +156,7 @@ pub const LIBRARY2_GET_BOOK_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime::
     }),
 };
 /// The `library2_add_book` tool (POST /books).
-pub const LIBRARY2_ADD_BOOK_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime::ToolDef {
+pub const LIBRARY2_ADD_BOOK_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef {
     name: "library2_add_book",
     title: ::std::option::Option::Some("Add book"),
     description: "Add a book to the catalogue",
@@ -168,8 +168,8 @@ pub const LIBRARY2_ADD_BOOK_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime::
         r##"{"type":"object","required":["title","authors","isbn"],"properties":{"id":{"type":"integer","format":"int64","readOnly":true},"isbn":{"type":"string","pattern":"^(97[89])?[0-9]{9}[0-9X]$"},"title":{"type":"string","minLength":1},"subtitle":{"type":["string","null"]},"authors":{"type":"array","minItems":1,"items":{"$ref":"#/$defs/Author"}},"genre":{"$ref":"#/$defs/Genre"},"published":{"type":"string","format":"date"},"pages":{"type":"integer","minimum":1},"availability":{"type":"string","enum":["available","on_loan","reserved","lost"],"readOnly":true},"cover":{"$ref":"#/$defs/CoverImage"}},"$defs":{"Author":{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"born":{"type":["integer","null"],"format":"int32"}}},"CoverImage":{"type":["object","null"],"properties":{"url":{"type":"string","format":"uri"},"caption":{"type":"string"},"width":{"type":"integer"},"height":{"type":"integer"}}},"Genre":{"type":"string","enum":["fantasy","crime","science","history","poetry","children"]}}}"##,
     ),
     wrap_output: false,
-    access: ::mcpgen_runtime::Access::Write,
-    annotations: ::mcpgen_runtime::ToolAnnotations {
+    access: ::mcpgen::Access::Write,
+    annotations: ::mcpgen::ToolAnnotations {
         read_only_hint: ::std::option::Option::Some(false),
         destructive_hint: ::std::option::Option::Some(false),
         idempotent_hint: ::std::option::Option::Some(false),
@@ -178,85 +178,85 @@ pub const LIBRARY2_ADD_BOOK_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime::
     confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
-    http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
+    http: ::std::option::Option::Some(::mcpgen::HttpBinding {
         method: "POST",
         path: "/books",
         operation_id: "addBook",
         args: &[
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "isbn",
                 wire: "isbn",
-                location: ::mcpgen_runtime::Location::BodyField,
+                location: ::mcpgen::Location::BodyField,
                 required: true,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "title",
                 wire: "title",
-                location: ::mcpgen_runtime::Location::BodyField,
+                location: ::mcpgen::Location::BodyField,
                 required: true,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "subtitle",
                 wire: "subtitle",
-                location: ::mcpgen_runtime::Location::BodyField,
+                location: ::mcpgen::Location::BodyField,
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "authors",
                 wire: "authors",
-                location: ::mcpgen_runtime::Location::BodyField,
+                location: ::mcpgen::Location::BodyField,
                 required: true,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "genre",
                 wire: "genre",
-                location: ::mcpgen_runtime::Location::BodyField,
+                location: ::mcpgen::Location::BodyField,
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "published",
                 wire: "published",
-                location: ::mcpgen_runtime::Location::BodyField,
+                location: ::mcpgen::Location::BodyField,
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "pages",
                 wire: "pages",
-                location: ::mcpgen_runtime::Location::BodyField,
+                location: ::mcpgen::Location::BodyField,
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "cover",
                 wire: "cover",
-                location: ::mcpgen_runtime::Location::BodyField,
+                location: ::mcpgen::Location::BodyField,
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
         ],
-        body: ::std::option::Option::Some(::mcpgen_runtime::BodyBinding {
+        body: ::std::option::Option::Some(::mcpgen::BodyBinding {
             content_type: "application/json",
             required: true,
             encoding: &[],
@@ -266,7 +266,7 @@ pub const LIBRARY2_ADD_BOOK_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime::
     }),
 };
 /// The `library2_upload_cover` tool (POST /books/{bookId}/cover).
-pub const LIBRARY2_UPLOAD_COVER_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime::ToolDef {
+pub const LIBRARY2_UPLOAD_COVER_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef {
     name: "library2_upload_cover",
     title: ::std::option::Option::Some("Upload a cover image"),
     description: "Upload a cover image for a book",
@@ -278,8 +278,8 @@ pub const LIBRARY2_UPLOAD_COVER_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runti
         r##"{"type":"object","properties":{"result":{"$ref":"#/$defs/CoverImage"}},"required":["result"],"$defs":{"CoverImage":{"type":["object","null"],"properties":{"url":{"type":"string","format":"uri"},"caption":{"type":"string"},"width":{"type":"integer"},"height":{"type":"integer"}}}}}"##,
     ),
     wrap_output: true,
-    access: ::mcpgen_runtime::Access::Write,
-    annotations: ::mcpgen_runtime::ToolAnnotations {
+    access: ::mcpgen::Access::Write,
+    annotations: ::mcpgen::ToolAnnotations {
         read_only_hint: ::std::option::Option::Some(false),
         destructive_hint: ::std::option::Option::Some(false),
         idempotent_hint: ::std::option::Option::Some(true),
@@ -288,49 +288,49 @@ pub const LIBRARY2_UPLOAD_COVER_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runti
     confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
-    http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
+    http: ::std::option::Option::Some(::mcpgen::HttpBinding {
         method: "POST",
         path: "/books/{bookId}/cover",
         operation_id: "uploadCover",
         args: &[
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "bookId",
                 wire: "bookId",
-                location: ::mcpgen_runtime::Location::Path,
+                location: ::mcpgen::Location::Path,
                 required: true,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "image",
                 wire: "image",
-                location: ::mcpgen_runtime::Location::BodyField,
+                location: ::mcpgen::Location::BodyField,
                 required: true,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "caption",
                 wire: "caption",
-                location: ::mcpgen_runtime::Location::BodyField,
+                location: ::mcpgen::Location::BodyField,
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "replace",
                 wire: "replace",
-                location: ::mcpgen_runtime::Location::BodyField,
+                location: ::mcpgen::Location::BodyField,
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
         ],
-        body: ::std::option::Option::Some(::mcpgen_runtime::BodyBinding {
+        body: ::std::option::Option::Some(::mcpgen::BodyBinding {
             content_type: "multipart/form-data",
             required: true,
             encoding: &[],
@@ -340,7 +340,7 @@ pub const LIBRARY2_UPLOAD_COVER_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runti
     }),
 };
 /// The `library2_remove_book` tool (DELETE /books/{bookId}).
-pub const LIBRARY2_REMOVE_BOOK_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime::ToolDef {
+pub const LIBRARY2_REMOVE_BOOK_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef {
     name: "library2_remove_book",
     title: ::std::option::Option::Some("Remove a book from the catalogue"),
     description: "Remove a book from the catalogue",
@@ -348,8 +348,8 @@ pub const LIBRARY2_REMOVE_BOOK_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtim
     output_schema: ::std::option::Option::None,
     documented_output_schema: ::std::option::Option::None,
     wrap_output: false,
-    access: ::mcpgen_runtime::Access::Write,
-    annotations: ::mcpgen_runtime::ToolAnnotations {
+    access: ::mcpgen::Access::Write,
+    annotations: ::mcpgen::ToolAnnotations {
         read_only_hint: ::std::option::Option::Some(false),
         destructive_hint: ::std::option::Option::Some(true),
         idempotent_hint: ::std::option::Option::Some(true),
@@ -358,24 +358,24 @@ pub const LIBRARY2_REMOVE_BOOK_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtim
     confirm: true,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
-    http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
+    http: ::std::option::Option::Some(::mcpgen::HttpBinding {
         method: "DELETE",
         path: "/books/{bookId}",
         operation_id: "removeBook",
         args: &[
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "bookId",
                 wire: "bookId",
-                location: ::mcpgen_runtime::Location::Path,
+                location: ::mcpgen::Location::Path,
                 required: true,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "X-Withdrawal-Reason",
                 wire: "X-Withdrawal-Reason",
-                location: ::mcpgen_runtime::Location::Header,
+                location: ::mcpgen::Location::Header,
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
@@ -388,7 +388,7 @@ pub const LIBRARY2_REMOVE_BOOK_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtim
     }),
 };
 /// The `library2_create_loan` tool (POST /loans).
-pub const LIBRARY2_CREATE_LOAN_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime::ToolDef {
+pub const LIBRARY2_CREATE_LOAN_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef {
     name: "library2_create_loan",
     title: ::std::option::Option::Some("Lend a book to a member"),
     description: "Lend a book to a member",
@@ -400,8 +400,8 @@ pub const LIBRARY2_CREATE_LOAN_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtim
         r#"{"type":"object","required":["id","book","member","due"],"properties":{"id":{"type":"string","format":"uuid"},"book":{"type":"object"},"member":{"type":"object"},"lent":{"type":"string","format":"date-time"},"due":{"type":"string","format":"date"},"returned":{"type":["string","null"],"format":"date-time"}}}"#,
     ),
     wrap_output: false,
-    access: ::mcpgen_runtime::Access::Write,
-    annotations: ::mcpgen_runtime::ToolAnnotations {
+    access: ::mcpgen::Access::Write,
+    annotations: ::mcpgen::ToolAnnotations {
         read_only_hint: ::std::option::Option::Some(false),
         destructive_hint: ::std::option::Option::Some(false),
         idempotent_hint: ::std::option::Option::Some(false),
@@ -410,40 +410,40 @@ pub const LIBRARY2_CREATE_LOAN_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtim
     confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
-    http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
+    http: ::std::option::Option::Some(::mcpgen::HttpBinding {
         method: "POST",
         path: "/loans",
         operation_id: "createLoan",
         args: &[
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "bookId",
                 wire: "bookId",
-                location: ::mcpgen_runtime::Location::BodyField,
+                location: ::mcpgen::Location::BodyField,
                 required: true,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "memberId",
                 wire: "memberId",
-                location: ::mcpgen_runtime::Location::BodyField,
+                location: ::mcpgen::Location::BodyField,
                 required: true,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "days",
                 wire: "days",
-                location: ::mcpgen_runtime::Location::BodyField,
+                location: ::mcpgen::Location::BodyField,
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
         ],
-        body: ::std::option::Option::Some(::mcpgen_runtime::BodyBinding {
+        body: ::std::option::Option::Some(::mcpgen::BodyBinding {
             content_type: "application/json",
             required: true,
             encoding: &[],
@@ -453,7 +453,7 @@ pub const LIBRARY2_CREATE_LOAN_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtim
     }),
 };
 /// Every tool, in allowlist order.
-pub static TOOLS: &[::mcpgen_runtime::ToolDef; 6usize] = &[
+pub static TOOLS: &[::mcpgen::ToolDef; 6usize] = &[
     LIBRARY2_LIST_BOOKS_TOOL,
     LIBRARY2_GET_BOOK_TOOL,
     LIBRARY2_ADD_BOOK_TOOL,
@@ -464,35 +464,35 @@ pub static TOOLS: &[::mcpgen_runtime::ToolDef; 6usize] = &[
 /// The dispatcher: decodes typed arguments and calls the upstream API.
 #[derive(Debug, Clone)]
 pub struct Tools {
-    upstream: ::mcpgen_runtime::Upstream,
+    upstream: ::mcpgen::Upstream,
 }
 impl Tools {
     /// Tools that call the API through `upstream`.
-    pub fn new(upstream: ::mcpgen_runtime::Upstream) -> Self {
+    pub fn new(upstream: ::mcpgen::Upstream) -> Self {
         Self { upstream }
     }
     /// The upstream client.
-    pub fn upstream(&self) -> &::mcpgen_runtime::Upstream {
+    pub fn upstream(&self) -> &::mcpgen::Upstream {
         &self.upstream
     }
 }
-impl ::mcpgen_runtime::ToolSet for Tools {
-    fn tools(&self) -> &'static [::mcpgen_runtime::ToolDef] {
+impl ::mcpgen::ToolSet for Tools {
+    fn tools(&self) -> &'static [::mcpgen::ToolDef] {
         TOOLS
     }
     fn call<'a>(
         &'a self,
         name: &'a str,
         args: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        ctx: &'a ::mcpgen_runtime::CallContext,
-    ) -> ::mcpgen_runtime::BoxFuture<
+        ctx: &'a ::mcpgen::CallContext,
+    ) -> ::mcpgen::BoxFuture<
         'a,
-        ::std::result::Result<::mcpgen_runtime::ToolResult, ::mcpgen_runtime::ToolError>,
+        ::std::result::Result<::mcpgen::ToolResult, ::mcpgen::ToolError>,
     > {
         ::std::boxed::Box::pin(async move {
             match name {
                 "library2_list_books" => {
-                    let _typed: crate::types::input::Library2ListBooksArgs = ::mcpgen_runtime::__private::decode_args(
+                    let _typed: crate::types::input::Library2ListBooksArgs = ::mcpgen::__private::decode_args(
                         name,
                         &args,
                     )?;
@@ -501,7 +501,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                     )
                 }
                 "library2_get_book" => {
-                    let _typed: crate::types::input::Library2GetBookArgs = ::mcpgen_runtime::__private::decode_args(
+                    let _typed: crate::types::input::Library2GetBookArgs = ::mcpgen::__private::decode_args(
                         name,
                         &args,
                     )?;
@@ -510,7 +510,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                     )
                 }
                 "library2_add_book" => {
-                    let _typed: crate::types::input::Library2AddBookArgs = ::mcpgen_runtime::__private::decode_args(
+                    let _typed: crate::types::input::Library2AddBookArgs = ::mcpgen::__private::decode_args(
                         name,
                         &args,
                     )?;
@@ -519,7 +519,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                     )
                 }
                 "library2_upload_cover" => {
-                    let _typed: crate::types::input::Library2UploadCoverArgs = ::mcpgen_runtime::__private::decode_args(
+                    let _typed: crate::types::input::Library2UploadCoverArgs = ::mcpgen::__private::decode_args(
                         name,
                         &args,
                     )?;
@@ -528,7 +528,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                     )
                 }
                 "library2_remove_book" => {
-                    let _typed: crate::types::input::Library2RemoveBookArgs = ::mcpgen_runtime::__private::decode_args(
+                    let _typed: crate::types::input::Library2RemoveBookArgs = ::mcpgen::__private::decode_args(
                         name,
                         &args,
                     )?;
@@ -537,7 +537,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                     )
                 }
                 "library2_create_loan" => {
-                    let _typed: crate::types::input::Library2CreateLoanArgs = ::mcpgen_runtime::__private::decode_args(
+                    let _typed: crate::types::input::Library2CreateLoanArgs = ::mcpgen::__private::decode_args(
                         name,
                         &args,
                     )?;
@@ -547,7 +547,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                 }
                 _ => {
                     ::std::result::Result::Err(
-                        ::mcpgen_runtime::ToolError::UnknownTool(name.to_owned()),
+                        ::mcpgen::ToolError::UnknownTool(name.to_owned()),
                     )
                 }
             }

@@ -3,8 +3,8 @@
 //! `synaplan-mcp`: the MCP server for Synaplan API. Run with `--help` for every flag.
 #![cfg_attr(rustfmt, rustfmt::skip)]
 fn main() -> ::std::process::ExitCode {
-    ::mcpgen_runtime::cli::main(
-        ::mcpgen_runtime::cli::App {
+    ::mcpgen::cli::main(
+        ::mcpgen::cli::App {
             name: synaplan_mcp::tools::SERVER_NAME,
             version: synaplan_mcp::tools::SERVER_VERSION,
             description: synaplan_mcp::tools::SERVER_DESCRIPTION,
@@ -12,7 +12,7 @@ fn main() -> ::std::process::ExitCode {
             default_upstream_url: synaplan_mcp::tools::DEFAULT_UPSTREAM_URL,
             security_schemes: synaplan_mcp::tools::SECURITY_SCHEMES,
         },
-        |upstream| ::mcpgen_runtime::search::Indexed::new(
+        |upstream| ::mcpgen::search::Indexed::new(
             synaplan_mcp::Tools::new(upstream),
             synaplan_mcp::SEARCH_INDEX,
         ),

@@ -14,14 +14,14 @@ pub const DEFAULT_UPSTREAM_URL: ::std::option::Option<&str> = ::std::option::Opt
     "https://web.synaplan.com",
 );
 /// Security schemes the tools accept, for configuring upstream credentials.
-pub static SECURITY_SCHEMES: &[::mcpgen_runtime::SecurityScheme] = &[
-    ::mcpgen_runtime::SecurityScheme {
+pub static SECURITY_SCHEMES: &[::mcpgen::SecurityScheme] = &[
+    ::mcpgen::SecurityScheme {
         name: "ApiKeyAuth",
-        kind: ::mcpgen_runtime::SecuritySchemeKind::ApiKeyHeader("X-API-Key"),
+        kind: ::mcpgen::SecuritySchemeKind::ApiKeyHeader("X-API-Key"),
     },
 ];
 /// The `synaplan_send_message` tool (POST /api/v1/messages/send).
-pub const SYNAPLAN_SEND_MESSAGE_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime::ToolDef {
+pub const SYNAPLAN_SEND_MESSAGE_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef {
     name: "synaplan_send_message",
     title: ::std::option::Option::Some("Send message"),
     description: "Send a message and get AI response",
@@ -33,8 +33,8 @@ pub const SYNAPLAN_SEND_MESSAGE_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runti
         r##"{"type":"object","required":["id","chatId","text","model","createdAt"],"properties":{"id":{"type":"integer","format":"int64"},"chatId":{"type":"integer","format":"int64"},"text":{"type":"string"},"model":{"$ref":"#/$defs/ModelName"},"createdAt":{"type":"string","format":"date-time"},"usage":{"$ref":"#/$defs/Usage"}},"$defs":{"ModelName":{"type":"string","enum":["gpt-4o","gpt-4o-mini","claude-3-5-sonnet","llama3.3:70b","mistral-large"]},"Usage":{"type":"object","required":["promptTokens","completionTokens"],"properties":{"promptTokens":{"type":"integer","minimum":0},"completionTokens":{"type":"integer","minimum":0}}}}}"##,
     ),
     wrap_output: false,
-    access: ::mcpgen_runtime::Access::Write,
-    annotations: ::mcpgen_runtime::ToolAnnotations {
+    access: ::mcpgen::Access::Write,
+    annotations: ::mcpgen::ToolAnnotations {
         read_only_hint: ::std::option::Option::Some(false),
         destructive_hint: ::std::option::Option::Some(false),
         idempotent_hint: ::std::option::Option::Some(false),
@@ -43,49 +43,49 @@ pub const SYNAPLAN_SEND_MESSAGE_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runti
     confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
-    http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
+    http: ::std::option::Option::Some(::mcpgen::HttpBinding {
         method: "POST",
         path: "/api/v1/messages/send",
         operation_id: "post_api_messages_send",
         args: &[
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "message",
                 wire: "message",
-                location: ::mcpgen_runtime::Location::BodyField,
+                location: ::mcpgen::Location::BodyField,
                 required: true,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "chatId",
                 wire: "chatId",
-                location: ::mcpgen_runtime::Location::BodyField,
+                location: ::mcpgen::Location::BodyField,
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "model",
                 wire: "model",
-                location: ::mcpgen_runtime::Location::BodyField,
+                location: ::mcpgen::Location::BodyField,
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "stream",
                 wire: "stream",
-                location: ::mcpgen_runtime::Location::BodyField,
+                location: ::mcpgen::Location::BodyField,
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
         ],
-        body: ::std::option::Option::Some(::mcpgen_runtime::BodyBinding {
+        body: ::std::option::Option::Some(::mcpgen::BodyBinding {
             content_type: "application/json",
             required: true,
             encoding: &[],
@@ -95,7 +95,7 @@ pub const SYNAPLAN_SEND_MESSAGE_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runti
     }),
 };
 /// The `synaplan_list_chats` tool (GET /api/v1/chats).
-pub const SYNAPLAN_LIST_CHATS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime::ToolDef {
+pub const SYNAPLAN_LIST_CHATS_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef {
     name: "synaplan_list_chats",
     title: ::std::option::Option::Some("List chats"),
     description: "List the user's chats, newest first",
@@ -107,8 +107,8 @@ pub const SYNAPLAN_LIST_CHATS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime
         r##"{"type":"object","required":["chats","total"],"properties":{"chats":{"type":"array","items":{"$ref":"#/$defs/Chat"}},"total":{"type":"integer","minimum":0}},"$defs":{"Chat":{"type":"object","required":["id","title","createdAt"],"properties":{"id":{"type":"integer","format":"int64","readOnly":true},"title":{"type":"string","maxLength":255},"createdAt":{"type":"string","format":"date-time","readOnly":true},"updatedAt":{"type":"string","format":"date-time","readOnly":true},"messageCount":{"type":"integer","minimum":0,"readOnly":true},"shareToken":{"type":["string","null"]}}}}}"##,
     ),
     wrap_output: false,
-    access: ::mcpgen_runtime::Access::Read,
-    annotations: ::mcpgen_runtime::ToolAnnotations {
+    access: ::mcpgen::Access::Read,
+    annotations: ::mcpgen::ToolAnnotations {
         read_only_hint: ::std::option::Option::Some(true),
         destructive_hint: ::std::option::Option::None,
         idempotent_hint: ::std::option::Option::None,
@@ -117,24 +117,24 @@ pub const SYNAPLAN_LIST_CHATS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime
     confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
-    http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
+    http: ::std::option::Option::Some(::mcpgen::HttpBinding {
         method: "GET",
         path: "/api/v1/chats",
         operation_id: "get_api_chats_list",
         args: &[
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "limit",
                 wire: "limit",
-                location: ::mcpgen_runtime::Location::Query,
+                location: ::mcpgen::Location::Query,
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "offset",
                 wire: "offset",
-                location: ::mcpgen_runtime::Location::Query,
+                location: ::mcpgen::Location::Query,
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
@@ -147,7 +147,7 @@ pub const SYNAPLAN_LIST_CHATS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime
     }),
 };
 /// The `synaplan_list_prompts` tool (GET /api/v1/prompts).
-pub const SYNAPLAN_LIST_PROMPTS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime::ToolDef {
+pub const SYNAPLAN_LIST_PROMPTS_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef {
     name: "synaplan_list_prompts",
     title: ::std::option::Option::Some("List prompts"),
     description: "List available task prompts, optionally filtered by language",
@@ -159,8 +159,8 @@ pub const SYNAPLAN_LIST_PROMPTS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runti
         r##"{"type":"object","required":["prompts"],"properties":{"prompts":{"type":"array","items":{"$ref":"#/$defs/Prompt"}}},"$defs":{"Prompt":{"type":"object","required":["id","topic","shortDescription","prompt","language"],"properties":{"id":{"type":"integer","format":"int64","readOnly":true},"topic":{"type":"string"},"shortDescription":{"type":"string"},"prompt":{"type":"string"},"language":{"type":"string","pattern":"^[a-z]{2}$"},"ownerId":{"type":"integer","format":"int64","readOnly":true}}}}}"##,
     ),
     wrap_output: false,
-    access: ::mcpgen_runtime::Access::Read,
-    annotations: ::mcpgen_runtime::ToolAnnotations {
+    access: ::mcpgen::Access::Read,
+    annotations: ::mcpgen::ToolAnnotations {
         read_only_hint: ::std::option::Option::Some(true),
         destructive_hint: ::std::option::Option::None,
         idempotent_hint: ::std::option::Option::None,
@@ -169,15 +169,15 @@ pub const SYNAPLAN_LIST_PROMPTS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runti
     confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
-    http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
+    http: ::std::option::Option::Some(::mcpgen::HttpBinding {
         method: "GET",
         path: "/api/v1/prompts",
         operation_id: "get_api_prompts_list",
         args: &[
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "language",
                 wire: "language",
-                location: ::mcpgen_runtime::Location::Query,
+                location: ::mcpgen::Location::Query,
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
@@ -190,7 +190,7 @@ pub const SYNAPLAN_LIST_PROMPTS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runti
     }),
 };
 /// The `synaplan_search_documents` tool (POST /api/v1/rag/search).
-pub const SYNAPLAN_SEARCH_DOCUMENTS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime::ToolDef {
+pub const SYNAPLAN_SEARCH_DOCUMENTS_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef {
     name: "synaplan_search_documents",
     title: ::std::option::Option::Some("Search documents"),
     description: "Semantic search over uploaded documents (RAG)",
@@ -202,8 +202,8 @@ pub const SYNAPLAN_SEARCH_DOCUMENTS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_r
         r##"{"type":"object","required":["results"],"properties":{"results":{"type":"array","items":{"$ref":"#/$defs/SearchResult"}}},"$defs":{"SearchResult":{"type":"object","required":["fileId","chunk","score"],"properties":{"fileId":{"type":"integer","format":"int64"},"fileName":{"type":"string"},"chunk":{"type":"string"},"score":{"type":"number","format":"float","minimum":0,"maximum":1}}}}}"##,
     ),
     wrap_output: false,
-    access: ::mcpgen_runtime::Access::Read,
-    annotations: ::mcpgen_runtime::ToolAnnotations {
+    access: ::mcpgen::Access::Read,
+    annotations: ::mcpgen::ToolAnnotations {
         read_only_hint: ::std::option::Option::Some(true),
         destructive_hint: ::std::option::Option::None,
         idempotent_hint: ::std::option::Option::None,
@@ -212,49 +212,49 @@ pub const SYNAPLAN_SEARCH_DOCUMENTS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_r
     confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
-    http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
+    http: ::std::option::Option::Some(::mcpgen::HttpBinding {
         method: "POST",
         path: "/api/v1/rag/search",
         operation_id: "post_api_rag_search",
         args: &[
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "query",
                 wire: "query",
-                location: ::mcpgen_runtime::Location::BodyField,
+                location: ::mcpgen::Location::BodyField,
                 required: true,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "limit",
                 wire: "limit",
-                location: ::mcpgen_runtime::Location::BodyField,
+                location: ::mcpgen::Location::BodyField,
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "min_score",
                 wire: "min_score",
-                location: ::mcpgen_runtime::Location::BodyField,
+                location: ::mcpgen::Location::BodyField,
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "group_key",
                 wire: "group_key",
-                location: ::mcpgen_runtime::Location::BodyField,
+                location: ::mcpgen::Location::BodyField,
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
         ],
-        body: ::std::option::Option::Some(::mcpgen_runtime::BodyBinding {
+        body: ::std::option::Option::Some(::mcpgen::BodyBinding {
             content_type: "application/json",
             required: true,
             encoding: &[],
@@ -264,7 +264,7 @@ pub const SYNAPLAN_SEARCH_DOCUMENTS_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_r
     }),
 };
 /// The `synaplan_upload_file` tool (POST /api/v1/files/upload).
-pub const SYNAPLAN_UPLOAD_FILE_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime::ToolDef {
+pub const SYNAPLAN_UPLOAD_FILE_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef {
     name: "synaplan_upload_file",
     title: ::std::option::Option::Some("Upload files"),
     description: "Upload files and optionally vectorize them for search",
@@ -276,8 +276,8 @@ pub const SYNAPLAN_UPLOAD_FILE_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtim
         r##"{"type":"object","required":["files"],"properties":{"files":{"type":"array","items":{"$ref":"#/$defs/FileInfo"}}},"$defs":{"FileInfo":{"type":"object","required":["id","fileName","mimeType","size"],"properties":{"id":{"type":"integer","format":"int64","readOnly":true},"fileName":{"type":"string"},"mimeType":{"type":"string"},"size":{"type":"integer","format":"int64","minimum":0},"groupKey":{"type":["string","null"]},"status":{"type":"string","enum":["uploaded","extracted","vectorized","failed"]},"uploadedAt":{"type":"string","format":"date-time"}}}}}"##,
     ),
     wrap_output: false,
-    access: ::mcpgen_runtime::Access::Write,
-    annotations: ::mcpgen_runtime::ToolAnnotations {
+    access: ::mcpgen::Access::Write,
+    annotations: ::mcpgen::ToolAnnotations {
         read_only_hint: ::std::option::Option::Some(false),
         destructive_hint: ::std::option::Option::Some(false),
         idempotent_hint: ::std::option::Option::Some(false),
@@ -286,44 +286,44 @@ pub const SYNAPLAN_UPLOAD_FILE_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtim
     confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
-    http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
+    http: ::std::option::Option::Some(::mcpgen::HttpBinding {
         method: "POST",
         path: "/api/v1/files/upload",
         operation_id: "post_api_files_upload",
         args: &[
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "files[]",
                 wire: "files[]",
-                location: ::mcpgen_runtime::Location::BodyField,
+                location: ::mcpgen::Location::BodyField,
                 required: true,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "group_key",
                 wire: "group_key",
-                location: ::mcpgen_runtime::Location::BodyField,
+                location: ::mcpgen::Location::BodyField,
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "process_level",
                 wire: "process_level",
-                location: ::mcpgen_runtime::Location::BodyField,
+                location: ::mcpgen::Location::BodyField,
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
         ],
-        body: ::std::option::Option::Some(::mcpgen_runtime::BodyBinding {
+        body: ::std::option::Option::Some(::mcpgen::BodyBinding {
             content_type: "multipart/form-data",
             required: true,
             encoding: &[
-                ::mcpgen_runtime::PropertyEncoding {
+                ::mcpgen::PropertyEncoding {
                     property: "files[]",
                     content_type: ::std::option::Option::Some(
                         "application/octet-stream",
@@ -339,7 +339,7 @@ pub const SYNAPLAN_UPLOAD_FILE_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtim
     }),
 };
 /// The `synaplan_list_files` tool (GET /api/v1/files).
-pub const SYNAPLAN_LIST_FILES_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime::ToolDef {
+pub const SYNAPLAN_LIST_FILES_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef {
     name: "synaplan_list_files",
     title: ::std::option::Option::Some("List files"),
     description: "List uploaded files, optionally by group key",
@@ -351,8 +351,8 @@ pub const SYNAPLAN_LIST_FILES_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime
         r##"{"type":"object","required":["files","total"],"properties":{"files":{"type":"array","items":{"$ref":"#/$defs/FileInfo"}},"total":{"type":"integer","minimum":0}},"$defs":{"FileInfo":{"type":"object","required":["id","fileName","mimeType","size"],"properties":{"id":{"type":"integer","format":"int64","readOnly":true},"fileName":{"type":"string"},"mimeType":{"type":"string"},"size":{"type":"integer","format":"int64","minimum":0},"groupKey":{"type":["string","null"]},"status":{"type":"string","enum":["uploaded","extracted","vectorized","failed"]},"uploadedAt":{"type":"string","format":"date-time"}}}}}"##,
     ),
     wrap_output: false,
-    access: ::mcpgen_runtime::Access::Read,
-    annotations: ::mcpgen_runtime::ToolAnnotations {
+    access: ::mcpgen::Access::Read,
+    annotations: ::mcpgen::ToolAnnotations {
         read_only_hint: ::std::option::Option::Some(true),
         destructive_hint: ::std::option::Option::None,
         idempotent_hint: ::std::option::Option::None,
@@ -361,33 +361,33 @@ pub const SYNAPLAN_LIST_FILES_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime
     confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
-    http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
+    http: ::std::option::Option::Some(::mcpgen::HttpBinding {
         method: "GET",
         path: "/api/v1/files",
         operation_id: "get_api_files_list",
         args: &[
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "group_key",
                 wire: "group_key",
-                location: ::mcpgen_runtime::Location::Query,
+                location: ::mcpgen::Location::Query,
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "page",
                 wire: "page",
-                location: ::mcpgen_runtime::Location::Query,
+                location: ::mcpgen::Location::Query,
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "limit",
                 wire: "limit",
-                location: ::mcpgen_runtime::Location::Query,
+                location: ::mcpgen::Location::Query,
                 required: false,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
@@ -400,7 +400,7 @@ pub const SYNAPLAN_LIST_FILES_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime
     }),
 };
 /// The `synaplan_get_config` tool (GET /api/v1/config/runtime).
-pub const SYNAPLAN_GET_CONFIG_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime::ToolDef {
+pub const SYNAPLAN_GET_CONFIG_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef {
     name: "synaplan_get_config",
     title: ::std::option::Option::Some("Runtime configuration"),
     description: "Get available models, limits and feature flags",
@@ -412,8 +412,8 @@ pub const SYNAPLAN_GET_CONFIG_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime
         r##"{"type":"object","required":["models","limits","features"],"properties":{"models":{"type":"array","items":{"type":"object","required":["id","name","capability"],"properties":{"id":{"type":"integer"},"name":{"$ref":"#/$defs/ModelName"},"capability":{"type":"string","enum":["chat","vision","embedding","image","audio"]},"provider":{"type":"string"}}}},"limits":{"type":"object","properties":{"maxUploadMb":{"type":"integer","minimum":1},"messagesPerHour":{"type":"integer","minimum":0},"maxFilesPerUpload":{"type":"integer","minimum":1}}},"features":{"type":"object","properties":{"rag":{"type":"boolean"},"fileUpload":{"type":"boolean"},"imageGeneration":{"type":"boolean"},"streaming":{"type":"boolean"}}}},"$defs":{"ModelName":{"type":"string","enum":["gpt-4o","gpt-4o-mini","claude-3-5-sonnet","llama3.3:70b","mistral-large"]}}}"##,
     ),
     wrap_output: false,
-    access: ::mcpgen_runtime::Access::Read,
-    annotations: ::mcpgen_runtime::ToolAnnotations {
+    access: ::mcpgen::Access::Read,
+    annotations: ::mcpgen::ToolAnnotations {
         read_only_hint: ::std::option::Option::Some(true),
         destructive_hint: ::std::option::Option::None,
         idempotent_hint: ::std::option::Option::None,
@@ -422,7 +422,7 @@ pub const SYNAPLAN_GET_CONFIG_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime
     confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::None,
-    http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
+    http: ::std::option::Option::Some(::mcpgen::HttpBinding {
         method: "GET",
         path: "/api/v1/config/runtime",
         operation_id: "get_api_config_runtime_config",
@@ -433,7 +433,7 @@ pub const SYNAPLAN_GET_CONFIG_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime
     }),
 };
 /// The `synaplan_rename_chat` tool (PUT /api/v1/chats/{id}).
-pub const SYNAPLAN_RENAME_CHAT_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtime::ToolDef {
+pub const SYNAPLAN_RENAME_CHAT_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef {
     name: "synaplan_rename_chat",
     title: ::std::option::Option::Some("Rename chat"),
     description: "Rename one of the user's chats",
@@ -445,8 +445,8 @@ pub const SYNAPLAN_RENAME_CHAT_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtim
         r#"{"type":"object","required":["id","title","createdAt"],"properties":{"id":{"type":"integer","format":"int64","readOnly":true},"title":{"type":"string","maxLength":255},"createdAt":{"type":"string","format":"date-time","readOnly":true},"updatedAt":{"type":"string","format":"date-time","readOnly":true},"messageCount":{"type":"integer","minimum":0,"readOnly":true},"shareToken":{"type":["string","null"]}}}"#,
     ),
     wrap_output: false,
-    access: ::mcpgen_runtime::Access::Write,
-    annotations: ::mcpgen_runtime::ToolAnnotations {
+    access: ::mcpgen::Access::Write,
+    annotations: ::mcpgen::ToolAnnotations {
         read_only_hint: ::std::option::Option::Some(false),
         destructive_hint: ::std::option::Option::Some(false),
         idempotent_hint: ::std::option::Option::Some(true),
@@ -455,31 +455,31 @@ pub const SYNAPLAN_RENAME_CHAT_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtim
     confirm: false,
     required_scope: ::std::option::Option::None,
     plugin: ::std::option::Option::Some("chat-organizer"),
-    http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
+    http: ::std::option::Option::Some(::mcpgen::HttpBinding {
         method: "PUT",
         path: "/api/v1/chats/{id}",
         operation_id: "put_api_chats_update",
         args: &[
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "id",
                 wire: "id",
-                location: ::mcpgen_runtime::Location::Path,
+                location: ::mcpgen::Location::Path,
                 required: true,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: "body",
                 wire: "body",
-                location: ::mcpgen_runtime::Location::Body,
+                location: ::mcpgen::Location::Body,
                 required: true,
                 style: ::std::option::Option::None,
                 explode: ::std::option::Option::None,
                 allow_reserved: false,
             },
         ],
-        body: ::std::option::Option::Some(::mcpgen_runtime::BodyBinding {
+        body: ::std::option::Option::Some(::mcpgen::BodyBinding {
             content_type: "application/json",
             required: true,
             encoding: &[],
@@ -489,7 +489,7 @@ pub const SYNAPLAN_RENAME_CHAT_TOOL: ::mcpgen_runtime::ToolDef = ::mcpgen_runtim
     }),
 };
 /// Every tool, in allowlist order.
-pub static TOOLS: &[::mcpgen_runtime::ToolDef; 8usize] = &[
+pub static TOOLS: &[::mcpgen::ToolDef; 8usize] = &[
     SYNAPLAN_SEND_MESSAGE_TOOL,
     SYNAPLAN_LIST_CHATS_TOOL,
     SYNAPLAN_LIST_PROMPTS_TOOL,
@@ -502,35 +502,35 @@ pub static TOOLS: &[::mcpgen_runtime::ToolDef; 8usize] = &[
 /// The dispatcher: decodes typed arguments and calls the upstream API.
 #[derive(Debug, Clone)]
 pub struct Tools {
-    upstream: ::mcpgen_runtime::Upstream,
+    upstream: ::mcpgen::Upstream,
 }
 impl Tools {
     /// Tools that call the API through `upstream`.
-    pub fn new(upstream: ::mcpgen_runtime::Upstream) -> Self {
+    pub fn new(upstream: ::mcpgen::Upstream) -> Self {
         Self { upstream }
     }
     /// The upstream client.
-    pub fn upstream(&self) -> &::mcpgen_runtime::Upstream {
+    pub fn upstream(&self) -> &::mcpgen::Upstream {
         &self.upstream
     }
 }
-impl ::mcpgen_runtime::ToolSet for Tools {
-    fn tools(&self) -> &'static [::mcpgen_runtime::ToolDef] {
+impl ::mcpgen::ToolSet for Tools {
+    fn tools(&self) -> &'static [::mcpgen::ToolDef] {
         TOOLS
     }
     fn call<'a>(
         &'a self,
         name: &'a str,
         args: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        ctx: &'a ::mcpgen_runtime::CallContext,
-    ) -> ::mcpgen_runtime::BoxFuture<
+        ctx: &'a ::mcpgen::CallContext,
+    ) -> ::mcpgen::BoxFuture<
         'a,
-        ::std::result::Result<::mcpgen_runtime::ToolResult, ::mcpgen_runtime::ToolError>,
+        ::std::result::Result<::mcpgen::ToolResult, ::mcpgen::ToolError>,
     > {
         ::std::boxed::Box::pin(async move {
             match name {
                 "synaplan_send_message" => {
-                    let _typed: crate::types::input::SynaplanSendMessageArgs = ::mcpgen_runtime::__private::decode_args(
+                    let _typed: crate::types::input::SynaplanSendMessageArgs = ::mcpgen::__private::decode_args(
                         name,
                         &args,
                     )?;
@@ -539,7 +539,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                     )
                 }
                 "synaplan_list_chats" => {
-                    let _typed: crate::types::input::SynaplanListChatsArgs = ::mcpgen_runtime::__private::decode_args(
+                    let _typed: crate::types::input::SynaplanListChatsArgs = ::mcpgen::__private::decode_args(
                         name,
                         &args,
                     )?;
@@ -548,7 +548,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                     )
                 }
                 "synaplan_list_prompts" => {
-                    let _typed: crate::types::input::SynaplanListPromptsArgs = ::mcpgen_runtime::__private::decode_args(
+                    let _typed: crate::types::input::SynaplanListPromptsArgs = ::mcpgen::__private::decode_args(
                         name,
                         &args,
                     )?;
@@ -557,7 +557,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                     )
                 }
                 "synaplan_search_documents" => {
-                    let _typed: crate::types::input::SynaplanSearchDocumentsArgs = ::mcpgen_runtime::__private::decode_args(
+                    let _typed: crate::types::input::SynaplanSearchDocumentsArgs = ::mcpgen::__private::decode_args(
                         name,
                         &args,
                     )?;
@@ -566,7 +566,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                     )
                 }
                 "synaplan_upload_file" => {
-                    let _typed: crate::types::input::SynaplanUploadFileArgs = ::mcpgen_runtime::__private::decode_args(
+                    let _typed: crate::types::input::SynaplanUploadFileArgs = ::mcpgen::__private::decode_args(
                         name,
                         &args,
                     )?;
@@ -575,7 +575,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                     )
                 }
                 "synaplan_list_files" => {
-                    let _typed: crate::types::input::SynaplanListFilesArgs = ::mcpgen_runtime::__private::decode_args(
+                    let _typed: crate::types::input::SynaplanListFilesArgs = ::mcpgen::__private::decode_args(
                         name,
                         &args,
                     )?;
@@ -584,7 +584,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                     )
                 }
                 "synaplan_get_config" => {
-                    let _typed: crate::types::input::SynaplanGetConfigArgs = ::mcpgen_runtime::__private::decode_args(
+                    let _typed: crate::types::input::SynaplanGetConfigArgs = ::mcpgen::__private::decode_args(
                         name,
                         &args,
                     )?;
@@ -593,7 +593,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                     )
                 }
                 "synaplan_rename_chat" => {
-                    let _typed: crate::types::input::SynaplanRenameChatArgs = ::mcpgen_runtime::__private::decode_args(
+                    let _typed: crate::types::input::SynaplanRenameChatArgs = ::mcpgen::__private::decode_args(
                         name,
                         &args,
                     )?;
@@ -603,7 +603,7 @@ impl ::mcpgen_runtime::ToolSet for Tools {
                 }
                 _ => {
                     ::std::result::Result::Err(
-                        ::mcpgen_runtime::ToolError::UnknownTool(name.to_owned()),
+                        ::mcpgen::ToolError::UnknownTool(name.to_owned()),
                     )
                 }
             }

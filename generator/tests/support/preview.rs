@@ -12,7 +12,7 @@ use mcpgen_runtime::{
     ArgBinding, BodyBinding, HttpBinding, Location, PropertyEncoding, ToolAnnotations, ToolDef,
 };
 
-use generator::ir;
+use mcpgen_codegen::ir;
 
 /// The runtime tool table for `tools`, as the generated `TOOLS` would hold it (leaking every
 /// string and slice; see the module documentation).

@@ -1,4 +1,4 @@
-use mcpgen_macros::mcp_tool;
+use mcpgen::mcp_tool;
 
 /// Says hello.
 #[mcp_tool(read_only, deny_unknown_arguments = "yes")]

@@ -1,4 +1,4 @@
-use mcpgen_macros::{mcp_tool, tool_set};
+use mcpgen::{mcp_tool, tool_set};
 
 /// Lists rooms.
 #[mcp_tool(read_only)]

@@ -1,4 +1,4 @@
-use mcpgen_macros::mcp_tools;
+use mcpgen::mcp_tools;
 
 struct Rooms;
 

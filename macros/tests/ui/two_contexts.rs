@@ -1,5 +1,5 @@
-use mcpgen_macros::mcp_tool;
-use mcpgen_runtime::ToolContext;
+use mcpgen::mcp_tool;
+use mcpgen::ToolContext;
 
 /// Says which request this is.
 #[mcp_tool(read_only)]

@@ -1,4 +1,4 @@
-mcpgen_macros::generate!(
+mcpgen::generate!(
     spec = "specs/nowhere/openapi.yaml",
     tools = "../../../../specs/synaplan/mcp_tools.yaml",
 );

@@ -1,4 +1,4 @@
-use mcpgen_macros::mcp_tool;
+use mcpgen::mcp_tool;
 
 /// Greets someone.
 #[mcp_tool]

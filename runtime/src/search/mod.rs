@@ -1,11 +1,11 @@
-//! Tool search for servers in search mode (`--tool-mode search`): a BM25F index over each
-//! tool's name, title, description, HTTP path, OpenAPI tags and argument names, queried with a
-//! small vocabulary of REST verbs and abbreviations (`query.rs`).
+//! Tool search for servers in search mode (`--tool-mode search`): the index and scoring of
+//! `mcpgen-search`, over a BM25F index of each tool's name, title, description, HTTP path,
+//! OpenAPI tags and argument names.
 //!
-//! Generated crates compile their index in (`src/search.rs`, `SEARCH_INDEX`, built by the
-//! generator with the same tokenizer rules, see [`tokenize`]) and hand it over through
+//! Generated crates compile their index in (`src/search.rs`, `SEARCH_INDEX`, written by the
+//! generator with the same tokenizer, see [`tokenize`]) and hand it over through
 //! [`ToolSet::search_index`]; [`Indexed`] attaches one to any tool set. A tool set without one
-//! is indexed at start-up from its static table ([`SearchIndex::from_tools`]).
+//! is indexed at start-up from its static table ([`index_tools`]).
 //!
 //! ```
 //! use mcpgen_runtime::search::SearchIndex;
@@ -16,21 +16,47 @@
 //! #     annotations: ToolAnnotations { read_only_hint: None, destructive_hint: None,
 //! #     idempotent_hint: None, open_world_hint: None }, confirm: false, required_scope: None, plugin: None,
 //! #     http: None }];
-//! let index = SearchIndex::from_tools(TOOLS);
+//! let index = mcpgen_runtime::search::index_tools(TOOLS);
 //! let hits = index.search("star a repo", |_| true, 5);
 //! assert_eq!(hits[0].name, "star_repo");
 //! ```
 
-mod index;
-mod query;
-mod tokenize;
-
 use serde_json::{Map, Value};
 
-pub use index::{DocTerms, FORMAT_VERSION, Field, Hit, IndexError, MAGIC, SearchIndex};
-pub use tokenize::{STOPWORDS, TOKENIZER_VERSION, tokenize};
+pub use mcpgen_search::{
+    DocTerms, FORMAT_VERSION, Field, Hit, IndexError, MAGIC, STOPWORDS, SearchIndex,
+    TOKENIZER_VERSION, tokenize,
+};
 
 use crate::{BoxFuture, CallContext, ToolDef, ToolError, ToolResult, ToolSet};
+
+/// The terms of `tool` from its static definition: name, title, description, HTTP method, path
+/// and argument names (a static table has no OpenAPI tags).
+pub fn doc_terms(tool: &ToolDef) -> DocTerms {
+    let mut terms = DocTerms::new(tool.http.as_ref().map(|h| h.method));
+    terms.add(Field::Name, tool.name);
+    if let Some(title) = tool.title {
+        terms.add(Field::Title, title);
+    }
+    terms.add(Field::Description, tool.description);
+    if let Some(http) = &tool.http {
+        terms.add(Field::Path, http.path);
+        for arg in http.args {
+            terms.add(Field::Arguments, arg.arg);
+        }
+    }
+    terms
+}
+
+/// An index over a static tool table, from what [`doc_terms`] sees.
+pub fn index_tools(tools: &[ToolDef]) -> SearchIndex {
+    SearchIndex::build(
+        tools
+            .iter()
+            .map(|t| (t.name.to_owned(), doc_terms(t)))
+            .collect(),
+    )
+}
 
 /// A tool set with a compiled search index attached: what a generated server binary serves.
 #[derive(Debug, Clone)]

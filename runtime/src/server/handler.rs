@@ -26,7 +26,7 @@ use super::pipeline::{self, Answer};
 use super::search;
 use crate::notify::{Cancellation, LogLevel, Notifier, SessionLogLevel};
 use crate::resource::Subscriber;
-use crate::{CallContext, CallerCredential, Content, ForwardedHeaders, Principal, ToolResult};
+use crate::{CallContext, CallerCredential, ForwardedHeaders, Principal, ToolResult};
 
 /// How long a client may cache a `tools/list` answer: the lists are fixed at start-up.
 const TOOLS_LIST_TTL_MS: u64 = 60_000;
@@ -151,7 +151,11 @@ impl McpHandler {
 
 /// Maps our result to rmcp's.
 pub(crate) fn to_call_tool_result(result: ToolResult) -> CallToolResult {
-    let content = result.content.into_iter().map(Content::into_wire).collect();
+    let content = result
+        .content
+        .into_iter()
+        .map(crate::wire::content_block)
+        .collect();
     let mut mapped = if result.is_error {
         CallToolResult::error(content)
     } else {

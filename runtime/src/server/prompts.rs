@@ -251,5 +251,5 @@ fn message_to_wire(message: PromptMessage) -> rmcp::model::PromptMessage {
         Role::User => rmcp::model::Role::User,
         Role::Assistant => rmcp::model::Role::Assistant,
     };
-    rmcp::model::PromptMessage::new(role, message.content.into_wire())
+    rmcp::model::PromptMessage::new(role, crate::wire::content_block(message.content))
 }

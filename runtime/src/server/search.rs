@@ -16,7 +16,7 @@ use super::catalog::{Catalog, Entry};
 use super::pipeline::{self, Answer};
 use super::validate::ArgsValidator;
 use super::{ConfigProblem, Inner};
-use crate::search::SearchIndex;
+use crate::search::{SearchIndex, index_tools};
 use crate::{Access, CallContext, Principal, ToolResult, ToolSet};
 
 /// Name of the meta-tool that searches the tools.
@@ -132,7 +132,7 @@ impl SearchMode {
                         continue;
                     }
                 },
-                None => SearchIndex::from_tools(set.tools()),
+                None => index_tools(set.tools()),
             };
             if let Some(missing) = set
                 .tools()

@@ -3,11 +3,11 @@
 //! stateless calls (2026-07-28), where the same tools answer `input_required` until the client
 //! repeats the call with the answers.
 
-use mcpgen_macros::mcp_tool;
-use mcpgen_runtime::input::{
+use mcpgen::input::{
     ClientCapability, ElicitAnswer, Elicitation, InputError, Sampling, SamplingAnswer,
 };
-use mcpgen_runtime::{Prompt, PromptMessage, ToolContext, ToolResult};
+use mcpgen::mcp_tool;
+use mcpgen::{Prompt, PromptMessage, ToolContext, ToolResult};
 use serde_json::{Value, json};
 
 /// A form asking for one string property `name`, required.

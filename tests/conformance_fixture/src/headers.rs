@@ -5,8 +5,8 @@
 //! `#[schemars(with = ...)]` and `#[serde(default)]` instead of a nullable type
 //! (`skip_serializing_if` keeps a `"default": null` out of the schema).
 
-use mcpgen_macros::mcp_tool;
-use mcpgen_runtime::ToolResult;
+use mcpgen::ToolResult;
+use mcpgen::mcp_tool;
 
 /// What both tools answer: the required arguments and how many optional ones arrived.
 fn completed(region: &str, priority: i64, query: &str, optional: usize) -> ToolResult {

@@ -14,9 +14,9 @@ mod tools;
 use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches};
-use mcpgen_runtime::Principal;
-use mcpgen_runtime::cli::{self, App, ServeArgs, Transport};
-use mcpgen_runtime::server::shutdown_signal;
+use mcpgen::Principal;
+use mcpgen::cli::{self, App, ServeArgs, Transport};
+use mcpgen::server::shutdown_signal;
 
 const APP: App = App {
     name: "mcpgen-conformance-fixture",

@@ -1,6 +1,6 @@
 //! The prompts of the suite's prompt scenarios, named and answering as the scenarios expect.
 
-use mcpgen_runtime::{Completer, Content, Prompt, PromptArgument, PromptMessage, PromptSet};
+use mcpgen::{Completer, Content, Prompt, PromptArgument, PromptMessage, PromptSet};
 
 use crate::resources::RED_PIXEL_PNG;
 

@@ -1,9 +1,7 @@
 //! The resources of the suite's resource scenarios, at the URIs and with the content the
 //! scenarios expect.
 
-use mcpgen_runtime::{
-    Completer, Resource, ResourceContents, ResourceError, ResourceSet, ResourceTemplate,
-};
+use mcpgen::{Completer, Resource, ResourceContents, ResourceError, ResourceSet, ResourceTemplate};
 
 /// A 1×1 red PNG.
 pub const RED_PIXEL_PNG: &str =

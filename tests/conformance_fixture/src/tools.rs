@@ -2,10 +2,10 @@
 
 use std::time::Duration;
 
-use mcpgen_macros::{mcp_tool, tool_set};
-use mcpgen_runtime::notify::LogLevel;
-use mcpgen_runtime::schemars::JsonSchema;
-use mcpgen_runtime::{AppToolSet, Content, ToolContext, ToolResult};
+use mcpgen::notify::LogLevel;
+use mcpgen::schemars::JsonSchema;
+use mcpgen::{AppToolSet, Content, ToolContext, ToolResult};
+use mcpgen::{mcp_tool, tool_set};
 use serde::Deserialize;
 
 use crate::resources::RED_PIXEL_PNG;
@@ -155,7 +155,7 @@ async fn test_logging_tool(ctx: &ToolContext) -> Result<String, String> {
 /// it too.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[schemars(
-    crate = "mcpgen_runtime::schemars",
+    crate = "mcpgen::schemars",
     rename = "address",
     extend("$anchor" = "addressDef")
 )]
@@ -167,7 +167,7 @@ struct Address {
 /// How to reach the person: by phone or by email.
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
-#[schemars(crate = "mcpgen_runtime::schemars", inline)]
+#[schemars(crate = "mcpgen::schemars", inline)]
 enum ContactMethod {
     Phone,
     Email,

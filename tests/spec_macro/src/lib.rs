@@ -1,8 +1,8 @@
 //! The Synaplan tools, included at compile time from `specs/synaplan` by
-//! `mcpgen_macros::generate!` instead of being generated into files.
+//! `mcpgen::generate!` instead of being generated into files.
 #![deny(missing_docs)]
 
-mcpgen_macros::generate!(
+mcpgen::generate!(
     spec = "../../specs/synaplan/openapi.yaml",
     tools = "../../specs/synaplan/mcp_tools.yaml",
     plugins = "../../specs/synaplan/plugins",

@@ -66,7 +66,7 @@ fn editing_the_spec_and_rebuilding_changes_the_tools() {
     std::fs::write(
         dir.join("src/main.rs"),
         "#![allow(missing_docs)]\n\
-         mod api {\n    mcpgen_macros::generate!(spec = \"openapi.yaml\", tools = \"mcp_tools.yaml\");\n}\n\
+         mod api {\n    mcpgen::generate!(spec = \"openapi.yaml\", tools = \"mcp_tools.yaml\");\n}\n\
          fn main() {\n    for tool in api::tools::TOOLS {\n        \
          println!(\"{} {}\", tool.name, tool.input_schema);\n    }\n}\n",
     )

@@ -4,8 +4,8 @@
 use std::path::Path;
 use std::time::Duration;
 
-use mcpgen_runtime::server::Server;
-use mcpgen_runtime::{Principal, Upstream, UpstreamConfig};
+use mcpgen::server::Server;
+use mcpgen::{Principal, Upstream, UpstreamConfig};
 use rmcp::ServiceExt;
 use serde_json::Value;
 

@@ -20,7 +20,7 @@ use crate::ir;
 
 pub use files::{ToolsListSize, tools_list_json};
 
-/// How the generated crate depends on `mcpgen-runtime`.
+/// How the generated crate depends on `mcpgen`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RuntimeDep {
     /// A workspace member of this repository: `{ workspace = true }` for every dependency.

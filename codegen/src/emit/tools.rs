@@ -32,12 +32,12 @@ pub(crate) fn const_ident(tool: &ir::Tool) -> proc_macro2::Ident {
 
 fn location(loc: ir::ArgLocation) -> TokenStream {
     match loc {
-        ir::ArgLocation::Path => quote!(::mcpgen_runtime::Location::Path),
-        ir::ArgLocation::Query => quote!(::mcpgen_runtime::Location::Query),
-        ir::ArgLocation::Header => quote!(::mcpgen_runtime::Location::Header),
-        ir::ArgLocation::Cookie => quote!(::mcpgen_runtime::Location::Cookie),
-        ir::ArgLocation::BodyField => quote!(::mcpgen_runtime::Location::BodyField),
-        ir::ArgLocation::Body => quote!(::mcpgen_runtime::Location::Body),
+        ir::ArgLocation::Path => quote!(::mcpgen::Location::Path),
+        ir::ArgLocation::Query => quote!(::mcpgen::Location::Query),
+        ir::ArgLocation::Header => quote!(::mcpgen::Location::Header),
+        ir::ArgLocation::Cookie => quote!(::mcpgen::Location::Cookie),
+        ir::ArgLocation::BodyField => quote!(::mcpgen::Location::BodyField),
+        ir::ArgLocation::Body => quote!(::mcpgen::Location::Body),
     }
 }
 
@@ -62,8 +62,8 @@ fn tool_def(tool: &ir::Tool) -> TokenStream {
     };
     let wrap = tool.wrap_output;
     let access = match tool.access {
-        ir::Access::Read => quote!(::mcpgen_runtime::Access::Read),
-        ir::Access::Write => quote!(::mcpgen_runtime::Access::Write),
+        ir::Access::Read => quote!(::mcpgen::Access::Read),
+        ir::Access::Write => quote!(::mcpgen::Access::Write),
     };
     let a = tool.annotations;
     let (ro, de, id, ow) = (
@@ -88,7 +88,7 @@ fn tool_def(tool: &ir::Tool) -> TokenStream {
         let explode = opt_bool(b.explode);
         let allow_reserved = b.allow_reserved;
         quote! {
-            ::mcpgen_runtime::ArgBinding {
+            ::mcpgen::ArgBinding {
                 arg: #arg,
                 wire: #wire,
                 location: #loc,
@@ -110,7 +110,7 @@ fn tool_def(tool: &ir::Tool) -> TokenStream {
                 let explode = opt_bool(e.explode);
                 let allow_reserved = e.allow_reserved;
                 quote! {
-                    ::mcpgen_runtime::PropertyEncoding {
+                    ::mcpgen::PropertyEncoding {
                         property: #property,
                         content_type: #content_type,
                         style: #style,
@@ -120,7 +120,7 @@ fn tool_def(tool: &ir::Tool) -> TokenStream {
                 }
             });
             quote! {
-                ::std::option::Option::Some(::mcpgen_runtime::BodyBinding {
+                ::std::option::Option::Some(::mcpgen::BodyBinding {
                     content_type: #ct,
                     required: #req,
                     encoding: &[#(#encoding),*],
@@ -132,7 +132,7 @@ fn tool_def(tool: &ir::Tool) -> TokenStream {
     let security = &http.security;
     let server_url = opt_str(&http.server_url);
     quote! {
-        ::mcpgen_runtime::ToolDef {
+        ::mcpgen::ToolDef {
             name: #name,
             title: #title,
             description: #description,
@@ -141,7 +141,7 @@ fn tool_def(tool: &ir::Tool) -> TokenStream {
             documented_output_schema: #documented,
             wrap_output: #wrap,
             access: #access,
-            annotations: ::mcpgen_runtime::ToolAnnotations {
+            annotations: ::mcpgen::ToolAnnotations {
                 read_only_hint: #ro,
                 destructive_hint: #de,
                 idempotent_hint: #id,
@@ -150,7 +150,7 @@ fn tool_def(tool: &ir::Tool) -> TokenStream {
             confirm: #confirm,
             required_scope: #scope,
             plugin: #plugin,
-            http: ::std::option::Option::Some(::mcpgen_runtime::HttpBinding {
+            http: ::std::option::Option::Some(::mcpgen::HttpBinding {
                 method: #method,
                 path: #path,
                 operation_id: #operation_id,
@@ -185,19 +185,19 @@ fn security_scheme(s: &ir::SecurityScheme) -> TokenStream {
     let name = &s.name;
     let kind = match &s.kind {
         ir::SecurityKind::ApiKeyHeader(n) => {
-            quote!(::mcpgen_runtime::SecuritySchemeKind::ApiKeyHeader(#n))
+            quote!(::mcpgen::SecuritySchemeKind::ApiKeyHeader(#n))
         }
         ir::SecurityKind::ApiKeyQuery(n) => {
-            quote!(::mcpgen_runtime::SecuritySchemeKind::ApiKeyQuery(#n))
+            quote!(::mcpgen::SecuritySchemeKind::ApiKeyQuery(#n))
         }
         ir::SecurityKind::ApiKeyCookie(n) => {
-            quote!(::mcpgen_runtime::SecuritySchemeKind::ApiKeyCookie(#n))
+            quote!(::mcpgen::SecuritySchemeKind::ApiKeyCookie(#n))
         }
-        ir::SecurityKind::Bearer => quote!(::mcpgen_runtime::SecuritySchemeKind::Bearer),
-        ir::SecurityKind::Basic => quote!(::mcpgen_runtime::SecuritySchemeKind::Basic),
-        ir::SecurityKind::Other => quote!(::mcpgen_runtime::SecuritySchemeKind::Other),
+        ir::SecurityKind::Bearer => quote!(::mcpgen::SecuritySchemeKind::Bearer),
+        ir::SecurityKind::Basic => quote!(::mcpgen::SecuritySchemeKind::Basic),
+        ir::SecurityKind::Other => quote!(::mcpgen::SecuritySchemeKind::Other),
     };
-    quote! { ::mcpgen_runtime::SecurityScheme { name: #name, kind: #kind } }
+    quote! { ::mcpgen::SecurityScheme { name: #name, kind: #kind } }
 }
 
 /// The tokens of `src/tools.rs`.
@@ -217,7 +217,7 @@ pub(crate) fn tokens(server: &ir::Server, types: &BTreeMap<String, ToolTypes>) -
         );
         quote! {
             #[doc = #doc]
-            pub const #ident: ::mcpgen_runtime::ToolDef = #def;
+            pub const #ident: ::mcpgen::ToolDef = #def;
         }
     });
     let table = server.tools.iter().map(const_ident);
@@ -228,7 +228,7 @@ pub(crate) fn tokens(server: &ir::Server, types: &BTreeMap<String, ToolTypes>) -
                 let ty = format_ident!("{}", ty);
                 quote! {
                     let _typed: crate::types::input::#ty =
-                        ::mcpgen_runtime::__private::decode_args(name, &args)?;
+                        ::mcpgen::__private::decode_args(name, &args)?;
                 }
             }
             None => quote! {},
@@ -253,33 +253,33 @@ pub(crate) fn tokens(server: &ir::Server, types: &BTreeMap<String, ToolTypes>) -
         /// Default upstream base URL, from the allowlist or the spec's `servers`.
         pub const DEFAULT_UPSTREAM_URL: ::std::option::Option<&str> = #upstream;
         /// Security schemes the tools accept, for configuring upstream credentials.
-        pub static SECURITY_SCHEMES: &[::mcpgen_runtime::SecurityScheme] = &[#(#schemes),*];
+        pub static SECURITY_SCHEMES: &[::mcpgen::SecurityScheme] = &[#(#schemes),*];
 
         #(#consts)*
 
         /// Every tool, in allowlist order.
-        pub static TOOLS: &[::mcpgen_runtime::ToolDef; #tool_count] = &[#(#table),*];
+        pub static TOOLS: &[::mcpgen::ToolDef; #tool_count] = &[#(#table),*];
 
         /// The dispatcher: decodes typed arguments and calls the upstream API.
         #[derive(Debug, Clone)]
         pub struct Tools {
-            upstream: ::mcpgen_runtime::Upstream,
+            upstream: ::mcpgen::Upstream,
         }
 
         impl Tools {
             /// Tools that call the API through `upstream`.
-            pub fn new(upstream: ::mcpgen_runtime::Upstream) -> Self {
+            pub fn new(upstream: ::mcpgen::Upstream) -> Self {
                 Self { upstream }
             }
 
             /// The upstream client.
-            pub fn upstream(&self) -> &::mcpgen_runtime::Upstream {
+            pub fn upstream(&self) -> &::mcpgen::Upstream {
                 &self.upstream
             }
         }
 
-        impl ::mcpgen_runtime::ToolSet for Tools {
-            fn tools(&self) -> &'static [::mcpgen_runtime::ToolDef] {
+        impl ::mcpgen::ToolSet for Tools {
+            fn tools(&self) -> &'static [::mcpgen::ToolDef] {
                 TOOLS
             }
 
@@ -287,12 +287,12 @@ pub(crate) fn tokens(server: &ir::Server, types: &BTreeMap<String, ToolTypes>) -
                 &'a self,
                 name: &'a str,
                 args: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                ctx: &'a ::mcpgen_runtime::CallContext,
-            ) -> ::mcpgen_runtime::BoxFuture<'a, ::std::result::Result<::mcpgen_runtime::ToolResult, ::mcpgen_runtime::ToolError>> {
+                ctx: &'a ::mcpgen::CallContext,
+            ) -> ::mcpgen::BoxFuture<'a, ::std::result::Result<::mcpgen::ToolResult, ::mcpgen::ToolError>> {
                 ::std::boxed::Box::pin(async move {
                     match name {
                         #(#arms)*
-                        _ => ::std::result::Result::Err(::mcpgen_runtime::ToolError::UnknownTool(name.to_owned())),
+                        _ => ::std::result::Result::Err(::mcpgen::ToolError::UnknownTool(name.to_owned())),
                     }
                 })
             }

@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::Args;
-use generator::allowlist::{Allowlist, OutputSchemaMode};
-use generator::profile::Profile;
-use generator::spec::Spec;
-use generator::{Settings, SpecFolder};
+use mcpgen_codegen::allowlist::{Allowlist, OutputSchemaMode};
+use mcpgen_codegen::profile::Profile;
+use mcpgen_codegen::spec::Spec;
+use mcpgen_codegen::{Settings, SpecFolder};
 
 #[derive(Args)]
 pub(crate) struct SizesArgs {
@@ -52,7 +52,7 @@ struct Row {
 
 pub(crate) fn sizes(args: SizesArgs) -> Result<(), String> {
     let root = super::find_root(args.root.as_deref())?;
-    let folders = generator::spec_folders(&root).map_err(|e| format!("error: {e}"))?;
+    let folders = mcpgen_codegen::spec_folders(&root).map_err(|e| format!("error: {e}"))?;
     let mut subjects = Vec::new();
     for folder in &folders {
         subjects.push(shipped(folder)?);
@@ -79,7 +79,7 @@ pub(crate) fn sizes(args: SizesArgs) -> Result<(), String> {
 }
 
 fn shipped(folder: &SpecFolder) -> Result<Subject, String> {
-    let spec = Spec::load(&folder.spec).map_err(|e| generator::Errors(e).to_string())?;
+    let spec = Spec::load(&folder.spec).map_err(|e| mcpgen_codegen::Errors(e).to_string())?;
     let mut allowlist = Allowlist::load(&folder.tools).map_err(|e| format!("error: {e}"))?;
     if allowlist.server.name.is_none() {
         allowlist.server.name = Some(folder.folder.clone());
@@ -157,8 +157,9 @@ fn measure(subjects: &[Subject]) -> Result<Vec<Row>, String> {
                 allowlist.set_output_schema(mode);
                 let settings = Settings::new().with_profile(profile);
                 let started = Instant::now();
-                let generation = generator::generate_from(&subject.spec, &allowlist, &settings)
-                    .map_err(|e| format!("{}: {e}", subject.name))?;
+                let generation =
+                    mcpgen_codegen::generate_from(&subject.spec, &allowlist, &settings)
+                        .map_err(|e| format!("{}: {e}", subject.name))?;
                 let seconds = started.elapsed().as_secs_f64();
                 let (largest_tool, largest) = generation
                     .emitted

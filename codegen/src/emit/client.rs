@@ -36,19 +36,19 @@ pub(crate) fn tokens(server: &ir::Server, types: &BTreeMap<String, ToolTypes>) -
         });
         quote! {
             #(#doc)*
-            pub async fn #method(&self, args: &#args_ty) -> ::std::result::Result<#out_ty, ::mcpgen_runtime::ClientError> {
-                ::mcpgen_runtime::call_typed(&self.conn, #tool_name, args, false).await
+            pub async fn #method(&self, args: &#args_ty) -> ::std::result::Result<#out_ty, ::mcpgen::ClientError> {
+                ::mcpgen::call_typed(&self.conn, #tool_name, args, false).await
             }
         }
     });
     quote! {
-        /// Typed access to the tools of a server over any [`::mcpgen_runtime::McpConnection`].
+        /// Typed access to the tools of a server over any [`::mcpgen::McpConnection`].
         #[derive(Debug, Clone)]
         pub struct Client<C> {
             conn: C,
         }
 
-        impl<C: ::mcpgen_runtime::McpConnection> Client<C> {
+        impl<C: ::mcpgen::McpConnection> Client<C> {
             /// A client over `conn`.
             pub fn new(conn: C) -> Self {
                 Self { conn }

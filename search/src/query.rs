@@ -15,7 +15,7 @@
 
 use std::sync::LazyLock;
 
-use super::tokenize::tokenize;
+use crate::tokenize::tokenize;
 
 /// Weight of a match through a word derived from the query term.
 pub(crate) const DERIVED_WEIGHT: f64 = 0.5;

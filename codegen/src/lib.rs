@@ -86,7 +86,7 @@ impl Settings {
         self
     }
 
-    /// How the generated crate depends on `mcpgen-runtime`.
+    /// How the generated crate depends on `mcpgen`.
     pub fn with_runtime(mut self, runtime: RuntimeDep) -> Self {
         self.runtime = runtime;
         self

@@ -1,14 +1,16 @@
 //! Calling tools over a connection: what generated typed client stubs need.
 //!
 //! [`McpConnection`] is anything that can call an MCP tool; [`call_typed`] encodes typed
-//! arguments and decodes a typed output through one. A [`LocalConnection`] calls an in-process
-//! [`ToolSet`]; remote sessions (stdio, Streamable HTTP, legacy SSE) live in `mcpgen-client`.
+//! arguments and decodes a typed output through one. The server runtime's `LocalConnection`
+//! calls an in-process tool set; remote sessions (stdio, Streamable HTTP, legacy SSE) live in
+//! `mcpgen-client`.
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::{BoxFuture, CallContext, ToolResult, ToolSet};
+use crate::BoxFuture;
+use crate::result::ToolResult;
 
 /// Why a client-side tool call failed.
 #[derive(Debug, thiserror::Error)]
@@ -175,25 +177,6 @@ impl<T: McpConnection + ?Sized> McpConnection for Box<T> {
         args: Map<String, Value>,
     ) -> BoxFuture<'a, Result<ToolResult, ClientError>> {
         (**self).call_tool(name, args)
-    }
-}
-
-/// An in-process connection to a [`ToolSet`], for tests and embedding.
-pub struct LocalConnection<T>(pub T);
-
-impl<T: ToolSet> McpConnection for LocalConnection<T> {
-    fn call_tool<'a>(
-        &'a self,
-        name: &'a str,
-        args: Map<String, Value>,
-    ) -> BoxFuture<'a, Result<ToolResult, ClientError>> {
-        Box::pin(async move {
-            let ctx = CallContext::default();
-            self.0
-                .call(name, args, &ctx)
-                .await
-                .map_err(|e| ClientError::Transport(e.to_string()))
-        })
     }
 }
 

@@ -121,8 +121,8 @@ pub(crate) fn main_tokens(server: &ir::Server) -> TokenStream {
         #![cfg_attr(rustfmt, rustfmt::skip)]
 
         fn main() -> ::std::process::ExitCode {
-            ::mcpgen_runtime::cli::main(
-                ::mcpgen_runtime::cli::App {
+            ::mcpgen::cli::main(
+                ::mcpgen::cli::App {
                     name: #krate::tools::SERVER_NAME,
                     version: #krate::tools::SERVER_VERSION,
                     description: #krate::tools::SERVER_DESCRIPTION,
@@ -130,7 +130,7 @@ pub(crate) fn main_tokens(server: &ir::Server) -> TokenStream {
                     default_upstream_url: #krate::tools::DEFAULT_UPSTREAM_URL,
                     security_schemes: #krate::tools::SECURITY_SCHEMES,
                 },
-                |upstream| ::mcpgen_runtime::search::Indexed::new(
+                |upstream| ::mcpgen::search::Indexed::new(
                     #krate::Tools::new(upstream),
                     #krate::SEARCH_INDEX,
                 ),

@@ -7,9 +7,9 @@ use clap::{Args, Parser, Subcommand};
 
 mod client_cmd;
 mod sizes;
-use generator::allowlist::{Allowlist, ServerBlock};
-use generator::spec::{Operation, Spec};
-use generator::{Errors, RuntimeDep, Settings, ir, lower, naming, output};
+use mcpgen_codegen::allowlist::{Allowlist, ServerBlock};
+use mcpgen_codegen::spec::{Operation, Spec};
+use mcpgen_codegen::{Errors, RuntimeDep, Settings, ir, lower, naming, output};
 
 /// Turn an OpenAPI document (Swagger 2.0, OpenAPI 3.0 or 3.1) plus a reviewed allowlist
 /// (`mcp_tools.yaml`) into a typed MCP tool crate.
@@ -86,11 +86,11 @@ struct GenerateArgs {
     /// Server name (crate `<name>-mcp`) for --spec, overriding the allowlist's `server.name`.
     #[arg(long, requires = "spec")]
     name: Option<String>,
-    /// Path to the `runtime/` folder of mcpgen, for generated crates outside this repository
-    /// (written into the generated Cargo.toml). Without it, --spec output depends on the
-    /// registry's mcpgen-runtime.
-    #[arg(long, requires = "spec")]
-    runtime_path: Option<PathBuf>,
+    /// Path to the `mcpgen/` folder of this repository (the crate generated servers depend on),
+    /// for generated crates outside it (written into the generated Cargo.toml). Without it,
+    /// --spec output depends on the registry's `mcpgen`. `--runtime-path` is an older name.
+    #[arg(long, value_name = "DIR", requires = "spec", alias = "runtime-path")]
+    mcpgen_path: Option<PathBuf>,
     /// Folder of templates for --spec that replace the built-in ones by file name
     /// (`Cargo.toml.jinja`, `README.md.jinja`; minijinja syntax, strict about undefined values).
     #[arg(long, value_name = "DIR", requires = "spec")]
@@ -104,7 +104,7 @@ struct GenerateArgs {
     /// level), `draft-07` (the draft-07 dialect) or `cursor` (`inline` and tool names of at
     /// most 60 characters).
     #[arg(long, value_name = "P", requires = "spec")]
-    profile: Option<generator::profile::Profile>,
+    profile: Option<mcpgen_codegen::profile::Profile>,
     /// Do not write: exit 1 and name the files that differ from a fresh generation.
     #[arg(long)]
     check: bool,
@@ -183,7 +183,7 @@ struct CheckArgs {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    generator::progress::enable();
+    mcpgen_codegen::progress::enable();
     let result = match cli
         .command
         .unwrap_or(Command::Generate(GenerateArgs::default()))
@@ -225,7 +225,7 @@ fn folder_name(path: &Path) -> Option<String> {
         .then_some(name)
 }
 
-fn print_warnings(name: &str, warnings: &[generator::Warning], verbose: bool) {
+fn print_warnings(name: &str, warnings: &[mcpgen_codegen::Warning], verbose: bool) {
     if verbose {
         for w in warnings {
             eprintln!("  warning [{name}]: {w}");
@@ -244,14 +244,14 @@ fn generate(args: GenerateArgs) -> Result<(), String> {
 }
 
 fn generate_one(args: &GenerateArgs, spec: &Path, tools: &Path, out: &Path) -> Result<(), String> {
-    let runtime = match &args.runtime_path {
+    let runtime = match &args.mcpgen_path {
         Some(p) => {
             let abs = p
                 .canonicalize()
-                .map_err(|e| format!("error: --runtime-path {}: {e}", p.display()))?;
+                .map_err(|e| format!("error: --mcpgen-path {}: {e}", p.display()))?;
             if !abs.join("Cargo.toml").is_file() {
                 return Err(format!(
-                    "error: --runtime-path {}: no Cargo.toml there; point it at mcpgen's runtime/ folder",
+                    "error: --mcpgen-path {}: no Cargo.toml there; point it at the mcpgen/ folder of mcpgen's repository",
                     p.display()
                 ));
             }
@@ -278,7 +278,7 @@ fn generate_one(args: &GenerateArgs, spec: &Path, tools: &Path, out: &Path) -> R
     if let Some(profile) = args.profile {
         settings = settings.with_profile(profile);
     }
-    let generation = generator::generate(spec, tools, &settings).map_err(|e| e.to_string())?;
+    let generation = mcpgen_codegen::generate(spec, tools, &settings).map_err(|e| e.to_string())?;
     print_warnings(&generation.server.name, &generation.warnings, args.verbose);
     finish_crate(&generation, out, args)
 }
@@ -286,7 +286,7 @@ fn generate_one(args: &GenerateArgs, spec: &Path, tools: &Path, out: &Path) -> R
 /// Writes (or with `--check`, compares) one crate and prints its summary line, then its
 /// heaviest tools.
 fn finish_crate(
-    generation: &generator::Generation,
+    generation: &mcpgen_codegen::Generation,
     out: &Path,
     args: &GenerateArgs,
 ) -> Result<(), String> {
@@ -333,8 +333,8 @@ fn finish_crate(
 }
 
 /// Prints the `top` tools with the largest `tools/list` entries on stderr, heaviest first.
-fn print_heaviest(generation: &generator::Generation, top: usize) {
-    let mut sizes: Vec<&(String, generator::ToolsListSize)> =
+fn print_heaviest(generation: &mcpgen_codegen::Generation, top: usize) {
+    let mut sizes: Vec<&(String, mcpgen_codegen::ToolsListSize)> =
         generation.emitted.tool_sizes.iter().collect();
     if top == 0 || sizes.is_empty() {
         return;
@@ -384,7 +384,7 @@ fn find_root(explicit: Option<&Path>) -> Result<PathBuf, String> {
 fn generate_all(args: &GenerateArgs) -> Result<(), String> {
     let root = find_root(args.root.as_deref())?;
     let generated_dir = root.join("generated");
-    let folders = generator::spec_folders(&root).map_err(|e| format!("error: {e}"))?;
+    let folders = mcpgen_codegen::spec_folders(&root).map_err(|e| format!("error: {e}"))?;
     if folders.is_empty() {
         return Err(format!(
             "error: no spec folders in {} (each needs openapi.{{json,yaml,yml}} and mcp_tools.yaml)",
@@ -394,7 +394,7 @@ fn generate_all(args: &GenerateArgs) -> Result<(), String> {
     let mut failures = Vec::new();
     let mut names = Vec::new();
     for folder in &folders {
-        match generator::generate_folder(&root, folder) {
+        match mcpgen_codegen::generate_folder(&root, folder) {
             Ok(generation) => {
                 print_warnings(&generation.server.name, &generation.warnings, args.verbose);
                 let out = generated_dir.join(&generation.server.name);
@@ -563,11 +563,11 @@ fn select_operations<'a>(spec: &'a Spec, filter: &Filter) -> Result<Vec<&'a Oper
     used_methods.sort_unstable();
     used_methods.dedup();
     for method in &filter.methods {
-        let known = generator::spec::METHODS
+        let known = mcpgen_codegen::spec::METHODS
             .iter()
             .any(|m| m.eq_ignore_ascii_case(method.trim()));
         if !known {
-            let all: Vec<String> = generator::spec::METHODS
+            let all: Vec<String> = mcpgen_codegen::spec::METHODS
                 .iter()
                 .map(|m| m.to_ascii_uppercase())
                 .collect();
@@ -714,7 +714,7 @@ fn init(args: InitArgs) -> Result<(), String> {
             .map(str::to_owned),
         ..Default::default()
     };
-    let text = generator::allowlist::render(&server, &entries);
+    let text = mcpgen_codegen::allowlist::render(&server, &entries);
     // What we print must load as an allowlist.
     Allowlist::parse(Path::new("<init output>"), &text)
         .map_err(|e| format!("internal error: {e}"))?;
@@ -763,11 +763,11 @@ fn tool_costs(spec: &Spec, ops: &[&Operation]) -> Result<Vec<usize>, String> {
         name: Some(folder_name(&spec.path).unwrap_or_else(|| "api".to_owned())),
         ..Default::default()
     };
-    let text = generator::allowlist::render(&server, &entries);
+    let text = mcpgen_codegen::allowlist::render(&server, &entries);
     let allowlist = Allowlist::parse(Path::new("<every listed operation>"), &text)
         .map_err(|e| format!("internal error: {e}"))?;
     let settings = Settings::new();
-    let generation = generator::generate_from(spec, &allowlist, &settings).map_err(|e| {
+    let generation = mcpgen_codegen::generate_from(spec, &allowlist, &settings).map_err(|e| {
         format!("error: cannot generate the listed operations to measure them:\n{e}")
     })?;
     let sizes: std::collections::BTreeMap<&str, usize> = generation
@@ -792,7 +792,7 @@ fn check(args: CheckArgs) -> Result<(), String> {
         settings = settings.with_default_name(n);
     }
     let generation =
-        generator::generate(&args.spec, &args.tools, &settings).map_err(|e| e.to_string())?;
+        mcpgen_codegen::generate(&args.spec, &args.tools, &settings).map_err(|e| e.to_string())?;
     print_warnings(&generation.server.name, &generation.warnings, args.verbose);
     let size = generation.emitted.list_size;
     println!(

@@ -28,9 +28,10 @@
 
 use std::collections::BTreeMap;
 
-use super::query::{self, Methods, Query};
-use super::tokenize::{TOKENIZER_VERSION, tokenize};
-use crate::ToolDef;
+use std::fmt::Write as _;
+
+use crate::query::{self, Methods, Query};
+use crate::tokenize::{TOKENIZER_VERSION, tokenize};
 
 /// Version of the text format above.
 pub const FORMAT_VERSION: u32 = 2;
@@ -98,14 +99,21 @@ const K1: f64 = 3.0;
 const GENERALITY: f64 = 0.3;
 
 /// Why an index text cannot be loaded.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("search index, line {line}: {message}")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IndexError {
     /// 1-based line number.
     pub line: usize,
     /// What is wrong.
     pub message: String,
 }
+
+impl std::fmt::Display for IndexError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "search index, line {}: {}", self.line, self.message)
+    }
+}
+
+impl std::error::Error for IndexError {}
 
 #[derive(Debug, Clone)]
 struct Doc {
@@ -171,24 +179,6 @@ impl DocTerms {
             }
         }
     }
-
-    /// The terms of `tool` from its static definition: name, title, description, HTTP method,
-    /// path and argument names (a static table has no OpenAPI tags).
-    pub fn of_tool(tool: &ToolDef) -> Self {
-        let mut terms = Self::new(tool.http.as_ref().map(|h| h.method));
-        terms.add(Field::Name, tool.name);
-        if let Some(title) = tool.title {
-            terms.add(Field::Title, title);
-        }
-        terms.add(Field::Description, tool.description);
-        if let Some(http) = &tool.http {
-            terms.add(Field::Path, http.path);
-            for arg in http.args {
-                terms.add(Field::Arguments, arg.arg);
-            }
-        }
-        terms
-    }
 }
 
 impl SearchIndex {
@@ -213,14 +203,37 @@ impl SearchIndex {
         Self::assemble(list, postings.into_iter().collect())
     }
 
-    /// Builds an index over a static tool table, from what [`DocTerms::of_tool`] sees.
-    pub fn from_tools(tools: &[ToolDef]) -> Self {
-        Self::build(
-            tools
-                .iter()
-                .map(|t| (t.name.to_owned(), DocTerms::of_tool(t)))
-                .collect(),
-        )
+    /// The index text (format [`FORMAT_VERSION`]) of `docs` (tool name and its terms, in
+    /// tool-table order): what a generated crate compiles in and [`parse`](Self::parse) reads.
+    pub fn text(docs: &[(String, DocTerms)]) -> String {
+        let mut postings: BTreeMap<&str, Vec<(usize, u8)>> = BTreeMap::new();
+        let mut lines = String::new();
+        for (i, (name, terms)) in docs.iter().enumerate() {
+            let lengths: Vec<String> = terms.lengths.iter().map(u32::to_string).collect();
+            let method = terms
+                .method
+                .as_deref()
+                .filter(|m| !m.is_empty())
+                .unwrap_or("-");
+            let _ = writeln!(lines, "{name} {method} {}", lengths.join(","));
+            for (term, fields) in &terms.terms {
+                postings.entry(term).or_default().push((i, *fields));
+            }
+        }
+        let mut text = format!(
+            "{MAGIC} {FORMAT_VERSION} {TOKENIZER_VERSION} {} {}\n",
+            docs.len(),
+            postings.len()
+        );
+        text.push_str(&lines);
+        for (term, list) in &postings {
+            text.push_str(term);
+            for (doc, fields) in list {
+                let _ = write!(text, " {doc}:{fields}");
+            }
+            text.push('\n');
+        }
+        text
     }
 
     fn assemble(docs: Vec<Doc>, mut terms: Vec<(String, Vec<Posting>)>) -> Self {

@@ -58,32 +58,6 @@ pub enum Content {
     },
 }
 
-impl Content {
-    /// The block as MCP sends it (in tool results and prompt messages).
-    pub(crate) fn into_wire(self) -> rmcp::model::ContentBlock {
-        use rmcp::model::{ContentBlock, ResourceContents};
-        match self {
-            Content::Text(text) => ContentBlock::text(text),
-            Content::Image { data, mime_type } => ContentBlock::image(data, mime_type),
-            Content::Audio { data, mime_type } => ContentBlock::audio(data, mime_type),
-            Content::Resource {
-                uri,
-                mime_type,
-                blob,
-            } => {
-                ContentBlock::resource(ResourceContents::blob(blob, uri).with_mime_type(mime_type))
-            }
-            Content::TextResource {
-                uri,
-                mime_type,
-                text,
-            } => {
-                ContentBlock::resource(ResourceContents::text(text, uri).with_mime_type(mime_type))
-            }
-        }
-    }
-}
-
 impl ToolResult {
     /// A successful result with one text block.
     pub fn text(text: impl Into<String>) -> Self {

@@ -1,0 +1,37 @@
+//! The model mcpgen's servers and clients share, free of any transport:
+//!
+//! - [`tool`]: the static tool table ([`ToolDef`], its [`Access`], HTTP binding and annotations);
+//! - [`result`]: [`ToolResult`] and its [`Content`] blocks, what a tool call returns;
+//! - [`connection`]: [`McpConnection`], anything that calls tools, and [`call_typed`], what
+//!   generated typed client stubs call through.
+#![deny(missing_docs)]
+
+pub mod connection;
+pub mod result;
+pub mod tool;
+
+pub use connection::{BreakerOpen, ClientError, McpConnection, call_typed};
+pub use result::{Content, ToolResult};
+pub use tool::{
+    Access, ArgBinding, BodyBinding, HttpBinding, Location, PropertyEncoding, SecurityScheme,
+    SecuritySchemeKind, ToolAnnotations, ToolDef,
+};
+
+use std::future::Future;
+use std::pin::Pin;
+
+/// A boxed, sendable future, so the traits that return one stay object-safe.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// "an object", "a string", ... : what kind of JSON value this is, for messages.
+pub fn json_kind(value: &serde_json::Value) -> &'static str {
+    use serde_json::Value;
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}

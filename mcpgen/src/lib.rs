@@ -1,0 +1,19 @@
+#![doc = include_str!("../README.md")]
+#![deny(missing_docs)]
+
+pub use mcpgen_macros::{generate, mcp_tool, mcp_tools, tool_set};
+pub use mcpgen_runtime::*;
+
+/// Calling MCP servers from Rust: sessions over stdio, Streamable HTTP and legacy SSE, guards,
+/// a registry, LLM tool formats and a tool-call loop (the `client` feature).
+#[cfg(feature = "client")]
+pub use mcpgen_client as client;
+
+/// What an application module needs to write tools: `use mcpgen::prelude::*;` brings the
+/// attribute macros, the tool context and result types, and `schemars` with its
+/// `JsonSchema` derive, which then works without a `schemars` dependency of your own.
+pub mod prelude {
+    pub use mcpgen_macros::{mcp_tool, mcp_tools, tool_set};
+    pub use mcpgen_runtime::schemars::{self, JsonSchema};
+    pub use mcpgen_runtime::{Content, ToolContext, ToolResult};
+}

@@ -1,0 +1,24 @@
+//! Our tool-result content as rmcp's protocol model: the one place the shared model (from
+//! `mcpgen-core`) meets the wire types.
+
+use mcpgen_core::Content;
+
+/// A content block as MCP sends it (in tool results and prompt messages).
+pub(crate) fn content_block(content: Content) -> rmcp::model::ContentBlock {
+    use rmcp::model::{ContentBlock, ResourceContents};
+    match content {
+        Content::Text(text) => ContentBlock::text(text),
+        Content::Image { data, mime_type } => ContentBlock::image(data, mime_type),
+        Content::Audio { data, mime_type } => ContentBlock::audio(data, mime_type),
+        Content::Resource {
+            uri,
+            mime_type,
+            blob,
+        } => ContentBlock::resource(ResourceContents::blob(blob, uri).with_mime_type(mime_type)),
+        Content::TextResource {
+            uri,
+            mime_type,
+            text,
+        } => ContentBlock::resource(ResourceContents::text(text, uri).with_mime_type(mime_type)),
+    }
+}
