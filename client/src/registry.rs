@@ -37,10 +37,11 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 
 use crate::breaker::{BreakerConfig, CircuitBreaker, Clock, SystemClock};
+use crate::config::{McpConfig, ServerConfig};
 use crate::enrich::ToolOrigin;
 use crate::formats::ToolDefinition;
-use crate::{ClientError, McpConfig, McpConnection, ServerConfig, Session};
-use mcpgen_runtime::{BoxFuture, ToolResult};
+use crate::session::Session;
+use mcpgen_runtime::{BoxFuture, ClientError, McpConnection, ToolResult};
 
 /// The separator between server and tool in a qualified name: `server__tool`.
 pub const QUALIFIER: &str = "__";

@@ -17,8 +17,8 @@ use crate::config::{ServerConfig, TransportConfig};
 use crate::frame::too_large_size;
 use crate::sse::SseTransport;
 use crate::stdio::StdioTransport;
-use crate::{ClientError, McpConnection, error_chain, ssrf};
-use mcpgen_runtime::{BoxFuture, Content, ToolResult};
+use crate::{error_chain, ssrf};
+use mcpgen_runtime::{BoxFuture, ClientError, Content, McpConnection, ToolResult};
 
 /// How long a stdio server gets to exit after its stdin closes before it is killed.
 const EXIT_GRACE: Duration = Duration::from_secs(3);
