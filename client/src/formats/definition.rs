@@ -2,6 +2,8 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::tool::ListedTool;
+
 /// One tool as a model sees it: name, description, input schema.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolDefinition {
@@ -15,8 +17,8 @@ pub struct ToolDefinition {
 
 impl ToolDefinition {
     /// The definition of an MCP tool as a server listed it, under `name`.
-    pub fn from_mcp(name: impl Into<String>, tool: &rmcp::model::Tool) -> Self {
-        let mut input_schema = (*tool.input_schema).clone();
+    pub fn from_mcp(name: impl Into<String>, tool: &ListedTool) -> Self {
+        let mut input_schema = tool.input_schema.clone();
         if !input_schema.contains_key("type") {
             input_schema.insert("type".to_owned(), json!("object"));
         }
