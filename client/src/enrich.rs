@@ -114,8 +114,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::ClientError;
-    use mcpgen_runtime::{BoxFuture, ToolResult};
+    use mcpgen_runtime::{BoxFuture, ClientError, ToolResult};
 
     /// Two "servers" in one connection: `weather/forecast` answers, `crm/lookup` is down,
     /// `docs/search` returns a tool error.

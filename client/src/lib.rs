@@ -1,7 +1,7 @@
 //! The client side of mcpgen: connecting to MCP servers and calling their tools.
 //!
 //! - [`config`]: the `mcpServers` configuration ([`McpConfig`], [`ServerConfig`]).
-//! - [`Session`]: one connected server (stdio, Streamable HTTP or legacy SSE) with its
+//! - [`Session`]: one connected server (its tools listed as [`ListedTool`]s) (stdio, Streamable HTTP or legacy SSE) with its
 //!   guards: per-call timeout with cancellation, response size cap, tool allowlist, and the
 //!   SSRF guard ([`ssrf`]) for HTTP and SSE URLs.
 //! - [`registry`]: several servers behind one tool namespace, with a [`CircuitBreaker`] each.
@@ -17,6 +17,7 @@ mod session;
 mod sse;
 pub mod ssrf;
 mod stdio;
+mod tool;
 
 pub mod breaker;
 pub mod enrich;
@@ -32,9 +33,12 @@ pub use formats::{ToolCall, ToolDefinition, ToolNames};
 pub use llm::{
     Llm, LlmError, LlmTurn, LoopError, LoopOptions, LoopOutcome, Message, run_tool_loop,
 };
-pub use mcpgen_runtime::{ClientError, LocalConnection, McpConnection, call_typed};
+pub use mcpgen_runtime::{
+    ClientError, LocalConnection, McpConnection, ToolAnnotations, call_typed,
+};
 pub use registry::{RegisteredTool, Registry, RegistryOptions, ServerFailure};
 pub use session::Session;
+pub use tool::ListedTool;
 
 /// An error with its sources, for messages.
 pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {

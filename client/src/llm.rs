@@ -325,8 +325,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::LocalConnection;
-    use mcpgen_runtime::{CallContext, ToolDef, ToolError, ToolSet};
+    use mcpgen_runtime::{CallContext, LocalConnection, ToolDef, ToolError, ToolSet};
 
     /// A model that plays a fixed script and records what it was shown.
     struct Scripted {

@@ -37,10 +37,12 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 
 use crate::breaker::{BreakerConfig, CircuitBreaker, Clock, SystemClock};
+use crate::config::{McpConfig, ServerConfig};
 use crate::enrich::ToolOrigin;
 use crate::formats::ToolDefinition;
-use crate::{ClientError, McpConfig, McpConnection, ServerConfig, Session};
-use mcpgen_runtime::{BoxFuture, ToolResult};
+use crate::session::Session;
+use crate::tool::ListedTool;
+use mcpgen_runtime::{BoxFuture, ClientError, McpConnection, ToolResult};
 
 /// The separator between server and tool in a qualified name: `server__tool`.
 pub const QUALIFIER: &str = "__";
@@ -310,7 +312,7 @@ impl Registry {
         let outcomes = futures::future::join_all(jobs).await;
 
         let mut servers = BTreeMap::new();
-        let mut listed: Vec<(String, Vec<rmcp::model::Tool>)> = Vec::new();
+        let mut listed: Vec<(String, Vec<ListedTool>)> = Vec::new();
         let mut failures = Vec::new();
         for (name, connected, result) in outcomes {
             if let Some(c) = connected {
@@ -409,7 +411,7 @@ impl Listed {
     }
 }
 
-async fn list_through_breaker(c: &Connected) -> Result<Vec<rmcp::model::Tool>, Listed> {
+async fn list_through_breaker(c: &Connected) -> Result<Vec<ListedTool>, Listed> {
     let permit = c
         .breaker
         .acquire()
@@ -433,7 +435,7 @@ async fn list_through_breaker(c: &Connected) -> Result<Vec<rmcp::model::Tool>, L
 /// Names every listed tool as the module documentation describes. `listed` may come in any
 /// order; duplicate names within one server keep the first and are reported.
 fn assign_names(
-    mut listed: Vec<(String, Vec<rmcp::model::Tool>)>,
+    mut listed: Vec<(String, Vec<ListedTool>)>,
     failures: &mut Vec<ServerFailure>,
 ) -> BTreeMap<String, RegisteredTool> {
     listed.sort_by(|a, b| a.0.cmp(&b.0));
@@ -442,7 +444,7 @@ fn assign_names(
         tools.sort_by(|a, b| a.name.cmp(&b.name));
         let mut seen = BTreeSet::new();
         for tool in tools {
-            if !seen.insert(tool.name.to_string()) {
+            if !seen.insert(tool.name.clone()) {
                 failures.push(ServerFailure {
                     server: server.clone(),
                     error: format!(
@@ -452,7 +454,7 @@ fn assign_names(
                 });
                 continue;
             }
-            let def = ToolDefinition::from_mcp(tool.name.to_string(), &tool);
+            let def = ToolDefinition::from_mcp(tool.name.clone(), &tool);
             entries.push(RegisteredTool {
                 name: def.name.clone(),
                 server: server.clone(),
@@ -522,18 +524,21 @@ impl ToolOrigin for Registry {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use serde_json::json;
 
     use super::*;
 
-    fn tool(name: &str) -> rmcp::model::Tool {
+    fn tool(name: &str) -> ListedTool {
         let schema: Map<String, Value> = json!({"type": "object"})
             .as_object()
             .cloned()
             .unwrap_or_default();
-        rmcp::model::Tool::new(name.to_owned(), format!("{name} tool"), Arc::new(schema))
+        ListedTool {
+            name: name.to_owned(),
+            description: Some(format!("{name} tool")),
+            input_schema: schema,
+            ..ListedTool::default()
+        }
     }
 
     fn names(listed: Vec<(&str, &[&str])>) -> (Vec<(String, String, String)>, Vec<ServerFailure>) {

@@ -17,8 +17,9 @@ use crate::config::{ServerConfig, TransportConfig};
 use crate::frame::too_large_size;
 use crate::sse::SseTransport;
 use crate::stdio::StdioTransport;
-use crate::{ClientError, McpConnection, error_chain, ssrf};
-use mcpgen_runtime::{BoxFuture, Content, ToolResult};
+use crate::tool::ListedTool;
+use crate::{error_chain, ssrf};
+use mcpgen_runtime::{BoxFuture, ClientError, Content, McpConnection, ToolResult};
 
 /// How long a stdio server gets to exit after its stdin closes before it is killed.
 const EXIT_GRACE: Duration = Duration::from_secs(3);
@@ -185,7 +186,7 @@ impl Session {
 
     /// All tools the server offers (following pagination), restricted to the allowlist if
     /// one is configured. The whole listing runs under one timeout.
-    pub async fn list_tools(&self) -> Result<Vec<rmcp::model::Tool>, ClientError> {
+    pub async fn list_tools(&self) -> Result<Vec<ListedTool>, ClientError> {
         let list = async {
             let mut tools = Vec::new();
             let mut cursor = None;
@@ -211,7 +212,7 @@ impl Session {
             .await
             .map_err(|_| self.timeout_error("tools/list"))??;
         tools.retain(|t| self.config.allows_tool(&t.name));
-        Ok(tools)
+        Ok(tools.into_iter().map(ListedTool::from_rmcp).collect())
     }
 
     /// Calls `tool` with `args` under the session's guards. A result with `isError: true` is

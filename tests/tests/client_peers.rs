@@ -5,7 +5,7 @@
 
 use std::process::Stdio;
 
-use mcpgen_client::{McpConfig, ServerConfig, Session};
+use mcpgen_client::{ListedTool, McpConfig, ServerConfig, Session};
 use mcpgen_runtime::{ClientError, Content};
 use mcpgen_tests::{
     KillOnDrop, StandIn, admin_keys_file, free_port, node_bin, node_file, process_exists,
@@ -25,8 +25,8 @@ fn args(value: Value) -> Map<String, Value> {
     value.as_object().cloned().unwrap_or_default()
 }
 
-fn names(tools: &[rmcp::model::Tool]) -> Vec<String> {
-    let mut names: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();
+fn names(tools: &[ListedTool]) -> Vec<String> {
+    let mut names: Vec<String> = tools.iter().map(|t| t.name.clone()).collect();
     names.sort();
     names
 }
