@@ -392,10 +392,11 @@ mod tests {
 
         fn call<'a>(
             &'a self,
-            name: &'a str,
+            tool: &'static ToolDef,
             args: Map<String, Value>,
             _ctx: &'a CallContext,
         ) -> BoxFuture<'a, Result<ToolResult, ToolError>> {
+            let name = tool.name;
             Box::pin(async move {
                 if name != "weather" {
                     return Err(ToolError::UnknownTool(name.to_owned()));

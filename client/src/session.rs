@@ -463,8 +463,6 @@ pub(crate) fn to_tool_result(result: CallToolResult) -> ToolResult {
         content,
         structured_content: result.structured_content,
         is_error: result.is_error == Some(true),
-        upstream_status: None,
-        timed_out: false,
     }
 }
 

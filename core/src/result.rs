@@ -11,11 +11,6 @@ pub struct ToolResult {
     pub structured_content: Option<Value>,
     /// Whether the call failed (the model sees the failure as the result).
     pub is_error: bool,
-    /// HTTP status of the upstream response, for OpenAPI tools that got one (audit records it).
-    pub upstream_status: Option<u16>,
-    /// Whether the failure was a timeout (of the upstream request, or of the tool itself).
-    /// Only the audit record shows it; it is not sent to the client.
-    pub timed_out: bool,
 }
 
 /// One content block of a tool result.
@@ -65,8 +60,6 @@ impl ToolResult {
             content: vec![Content::Text(text.into())],
             structured_content: None,
             is_error: false,
-            upstream_status: None,
-            timed_out: false,
         }
     }
 
@@ -85,8 +78,6 @@ impl ToolResult {
             content: vec![Content::Text(text.into())],
             structured_content: None,
             is_error: true,
-            upstream_status: None,
-            timed_out: false,
         }
     }
 
@@ -105,24 +96,7 @@ impl ToolResult {
             content: vec![Content::Text(text)],
             structured_content: Some(structured),
             is_error: false,
-            upstream_status: None,
-            timed_out: false,
         }
-    }
-
-    /// A failed result saying that something timed out: like [`error`](Self::error), with
-    /// [`timed_out`](Self::timed_out) set so the audit record says `timeout`.
-    pub fn timeout(text: impl Into<String>) -> Self {
-        Self {
-            timed_out: true,
-            ..Self::error(text)
-        }
-    }
-
-    /// The same result, recording the upstream's HTTP status.
-    pub fn with_upstream_status(mut self, status: u16) -> Self {
-        self.upstream_status = Some(status);
-        self
     }
 
     /// The text of all text blocks, joined by newlines.

@@ -176,3 +176,271 @@ pub enum SecuritySchemeKind {
     /// Anything else (OAuth2, OpenID Connect, mutual TLS): no credential attached automatically.
     Other,
 }
+
+impl ToolDef {
+    /// A tool named `name` with `description` and the input schema `input_schema` (JSON text):
+    /// no title and no output schema, `write` access, no hints, no confirmation, scope,
+    /// plugin or HTTP binding. The `const` setters below change one field each, so a table
+    /// states only what differs.
+    pub const fn new(
+        name: &'static str,
+        description: &'static str,
+        input_schema: &'static str,
+    ) -> Self {
+        Self {
+            name,
+            title: None,
+            description,
+            input_schema,
+            output_schema: None,
+            documented_output_schema: None,
+            wrap_output: false,
+            access: Access::Write,
+            annotations: ToolAnnotations::NONE,
+            confirm: false,
+            required_scope: None,
+            plugin: None,
+            http: None,
+        }
+    }
+
+    /// Sets the title.
+    pub const fn title(mut self, title: &'static str) -> Self {
+        self.title = Some(title);
+        self
+    }
+
+    /// Sets the advertised output schema (JSON text).
+    pub const fn output_schema(mut self, schema: &'static str) -> Self {
+        self.output_schema = Some(schema);
+        self
+    }
+
+    /// Sets the output schema as the API's document states it (JSON text).
+    pub const fn documented_output_schema(mut self, schema: &'static str) -> Self {
+        self.documented_output_schema = Some(schema);
+        self
+    }
+
+    /// Structured output is wrapped as `{"result": ...}`.
+    pub const fn wrap_output(mut self) -> Self {
+        self.wrap_output = true;
+        self
+    }
+
+    /// The tool only reads: `mcp:read` grants it.
+    pub const fn read(mut self) -> Self {
+        self.access = Access::Read;
+        self
+    }
+
+    /// Sets the behaviour hints.
+    pub const fn annotations(mut self, annotations: ToolAnnotations) -> Self {
+        self.annotations = annotations;
+        self
+    }
+
+    /// Each call asks the person first.
+    pub const fn confirm(mut self) -> Self {
+        self.confirm = true;
+        self
+    }
+
+    /// Sets the scope a principal needs besides the read/write scopes.
+    pub const fn required_scope(mut self, scope: &'static str) -> Self {
+        self.required_scope = Some(scope);
+        self
+    }
+
+    /// Sets the plugin the tool belongs to.
+    pub const fn plugin(mut self, plugin: &'static str) -> Self {
+        self.plugin = Some(plugin);
+        self
+    }
+
+    /// Sets how the tool calls its REST API.
+    pub const fn http(mut self, http: HttpBinding) -> Self {
+        self.http = Some(http);
+        self
+    }
+}
+
+impl ToolAnnotations {
+    /// No hints.
+    pub const NONE: Self = Self {
+        read_only_hint: None,
+        destructive_hint: None,
+        idempotent_hint: None,
+        open_world_hint: None,
+    };
+
+    /// Sets the read-only hint.
+    pub const fn read_only(mut self, hint: bool) -> Self {
+        self.read_only_hint = Some(hint);
+        self
+    }
+
+    /// Sets the destructive hint.
+    pub const fn destructive(mut self, hint: bool) -> Self {
+        self.destructive_hint = Some(hint);
+        self
+    }
+
+    /// Sets the idempotent hint.
+    pub const fn idempotent(mut self, hint: bool) -> Self {
+        self.idempotent_hint = Some(hint);
+        self
+    }
+
+    /// Sets the open-world hint.
+    pub const fn open_world(mut self, hint: bool) -> Self {
+        self.open_world_hint = Some(hint);
+        self
+    }
+}
+
+impl HttpBinding {
+    /// `method` (upper case) on `path`, the operation `operation_id`: no arguments, no body,
+    /// no security schemes, the configured base URL.
+    pub const fn new(method: &'static str, path: &'static str, operation_id: &'static str) -> Self {
+        Self {
+            method,
+            path,
+            operation_id,
+            args: &[],
+            body: None,
+            security: &[],
+            server_url: None,
+        }
+    }
+
+    /// Sets where each argument goes.
+    pub const fn args(mut self, args: &'static [ArgBinding]) -> Self {
+        self.args = args;
+        self
+    }
+
+    /// Sets the request body.
+    pub const fn body(mut self, body: BodyBinding) -> Self {
+        self.body = Some(body);
+        self
+    }
+
+    /// Sets the security schemes the operation accepts.
+    pub const fn security(mut self, schemes: &'static [&'static str]) -> Self {
+        self.security = schemes;
+        self
+    }
+
+    /// Sets the operation's own base URL.
+    pub const fn server_url(mut self, url: &'static str) -> Self {
+        self.server_url = Some(url);
+        self
+    }
+}
+
+impl ArgBinding {
+    /// The argument `arg`, sent at `location` under the same name, optional, with the
+    /// location's default serialisation.
+    pub const fn new(arg: &'static str, location: Location) -> Self {
+        Self {
+            arg,
+            wire: arg,
+            location,
+            required: false,
+            style: None,
+            explode: None,
+            allow_reserved: false,
+        }
+    }
+
+    /// Sets the name on the wire, when it differs from the argument's.
+    pub const fn wire(mut self, wire: &'static str) -> Self {
+        self.wire = wire;
+        self
+    }
+
+    /// The argument is required.
+    pub const fn required(mut self) -> Self {
+        self.required = true;
+        self
+    }
+
+    /// Sets the OpenAPI `style`.
+    pub const fn style(mut self, style: &'static str) -> Self {
+        self.style = Some(style);
+        self
+    }
+
+    /// Sets the OpenAPI `explode`.
+    pub const fn explode(mut self, explode: bool) -> Self {
+        self.explode = Some(explode);
+        self
+    }
+
+    /// Reserved characters are sent unencoded (`allowReserved`).
+    pub const fn allow_reserved(mut self) -> Self {
+        self.allow_reserved = true;
+        self
+    }
+}
+
+impl BodyBinding {
+    /// A body of media type `content_type`, optional, with default encodings.
+    pub const fn new(content_type: &'static str) -> Self {
+        Self {
+            content_type,
+            required: false,
+            encoding: &[],
+        }
+    }
+
+    /// The body is required.
+    pub const fn required(mut self) -> Self {
+        self.required = true;
+        self
+    }
+
+    /// Sets the per-property encodings.
+    pub const fn encoding(mut self, encoding: &'static [PropertyEncoding]) -> Self {
+        self.encoding = encoding;
+        self
+    }
+}
+
+impl PropertyEncoding {
+    /// The property `property` with default encoding.
+    pub const fn new(property: &'static str) -> Self {
+        Self {
+            property,
+            content_type: None,
+            style: None,
+            explode: None,
+            allow_reserved: false,
+        }
+    }
+
+    /// Sets the multipart part's media type(s).
+    pub const fn content_type(mut self, content_type: &'static str) -> Self {
+        self.content_type = Some(content_type);
+        self
+    }
+
+    /// Sets the `style`.
+    pub const fn style(mut self, style: &'static str) -> Self {
+        self.style = Some(style);
+        self
+    }
+
+    /// Sets `explode`.
+    pub const fn explode(mut self, explode: bool) -> Self {
+        self.explode = Some(explode);
+        self
+    }
+
+    /// Reserved characters are sent unencoded (`allowReserved`).
+    pub const fn allow_reserved(mut self) -> Self {
+        self.allow_reserved = true;
+        self
+    }
+}

@@ -15,7 +15,7 @@ use mcpgen_codegen::emit::search::index_text;
 use mcpgen_codegen::ir;
 use mcpgen_codegen::select::{SelectOptions, select};
 use mcpgen_codegen::spec::Spec;
-use mcpgen_runtime::search::{Indexed, SearchIndex, tokenize};
+use mcpgen_runtime::search::{SearchIndex, tokenize};
 use mcpgen_runtime::server::{Server, ToolMode};
 use mcpgen_runtime::{BoxFuture, CallContext, Principal, ToolDef, ToolError, ToolResult, ToolSet};
 use serde_json::{Map, Value, json};
@@ -131,19 +131,24 @@ fn queries(file: &str) -> Vec<(String, String)> {
 }
 
 /// The tools of an IR as a tool set that refuses every call (only listing and search matter).
-struct Listed(&'static [ToolDef]);
+struct Listed(&'static [ToolDef], &'static str);
 
 impl ToolSet for Listed {
     fn tools(&self) -> &'static [ToolDef] {
         self.0
     }
 
+    fn search_index(&self) -> Option<&'static str> {
+        Some(self.1)
+    }
+
     fn call<'a>(
         &'a self,
-        name: &'a str,
+        tool: &'static ToolDef,
         _args: Map<String, Value>,
         _ctx: &'a CallContext,
     ) -> BoxFuture<'a, Result<ToolResult, ToolError>> {
+        let name = tool.name;
         Box::pin(async move { Err(ToolError::UnknownTool(name.to_owned())) })
     }
 }
@@ -154,7 +159,7 @@ fn search_server(server: &ir::Server) -> Server {
     let defs: &'static [ToolDef] = Vec::leak(support::preview::tool_defs(&server.tools));
     let index: &'static str = String::leak(index_text(server));
     Server::builder("github", "1")
-        .tool_set(Indexed::new(Listed(defs), index))
+        .tool_set(Listed(defs, index))
         .tool_mode(ToolMode::Search)
         .no_auth()
         .build()

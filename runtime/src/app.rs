@@ -253,14 +253,14 @@ impl<S: Send + Sync + 'static> ToolSet for AppToolSet<S> {
 
     fn call<'a>(
         &'a self,
-        name: &'a str,
+        tool: &'static ToolDef,
         args: Map<String, Value>,
         ctx: &'a CallContext,
     ) -> BoxFuture<'a, Result<ToolResult, ToolError>> {
-        match self.by_name.get(name).and_then(|&i| self.calls.get(i)) {
+        match self.by_name.get(tool.name).and_then(|&i| self.calls.get(i)) {
             Some(call) => call(&self.state, args, ctx),
             None => Box::pin(std::future::ready(Err(ToolError::UnknownTool(
-                name.to_owned(),
+                tool.name.to_owned(),
             )))),
         }
     }

@@ -17,7 +17,8 @@
 //! - [`resource`]: resources and resource templates a server offers ([`ResourceSet`]), and
 //!   [`ResourceUpdates`] for subscribers.
 //! - [`completion`]: suggestions for prompt arguments and template variables ([`Completer`]).
-//! - [`upstream`]: the HTTP call an OpenAPI-derived tool makes to its REST API.
+//! - [`upstream`]: the HTTP call an OpenAPI-derived tool makes to its REST API, and
+//!   [`openapi`]: [`OpenApiTools`], a generated crate's tool table driven through one upstream.
 //! - [`connection`]: [`McpConnection`] and [`call_typed`], what typed client stubs call
 //!   through (from `mcpgen-core`; sessions to remote servers live in `mcpgen-client`), and
 //!   [`LocalConnection`] to an in-process tool set.
@@ -35,6 +36,7 @@ pub mod completion;
 pub mod input;
 mod local;
 pub mod notify;
+pub mod openapi;
 pub mod principal;
 pub mod prompt;
 pub mod resource;
@@ -56,6 +58,7 @@ pub use mcpgen_core::{
 pub use mcpgen_core::{BreakerOpen, ClientError, McpConnection, call_typed};
 pub use mcpgen_core::{Content, ToolResult};
 pub use notify::{Cancellation, LogLevel, Notifier, NotifyError};
+pub use openapi::OpenApiTools;
 pub use principal::Principal;
 pub use prompt::{Prompt, PromptArgs, PromptArgument, PromptError, PromptMessage, PromptSet};
 pub use resource::{
@@ -63,7 +66,7 @@ pub use resource::{
     ResourceUpdates, TemplateRead,
 };
 pub use toolset::{CallContext, CallerCredential, ForwardedHeaders, ToolError, ToolSet};
-pub use upstream::{Credential, PreparedRequest, Upstream, UpstreamConfig, UpstreamError};
+pub use upstream::{Credential, Invoked, PreparedRequest, Upstream, UpstreamConfig, UpstreamError};
 
 /// JSON Schema for application tools' types (schemars 1.x): derive
 /// [`JsonSchema`](schemars::JsonSchema) on what `#[mcp_tool]` functions take and return.

@@ -1,6 +1,7 @@
 //! The trait servers dispatch tool calls through.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU16, Ordering};
 
 use serde_json::{Map, Value};
 
@@ -95,6 +96,27 @@ pub struct CallContext {
     /// How questions to the client travel (elicitation, sampling, roots); nobody to ask
     /// unless the call came from an MCP client.
     pub(crate) input: InputChannel,
+    /// What the call's upstream request reported, for the audit record.
+    upstream: UpstreamReport,
+}
+
+/// What a tool's upstream request reported: its HTTP status and whether it timed out. The
+/// tool set writes it ([`CallContext::report_upstream`]) and the server's audit record reads
+/// it; the result the client sees does not carry it.
+#[derive(Debug, Default)]
+struct UpstreamReport {
+    /// The HTTP status, 0 while none was reported.
+    status: AtomicU16,
+    timed_out: AtomicBool,
+}
+
+impl Clone for UpstreamReport {
+    fn clone(&self) -> Self {
+        Self {
+            status: AtomicU16::new(self.status.load(Ordering::Relaxed)),
+            timed_out: AtomicBool::new(self.timed_out.load(Ordering::Relaxed)),
+        }
+    }
 }
 
 impl CallContext {
@@ -138,6 +160,28 @@ impl CallContext {
         self.cancellation = cancellation;
         self
     }
+
+    /// Records what the call's upstream request came to: its HTTP status, if it got a response,
+    /// and whether it timed out. The audit record of the call carries both.
+    pub fn report_upstream(&self, status: Option<u16>, timed_out: bool) {
+        self.upstream
+            .status
+            .store(status.unwrap_or(0), Ordering::Relaxed);
+        self.upstream.timed_out.store(timed_out, Ordering::Relaxed);
+    }
+
+    /// The upstream HTTP status reported for this call, if any.
+    pub fn upstream_status(&self) -> Option<u16> {
+        match self.upstream.status.load(Ordering::Relaxed) {
+            0 => None,
+            status => Some(status),
+        }
+    }
+
+    /// Whether the call's upstream request was reported as timed out.
+    pub fn upstream_timed_out(&self) -> bool {
+        self.upstream.timed_out.load(Ordering::Relaxed)
+    }
 }
 
 /// Why a call could not be dispatched at all (as opposed to a tool that ran and failed,
@@ -162,10 +206,11 @@ pub trait ToolSet: Send + Sync + 'static {
     /// The static tool table.
     fn tools(&self) -> &'static [ToolDef];
 
-    /// Calls the tool `name` with `args`.
+    /// Calls `tool`, one of [`tools`](Self::tools), with `args`. The server has found the tool
+    /// and checked the arguments against its input schema before it calls.
     fn call<'a>(
         &'a self,
-        name: &'a str,
+        tool: &'static ToolDef,
         args: Map<String, Value>,
         ctx: &'a CallContext,
     ) -> BoxFuture<'a, Result<ToolResult, ToolError>>;

@@ -136,10 +136,11 @@ impl ToolSet for Askers {
 
     fn call<'a>(
         &'a self,
-        name: &'a str,
+        tool: &'static ToolDef,
         _args: Map<String, Value>,
         ctx: &'a CallContext,
     ) -> BoxFuture<'a, Result<ToolResult, ToolError>> {
+        let name = tool.name;
         Box::pin(async move {
             self.runs.lock().unwrap().push(name.to_owned());
             let ctx = ToolContext::from_call(ctx);

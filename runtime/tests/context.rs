@@ -71,10 +71,11 @@ impl ToolSet for Reporter {
 
     fn call<'a>(
         &'a self,
-        name: &'a str,
+        tool: &'static ToolDef,
         _args: Map<String, Value>,
         call: &'a CallContext,
     ) -> BoxFuture<'a, Result<ToolResult, ToolError>> {
+        let name = tool.name;
         let ctx = ToolContext::from_call(call);
         Box::pin(async move {
             match name {

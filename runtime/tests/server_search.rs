@@ -5,7 +5,6 @@
 mod support;
 
 use mcpgen_runtime::audit::AuditStatus;
-use mcpgen_runtime::search::Indexed;
 use mcpgen_runtime::server::{ConfigProblem, ServerError, ToolMode};
 use mcpgen_runtime::{Access, ToolAnnotations, ToolDef};
 use rmcp::model::CallToolResult;
@@ -372,7 +371,10 @@ fn an_unknown_pin_or_a_broken_index_is_a_start_up_error() {
     );
     let found = problems(
         mcpgen_runtime::server::Server::builder("index", "1")
-            .tool_set(Indexed::new(notes.clone(), "not an index"))
+            .tool_set(Notes {
+                search_index: Some("not an index"),
+                ..notes.clone()
+            })
             .tool_mode(ToolMode::Search)
             .build(),
     );
@@ -389,7 +391,10 @@ fn an_unknown_pin_or_a_broken_index_is_a_start_up_error() {
     );
     let found = problems(
         mcpgen_runtime::server::Server::builder("stale", "1")
-            .tool_set(Indexed::new(notes, String::leak(stale)))
+            .tool_set(Notes {
+                search_index: Some(String::leak(stale)),
+                ..notes
+            })
             .tool_mode(ToolMode::Search)
             .build(),
     );

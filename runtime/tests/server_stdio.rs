@@ -149,7 +149,7 @@ impl mcpgen_runtime::ToolSet for Panicky {
 
     fn call<'a>(
         &'a self,
-        _name: &'a str,
+        _tool: &'static mcpgen_runtime::ToolDef,
         _args: serde_json::Map<String, serde_json::Value>,
         _ctx: &'a mcpgen_runtime::CallContext,
     ) -> mcpgen_runtime::BoxFuture<'a, Result<mcpgen_runtime::ToolResult, mcpgen_runtime::ToolError>>

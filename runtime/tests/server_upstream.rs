@@ -212,15 +212,14 @@ impl ToolSet for Api {
 
     fn call<'a>(
         &'a self,
-        name: &'a str,
+        tool: &'static ToolDef,
         args: Map<String, Value>,
         ctx: &'a CallContext,
     ) -> BoxFuture<'a, Result<ToolResult, ToolError>> {
         Box::pin(async move {
-            let tool = self
-                .tool(name)
-                .ok_or_else(|| ToolError::UnknownTool(name.to_owned()))?;
-            Ok(self.upstream.invoke_with(tool, args, ctx).await)
+            let invoked = self.upstream.invoke_with(tool, args, ctx).await;
+            ctx.report_upstream(invoked.status, invoked.timed_out);
+            Ok(invoked.result)
         })
     }
 }

@@ -11,7 +11,7 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use mcpgen_runtime::{
     ArgBinding, BodyBinding, CallContext, CallerCredential, Content, Credential, ForwardedHeaders,
-    HttpBinding, Location, SecurityScheme, SecuritySchemeKind, ToolAnnotations, ToolDef,
+    HttpBinding, Invoked, Location, SecurityScheme, SecuritySchemeKind, ToolAnnotations, ToolDef,
     ToolResult, Upstream, UpstreamConfig,
 };
 use serde_json::{Map, Value, json};
@@ -737,8 +737,10 @@ async fn no_content_is_a_success_message() {
     let result = server.upstream().invoke(&delete, Map::new()).await;
     assert_eq!(
         result,
-        ToolResult::text("DELETE /no-content succeeded with status 204 (no content)")
-            .with_upstream_status(204)
+        Invoked::new(ToolResult::text(
+            "DELETE /no-content succeeded with status 204 (no content)"
+        ))
+        .with_status(204)
     );
 }
 
@@ -748,8 +750,10 @@ async fn non_2xx_is_an_error_with_status_and_body() {
     let result = server.upstream().invoke(&get("/missing"), Map::new()).await;
     assert_eq!(
         result,
-        ToolResult::error("GET /missing failed with status 404 Not Found: item 42 does not exist")
-            .with_upstream_status(404)
+        Invoked::new(ToolResult::error(
+            "GET /missing failed with status 404 Not Found: item 42 does not exist"
+        ))
+        .with_status(404)
     );
 }
 
@@ -764,7 +768,7 @@ async fn long_error_bodies_are_cut_at_4_kib_with_a_marker() {
     );
     assert_eq!(
         result,
-        ToolResult::error(expected).with_upstream_status(500)
+        Invoked::new(ToolResult::error(expected)).with_status(500)
     );
 }
 
@@ -826,7 +830,7 @@ async fn text_response_is_text() {
     let result = server.upstream().invoke(&get("/text"), Map::new()).await;
     assert_eq!(
         result,
-        ToolResult::text("plain words").with_upstream_status(200)
+        Invoked::new(ToolResult::text("plain words")).with_status(200)
     );
 }
 
@@ -867,7 +871,7 @@ async fn slow_upstream_times_out() {
     let result = upstream.invoke(&get("/slow"), Map::new()).await;
     assert_eq!(
         result,
-        ToolResult::timeout("GET /slow timed out after 0.3 s")
+        Invoked::new(ToolResult::error("GET /slow timed out after 0.3 s")).timed_out()
     );
     assert!(result.is_error && result.timed_out);
 }

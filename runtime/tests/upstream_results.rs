@@ -8,7 +8,7 @@ use axum::response::{IntoResponse, Response};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use mcpgen_runtime::{
-    Content, HttpBinding, ToolAnnotations, ToolDef, ToolResult, Upstream, UpstreamConfig,
+    Content, HttpBinding, Invoked, ToolAnnotations, ToolDef, ToolResult, Upstream, UpstreamConfig,
 };
 use serde_json::{Map, json};
 use support::recording::{Recording, Routes};
@@ -155,7 +155,7 @@ const fn get(path: &'static str) -> ToolDef {
     tool("GET", path)
 }
 
-async fn call(server: &Server, tool: &ToolDef) -> ToolResult {
+async fn call(server: &Server, tool: &ToolDef) -> Invoked {
     server.upstream().invoke(tool, Map::new()).await
 }
 
@@ -181,13 +181,12 @@ async fn json_object_is_structured_content_and_text() {
     let result = call(&server, &get("/object")).await;
     assert_eq!(
         result,
-        ToolResult {
+        Invoked::new(ToolResult {
             content: vec![Content::Text(r#"{"id":7}"#.into())],
             structured_content: Some(json!({"id": 7})),
             is_error: false,
-            upstream_status: Some(200),
-            timed_out: false,
-        }
+        })
+        .with_status(200)
     );
 }
 
@@ -208,13 +207,17 @@ async fn no_content_and_empty_bodies_are_short_successes() {
     let server = Server::start().await;
     assert_eq!(
         call(&server, &tool("DELETE", "/no-content")).await,
-        ToolResult::text("DELETE /no-content succeeded with status 204 (no content)")
-            .with_upstream_status(204)
+        Invoked::new(ToolResult::text(
+            "DELETE /no-content succeeded with status 204 (no content)"
+        ))
+        .with_status(204)
     );
     assert_eq!(
         call(&server, &get("/empty")).await,
-        ToolResult::text("GET /empty succeeded with status 200 (empty body)")
-            .with_upstream_status(200)
+        Invoked::new(ToolResult::text(
+            "GET /empty succeeded with status 200 (empty body)"
+        ))
+        .with_status(200)
     );
 }
 
@@ -223,12 +226,12 @@ async fn text_types_are_text() {
     let server = Server::start().await;
     assert_eq!(
         call(&server, &get("/text")).await,
-        ToolResult::text("a,b\n1,2\n").with_upstream_status(200)
+        Invoked::new(ToolResult::text("a,b\n1,2\n")).with_status(200)
     );
     // Declared text in another encoding is still text, not binary.
     assert_eq!(
         call(&server, &get("/latin1")).await,
-        ToolResult::text("caf\u{fffd}").with_upstream_status(200)
+        Invoked::new(ToolResult::text("caf\u{fffd}")).with_status(200)
     );
 }
 
@@ -297,11 +300,11 @@ async fn problem_json_is_rendered_by_title_and_detail() {
     let result = call(&server, &get("/problem")).await;
     assert_eq!(
         result,
-        ToolResult::error(
+        Invoked::new(ToolResult::error(
             "GET /problem failed with status 404 Not Found: Item not found: item 42 does not \
              exist (status 404, type https://example.com/probs/no-item, instance /items/42)"
-        )
-        .with_upstream_status(404)
+        ))
+        .with_status(404)
     );
 
     // Extension members (e.g. validation errors) are kept.
@@ -327,10 +330,10 @@ async fn server_error_is_an_error_with_status_and_body() {
     let server = Server::start().await;
     assert_eq!(
         call(&server, &tool("POST", "/broken")).await,
-        ToolResult::error(
+        Invoked::new(ToolResult::error(
             "POST /broken failed with status 500 Internal Server Error: database on fire"
-        )
-        .with_upstream_status(500)
+        ))
+        .with_status(500)
     );
 }
 
@@ -339,19 +342,19 @@ async fn retry_after_is_passed_on() {
     let server = Server::start().await;
     assert_eq!(
         call(&server, &get("/busy")).await,
-        ToolResult::error(
+        Invoked::new(ToolResult::error(
             "GET /busy failed with status 429 Too Many Requests: slow down\nThe upstream asks \
              to retry after 30 seconds."
-        )
-        .with_upstream_status(429)
+        ))
+        .with_status(429)
     );
     assert_eq!(
         call(&server, &get("/down")).await,
-        ToolResult::error(
+        Invoked::new(ToolResult::error(
             "GET /down failed with status 503 Service Unavailable (empty body)\nThe upstream \
              asks to retry after Wed, 21 Oct 2015 07:28:00 GMT."
-        )
-        .with_upstream_status(503)
+        ))
+        .with_status(503)
     );
 }
 
@@ -364,7 +367,7 @@ async fn redirects_are_followed_for_safe_methods() {
     let result = call(&server, &get("/old")).await;
     assert!(!result.is_error, "{result:?}");
     assert_eq!(result.structured_content, Some(json!({"moved": true})));
-    assert_eq!(result.upstream_status, Some(200));
+    assert_eq!(result.status, Some(200));
     assert_eq!(server.lines(), ["GET /old", "GET /new"]);
 }
 
@@ -375,12 +378,12 @@ async fn redirects_are_not_followed_for_unsafe_methods() {
         let result = call(&server, &tool(method, "/old-post")).await;
         assert_eq!(
             result,
-            ToolResult::error(format!(
+            Invoked::new(ToolResult::error(format!(
                 "{method} /old-post was redirected with status 307 Temporary Redirect to `/new`, \
                  which was not followed: redirects are followed only for GET, HEAD and OPTIONS \
                  requests: moved"
-            ))
-            .with_upstream_status(307)
+            )))
+            .with_status(307)
         );
         assert_eq!(server.lines(), [format!("{method} /old-post")]);
     }

@@ -160,7 +160,7 @@ async fn official_clients_receive_an_error_naming_the_field_in_strict_mode() {
 async fn typed_client_stubs_decode_drifted_results() {
     let upstream = drifted_upstream().await;
     let config = mcpgen_runtime::UpstreamConfig::new(&upstream.url);
-    let tools = synaplan_mcp::Tools::new(mcpgen_runtime::Upstream::new(config).expect("upstream"));
+    let tools = synaplan_mcp::tool_set(mcpgen_runtime::Upstream::new(config).expect("upstream"));
     let connection = mcpgen_runtime::LocalConnection(tools);
     let client = synaplan_mcp::client::Client::new(&connection);
     let listed = client

@@ -478,7 +478,7 @@ impl mcpgen_runtime::audit::AuditSink for AuditedTools {
 #[tokio::test]
 async fn generated_and_app_tools_share_one_server() {
     let upstream = mcpgen_tests::synaplan_stand_in().await;
-    let generated = synaplan_mcp::Tools::new(
+    let generated = synaplan_mcp::tool_set(
         mcpgen_runtime::Upstream::new(mcpgen_runtime::UpstreamConfig::new(&upstream.url))
             .expect("an upstream"),
     );

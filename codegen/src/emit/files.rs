@@ -105,7 +105,7 @@ pub(crate) fn lib_tokens(server: &ir::Server) -> TokenStream {
 
         pub use client::Client;
         pub use search::SEARCH_INDEX;
-        pub use tools::{TOOLS, Tools};
+        pub use tools::{TOOLS, tool_set};
     }
 }
 
@@ -130,10 +130,7 @@ pub(crate) fn main_tokens(server: &ir::Server) -> TokenStream {
                     default_upstream_url: #krate::tools::DEFAULT_UPSTREAM_URL,
                     security_schemes: #krate::tools::SECURITY_SCHEMES,
                 },
-                |upstream| ::mcpgen::search::Indexed::new(
-                    #krate::Tools::new(upstream),
-                    #krate::SEARCH_INDEX,
-                ),
+                #krate::tool_set,
             )
         }
     }

@@ -90,11 +90,7 @@ pub fn emit(server: &ir::Server, options: &EmitOptions) -> Result<Emitted, Error
     );
     files.insert(
         "src/tools.rs".to_owned(),
-        render(
-            &header,
-            "The tool table and the dispatcher.",
-            tools::tokens(server, &tool_types),
-        )?,
+        render(&header, "The tool table.", tools::tokens(server))?,
     );
     files.insert(
         "src/client.rs".to_owned(),
@@ -181,10 +177,10 @@ fn parse_file(tokens: TokenStream) -> Result<syn::File, Error> {
 
 /// [`render`] for code already parsed.
 fn render_file(header: &str, module_doc: &str, file: syn::File) -> Result<String, Error> {
-    let mut body = prettyplease::unparse(&file);
+    let mut body = unparse_spaced(&file);
     if may_need_escapes(&body) {
         let escaped = parse_file(escape_bidi(quote::ToTokens::into_token_stream(file)))?;
-        body = prettyplease::unparse(&escaped);
+        body = unparse_spaced(&escaped);
     }
     let mut out = String::new();
     out.push_str(&format!("// {header}\n"));
@@ -194,6 +190,33 @@ fn render_file(header: &str, module_doc: &str, file: syn::File) -> Result<String
     out.push('\n');
     out.push_str(&body);
     Ok(out)
+}
+
+/// `file` formatted by prettyplease, with a blank line between top-level items (but not between
+/// consecutive `use` or `mod` declarations), as a person would write it.
+fn unparse_spaced(file: &syn::File) -> String {
+    let mut out = prettyplease::unparse(&syn::File {
+        items: Vec::new(),
+        ..file.clone()
+    });
+    let mut previous: Option<&syn::Item> = None;
+    for item in &file.items {
+        let grouped = matches!(
+            (previous, item),
+            (Some(syn::Item::Use(_)), syn::Item::Use(_))
+                | (Some(syn::Item::Mod(_)), syn::Item::Mod(_))
+        );
+        if previous.is_some() && !grouped {
+            out.push('\n');
+        }
+        out.push_str(&prettyplease::unparse(&syn::File {
+            attrs: Vec::new(),
+            items: vec![item.clone()],
+            ..file.clone()
+        }));
+        previous = Some(item);
+    }
+    out
 }
 
 /// Whether formatted code may hold a literal that [`escape_bidi`] would rewrite: one whose

@@ -1,26 +1,10 @@
-//! `src/tools.rs`: server constants, the static tool table and the dispatcher.
-
-use std::collections::BTreeMap;
+//! `src/tools.rs`: server constants and the static tool table, which the runtime's
+//! `OpenApiTools` drives.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::ToolTypes;
 use crate::ir;
-
-fn opt_str(v: &Option<String>) -> TokenStream {
-    match v {
-        Some(s) => quote! { ::std::option::Option::Some(#s) },
-        None => quote! { ::std::option::Option::None },
-    }
-}
-
-fn opt_bool(v: Option<bool>) -> TokenStream {
-    match v {
-        Some(b) => quote! { ::std::option::Option::Some(#b) },
-        None => quote! { ::std::option::Option::None },
-    }
-}
 
 /// The name of a tool's `ToolDef` constant.
 pub(crate) fn const_ident(tool: &ir::Tool) -> proc_macro2::Ident {
@@ -41,130 +25,154 @@ fn location(loc: ir::ArgLocation) -> TokenStream {
     }
 }
 
-fn tool_def(tool: &ir::Tool) -> TokenStream {
-    let name = &tool.name;
-    let title = opt_str(&tool.title);
-    let description = &tool.description;
-    let input = raw_str(&compact_json(&tool.input_schema));
-    let output = match &tool.output_schema {
-        Some(schema) => {
-            let lit = raw_str(&compact_json(schema));
-            quote! { ::std::option::Option::Some(#lit) }
-        }
-        None => quote! { ::std::option::Option::None },
-    };
-    let documented = match &tool.documented_output_schema {
-        Some(schema) => {
-            let lit = raw_str(&compact_json(schema));
-            quote! { ::std::option::Option::Some(#lit) }
-        }
-        None => quote! { ::std::option::Option::None },
-    };
-    let wrap = tool.wrap_output;
-    let access = match tool.access {
-        ir::Access::Read => quote!(::mcpgen::Access::Read),
-        ir::Access::Write => quote!(::mcpgen::Access::Write),
-    };
-    let a = tool.annotations;
-    let (ro, de, id, ow) = (
-        opt_bool(a.read_only),
-        opt_bool(a.destructive),
-        opt_bool(a.idempotent),
-        opt_bool(a.open_world),
-    );
-    let confirm = tool.confirm;
-    let scope = opt_str(&tool.required_scope);
-    let plugin = opt_str(&tool.plugin);
-    let http = &tool.http;
+/// One argument's binding: `ArgBinding::new(arg, location)` and a setter for each field that
+/// differs from the default.
+fn arg_binding(b: &ir::ArgBinding) -> TokenStream {
+    let arg = &b.arg;
+    let loc = location(b.location);
+    let mut tokens = quote!(::mcpgen::ArgBinding::new(#arg, #loc));
+    if b.wire != b.arg {
+        let wire = &b.wire;
+        tokens.extend(quote!(.wire(#wire)));
+    }
+    if b.required {
+        tokens.extend(quote!(.required()));
+    }
+    if let Some(style) = &b.style {
+        tokens.extend(quote!(.style(#style)));
+    }
+    if let Some(explode) = b.explode {
+        tokens.extend(quote!(.explode(#explode)));
+    }
+    if b.allow_reserved {
+        tokens.extend(quote!(.allow_reserved()));
+    }
+    tokens
+}
+
+/// A request body's binding, stating only what differs from the default.
+fn body_binding(b: &ir::BodyBinding) -> TokenStream {
+    let ct = &b.content_type;
+    let mut tokens = quote!(::mcpgen::BodyBinding::new(#ct));
+    if b.required {
+        tokens.extend(quote!(.required()));
+    }
+    if !b.encoding.is_empty() {
+        let encoding = b.encoding.iter().map(|e| {
+            let property = &e.property;
+            let mut tokens = quote!(::mcpgen::PropertyEncoding::new(#property));
+            if let Some(content_type) = &e.content_type {
+                tokens.extend(quote!(.content_type(#content_type)));
+            }
+            if let Some(style) = &e.style {
+                tokens.extend(quote!(.style(#style)));
+            }
+            if let Some(explode) = e.explode {
+                tokens.extend(quote!(.explode(#explode)));
+            }
+            if e.allow_reserved {
+                tokens.extend(quote!(.allow_reserved()));
+            }
+            tokens
+        });
+        tokens.extend(quote!(.encoding(&[#(#encoding),*])));
+    }
+    tokens
+}
+
+/// The operation's HTTP binding, stating only what differs from the default.
+fn http_binding(http: &ir::HttpBinding) -> TokenStream {
     let method = &http.method;
     let path = &http.path;
     let operation_id = &http.operation_id;
-    let args = http.args.iter().map(|b| {
-        let arg = &b.arg;
-        let wire = &b.wire;
-        let loc = location(b.location);
-        let required = b.required;
-        let style = opt_str(&b.style);
-        let explode = opt_bool(b.explode);
-        let allow_reserved = b.allow_reserved;
-        quote! {
-            ::mcpgen::ArgBinding {
-                arg: #arg,
-                wire: #wire,
-                location: #loc,
-                required: #required,
-                style: #style,
-                explode: #explode,
-                allow_reserved: #allow_reserved,
-            }
-        }
-    });
-    let body = match &http.body {
-        Some(b) => {
-            let ct = &b.content_type;
-            let req = b.required;
-            let encoding = b.encoding.iter().map(|e| {
-                let property = &e.property;
-                let content_type = opt_str(&e.content_type);
-                let style = opt_str(&e.style);
-                let explode = opt_bool(e.explode);
-                let allow_reserved = e.allow_reserved;
-                quote! {
-                    ::mcpgen::PropertyEncoding {
-                        property: #property,
-                        content_type: #content_type,
-                        style: #style,
-                        explode: #explode,
-                        allow_reserved: #allow_reserved,
-                    }
-                }
-            });
-            quote! {
-                ::std::option::Option::Some(::mcpgen::BodyBinding {
-                    content_type: #ct,
-                    required: #req,
-                    encoding: &[#(#encoding),*],
-                })
-            }
-        }
-        None => quote! { ::std::option::Option::None },
-    };
-    let security = &http.security;
-    let server_url = opt_str(&http.server_url);
-    quote! {
-        ::mcpgen::ToolDef {
-            name: #name,
-            title: #title,
-            description: #description,
-            input_schema: #input,
-            output_schema: #output,
-            documented_output_schema: #documented,
-            wrap_output: #wrap,
-            access: #access,
-            annotations: ::mcpgen::ToolAnnotations {
-                read_only_hint: #ro,
-                destructive_hint: #de,
-                idempotent_hint: #id,
-                open_world_hint: #ow,
-            },
-            confirm: #confirm,
-            required_scope: #scope,
-            plugin: #plugin,
-            http: ::std::option::Option::Some(::mcpgen::HttpBinding {
-                method: #method,
-                path: #path,
-                operation_id: #operation_id,
-                args: &[#(#args),*],
-                body: #body,
-                security: &[#(#security),*],
-                server_url: #server_url,
-            }),
-        }
+    let mut tokens = quote!(::mcpgen::HttpBinding::new(#method, #path, #operation_id));
+    if !http.args.is_empty() {
+        let args = http.args.iter().map(arg_binding);
+        tokens.extend(quote!(.args(&[#(#args),*])));
     }
+    if let Some(body) = &http.body {
+        let body = body_binding(body);
+        tokens.extend(quote!(.body(#body)));
+    }
+    if !http.security.is_empty() {
+        let security = &http.security;
+        tokens.extend(quote!(.security(&[#(#security),*])));
+    }
+    if let Some(url) = &http.server_url {
+        tokens.extend(quote!(.server_url(#url)));
+    }
+    tokens
 }
 
-fn compact_json(v: &serde_json::Value) -> String {
-    v.to_string()
+/// The hints, as `ToolAnnotations::NONE` with a setter per hint given.
+fn annotations(a: ir::Annotations) -> TokenStream {
+    let mut tokens = quote!(::mcpgen::ToolAnnotations::NONE);
+    if let Some(hint) = a.read_only {
+        tokens.extend(quote!(.read_only(#hint)));
+    }
+    if let Some(hint) = a.destructive {
+        tokens.extend(quote!(.destructive(#hint)));
+    }
+    if let Some(hint) = a.idempotent {
+        tokens.extend(quote!(.idempotent(#hint)));
+    }
+    if let Some(hint) = a.open_world {
+        tokens.extend(quote!(.open_world(#hint)));
+    }
+    tokens
+}
+
+/// A tool's `ToolDef`: `ToolDef::new(name, description, input schema)` and a setter for each
+/// field that differs from the default. Schemas are pretty-printed raw strings.
+fn tool_def(tool: &ir::Tool) -> TokenStream {
+    let name = &tool.name;
+    let description = &tool.description;
+    let input = raw_str(&pretty_json(&tool.input_schema));
+    let mut tokens = quote!(::mcpgen::ToolDef::new(#name, #description, #input));
+    if let Some(title) = &tool.title {
+        tokens.extend(quote!(.title(#title)));
+    }
+    if let Some(schema) = &tool.output_schema {
+        let lit = raw_str(&pretty_json(schema));
+        tokens.extend(quote!(.output_schema(#lit)));
+    }
+    if let Some(schema) = &tool.documented_output_schema {
+        let lit = raw_str(&pretty_json(schema));
+        tokens.extend(quote!(.documented_output_schema(#lit)));
+    }
+    if tool.wrap_output {
+        tokens.extend(quote!(.wrap_output()));
+    }
+    if tool.access == ir::Access::Read {
+        tokens.extend(quote!(.read()));
+    }
+    let a = tool.annotations;
+    if a.read_only.is_some()
+        || a.destructive.is_some()
+        || a.idempotent.is_some()
+        || a.open_world.is_some()
+    {
+        let hints = annotations(a);
+        tokens.extend(quote!(.annotations(#hints)));
+    }
+    if tool.confirm {
+        tokens.extend(quote!(.confirm()));
+    }
+    if let Some(scope) = &tool.required_scope {
+        tokens.extend(quote!(.required_scope(#scope)));
+    }
+    if let Some(plugin) = &tool.plugin {
+        tokens.extend(quote!(.plugin(#plugin)));
+    }
+    let http = http_binding(&tool.http);
+    tokens.extend(quote!(.http(#http)));
+    tokens
+}
+
+/// The schema as indented JSON, one key per line, for review; the server parses it once at
+/// start-up, so the layout does not reach the wire.
+fn pretty_json(v: &serde_json::Value) -> String {
+    serde_json::to_string_pretty(v).unwrap_or_else(|_| v.to_string())
 }
 
 /// A raw string literal (`r#"..."#`) holding `text`, with enough `#`s that nothing in `text` can
@@ -201,12 +209,15 @@ fn security_scheme(s: &ir::SecurityScheme) -> TokenStream {
 }
 
 /// The tokens of `src/tools.rs`.
-pub(crate) fn tokens(server: &ir::Server, types: &BTreeMap<String, ToolTypes>) -> TokenStream {
+pub(crate) fn tokens(server: &ir::Server) -> TokenStream {
     let name = &server.name;
     let version = &server.version;
     let title = &server.title;
     let description = &server.description;
-    let upstream = opt_str(&server.upstream_url);
+    let upstream = match &server.upstream_url {
+        Some(url) => quote!(::std::option::Option::Some(#url)),
+        None => quote!(::std::option::Option::None),
+    };
     let schemes = server.security_schemes.iter().map(security_scheme);
     let consts = server.tools.iter().map(|t| {
         let ident = const_ident(t);
@@ -221,25 +232,6 @@ pub(crate) fn tokens(server: &ir::Server, types: &BTreeMap<String, ToolTypes>) -
         }
     });
     let table = server.tools.iter().map(const_ident);
-    let arms = server.tools.iter().enumerate().map(|(i, t)| {
-        let tool_name = &t.name;
-        let decode = match types.get(&t.name).and_then(|ty| ty.args.as_ref()) {
-            Some(ty) => {
-                let ty = format_ident!("{}", ty);
-                quote! {
-                    let _typed: crate::types::input::#ty =
-                        ::mcpgen::__private::decode_args(name, &args)?;
-                }
-            }
-            None => quote! {},
-        };
-        quote! {
-            #tool_name => {
-                #decode
-                ::std::result::Result::Ok(self.upstream.invoke_with(&TOOLS[#i], args, ctx).await)
-            }
-        }
-    });
     let tool_count = server.tools.len();
     quote! {
         /// Server name.
@@ -260,42 +252,10 @@ pub(crate) fn tokens(server: &ir::Server, types: &BTreeMap<String, ToolTypes>) -
         /// Every tool, in allowlist order.
         pub static TOOLS: &[::mcpgen::ToolDef; #tool_count] = &[#(#table),*];
 
-        /// The dispatcher: decodes typed arguments and calls the upstream API.
-        #[derive(Debug, Clone)]
-        pub struct Tools {
-            upstream: ::mcpgen::Upstream,
-        }
-
-        impl Tools {
-            /// Tools that call the API through `upstream`.
-            pub fn new(upstream: ::mcpgen::Upstream) -> Self {
-                Self { upstream }
-            }
-
-            /// The upstream client.
-            pub fn upstream(&self) -> &::mcpgen::Upstream {
-                &self.upstream
-            }
-        }
-
-        impl ::mcpgen::ToolSet for Tools {
-            fn tools(&self) -> &'static [::mcpgen::ToolDef] {
-                TOOLS
-            }
-
-            fn call<'a>(
-                &'a self,
-                name: &'a str,
-                args: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                ctx: &'a ::mcpgen::CallContext,
-            ) -> ::mcpgen::BoxFuture<'a, ::std::result::Result<::mcpgen::ToolResult, ::mcpgen::ToolError>> {
-                ::std::boxed::Box::pin(async move {
-                    match name {
-                        #(#arms)*
-                        _ => ::std::result::Result::Err(::mcpgen::ToolError::UnknownTool(name.to_owned())),
-                    }
-                })
-            }
+        /// The tools, calling the API through `upstream`, with the search index compiled in.
+        pub fn tool_set(upstream: ::mcpgen::Upstream) -> ::mcpgen::OpenApiTools {
+            ::mcpgen::OpenApiTools::new(TOOLS, upstream)
+                .with_search_index(crate::search::SEARCH_INDEX)
         }
     }
 }

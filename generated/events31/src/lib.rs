@@ -13,6 +13,7 @@ pub mod search;
 pub mod tools;
 #[rustfmt::skip]
 pub mod types;
+
 pub use client::Client;
 pub use search::SEARCH_INDEX;
-pub use tools::{TOOLS, Tools};
+pub use tools::{TOOLS, tool_set};

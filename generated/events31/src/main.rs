@@ -12,9 +12,6 @@ fn main() -> ::std::process::ExitCode {
             default_upstream_url: events31_mcp::tools::DEFAULT_UPSTREAM_URL,
             security_schemes: events31_mcp::tools::SECURITY_SCHEMES,
         },
-        |upstream| ::mcpgen::search::Indexed::new(
-            events31_mcp::Tools::new(upstream),
-            events31_mcp::SEARCH_INDEX,
-        ),
+        events31_mcp::tool_set,
     )
 }

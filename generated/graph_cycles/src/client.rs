@@ -6,6 +6,7 @@
 pub struct Client<C> {
     conn: C,
 }
+
 impl<C: ::mcpgen::McpConnection> Client<C> {
     /// A client over `conn`.
     pub fn new(conn: C) -> Self {

@@ -12,9 +12,6 @@ fn main() -> ::std::process::ExitCode {
             default_upstream_url: graph_cycles_mcp::tools::DEFAULT_UPSTREAM_URL,
             security_schemes: graph_cycles_mcp::tools::SECURITY_SCHEMES,
         },
-        |upstream| ::mcpgen::search::Indexed::new(
-            graph_cycles_mcp::Tools::new(upstream),
-            graph_cycles_mcp::SEARCH_INDEX,
-        ),
+        graph_cycles_mcp::tool_set,
     )
 }

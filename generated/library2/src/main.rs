@@ -12,9 +12,6 @@ fn main() -> ::std::process::ExitCode {
             default_upstream_url: library2_mcp::tools::DEFAULT_UPSTREAM_URL,
             security_schemes: library2_mcp::tools::SECURITY_SCHEMES,
         },
-        |upstream| ::mcpgen::search::Indexed::new(
-            library2_mcp::Tools::new(upstream),
-            library2_mcp::SEARCH_INDEX,
-        ),
+        library2_mcp::tool_set,
     )
 }

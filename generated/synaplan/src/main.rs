@@ -12,9 +12,6 @@ fn main() -> ::std::process::ExitCode {
             default_upstream_url: synaplan_mcp::tools::DEFAULT_UPSTREAM_URL,
             security_schemes: synaplan_mcp::tools::SECURITY_SCHEMES,
         },
-        |upstream| ::mcpgen::search::Indexed::new(
-            synaplan_mcp::Tools::new(upstream),
-            synaplan_mcp::SEARCH_INDEX,
-        ),
+        synaplan_mcp::tool_set,
     )
 }

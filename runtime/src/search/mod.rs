@@ -4,7 +4,8 @@
 //!
 //! Generated crates compile their index in (`src/search.rs`, `SEARCH_INDEX`, written by the
 //! generator with the same tokenizer, see [`tokenize`]) and hand it over through
-//! [`ToolSet::search_index`]; [`Indexed`] attaches one to any tool set. A tool set without one
+//! [`ToolSet::search_index`](crate::ToolSet::search_index) (see
+//! [`OpenApiTools::with_search_index`](crate::OpenApiTools::with_search_index)). A tool set without one
 //! is indexed at start-up from its static table ([`index_tools`]).
 //!
 //! ```
@@ -21,14 +22,12 @@
 //! assert_eq!(hits[0].name, "star_repo");
 //! ```
 
-use serde_json::{Map, Value};
-
 pub use mcpgen_search::{
     DocTerms, FORMAT_VERSION, Field, Hit, IndexError, MAGIC, STOPWORDS, SearchIndex,
     TOKENIZER_VERSION, tokenize,
 };
 
-use crate::{BoxFuture, CallContext, ToolDef, ToolError, ToolResult, ToolSet};
+use crate::ToolDef;
 
 /// The terms of `tool` from its static definition: name, title, description, HTTP method, path
 /// and argument names (a static table has no OpenAPI tags).
@@ -56,42 +55,4 @@ pub fn index_tools(tools: &[ToolDef]) -> SearchIndex {
             .map(|t| (t.name.to_owned(), doc_terms(t)))
             .collect(),
     )
-}
-
-/// A tool set with a compiled search index attached: what a generated server binary serves.
-#[derive(Debug, Clone)]
-pub struct Indexed<T> {
-    tools: T,
-    index: &'static str,
-}
-
-impl<T: ToolSet> Indexed<T> {
-    /// `tools` with the index text `index` (a generated crate's `search::SEARCH_INDEX`).
-    pub fn new(tools: T, index: &'static str) -> Self {
-        Self { tools, index }
-    }
-
-    /// The tool set inside.
-    pub fn inner(&self) -> &T {
-        &self.tools
-    }
-}
-
-impl<T: ToolSet> ToolSet for Indexed<T> {
-    fn tools(&self) -> &'static [ToolDef] {
-        self.tools.tools()
-    }
-
-    fn call<'a>(
-        &'a self,
-        name: &'a str,
-        args: Map<String, Value>,
-        ctx: &'a CallContext,
-    ) -> BoxFuture<'a, Result<ToolResult, ToolError>> {
-        self.tools.call(name, args, ctx)
-    }
-
-    fn search_index(&self) -> Option<&'static str> {
-        Some(self.index)
-    }
 }

@@ -220,18 +220,13 @@ pub(crate) async fn call_tool(
         )));
     }
 
-    let args = Value::Object(args);
-    if let Err(problem) = inner.catalog.validators().validate(name, &args) {
+    let (args, verdict) = inner.catalog.validators().validate_map(name, args);
+    if let Err(problem) = verdict {
         pending.finish(AuditStatus::InvalidArguments).await;
         return Answer::Result(ToolResult::error(format!(
             "invalid arguments for tool `{name}`: {problem}"
         )));
     }
-    let Value::Object(args) = args else {
-        // Built as an object just above.
-        pending.finish(AuditStatus::ToolError).await;
-        return Answer::Result(ToolResult::error("internal error: arguments lost"));
-    };
 
     let Some(set) = inner.sets.get(entry.set) else {
         pending.finish(AuditStatus::ToolError).await;
@@ -269,10 +264,11 @@ pub(crate) async fn call_tool(
     }
     // A panicking tool set answers this call with an error instead of taking the connection
     // (or the session) down with it.
-    let outcome = match std::panic::catch_unwind(AssertUnwindSafe(|| set.call(name, args, &ctx))) {
-        Ok(future) => AssertUnwindSafe(future).catch_unwind().await.map_err(drop),
-        Err(_) => Err(()),
-    };
+    let outcome =
+        match std::panic::catch_unwind(AssertUnwindSafe(|| set.call(entry.def, args, &ctx))) {
+            Ok(future) => AssertUnwindSafe(future).catch_unwind().await.map_err(drop),
+            Err(_) => Err(()),
+        };
     // A tool that fails because it asked the client something is answered with the question;
     // one that recovered from an unanswered question keeps its own result.
     let failed = !matches!(&outcome, Ok(Ok(result)) if !result.is_error);
@@ -280,7 +276,7 @@ pub(crate) async fn call_tool(
         pending.finish(status).await;
         return answer;
     }
-    let mut upstream_status = None;
+    let upstream_status = ctx.upstream_status();
     let (status, answer) = match outcome {
         Ok(Ok(result)) => {
             let mut result = check_output(inner, name, result);
@@ -289,10 +285,9 @@ pub(crate) async fn call_tool(
             if entry.def.output_schema.is_none() && !result.content.is_empty() {
                 result.structured_content = None;
             }
-            upstream_status = result.upstream_status;
             let status = if !result.is_error {
                 AuditStatus::Ok
-            } else if result.timed_out {
+            } else if ctx.upstream_timed_out() {
                 AuditStatus::Timeout
             } else if entry.def.http.is_some() {
                 AuditStatus::UpstreamError
@@ -341,12 +336,9 @@ fn check_output(inner: &Inner, name: &str, result: ToolResult) -> ToolResult {
         return result;
     };
     match inner.output_check {
-        OutputCheck::Strict => ToolResult {
-            upstream_status: result.upstream_status,
-            ..ToolResult::error(format!(
-                "tool `{name}` returned a result that does not match its output schema: {problem}"
-            ))
-        },
+        OutputCheck::Strict => ToolResult::error(format!(
+            "tool `{name}` returned a result that does not match its output schema: {problem}"
+        )),
         OutputCheck::Tolerant | OutputCheck::Off => {
             tracing::warn!(
                 tool = name,
@@ -355,12 +347,9 @@ fn check_output(inner: &Inner, name: &str, result: ToolResult) -> ToolResult {
             );
             // Clients reject structured content that fails the advertised schema, also on
             // error results: the data goes as text only.
-            ToolResult {
-                upstream_status: result.upstream_status,
-                ..ToolResult::error(format!(
-                    "tool `{name}`: the API's answer does not fit the tool's output schema ({problem}); the data as received:\n{output}"
-                ))
-            }
+            ToolResult::error(format!(
+                "tool `{name}`: the API's answer does not fit the tool's output schema ({problem}); the data as received:\n{output}"
+            ))
         }
     }
 }

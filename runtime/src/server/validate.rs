@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use jsonschema::{Draft, ValidationError, Validator, error::ValidationErrorKind};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// At most this many problems are reported for one call.
 const MAX_REPORTED: usize = 5;
@@ -148,6 +148,23 @@ impl Validators {
             return Err(format!("no input schema is known for tool `{tool}`"));
         };
         validator.check(args)
+    }
+
+    /// [`validate`](Self::validate) for an arguments map, which is handed back unchanged: the
+    /// validator reads JSON values, so the map is lent to it as one, without a copy.
+    pub(crate) fn validate_map(
+        &self,
+        tool: &str,
+        args: Map<String, Value>,
+    ) -> (Map<String, Value>, Result<(), String>) {
+        let value = Value::Object(args);
+        let verdict = self.validate(tool, &value);
+        let args = match value {
+            Value::Object(args) => args,
+            // Built as an object just above.
+            _ => Map::new(),
+        };
+        (args, verdict)
     }
 }
 

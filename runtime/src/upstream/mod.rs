@@ -22,6 +22,7 @@ mod base_url;
 mod body;
 mod credentials;
 mod error;
+mod invoked;
 mod media;
 mod request;
 mod response;
@@ -29,6 +30,7 @@ mod style;
 
 pub use credentials::Credential;
 pub use error::UpstreamError;
+pub use invoked::Invoked;
 
 use std::borrow::Cow;
 use std::time::{Duration, Instant};
@@ -192,12 +194,12 @@ impl Upstream {
     /// Arguments that cannot be placed on the wire (a missing required path parameter, a header
     /// value with a line break, an unsupported content type) give an error result and send no
     /// request.
-    pub async fn invoke(&self, tool: &ToolDef, args: Map<String, Value>) -> ToolResult {
+    pub async fn invoke(&self, tool: &ToolDef, args: Map<String, Value>) -> Invoked {
         self.invoke_with(tool, args, &CallContext::default()).await
     }
 
-    /// [`invoke`](Self::invoke) on behalf of the caller described by `ctx`. Generated
-    /// dispatchers call this.
+    /// [`invoke`](Self::invoke) on behalf of the caller described by `ctx`.
+    /// [`OpenApiTools`](crate::OpenApiTools) calls this.
     ///
     /// The headers in [`CallContext::forwarded_headers`] are added to the request unless an
     /// argument or a configured credential already set that header. With pass-through
@@ -208,12 +210,12 @@ impl Upstream {
         tool: &ToolDef,
         args: Map<String, Value>,
         ctx: &CallContext,
-    ) -> ToolResult {
+    ) -> Invoked {
         let Some(binding) = tool.http.as_ref() else {
-            return ToolResult::error(format!(
+            return Invoked::new(ToolResult::error(format!(
                 "tool `{}` has no HTTP binding, so it cannot call an upstream API",
                 tool.name
-            ));
+            )));
         };
         let built = self.base_for(binding).and_then(|base| {
             let mut prepared = request::build(&base.url, binding, &args)?;
@@ -225,10 +227,10 @@ impl Upstream {
         let (prepared, display_base) = match built {
             Ok(built) => built,
             Err(problem) => {
-                return ToolResult::error(format!(
+                return Invoked::new(ToolResult::error(format!(
                     "cannot call {} {}: {problem}",
                     binding.method, binding.path
-                ));
+                )));
             }
         };
         let span = tracing::debug_span!(
@@ -271,7 +273,7 @@ impl Upstream {
         tool: &ToolDef,
         prepared: request::Prepared,
         display_base: &str,
-    ) -> ToolResult {
+    ) -> Invoked {
         let request::Prepared {
             method,
             path,
@@ -335,9 +337,8 @@ impl Upstream {
                     truncated = body.truncated,
                     "upstream responded"
                 );
-                let mut result = response::map(&what, status, &head, body, cap, tool.wrap_output);
-                result.upstream_status = Some(status.as_u16());
-                result
+                let result = response::map(&what, status, &head, body, cap, tool.wrap_output);
+                Invoked::new(result).with_status(status.as_u16())
             }
             Err(err) => {
                 tracing::debug!(

@@ -9,6 +9,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 
 use super::base_url::redact_url_text;
+use super::invoked::Invoked;
 use super::media::{essence, is_json_media_type};
 use crate::{Content, ToolResult};
 
@@ -181,8 +182,6 @@ pub(super) fn map(
             content: vec![Content::Image { data, mime_type }],
             structured_content: None,
             is_error: false,
-            upstream_status: None,
-            timed_out: false,
         };
     }
     let uri = resource_uri(&call.operation_id);
@@ -203,8 +202,6 @@ pub(super) fn map(
         ],
         structured_content: None,
         is_error: false,
-        upstream_status: None,
-        timed_out: false,
     }
 }
 
@@ -335,26 +332,31 @@ fn is_textual(essence: &str) -> bool {
         )
 }
 
-/// Maps a failed exchange (no response, or the body could not be read) to an error result.
+/// Maps a failed exchange (no response, or the body could not be read) to an error result;
+/// a timeout is [`Invoked::timed_out`].
 pub(super) fn map_error(
     call: &Call,
     err: &reqwest::Error,
     timeout: Duration,
     display_base: &str,
-) -> ToolResult {
+) -> Invoked {
     if err.is_timeout() {
-        return ToolResult::timeout(format!(
+        return Invoked::new(ToolResult::error(format!(
             "{call} timed out after {} s",
             timeout.as_secs_f64()
-        ));
+        )))
+        .timed_out();
     }
     if err.is_connect() {
-        return ToolResult::error(format!(
+        return Invoked::new(ToolResult::error(format!(
             "{call}: the upstream could not be reached at {display_base}: {}",
             describe(err)
-        ));
+        )));
     }
-    ToolResult::error(format!("{call} failed: {}", describe(err)))
+    Invoked::new(ToolResult::error(format!(
+        "{call} failed: {}",
+        describe(err)
+    )))
 }
 
 /// An error's message and root cause, without the URL (which may hold a query credential).

@@ -161,6 +161,8 @@ pub type CallLog = Arc<Mutex<Vec<String>>>;
 pub struct Notes {
     pub calls: CallLog,
     pub tools: Option<&'static [ToolDef]>,
+    /// The search index text the set hands to servers in search mode, if any.
+    pub search_index: Option<&'static str>,
 }
 
 impl Notes {
@@ -174,12 +176,17 @@ impl ToolSet for Notes {
         self.tools.unwrap_or(NOTE_TOOLS)
     }
 
+    fn search_index(&self) -> Option<&'static str> {
+        self.search_index
+    }
+
     fn call<'a>(
         &'a self,
-        name: &'a str,
+        tool: &'static ToolDef,
         args: Map<String, Value>,
-        _ctx: &'a CallContext,
+        ctx: &'a CallContext,
     ) -> BoxFuture<'a, Result<ToolResult, ToolError>> {
+        let name = tool.name;
         Box::pin(async move {
             self.calls.lock().unwrap().push(name.to_owned());
             match name {
@@ -198,12 +205,12 @@ impl ToolSet for Notes {
                         .unwrap_or_default()
                         .to_owned(),
                 )),
-                "remote_status" => Ok(ToolResult {
-                    upstream_status: Some(502),
-                    ..ToolResult::error(
+                "remote_status" => {
+                    ctx.report_upstream(Some(502), false);
+                    Ok(ToolResult::error(
                         "GET /status failed with status 502 Bad Gateway (empty body)",
-                    )
-                }),
+                    ))
+                }
                 "slow" => {
                     let ms = args.get("ms").and_then(Value::as_u64).unwrap_or(0);
                     tokio::time::sleep(Duration::from_millis(ms)).await;

@@ -16,7 +16,7 @@ async fn tools_list_equals_the_generated_tools_json() {
         spec_macro_test::tools::SERVER_NAME,
         spec_macro_test::tools::SERVER_VERSION,
     )
-    .tool_set(spec_macro_test::tools::Tools::new(upstream))
+    .tool_set(spec_macro_test::tools::tool_set(upstream))
     .no_auth()
     .build()
     .expect("the server builds");

@@ -1,0 +1,66 @@
+//! The tool set of a generated crate: its static tool table, driven through one [`Upstream`].
+//!
+//! A generated `tools.rs` holds data only (the table of [`ToolDef`]s with their HTTP bindings
+//! and the search index); [`OpenApiTools`] is what calls them. The server has already found the
+//! tool and validated the arguments against its input schema when [`ToolSet::call`] runs, so a
+//! call goes straight to the upstream.
+
+use serde_json::{Map, Value};
+
+use crate::toolset::{CallContext, ToolError, ToolSet};
+use crate::upstream::Upstream;
+use crate::{BoxFuture, ToolDef, ToolResult};
+
+/// The tools of an OpenAPI-derived tool table, each calling its operation through `upstream`.
+#[derive(Debug)]
+pub struct OpenApiTools {
+    tools: &'static [ToolDef],
+    upstream: Upstream,
+    search_index: Option<&'static str>,
+}
+
+impl OpenApiTools {
+    /// The tools of `tools` (a generated crate's `TOOLS`), calling the API through `upstream`.
+    pub fn new(tools: &'static [ToolDef], upstream: Upstream) -> Self {
+        Self {
+            tools,
+            upstream,
+            search_index: None,
+        }
+    }
+
+    /// Attaches the search index compiled into the crate (its `SEARCH_INDEX`), which servers in
+    /// search mode load instead of indexing the table at start-up.
+    pub fn with_search_index(mut self, index: &'static str) -> Self {
+        self.search_index = Some(index);
+        self
+    }
+
+    /// The upstream client.
+    pub fn upstream(&self) -> &Upstream {
+        &self.upstream
+    }
+}
+
+impl ToolSet for OpenApiTools {
+    fn tools(&self) -> &'static [ToolDef] {
+        self.tools
+    }
+
+    fn call<'a>(
+        &'a self,
+        tool: &'static ToolDef,
+        args: Map<String, Value>,
+        ctx: &'a CallContext,
+    ) -> BoxFuture<'a, Result<ToolResult, ToolError>> {
+        Box::pin(async move {
+            let invoked = self.upstream.invoke_with(tool, args, ctx).await;
+            ctx.report_upstream(invoked.status, invoked.timed_out);
+            Ok(invoked.result)
+        })
+    }
+
+    fn search_index(&self) -> Option<&'static str> {
+        self.search_index
+    }
+}
