@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use rmcp::model::{JsonObject, Tool, ToolAnnotations as McpAnnotations};
 use serde_json::Value;
 
-use super::OutputCheck;
+use super::config::OutputCheck;
 use super::validate::{ArgsValidator, Validators};
 use crate::{Principal, ToolDef, ToolSet};
 

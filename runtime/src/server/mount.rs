@@ -7,7 +7,7 @@ use std::sync::Arc;
 use crate::ToolSet;
 use crate::auth::{AuthChain, Authenticator};
 
-use super::ToolMode;
+use super::config::ToolMode;
 
 /// Longest catalog name, in bytes.
 pub const MAX_CATALOG_NAME_LEN: usize = 64;

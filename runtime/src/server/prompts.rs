@@ -9,7 +9,7 @@ use rmcp::model::{
     ListPromptsResult,
 };
 
-use super::ConfigProblem;
+use super::error::ConfigProblem;
 use crate::completion::{self, Completer};
 use crate::prompt::{Prompt, PromptArgs, PromptError, PromptMessage, PromptSet, Role};
 use crate::{CallContext, ToolContext, json_kind};

@@ -32,9 +32,9 @@ use rmcp::ServiceExt;
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use tokio_util::sync::CancellationToken;
 
-use super::Inner;
 use super::handler::McpHandler;
 use super::reply::{jsonrpc_error, unauthorized};
+use super::state::Inner;
 use crate::Principal;
 use crate::auth::AuthError;
 

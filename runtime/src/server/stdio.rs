@@ -6,7 +6,8 @@ use rmcp::ServiceExt;
 use rmcp::service::ServerInitializeError;
 use tokio::io::{AsyncRead, AsyncWrite};
 
-use super::{Server, ServerError};
+use super::error::ServerError;
+use super::state::Server;
 use crate::{CallerCredential, Principal};
 
 impl Server {
