@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::catalog::{Catalog, CatalogProblem};
+use super::catalog_config::CatalogConfig;
 use super::config::{
     DEFAULT_MAX_BODY_BYTES, DEFAULT_SHUTDOWN_TIMEOUT, OutputCheck, ToolMode, Unconfirmable,
     forward_header_names,
@@ -12,17 +12,15 @@ use super::config::{
 use super::error::{ConfigProblem, ServerError};
 use super::handler;
 use super::mount::{self, Mount};
-use super::param_headers::ParamHeaders;
 use super::pipeline::InFlight;
 use super::prompts::Prompts;
 use super::rate::{self, RateLimiter};
 use super::rebinding::RebindingConfig;
 use super::resources::Resources;
-use super::search::SearchMode;
 use super::state::{Inner, Mounted, Server};
 use crate::ToolSet;
 use crate::audit::{AuditSink, MultiSink};
-use crate::auth::{AuthChain, Authenticator};
+use crate::auth::Authenticator;
 use crate::input::RequestStates;
 use crate::prompt::PromptSet;
 use crate::resource::ResourceSet;
@@ -32,11 +30,9 @@ use crate::resource::ResourceSet;
 pub struct ServerBuilder {
     name: String,
     version: String,
-    title: Option<String>,
-    description: Option<String>,
+    /// The server's own catalog, served at `/mcp`.
+    root: CatalogConfig,
     card_name: Option<String>,
-    sets: Vec<Arc<dyn ToolSet>>,
-    auth: Option<AuthChain>,
     insecure_no_auth: bool,
     audit: MultiSink,
     audit_args: bool,
@@ -48,8 +44,6 @@ pub struct ServerBuilder {
     output_check: OutputCheck,
     unconfirmable: Unconfirmable,
     forward_headers: Vec<String>,
-    tool_mode: ToolMode,
-    pinned: Vec<String>,
     mounts: Vec<Mount>,
     prompts: PromptSet,
     resources: ResourceSet,
@@ -61,8 +55,8 @@ impl std::fmt::Debug for ServerBuilder {
         f.debug_struct("ServerBuilder")
             .field("name", &self.name)
             .field("version", &self.version)
-            .field("tool_sets", &self.sets.len())
-            .field("auth", &self.auth.is_some())
+            .field("tool_sets", &self.root.sets.len())
+            .field("auth", &self.root.auth.is_some())
             .field("mounts", &self.mounts)
             .finish_non_exhaustive()
     }
@@ -71,13 +65,13 @@ impl std::fmt::Debug for ServerBuilder {
 impl ServerBuilder {
     /// Sets the description shown in `initialize` and the server cards.
     pub fn description(mut self, description: impl Into<String>) -> Self {
-        self.description = Some(description.into());
+        self.root.set_description(description.into());
         self
     }
 
     /// Sets a human-readable title shown in `initialize` and the server cards.
     pub fn title(mut self, title: impl Into<String>) -> Self {
-        self.title = Some(title.into());
+        self.root.set_title(title.into());
         self
     }
 
@@ -90,13 +84,13 @@ impl ServerBuilder {
 
     /// Adds a tool set. Several compose; tool names must be unique across all of them.
     pub fn tool_set(mut self, tools: impl ToolSet) -> Self {
-        self.sets.push(Arc::new(tools));
+        self.root.add_tool_set(Arc::new(tools));
         self
     }
 
     /// Adds a shared tool set.
     pub fn shared_tool_set(mut self, tools: Arc<dyn ToolSet>) -> Self {
-        self.sets.push(tools);
+        self.root.add_tool_set(tools);
         self
     }
 
@@ -130,8 +124,7 @@ impl ServerBuilder {
     /// first that accepts a credential wins (see [`AuthChain`]). Mounts try their own
     /// authenticators first, then these.
     pub fn authenticator(mut self, authenticator: impl Authenticator) -> Self {
-        let chain = self.auth.take().unwrap_or_default();
-        self.auth = Some(chain.with(authenticator));
+        self.root.add_authenticator(authenticator);
         self
     }
 
@@ -140,7 +133,7 @@ impl ServerBuilder {
     /// [`insecure_no_auth`](Self::insecure_no_auth) is set. This is also the default when no
     /// authenticator is added.
     pub fn no_auth(mut self) -> Self {
-        self.auth = None;
+        self.root.clear_auth();
         self
     }
 
@@ -221,7 +214,7 @@ impl ServerBuilder {
     /// [`build`](Self::build) refuses a tool named like one of the meta-tools
     /// ([`SEARCH_TOOL`], [`DESCRIBE_TOOL`], [`CALL_TOOL`]).
     pub fn tool_mode(mut self, mode: ToolMode) -> Self {
-        self.tool_mode = mode;
+        self.root.set_tool_mode(mode);
         self
     }
 
@@ -229,7 +222,7 @@ impl ServerBuilder {
     /// for callers that may call it). A name that is not served is refused by
     /// [`build`](Self::build).
     pub fn pinned(mut self, names: Vec<String>) -> Self {
-        self.pinned = names;
+        self.root.set_pinned(names);
         self
     }
 
@@ -260,13 +253,7 @@ impl ServerBuilder {
                 None
             }
         };
-        let tools = build_tools(
-            &self.sets,
-            self.output_check,
-            self.tool_mode,
-            &self.pinned,
-            &mut problems,
-        );
+        let tools = self.root.build_tools(self.output_check, &mut problems);
         let mut names: Vec<&str> = Vec::new();
         let mut mounted_tools = Vec::new();
         for mount in &self.mounts {
@@ -282,13 +269,7 @@ impl ServerBuilder {
             }
             names.push(&mount.name);
             let mut found = Vec::new();
-            mounted_tools.push(build_tools(
-                &mount.sets,
-                self.output_check,
-                mount.tool_mode,
-                &mount.pinned,
-                &mut found,
-            ));
+            mounted_tools.push(mount.catalog.build_tools(self.output_check, &mut found));
             problems.extend(found.into_iter().map(|problem| ConfigProblem::InCatalog {
                 catalog: mount.name.clone(),
                 problem: Box::new(problem),
@@ -330,7 +311,7 @@ impl ServerBuilder {
         else {
             return Err(ServerError::Config(problems));
         };
-        let serve_root = !self.sets.is_empty() || self.mounts.is_empty();
+        let serve_root = !self.root.sets.is_empty() || self.mounts.is_empty();
         let rate = Arc::new(RateLimiter::new(self.rate_limit));
         let inflight = Arc::new(InFlight::default());
         let mut mounts = Vec::with_capacity(self.mounts.len());
@@ -342,13 +323,16 @@ impl ServerBuilder {
             let inner = configured(Inner {
                 name: format!("{}/{}", self.name, mount.name),
                 version: self.version.clone(),
-                title: mount.title.or_else(|| self.title.clone()),
-                description: mount.description.or_else(|| self.description.clone()),
+                title: mount.catalog.title.or_else(|| self.root.title.clone()),
+                description: mount
+                    .catalog
+                    .description
+                    .or_else(|| self.root.description.clone()),
                 card_name: None,
-                sets: mount.sets,
+                sets: mount.catalog.sets,
                 catalog,
                 search,
-                auth: mount::mount_auth(mount.auth, self.auth.as_ref()),
+                auth: mount::mount_auth(mount.catalog.auth, self.root.auth.as_ref()),
                 insecure_no_auth: self.insecure_no_auth,
                 audit: self.audit.clone(),
                 audit_args: self.audit_args,
@@ -373,13 +357,13 @@ impl ServerBuilder {
         let inner = configured(Inner {
             name: self.name,
             version: self.version,
-            title: self.title,
-            description: self.description,
+            title: self.root.title,
+            description: self.root.description,
             card_name: self.card_name,
-            sets: self.sets,
+            sets: self.root.sets,
             catalog,
             search,
-            auth: self.auth,
+            auth: self.root.auth,
             insecure_no_auth: self.insecure_no_auth,
             audit: self.audit,
             audit_args: self.audit_args,
@@ -404,77 +388,14 @@ impl ServerBuilder {
     }
 }
 
-/// Builds the catalog (and, in search mode, the search index) of one set of tool sets,
-/// adding what is wrong to `problems`.
-fn build_tools(
-    sets: &[Arc<dyn ToolSet>],
-    output_check: OutputCheck,
-    tool_mode: ToolMode,
-    pinned: &[String],
-    problems: &mut Vec<ConfigProblem>,
-) -> Option<(Catalog, Option<SearchMode>)> {
-    let catalog = match Catalog::build(sets, output_check) {
-        Ok(catalog) => catalog,
-        Err(found) => {
-            problems.extend(found.into_iter().map(|p| match p {
-                CatalogProblem::Duplicate {
-                    tool,
-                    first_set,
-                    second_set,
-                } => ConfigProblem::DuplicateTool {
-                    tool,
-                    first_set: first_set + 1,
-                    second_set: second_set + 1,
-                },
-                CatalogProblem::Schema {
-                    tool,
-                    which,
-                    message,
-                } => ConfigProblem::InvalidSchema {
-                    tool,
-                    which,
-                    message,
-                },
-            }));
-            return None;
-        }
-    };
-    if let Err(found) = ParamHeaders::build(&catalog) {
-        problems.extend(
-            found
-                .into_iter()
-                .map(|(tool, message)| ConfigProblem::InvalidSchema {
-                    tool,
-                    which: "input",
-                    message,
-                }),
-        );
-        return None;
-    }
-    let search = match tool_mode {
-        ToolMode::All => None,
-        ToolMode::Search => match SearchMode::build(sets, &catalog, pinned) {
-            Ok(mode) => Some(mode),
-            Err(found) => {
-                problems.extend(found);
-                return None;
-            }
-        },
-    };
-    Some((catalog, search))
-}
-
 impl Server {
     /// Starts building a server named `name` at `version`.
     pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ServerBuilder {
         ServerBuilder {
             name: name.into(),
             version: version.into(),
-            title: None,
-            description: None,
+            root: CatalogConfig::default(),
             card_name: None,
-            sets: Vec::new(),
-            auth: None,
             insecure_no_auth: false,
             audit: MultiSink::new(),
             audit_args: false,
@@ -486,8 +407,6 @@ impl Server {
             output_check: OutputCheck::default(),
             unconfirmable: Unconfirmable::default(),
             forward_headers: Vec::new(),
-            tool_mode: ToolMode::All,
-            pinned: Vec::new(),
             mounts: Vec::new(),
             prompts: PromptSet::new(),
             resources: ResourceSet::new(),

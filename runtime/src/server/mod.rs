@@ -43,6 +43,7 @@
 mod builder;
 mod card;
 mod catalog;
+mod catalog_config;
 mod config;
 mod confirm;
 mod error;
