@@ -25,8 +25,9 @@ use super::pipeline::{self, Answer};
 use super::search_call;
 use super::state::{Inner, Server};
 use crate::notify::{Cancellation, LogLevel, Notifier, SessionLogLevel};
+use crate::principal::Principal;
 use crate::resource::Subscriber;
-use crate::{CallContext, CallerCredential, Content, ForwardedHeaders, Principal, ToolResult};
+use crate::{CallContext, CallerCredential, Content, ForwardedHeaders, ToolResult};
 
 /// How long a client may cache a `tools/list` answer: the lists are fixed at start-up.
 const TOOLS_LIST_TTL_MS: u64 = 60_000;

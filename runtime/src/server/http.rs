@@ -54,8 +54,9 @@ use super::param_headers::ParamHeaders;
 use super::rebinding::Rebinding;
 use super::reply::{AUTH_ERROR_CODE, jsonrpc_error, unauthorized};
 use super::state::{Inner, Server};
+use crate::CallerCredential;
 use crate::auth::{AuthError, Authenticator, credential_from_headers};
-use crate::{CallerCredential, Principal};
+use crate::principal::Principal;
 
 /// Most `/mcp` sessions whose owner is remembered; beyond it the oldest session is closed.
 const MAX_SESSIONS: usize = 10_000;

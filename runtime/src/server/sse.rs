@@ -35,8 +35,8 @@ use tokio_util::sync::CancellationToken;
 use super::handler::McpHandler;
 use super::reply::{jsonrpc_error, unauthorized};
 use super::state::Inner;
-use crate::Principal;
 use crate::auth::AuthError;
+use crate::principal::Principal;
 
 /// Interval of the keep-alive comments on an open stream.
 const KEEP_ALIVE: Duration = Duration::from_secs(15);

@@ -8,7 +8,8 @@ use tokio::io::{AsyncRead, AsyncWrite};
 
 use super::error::ServerError;
 use super::state::Server;
-use crate::{CallerCredential, Principal};
+use crate::CallerCredential;
+use crate::principal::Principal;
 
 impl Server {
     /// Serves one client over stdin/stdout as `principal` (resolved once, e.g. from
