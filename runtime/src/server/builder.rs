@@ -121,8 +121,8 @@ impl ServerBuilder {
     }
 
     /// Authenticates HTTP requests with `authenticator`. Called again, adds another one; the
-    /// first that accepts a credential wins (see [`AuthChain`]). Mounts try their own
-    /// authenticators first, then these.
+    /// first that accepts a credential wins (see [`AuthChain`](crate::auth::AuthChain)). Mounts
+    /// try their own authenticators first, then these.
     pub fn authenticator(mut self, authenticator: impl Authenticator) -> Self {
         self.root.add_authenticator(authenticator);
         self
@@ -201,10 +201,11 @@ impl ServerBuilder {
 
     /// Names headers of the caller's HTTP request (Streamable HTTP and legacy SSE) that are
     /// copied into each call's [`CallContext::forwarded_headers`](crate::CallContext), from
-    /// where an [`Upstream`](crate::upstream::Upstream) sends them on. None by default. Hop-by-hop and
-    /// framing headers (`Host`, `Content-Length`, `Connection`, `Transfer-Encoding`, …) and the
-    /// headers carrying the caller's credential for this server (`Authorization`,
-    /// `X-API-Key`: see pass-through instead) are refused by [`build`](Self::build).
+    /// where an [`Upstream`](crate::upstream::Upstream) sends them on. None by default.
+    /// Hop-by-hop and framing headers (`Host`, `Content-Length`, `Connection`,
+    /// `Transfer-Encoding`, …) and the headers carrying the caller's credential for this server
+    /// (`Authorization`, `X-API-Key`: see pass-through instead) are refused by
+    /// [`build`](Self::build).
     pub fn forward_headers(mut self, names: Vec<String>) -> Self {
         self.forward_headers = names;
         self
@@ -212,7 +213,8 @@ impl ServerBuilder {
 
     /// Sets what `tools/list` shows (default [`ToolMode::All`]). In [`ToolMode::Search`],
     /// [`build`](Self::build) refuses a tool named like one of the meta-tools
-    /// ([`SEARCH_TOOL`], [`DESCRIBE_TOOL`], [`CALL_TOOL`]).
+    /// ([`SEARCH_TOOL`](super::SEARCH_TOOL), [`DESCRIBE_TOOL`](super::DESCRIBE_TOOL),
+    /// [`CALL_TOOL`](super::CALL_TOOL)).
     pub fn tool_mode(mut self, mode: ToolMode) -> Self {
         self.root.set_tool_mode(mode);
         self

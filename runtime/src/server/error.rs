@@ -175,7 +175,8 @@ pub enum ConfigProblem {
         /// What is wrong.
         reason: String,
     },
-    /// A resource or resource template cannot be served (see [`ServerBuilder::resources`](super::ServerBuilder::resources)).
+    /// A resource or resource template cannot be served (see
+    /// [`ServerBuilder::resources`](super::ServerBuilder::resources)).
     #[error("resource `{uri}`: {reason}")]
     InvalidResource {
         /// The resource's URI, or the template.

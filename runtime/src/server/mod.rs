@@ -1,7 +1,8 @@
 //! Serving tools over MCP: stdio and Streamable HTTP, with authentication, per-principal tool
 //! visibility, rate limits, argument validation and audit records.
 //!
-//! Build a [`Server`] from one or more [`ToolSet`]s with [`Server::builder`], then serve it:
+//! Build a [`Server`] from one or more [`ToolSet`](crate::ToolSet)s with [`Server::builder`],
+//! then serve it:
 //!
 //! ```no_run
 //! # use mcpgen_runtime::{Principal, ToolSet};
@@ -21,11 +22,11 @@
 //! ```
 //!
 //! Every `tools/call` goes through the same steps whatever the transport: the tool must be
-//! visible to the caller ([`Principal::may_call`]; a hidden tool is answered exactly like an
-//! unknown one), the caller's rate limit must allow it, the arguments must match the tool's
-//! input schema (otherwise an `isError` result names the field and the tool is not called),
-//! then the owning tool set runs it, and one audit event records the outcome before the
-//! client gets the answer.
+//! visible to the caller ([`Principal::may_call`](crate::principal::Principal::may_call); a
+//! hidden tool is answered exactly like an unknown one), the caller's rate limit must allow
+//! it, the arguments must match the tool's input schema (otherwise an `isError` result names
+//! the field and the tool is not called), then the owning tool set runs it, and one audit
+//! event records the outcome before the client gets the answer.
 //!
 //! HTTP routes ([`Server::router`]): `/mcp` (Streamable HTTP; sessions for clients that
 //! `initialize`, stateless JSON responses for the 2026-07-28 protocol), `GET /sse` with

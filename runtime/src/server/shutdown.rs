@@ -1,6 +1,7 @@
 //! Shutting down on a signal.
 
-/// Resolves on SIGINT (Ctrl-C) or, on Unix, SIGTERM: pass it to [`Server::serve_http`].
+/// Resolves on SIGINT (Ctrl-C) or, on Unix, SIGTERM: pass it to
+/// [`Server::serve_http`](super::Server::serve_http).
 pub async fn shutdown_signal() {
     let ctrl_c = async {
         if let Err(e) = tokio::signal::ctrl_c().await {
