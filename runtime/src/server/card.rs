@@ -14,7 +14,7 @@ use axum::http::HeaderMap;
 use rmcp::model::ProtocolVersion;
 use serde_json::{Value, json};
 
-use super::Inner;
+use super::state::Inner;
 
 /// The `$schema` of the draft server card.
 pub(crate) const SERVER_CARD_SCHEMA: &str =

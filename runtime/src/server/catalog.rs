@@ -8,9 +8,10 @@ use std::sync::{Arc, Mutex};
 use rmcp::model::{JsonObject, Tool, ToolAnnotations as McpAnnotations};
 use serde_json::Value;
 
-use super::OutputCheck;
+use super::config::OutputCheck;
 use super::validate::{ArgsValidator, Validators};
-use crate::{Principal, ToolDef, ToolSet};
+use crate::principal::Principal;
+use crate::{ToolDef, ToolSet};
 
 /// Distinct (scopes, plugins) combinations whose visible tools are remembered.
 const VISIBILITY_CACHE_CAP: usize = 1024;

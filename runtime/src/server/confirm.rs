@@ -10,7 +10,8 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Inner, Unconfirmable};
+use super::config::Unconfirmable;
+use super::state::Inner;
 use crate::input::{self, ClientCapability, ElicitAnswer, Elicitation, InputError};
 use crate::{CallContext, ToolDef, ToolResult};
 

@@ -21,17 +21,18 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
-use super::Inner;
 use super::pipeline::{self, Answer};
-use super::search;
+use super::search_call;
+use super::state::{Inner, Server};
 use crate::notify::{Cancellation, LogLevel, Notifier, SessionLogLevel};
+use crate::principal::Principal;
 use crate::resource::Subscriber;
-use crate::{CallContext, CallerCredential, ForwardedHeaders, Principal, ToolResult};
+use crate::{CallContext, CallerCredential, ForwardedHeaders, ToolResult};
 
 /// How long a client may cache a `tools/list` answer: the lists are fixed at start-up.
 const TOOLS_LIST_TTL_MS: u64 = 60_000;
 
-/// Serves the MCP protocol for a [`super::Server`].
+/// Serves the MCP protocol for a [`Server`].
 #[derive(Clone)]
 pub(crate) struct McpHandler {
     inner: Arc<Inner>,
@@ -82,6 +83,15 @@ pub(crate) fn server_config(inner: &Inner) -> ServerConfig {
         capabilities.completions = Some(rmcp::model::JsonObject::new());
     }
     ServerConfig::new(capabilities).with_server_info(implementation)
+}
+
+impl Server {
+    /// A handler for one connection whose caller is `principal` (`None`: read from each
+    /// request's extensions). Used by stdio, and by transports that serve one connection at a
+    /// time, e.g. legacy SSE.
+    pub(crate) fn handler(&self, principal: Option<Principal>) -> McpHandler {
+        McpHandler::new(self.inner.clone(), principal)
+    }
 }
 
 impl McpHandler {
@@ -366,7 +376,7 @@ impl ServerHandler for McpHandler {
             // `call_tool` names the inner tool in its answer, so a hidden or unknown inner
             // tool is answered as if it had been called directly.
             Some((mode, meta)) => {
-                let routed = Box::pin(search::answer(
+                let routed = Box::pin(search_call::answer(
                     &self.inner,
                     mode,
                     principal,

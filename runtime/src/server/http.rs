@@ -47,13 +47,16 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
+use super::card;
+use super::error::ServerError;
 use super::handler::McpHandler;
 use super::param_headers::ParamHeaders;
 use super::rebinding::Rebinding;
 use super::reply::{AUTH_ERROR_CODE, jsonrpc_error, unauthorized};
-use super::{Inner, Server, ServerError, card};
+use super::state::{Inner, Server};
+use crate::CallerCredential;
 use crate::auth::{AuthError, Authenticator, credential_from_headers};
-use crate::{CallerCredential, Principal};
+use crate::principal::Principal;
 
 /// Most `/mcp` sessions whose owner is remembered; beyond it the oldest session is closed.
 const MAX_SESSIONS: usize = 10_000;

@@ -4,10 +4,10 @@
 
 use std::sync::Arc;
 
+use super::catalog_config::CatalogConfig;
+use super::config::ToolMode;
 use crate::ToolSet;
 use crate::auth::{AuthChain, Authenticator};
-
-use super::ToolMode;
 
 /// Longest catalog name, in bytes.
 pub const MAX_CATALOG_NAME_LEN: usize = 64;
@@ -53,20 +53,15 @@ const RESERVED_NAMES: &[&str] = &["server-card"];
 #[must_use = "a mount does nothing until it is given to `ServerBuilder::mount`"]
 pub struct Mount {
     pub(super) name: String,
-    pub(super) title: Option<String>,
-    pub(super) description: Option<String>,
-    pub(super) sets: Vec<Arc<dyn ToolSet>>,
-    pub(super) auth: Option<AuthChain>,
-    pub(super) tool_mode: ToolMode,
-    pub(super) pinned: Vec<String>,
+    pub(super) catalog: CatalogConfig,
 }
 
 impl std::fmt::Debug for Mount {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Mount")
             .field("name", &self.name)
-            .field("tool_sets", &self.sets.len())
-            .field("auth", &self.auth.is_some())
+            .field("tool_sets", &self.catalog.sets.len())
+            .field("auth", &self.catalog.auth.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -78,12 +73,7 @@ impl Mount {
     pub fn new(name: impl Into<String>) -> Self {
         Self {
             name: name.into(),
-            title: None,
-            description: None,
-            sets: Vec::new(),
-            auth: None,
-            tool_mode: ToolMode::All,
-            pinned: Vec::new(),
+            catalog: CatalogConfig::default(),
         }
     }
 
@@ -94,46 +84,45 @@ impl Mount {
 
     /// Sets the title `initialize` shows for this catalog (default: the server's).
     pub fn title(mut self, title: impl Into<String>) -> Self {
-        self.title = Some(title.into());
+        self.catalog.set_title(title.into());
         self
     }
 
     /// Sets the description `initialize` shows for this catalog (default: the server's).
     pub fn description(mut self, description: impl Into<String>) -> Self {
-        self.description = Some(description.into());
+        self.catalog.set_description(description.into());
         self
     }
 
     /// Adds a tool set. Tool names must be unique within the catalog; two catalogs may serve
     /// tools of the same name.
     pub fn tool_set(mut self, tools: impl ToolSet) -> Self {
-        self.sets.push(Arc::new(tools));
+        self.catalog.add_tool_set(Arc::new(tools));
         self
     }
 
     /// Adds a shared tool set (the same set may serve several catalogs).
     pub fn shared_tool_set(mut self, tools: Arc<dyn ToolSet>) -> Self {
-        self.sets.push(tools);
+        self.catalog.add_tool_set(tools);
         self
     }
 
     /// Authenticates this catalog's requests with `authenticator`, before the server's own.
     pub fn authenticator(mut self, authenticator: impl Authenticator) -> Self {
-        let chain = self.auth.take().unwrap_or_default();
-        self.auth = Some(chain.with(authenticator));
+        self.catalog.add_authenticator(authenticator);
         self
     }
 
     /// Sets what this catalog's `tools/list` shows (default [`ToolMode::All`]).
     pub fn tool_mode(mut self, mode: ToolMode) -> Self {
-        self.tool_mode = mode;
+        self.catalog.set_tool_mode(mode);
         self
     }
 
     /// Names tools listed directly in search mode (see
     /// [`ServerBuilder::pinned`](super::ServerBuilder::pinned)).
     pub fn pinned(mut self, names: Vec<String>) -> Self {
-        self.pinned = names;
+        self.catalog.set_pinned(names);
         self
     }
 }

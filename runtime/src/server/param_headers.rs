@@ -24,7 +24,8 @@ use base64::engine::general_purpose::STANDARD;
 use serde_json::{Map, Value};
 
 use super::catalog::Catalog;
-use crate::{Principal, ToolDef};
+use crate::ToolDef;
+use crate::principal::Principal;
 
 /// The keyword that marks a property as mirrored into a header.
 const KEYWORD: &str = "x-mcp-header";

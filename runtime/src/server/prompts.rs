@@ -9,10 +9,11 @@ use rmcp::model::{
     ListPromptsResult,
 };
 
-use super::ConfigProblem;
+use super::error::ConfigProblem;
+use crate::app::ToolContext;
 use crate::completion::{self, Completer};
 use crate::prompt::{Prompt, PromptArgs, PromptError, PromptMessage, PromptSet, Role};
-use crate::{CallContext, ToolContext, json_kind};
+use crate::{CallContext, json_kind};
 
 /// How long a client may cache a `prompts/list` answer: the list is fixed at start-up.
 const LIST_TTL_MS: u64 = 60_000;

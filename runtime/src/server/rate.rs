@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use crate::Principal;
+use crate::principal::Principal;
 
 /// Above this many buckets, full (idle) buckets are dropped before a new one is added.
 const PRUNE_ABOVE: usize = 10_000;

@@ -17,7 +17,7 @@ use rmcp::model::{
 use rmcp::service::{Peer, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer};
 
-use super::ConfigProblem;
+use super::error::ConfigProblem;
 use crate::completion;
 use crate::resource::{
     Resource, ResourceBody, ResourceContents, ResourceError, ResourceSet, ResourceTemplate,

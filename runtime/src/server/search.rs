@@ -1,7 +1,8 @@
 //! Search mode: `tools/list` shows three meta-tools (and the pinned tools) instead of every
 //! tool. `search_tools` finds tools in the index, `describe_tools` returns their definitions,
 //! and `call_tool` runs one through the same pipeline as a direct `tools/call`, so visibility,
-//! rate limits, argument validation and audit apply to the inner tool.
+//! rate limits, argument validation and audit apply to the inner tool. This module sets search
+//! mode up and lists the meta-tools; `search_call` answers their calls.
 //!
 //! A principal sees in search results and descriptions exactly the tools it may call; a
 //! hidden tool is reported like an unknown one everywhere.
@@ -10,14 +11,14 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use rmcp::model::{JsonObject, Tool, ToolAnnotations as McpAnnotations};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
-use super::catalog::{Catalog, Entry};
-use super::pipeline::{self, Answer};
+use super::catalog::Catalog;
+use super::error::ConfigProblem;
 use super::validate::ArgsValidator;
-use super::{ConfigProblem, Inner};
+use crate::ToolSet;
+use crate::principal::Principal;
 use crate::search::{SearchIndex, index_tools};
-use crate::{Access, CallContext, Principal, ToolResult, ToolSet};
 
 /// Name of the meta-tool that searches the tools.
 pub const SEARCH_TOOL: &str = "search_tools";
@@ -27,13 +28,11 @@ pub const DESCRIBE_TOOL: &str = "describe_tools";
 pub const CALL_TOOL: &str = "call_tool";
 
 /// Results `search_tools` returns unless asked for another number.
-const DEFAULT_LIMIT: u64 = 10;
+pub(super) const DEFAULT_LIMIT: u64 = 10;
 /// Most results one search returns.
-const MAX_LIMIT: u64 = 50;
+pub(super) const MAX_LIMIT: u64 = 50;
 /// Most tools one `describe_tools` call describes.
 const MAX_DESCRIBE: usize = 20;
-/// Longest one-line description in search results, in characters.
-const SUMMARY_CHARS: usize = 160;
 
 /// Which meta-tool a call names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,7 +62,7 @@ struct MetaTool {
 /// Everything search mode adds to a server.
 pub(crate) struct SearchMode {
     /// One index per tool set that has tools.
-    indexes: Vec<SearchIndex>,
+    pub(super) indexes: Vec<SearchIndex>,
     /// Catalogue indices of the pinned tools, in catalogue order.
     pinned: Vec<usize>,
     meta: Vec<(Meta, MetaTool)>,
@@ -265,159 +264,10 @@ impl SearchMode {
             .collect()
     }
 
-    fn validator(&self, meta: Meta) -> Option<&ArgsValidator> {
+    pub(super) fn validator(&self, meta: Meta) -> Option<&ArgsValidator> {
         self.meta
             .iter()
             .find(|(m, _)| *m == meta)
             .and_then(|(_, t)| t.validator.as_ref())
     }
-}
-
-/// A meta-tool call's answer, with the name an unknown-tool error names: the meta-tool's, or
-/// for `call_tool` the inner tool's.
-pub(crate) struct Routed {
-    pub(crate) name: String,
-    pub(crate) answer: Answer,
-}
-
-/// Answers a call of the meta-tool `meta`.
-pub(crate) async fn answer(
-    inner: &Inner,
-    mode: &SearchMode,
-    principal: Option<&Principal>,
-    meta: Meta,
-    name: &str,
-    args: Option<Map<String, Value>>,
-    ctx: CallContext,
-) -> Routed {
-    let routed = |answer| Routed {
-        name: name.to_owned(),
-        answer,
-    };
-    let Some(principal) = principal else {
-        return routed(Answer::UnknownTool);
-    };
-    let args = Value::Object(args.unwrap_or_default());
-    if let Some(validator) = mode.validator(meta)
-        && let Err(problem) = validator.check(&args)
-    {
-        return routed(Answer::Result(ToolResult::error(format!(
-            "invalid arguments for tool `{name}`: {problem}"
-        ))));
-    }
-    let visible = |e: &Entry| principal.may_call(e.def);
-    match meta {
-        Meta::Search => {
-            let query = args
-                .get("query")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            let limit = args
-                .get("limit")
-                .and_then(Value::as_u64)
-                .unwrap_or(DEFAULT_LIMIT)
-                .clamp(1, MAX_LIMIT);
-            routed(Answer::Result(search(inner, mode, principal, query, limit)))
-        }
-        Meta::Describe => {
-            let mut tools = Vec::new();
-            let mut unknown = Vec::new();
-            for requested in args
-                .get("names")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-            {
-                match inner.catalog.get(requested).filter(|e| visible(e)) {
-                    Some(entry) => {
-                        tools.push(serde_json::to_value(&entry.listed).unwrap_or_default())
-                    }
-                    None => unknown.push(Value::String(pipeline::echoed(requested))),
-                }
-            }
-            routed(Answer::Result(structured(json!({
-                "tools": tools,
-                "unknown": unknown,
-            }))))
-        }
-        Meta::Call => {
-            let Value::Object(mut args) = args else {
-                return routed(Answer::UnknownTool);
-            };
-            let target = match args.remove("name") {
-                Some(Value::String(target)) => target,
-                _ => return routed(Answer::UnknownTool),
-            };
-            let arguments = match args.remove("arguments") {
-                Some(Value::Object(arguments)) => Some(arguments),
-                _ => None,
-            };
-            let answer = pipeline::call_tool(inner, Some(principal), &target, arguments, ctx).await;
-            Routed {
-                name: target,
-                answer,
-            }
-        }
-    }
-}
-
-/// The best `limit` tools for `query` that `principal` may call, across every index.
-fn search(
-    inner: &Inner,
-    mode: &SearchMode,
-    principal: &Principal,
-    query: &str,
-    limit: u64,
-) -> ToolResult {
-    let limit = usize::try_from(limit).unwrap_or(usize::MAX);
-    let keep = |name: &str| {
-        inner
-            .catalog
-            .get(name)
-            .is_some_and(|e| principal.may_call(e.def))
-    };
-    let mut hits: Vec<_> = mode
-        .indexes
-        .iter()
-        .flat_map(|index| index.search(query, keep, limit))
-        .collect();
-    hits.sort_by(|a, b| b.score.total_cmp(&a.score));
-    hits.truncate(limit);
-    let tools: Vec<Value> = hits
-        .iter()
-        .filter_map(|hit| inner.catalog.get(hit.name))
-        .map(|entry| {
-            json!({
-                "name": entry.def.name,
-                "description": summary(entry.def.description),
-                "access": match entry.def.access {
-                    Access::Read => "read",
-                    Access::Write => "write",
-                },
-            })
-        })
-        .collect();
-    structured(json!({ "tools": tools }))
-}
-
-/// The first line of `description`, cut to [`SUMMARY_CHARS`].
-fn summary(description: &str) -> String {
-    let line = description
-        .lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .unwrap_or_default();
-    if line.chars().count() <= SUMMARY_CHARS {
-        line.to_owned()
-    } else {
-        let mut cut: String = line.chars().take(SUMMARY_CHARS).collect();
-        cut.push('…');
-        cut
-    }
-}
-
-/// A result carrying `value` as structured content and as JSON text.
-fn structured(value: Value) -> ToolResult {
-    ToolResult::json(value, false)
 }

@@ -32,11 +32,11 @@ use rmcp::ServiceExt;
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use tokio_util::sync::CancellationToken;
 
-use super::Inner;
 use super::handler::McpHandler;
 use super::reply::{jsonrpc_error, unauthorized};
-use crate::Principal;
+use super::state::Inner;
 use crate::auth::AuthError;
+use crate::principal::Principal;
 
 /// Interval of the keep-alive comments on an open stream.
 const KEEP_ALIVE: Duration = Duration::from_secs(15);

@@ -6,8 +6,10 @@ use rmcp::ServiceExt;
 use rmcp::service::ServerInitializeError;
 use tokio::io::{AsyncRead, AsyncWrite};
 
-use super::{Server, ServerError};
-use crate::{CallerCredential, Principal};
+use super::error::ServerError;
+use super::state::Server;
+use crate::CallerCredential;
+use crate::principal::Principal;
 
 impl Server {
     /// Serves one client over stdin/stdout as `principal` (resolved once, e.g. from

@@ -1,5 +1,5 @@
-//! Media types: the essence of a `Content-Type` value and whether it is JSON. Used by both the
-//! request body and the response mapping.
+//! Media types: the essence of a `Content-Type` value, whether it is JSON, and whether a body
+//! of it is text sent as-is. Used by both the request body and the response mapping.
 
 /// A media type's essence: lowercase, without parameters.
 pub(super) fn essence(content_type: &str) -> String {
@@ -16,4 +16,15 @@ pub(super) fn essence(content_type: &str) -> String {
 pub(super) fn is_json_media_type(content_type: &str) -> bool {
     let essence = essence(content_type);
     essence == "application/json" || essence.ends_with("+json")
+}
+
+/// Whether a media type essence is text sent as-is.
+pub(super) fn is_text(essence: &str) -> bool {
+    essence.starts_with("text/")
+        || matches!(
+            essence,
+            "application/xml" | "application/yaml" | "application/x-yaml"
+        )
+        || essence.ends_with("+xml")
+        || essence.ends_with("+yaml")
 }

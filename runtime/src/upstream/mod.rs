@@ -211,27 +211,13 @@ impl Upstream {
         args: Map<String, Value>,
         ctx: &CallContext,
     ) -> Invoked {
-        let Some(binding) = tool.http.as_ref() else {
-            return Invoked::new(ToolResult::error(format!(
-                "tool `{}` has no HTTP binding, so it cannot call an upstream API",
-                tool.name
-            )));
-        };
-        let built = self.base_for(binding).and_then(|base| {
-            let mut prepared = request::build(&base.url, binding, &args)?;
-            self.auth.apply(&mut prepared.headers, &mut prepared.url);
-            self.pass_through
-                .apply(&mut prepared.headers, &mut prepared.url, binding, ctx)?;
-            Ok((prepared, base.display))
-        });
-        let (prepared, display_base) = match built {
+        let Built {
+            binding,
+            prepared,
+            display_base,
+        } = match self.build_request(tool, &args, Some(ctx)) {
             Ok(built) => built,
-            Err(problem) => {
-                return Invoked::new(ToolResult::error(format!(
-                    "cannot call {} {}: {problem}",
-                    binding.method, binding.path
-                )));
-            }
+            Err(problem) => return Invoked::new(ToolResult::error(problem)),
         };
         let span = tracing::debug_span!(
             "upstream",
@@ -242,6 +228,46 @@ impl Upstream {
         self.send(tool, prepared, &display_base)
             .instrument(span)
             .await
+    }
+
+    /// Builds the request a call of `tool` with `args` sends: the binding's method, URL,
+    /// headers and body, with the configured credentials and, for a call on behalf of `ctx`,
+    /// its forwarded headers and pass-through credential. Fails, with the message the call's
+    /// error result gives, when the tool has no HTTP binding or the arguments cannot be placed
+    /// on the wire.
+    fn build_request<'a>(
+        &'a self,
+        tool: &'a ToolDef,
+        args: &Map<String, Value>,
+        ctx: Option<&CallContext>,
+    ) -> Result<Built<'a>, String> {
+        let binding = tool.http.as_ref().ok_or_else(|| {
+            format!(
+                "tool `{}` has no HTTP binding, so it cannot call an upstream API",
+                tool.name
+            )
+        })?;
+        self.base_for(binding)
+            .and_then(|base| {
+                let mut prepared = request::build(&base.url, binding, args)?;
+                self.auth.apply(&mut prepared.headers, &mut prepared.url);
+                if let Some(ctx) = ctx {
+                    self.pass_through.apply(
+                        &mut prepared.headers,
+                        &mut prepared.url,
+                        binding,
+                        ctx,
+                    )?;
+                }
+                Ok(Built {
+                    binding,
+                    prepared,
+                    display_base: base.display,
+                })
+            })
+            .map_err(|problem| {
+                format!("cannot call {} {}: {problem}", binding.method, binding.path)
+            })
     }
 
     /// The base URL `binding`'s requests go to: the operation's own server when the spec
@@ -395,22 +421,7 @@ impl Upstream {
         tool: &ToolDef,
         args: &Map<String, Value>,
     ) -> Result<PreparedRequest, String> {
-        let binding = tool.http.as_ref().ok_or_else(|| {
-            format!(
-                "tool `{}` has no HTTP binding, so it cannot call an upstream API",
-                tool.name
-            )
-        })?;
-        let prepared = self
-            .base_for(binding)
-            .and_then(|base| {
-                let mut prepared = request::build(&base.url, binding, args)?;
-                self.auth.apply(&mut prepared.headers, &mut prepared.url);
-                Ok(prepared)
-            })
-            .map_err(|problem| {
-                format!("cannot call {} {}: {problem}", binding.method, binding.path)
-            })?;
+        let prepared = self.build_request(tool, args, None)?.prepared;
         let (content_type, body) = match prepared.body {
             Some(body) => (Some(body.content_type), Some(body.bytes)),
             None => (None, None),
@@ -434,6 +445,14 @@ impl Upstream {
 
 fn elapsed_ms(started: Instant) -> u64 {
     u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+/// A request built for a call, with the binding it was built from and how its base URL is
+/// shown in messages.
+struct Built<'a> {
+    binding: &'a HttpBinding,
+    prepared: request::Prepared,
+    display_base: Cow<'a, str>,
 }
 
 /// A base URL requests are sent to: without a trailing slash, and as shown in messages.

@@ -1,0 +1,424 @@
+//! [`ServerBuilder`]: collects the settings of a server and its catalogs, checks them all,
+//! and builds the [`Server`].
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::catalog_config::CatalogConfig;
+use super::config::{
+    DEFAULT_MAX_BODY_BYTES, DEFAULT_SHUTDOWN_TIMEOUT, OutputCheck, ToolMode, Unconfirmable,
+    forward_header_names,
+};
+use super::error::{ConfigProblem, ServerError};
+use super::handler;
+use super::mount::{self, Mount};
+use super::pipeline::InFlight;
+use super::prompts::Prompts;
+use super::rate::{self, RateLimiter};
+use super::rebinding::RebindingConfig;
+use super::resources::Resources;
+use super::state::{Inner, Mounted, Server};
+use crate::ToolSet;
+use crate::audit::{AuditSink, MultiSink};
+use crate::auth::Authenticator;
+use crate::input::RequestStates;
+use crate::prompt::PromptSet;
+use crate::resource::ResourceSet;
+
+/// Builds a [`Server`]; see [`Server::builder`].
+#[must_use = "a builder does nothing until `build` is called"]
+pub struct ServerBuilder {
+    name: String,
+    version: String,
+    /// The server's own catalog, served at `/mcp`.
+    root: CatalogConfig,
+    card_name: Option<String>,
+    insecure_no_auth: bool,
+    audit: MultiSink,
+    audit_args: bool,
+    rate_limit: Option<f64>,
+    allowed_origins: Vec<String>,
+    allowed_hosts: Vec<String>,
+    max_body_bytes: usize,
+    shutdown_timeout: Duration,
+    output_check: OutputCheck,
+    unconfirmable: Unconfirmable,
+    forward_headers: Vec<String>,
+    mounts: Vec<Mount>,
+    prompts: PromptSet,
+    resources: ResourceSet,
+    request_state_key: Option<Vec<u8>>,
+}
+
+impl std::fmt::Debug for ServerBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerBuilder")
+            .field("name", &self.name)
+            .field("version", &self.version)
+            .field("tool_sets", &self.root.sets.len())
+            .field("auth", &self.root.auth.is_some())
+            .field("mounts", &self.mounts)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ServerBuilder {
+    /// Sets the description shown in `initialize` and the server cards.
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.root.set_description(description.into());
+        self
+    }
+
+    /// Sets a human-readable title shown in `initialize` and the server cards.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.root.set_title(title.into());
+        self
+    }
+
+    /// Sets the reverse-DNS name used by the draft server card (`/mcp/server-card`), e.g.
+    /// `com.example/synaplan`. Default: `mcpgen.local/<name>`.
+    pub fn card_name(mut self, card_name: impl Into<String>) -> Self {
+        self.card_name = Some(card_name.into());
+        self
+    }
+
+    /// Adds a tool set. Several compose; tool names must be unique across all of them.
+    pub fn tool_set(mut self, tools: impl ToolSet) -> Self {
+        self.root.add_tool_set(Arc::new(tools));
+        self
+    }
+
+    /// Adds a shared tool set.
+    pub fn shared_tool_set(mut self, tools: Arc<dyn ToolSet>) -> Self {
+        self.root.add_tool_set(tools);
+        self
+    }
+
+    /// Serves `prompts` (`prompts/list`, `prompts/get`, and `completion/complete` for their
+    /// arguments) at `/mcp`; mounted catalogs serve none. Every caller the transport admits
+    /// sees them all (they are not filtered per principal). Replaces a set given before. A
+    /// repeated prompt or argument name is refused by [`build`](Self::build).
+    pub fn prompts(mut self, prompts: PromptSet) -> Self {
+        self.prompts = prompts;
+        self
+    }
+
+    /// Serves `resources` (`resources/list`, `resources/templates/list`, `resources/read`,
+    /// `completion/complete` for template variables and, when the set accepts them,
+    /// subscriptions) at `/mcp`; mounted catalogs serve none. Every caller the transport
+    /// admits may read them all (they are not filtered per principal). Replaces a set given
+    /// before. A repeated URI or an unusable template is refused by [`build`](Self::build).
+    pub fn resources(mut self, resources: ResourceSet) -> Self {
+        self.resources = resources;
+        self
+    }
+
+    /// Adds a catalog served at `/mcp/<name>` with its own tool sets and authenticators (see
+    /// [`Mount`]). A bad or repeated name is refused by [`build`](Self::build).
+    pub fn mount(mut self, mount: Mount) -> Self {
+        self.mounts.push(mount);
+        self
+    }
+
+    /// Authenticates HTTP requests with `authenticator`. Called again, adds another one; the
+    /// first that accepts a credential wins (see [`AuthChain`](crate::auth::AuthChain)). Mounts
+    /// try their own authenticators first, then these.
+    pub fn authenticator(mut self, authenticator: impl Authenticator) -> Self {
+        self.root.add_authenticator(authenticator);
+        self
+    }
+
+    /// Switches HTTP authentication off: every request acts as an unrestricted principal
+    /// named `anonymous`. [`Server::serve_http`] still refuses non-loopback addresses unless
+    /// [`insecure_no_auth`](Self::insecure_no_auth) is set. This is also the default when no
+    /// authenticator is added.
+    pub fn no_auth(mut self) -> Self {
+        self.root.clear_auth();
+        self
+    }
+
+    /// Allows serving without authentication on a non-loopback address.
+    pub fn insecure_no_auth(mut self, insecure: bool) -> Self {
+        self.insecure_no_auth = insecure;
+        self
+    }
+
+    /// Adds an audit sink; every `tools/call` is recorded in each.
+    pub fn audit(mut self, sink: impl AuditSink) -> Self {
+        self.audit.push(Arc::new(sink));
+        self
+    }
+
+    /// Whether audit records carry the raw arguments (default: only their digest).
+    pub fn audit_args(mut self, audit_args: bool) -> Self {
+        self.audit_args = audit_args;
+        self
+    }
+
+    /// Sets the default per-principal rate limit in calls per second (`None`: unlimited). A
+    /// principal's own limit overrides it.
+    pub fn rate_limit(mut self, per_second: Option<f64>) -> Self {
+        self.rate_limit = per_second;
+        self
+    }
+
+    /// Sets the browser origins allowed to call the HTTP endpoints (`scheme://host`,
+    /// `scheme://host:port`, `scheme://host:*`, `null`, or `*`). Empty: loopback origins when
+    /// bound to loopback, none otherwise.
+    pub fn allowed_origins(mut self, origins: Vec<String>) -> Self {
+        self.allowed_origins = origins;
+        self
+    }
+
+    /// Sets the `Host` values accepted (`host` or `host:port`, or `*`). Empty: `localhost`,
+    /// `127.0.0.1` and `[::1]` when bound to loopback, any host otherwise.
+    pub fn allowed_hosts(mut self, hosts: Vec<String>) -> Self {
+        self.allowed_hosts = hosts;
+        self
+    }
+
+    /// Sets the largest request body accepted (default [`DEFAULT_MAX_BODY_BYTES`]); larger
+    /// requests get HTTP 413.
+    pub fn max_body_bytes(mut self, bytes: usize) -> Self {
+        self.max_body_bytes = bytes;
+        self
+    }
+
+    /// Sets how results are checked against each tool's output schema (default
+    /// [`OutputCheck::Tolerant`]). The output validators are compiled by
+    /// [`build`](Self::build) unless the check is off.
+    pub fn output_check(mut self, mode: OutputCheck) -> Self {
+        self.output_check = mode;
+        self
+    }
+
+    /// Sets what happens to a call that needs the person's confirmation when the client
+    /// cannot ask for it (default [`Unconfirmable::Refuse`]).
+    pub fn unconfirmable(mut self, mode: Unconfirmable) -> Self {
+        self.unconfirmable = mode;
+        self
+    }
+
+    /// Names headers of the caller's HTTP request (Streamable HTTP and legacy SSE) that are
+    /// copied into each call's [`CallContext::forwarded_headers`](crate::CallContext), from
+    /// where an [`Upstream`](crate::upstream::Upstream) sends them on. None by default.
+    /// Hop-by-hop and framing headers (`Host`, `Content-Length`, `Connection`,
+    /// `Transfer-Encoding`, …) and the headers carrying the caller's credential for this server
+    /// (`Authorization`, `X-API-Key`: see pass-through instead) are refused by
+    /// [`build`](Self::build).
+    pub fn forward_headers(mut self, names: Vec<String>) -> Self {
+        self.forward_headers = names;
+        self
+    }
+
+    /// Sets what `tools/list` shows (default [`ToolMode::All`]). In [`ToolMode::Search`],
+    /// [`build`](Self::build) refuses a tool named like one of the meta-tools
+    /// ([`SEARCH_TOOL`](super::SEARCH_TOOL), [`DESCRIBE_TOOL`](super::DESCRIBE_TOOL),
+    /// [`CALL_TOOL`](super::CALL_TOOL)).
+    pub fn tool_mode(mut self, mode: ToolMode) -> Self {
+        self.root.set_tool_mode(mode);
+        self
+    }
+
+    /// Names tools listed directly in search mode, next to the meta-tools (each still only
+    /// for callers that may call it). A name that is not served is refused by
+    /// [`build`](Self::build).
+    pub fn pinned(mut self, names: Vec<String>) -> Self {
+        self.root.set_pinned(names);
+        self
+    }
+
+    /// Sets how long shutdown waits for calls in progress (default
+    /// [`DEFAULT_SHUTDOWN_TIMEOUT`]).
+    pub fn shutdown_timeout(mut self, timeout: Duration) -> Self {
+        self.shutdown_timeout = timeout;
+        self
+    }
+
+    /// Sets the key (at least 32 bytes of secret, random data) that seals the `requestState`
+    /// a stateless call's `input_required` answer carries (see [`crate::input`]). Without
+    /// one, a random key is made at start: states then only open in this process, so give
+    /// every replica of a server the same key.
+    pub fn request_state_key(mut self, key: impl Into<Vec<u8>>) -> Self {
+        self.request_state_key = Some(key.into());
+        self
+    }
+
+    /// Checks the configuration, parses and compiles every tool's schemas, and builds the
+    /// server. All problems are reported together.
+    pub fn build(self) -> Result<Server, ServerError> {
+        let mut problems = Vec::new();
+        let request_states = match RequestStates::new(self.request_state_key.as_deref()) {
+            Ok(states) => Some(Arc::new(states)),
+            Err(reason) => {
+                problems.push(ConfigProblem::InvalidRequestStateKey { reason });
+                None
+            }
+        };
+        let tools = self.root.build_tools(self.output_check, &mut problems);
+        let mut names: Vec<&str> = Vec::new();
+        let mut mounted_tools = Vec::new();
+        for mount in &self.mounts {
+            if let Some(reason) = mount::name_problem(&mount.name) {
+                problems.push(ConfigProblem::InvalidCatalogName {
+                    name: mount.name.clone(),
+                    reason: reason.to_owned(),
+                });
+            } else if names.contains(&mount.name.as_str()) {
+                problems.push(ConfigProblem::DuplicateCatalog {
+                    name: mount.name.clone(),
+                });
+            }
+            names.push(&mount.name);
+            let mut found = Vec::new();
+            mounted_tools.push(mount.catalog.build_tools(self.output_check, &mut found));
+            problems.extend(found.into_iter().map(|problem| ConfigProblem::InCatalog {
+                catalog: mount.name.clone(),
+                problem: Box::new(problem),
+            }));
+        }
+        if let Some(value) = self.rate_limit
+            && !rate::is_valid_rate(value)
+        {
+            problems.push(ConfigProblem::InvalidRateLimit { value });
+        }
+        if self.max_body_bytes == 0 {
+            problems.push(ConfigProblem::InvalidMaxBodyBytes);
+        }
+        let forward_headers = forward_header_names(&self.forward_headers, &mut problems);
+        let prompts = Prompts::build(self.prompts, &mut problems);
+        let resources = Resources::build(self.resources, &mut problems);
+        let rebinding = match RebindingConfig::new(&self.allowed_hosts, &self.allowed_origins) {
+            Ok(config) => Some(config),
+            Err(bad) => {
+                for entry in bad {
+                    let is_host = self.allowed_hosts.contains(&entry.entry);
+                    problems.push(if is_host {
+                        ConfigProblem::InvalidAllowedHost {
+                            entry: entry.entry,
+                            reason: entry.reason,
+                        }
+                    } else {
+                        ConfigProblem::InvalidAllowedOrigin {
+                            entry: entry.entry,
+                            reason: entry.reason,
+                        }
+                    });
+                }
+                None
+            }
+        };
+        let (Some((catalog, search)), Some(rebinding), Some(request_states), true) =
+            (tools, rebinding, request_states, problems.is_empty())
+        else {
+            return Err(ServerError::Config(problems));
+        };
+        let serve_root = !self.root.sets.is_empty() || self.mounts.is_empty();
+        let rate = Arc::new(RateLimiter::new(self.rate_limit));
+        let inflight = Arc::new(InFlight::default());
+        let mut mounts = Vec::with_capacity(self.mounts.len());
+        for (mount, tools) in self.mounts.into_iter().zip(mounted_tools) {
+            let Some((catalog, search)) = tools else {
+                // Unreachable: a mount whose tools did not build left a problem above.
+                continue;
+            };
+            let inner = configured(Inner {
+                name: format!("{}/{}", self.name, mount.name),
+                version: self.version.clone(),
+                title: mount.catalog.title.or_else(|| self.root.title.clone()),
+                description: mount
+                    .catalog
+                    .description
+                    .or_else(|| self.root.description.clone()),
+                card_name: None,
+                sets: mount.catalog.sets,
+                catalog,
+                search,
+                auth: mount::mount_auth(mount.catalog.auth, self.root.auth.as_ref()),
+                insecure_no_auth: self.insecure_no_auth,
+                audit: self.audit.clone(),
+                audit_args: self.audit_args,
+                rate: rate.clone(),
+                rebinding: rebinding.clone(),
+                max_body_bytes: self.max_body_bytes,
+                shutdown_timeout: self.shutdown_timeout,
+                output_check: self.output_check,
+                unconfirmable: self.unconfirmable,
+                forward_headers: forward_headers.clone(),
+                inflight: inflight.clone(),
+                request_states: request_states.clone(),
+                prompts: Prompts::default(),
+                resources: Resources::default(),
+                server_config: rmcp::model::ServerConfig::default(),
+            });
+            mounts.push(Mounted {
+                name: mount.name,
+                inner: Arc::new(inner),
+            });
+        }
+        let inner = configured(Inner {
+            name: self.name,
+            version: self.version,
+            title: self.root.title,
+            description: self.root.description,
+            card_name: self.card_name,
+            sets: self.root.sets,
+            catalog,
+            search,
+            auth: self.root.auth,
+            insecure_no_auth: self.insecure_no_auth,
+            audit: self.audit,
+            audit_args: self.audit_args,
+            rate,
+            rebinding,
+            max_body_bytes: self.max_body_bytes,
+            shutdown_timeout: self.shutdown_timeout,
+            output_check: self.output_check,
+            unconfirmable: self.unconfirmable,
+            forward_headers,
+            inflight,
+            request_states,
+            prompts,
+            resources,
+            server_config: rmcp::model::ServerConfig::default(),
+        });
+        Ok(Server {
+            inner: Arc::new(inner),
+            mounts: mounts.into(),
+            serve_root,
+        })
+    }
+}
+
+impl Server {
+    /// Starts building a server named `name` at `version`.
+    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ServerBuilder {
+        ServerBuilder {
+            name: name.into(),
+            version: version.into(),
+            root: CatalogConfig::default(),
+            card_name: None,
+            insecure_no_auth: false,
+            audit: MultiSink::new(),
+            audit_args: false,
+            rate_limit: None,
+            allowed_origins: Vec::new(),
+            allowed_hosts: Vec::new(),
+            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            shutdown_timeout: DEFAULT_SHUTDOWN_TIMEOUT,
+            output_check: OutputCheck::default(),
+            unconfirmable: Unconfirmable::default(),
+            forward_headers: Vec::new(),
+            mounts: Vec::new(),
+            prompts: PromptSet::new(),
+            resources: ResourceSet::new(),
+            request_state_key: None,
+        }
+    }
+}
+
+/// Fills in what `initialize` answers, from the rest of `inner`.
+fn configured(mut inner: Inner) -> Inner {
+    inner.server_config = handler::server_config(&inner);
+    inner
+}

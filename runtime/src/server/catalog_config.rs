@@ -1,0 +1,122 @@
+//! The settings every catalog has, the server's own at `/mcp` and each mount's at
+//! `/mcp/<name>`: title, description, tool sets, authenticators, tool mode and pins.
+//! [`ServerBuilder`](super::ServerBuilder) and [`Mount`](super::Mount) each hold one and
+//! delegate their per-catalog setters to it.
+
+use std::sync::Arc;
+
+use super::catalog::{Catalog, CatalogProblem};
+use super::config::{OutputCheck, ToolMode};
+use super::error::ConfigProblem;
+use super::param_headers::ParamHeaders;
+use super::search::SearchMode;
+use crate::ToolSet;
+use crate::auth::{AuthChain, Authenticator};
+
+/// The settings of one catalog.
+#[derive(Default)]
+pub(super) struct CatalogConfig {
+    /// Shown by `initialize` (a mount without one shows the server's).
+    pub(super) title: Option<String>,
+    /// Shown by `initialize` (a mount without one shows the server's).
+    pub(super) description: Option<String>,
+    pub(super) sets: Vec<Arc<dyn ToolSet>>,
+    /// `None`: no authenticator of the catalog's own.
+    pub(super) auth: Option<AuthChain>,
+    pub(super) tool_mode: ToolMode,
+    pub(super) pinned: Vec<String>,
+}
+
+impl CatalogConfig {
+    /// Sets the title.
+    pub(super) fn set_title(&mut self, title: String) {
+        self.title = Some(title);
+    }
+
+    /// Sets the description.
+    pub(super) fn set_description(&mut self, description: String) {
+        self.description = Some(description);
+    }
+
+    /// Adds a tool set.
+    pub(super) fn add_tool_set(&mut self, tools: Arc<dyn ToolSet>) {
+        self.sets.push(tools);
+    }
+
+    /// Adds an authenticator after those already added.
+    pub(super) fn add_authenticator(&mut self, authenticator: impl Authenticator) {
+        let chain = self.auth.take().unwrap_or_default();
+        self.auth = Some(chain.with(authenticator));
+    }
+
+    /// Drops every authenticator added.
+    pub(super) fn clear_auth(&mut self) {
+        self.auth = None;
+    }
+
+    /// Sets what `tools/list` shows.
+    pub(super) fn set_tool_mode(&mut self, mode: ToolMode) {
+        self.tool_mode = mode;
+    }
+
+    /// Sets the tools listed directly in search mode.
+    pub(super) fn set_pinned(&mut self, names: Vec<String>) {
+        self.pinned = names;
+    }
+
+    /// Builds the catalog (and, in search mode, the search index) of these tool sets, adding
+    /// what is wrong to `problems`.
+    pub(super) fn build_tools(
+        &self,
+        output_check: OutputCheck,
+        problems: &mut Vec<ConfigProblem>,
+    ) -> Option<(Catalog, Option<SearchMode>)> {
+        let catalog = match Catalog::build(&self.sets, output_check) {
+            Ok(catalog) => catalog,
+            Err(found) => {
+                problems.extend(found.into_iter().map(|p| match p {
+                    CatalogProblem::Duplicate {
+                        tool,
+                        first_set,
+                        second_set,
+                    } => ConfigProblem::DuplicateTool {
+                        tool,
+                        first_set: first_set + 1,
+                        second_set: second_set + 1,
+                    },
+                    CatalogProblem::Schema {
+                        tool,
+                        which,
+                        message,
+                    } => ConfigProblem::InvalidSchema {
+                        tool,
+                        which,
+                        message,
+                    },
+                }));
+                return None;
+            }
+        };
+        if let Err(found) = ParamHeaders::build(&catalog) {
+            problems.extend(found.into_iter().map(|(tool, message)| {
+                ConfigProblem::InvalidSchema {
+                    tool,
+                    which: "input",
+                    message,
+                }
+            }));
+            return None;
+        }
+        let search = match self.tool_mode {
+            ToolMode::All => None,
+            ToolMode::Search => match SearchMode::build(&self.sets, &catalog, &self.pinned) {
+                Ok(mode) => Some(mode),
+                Err(found) => {
+                    problems.extend(found);
+                    return None;
+                }
+            },
+        };
+        Some((catalog, search))
+    }
+}
