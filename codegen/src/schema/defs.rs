@@ -3,7 +3,6 @@
 
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
-use sha2::{Digest, Sha256};
 
 use super::{NO_NAMES, SchemaConverter, child};
 use crate::keywords;
@@ -264,11 +263,6 @@ fn sanitize(s: &str) -> String {
 /// At most [`MAX_NAME_LEN`] bytes of an ASCII name.
 fn truncate(s: &str) -> &str {
     s.get(..MAX_NAME_LEN).unwrap_or(s)
-}
-
-fn short_hash(s: &str) -> String {
-    let digest = Sha256::digest(s.as_bytes());
-    hex::encode(&digest[..4])
 }
 
 fn short_hash(s: &str) -> String {
