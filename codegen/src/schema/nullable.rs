@@ -2,6 +2,8 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::keywords::ANNOTATIONS;
+
 /// Applies `nullable: true` to a converted schema.
 pub(super) fn make_nullable(mut out: Map<String, Value>) -> Value {
     const CONSTRAINING: [&str; 9] = [
@@ -25,18 +27,8 @@ pub(super) fn make_nullable(mut out: Map<String, Value>) -> Value {
         }
         return Value::Object(out);
     }
-    const ANNOTATIONS: [&str; 8] = [
-        "title",
-        "description",
-        "default",
-        "examples",
-        "deprecated",
-        "readOnly",
-        "writeOnly",
-        "$comment",
-    ];
     let mut outer = Map::new();
-    for key in ANNOTATIONS {
+    for &key in ANNOTATIONS {
         if let Some(v) = out.shift_remove(key) {
             outer.insert(key.into(), v);
         }
