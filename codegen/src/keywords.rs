@@ -27,3 +27,16 @@ pub const SUBSCHEMA_MAP: &[&str] = &[
 
 /// Keywords whose value is a list of subschemas.
 pub const SUBSCHEMA_LIST: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
+
+/// Keywords that only annotate a schema and do not constrain values: a `$ref`'s siblings of
+/// this kind merge into its target, and a nullable wrapper keeps them outside its `anyOf`.
+pub const ANNOTATIONS: &[&str] = &[
+    "title",
+    "description",
+    "default",
+    "examples",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "$comment",
+];

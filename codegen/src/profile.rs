@@ -263,18 +263,6 @@ struct Inliner<'a> {
     notes: Vec<Note>,
 }
 
-/// Keywords that only annotate: a `$ref`'s siblings of this kind merge into its target.
-const ANNOTATIONS: &[&str] = &[
-    "title",
-    "description",
-    "default",
-    "examples",
-    "deprecated",
-    "readOnly",
-    "writeOnly",
-    "$comment",
-];
-
 impl Inliner<'_> {
     fn walk(&mut self, node: &mut Value, ptr: &str) {
         let Value::Object(map) = node else {
@@ -347,7 +335,9 @@ fn combine(expanded: Value, siblings: Map<String, Value>) -> Value {
     if siblings.is_empty() {
         return expanded;
     }
-    let annotations_only = siblings.keys().all(|k| ANNOTATIONS.contains(&k.as_str()));
+    let annotations_only = siblings
+        .keys()
+        .all(|k| keywords::ANNOTATIONS.contains(&k.as_str()));
     match expanded {
         Value::Object(mut map) if annotations_only => {
             map.extend(siblings);

@@ -138,7 +138,7 @@ pub fn tools(args: ToolsArgs) -> Result<(), String> {
                 ]
             })
             .collect();
-        crate::print_table(["SERVER", "TOOL", "DESCRIPTION"], &rows);
+        crate::table::print_table(["SERVER", "TOOL", "DESCRIPTION"], &rows);
     }
     if failures.is_empty() {
         Ok(())

@@ -51,7 +51,7 @@ struct Row {
 }
 
 pub(crate) fn sizes(args: SizesArgs) -> Result<(), String> {
-    let root = super::find_root(args.root.as_deref())?;
+    let root = crate::generate::find_root(args.root.as_deref())?;
     let folders = mcpgen_codegen::spec_folders(&root).map_err(|e| format!("error: {e}"))?;
     let mut subjects = Vec::new();
     for folder in &folders {
@@ -117,7 +117,7 @@ fn corpus_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
 
 /// A corpus spec with every operation selected, as `mcpgen init --all` would.
 fn every_operation(path: &Path) -> Result<Subject, String> {
-    let spec = super::load_spec(path)?;
+    let spec = crate::init_list::load_spec(path)?;
     let stem = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -131,7 +131,7 @@ fn every_operation(path: &Path) -> Result<Subject, String> {
     // Entries without names: each tool gets its derived name, within the profile's limit.
     let mut text = format!("server:\n  name: {crate_name}\nmcp_tools:\n");
     for op in &spec.operations {
-        let selector = super::selector(op);
+        let selector = crate::init_list::selector(op);
         let _ = writeln!(
             text,
             "  - operation_id: {}",

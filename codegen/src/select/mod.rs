@@ -8,6 +8,12 @@
 //!
 //! Plugin manifests ([`crate::plugins`]) add entries after the allowlist's, checked the same way
 //! against their own file; a tool name is unique across the allowlist and every manifest.
+//!
+//! Beside it: [`closest`], the suggestions of "not found" messages, and [`filter_operations`],
+//! the operations an [`OperationFilter`] keeps (`mcpgen init` and `mcpgen list`).
+
+mod closest;
+mod filter;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -20,6 +26,9 @@ use crate::naming;
 use crate::plugins::Manifest;
 use crate::servers;
 use crate::spec::{Operation, Spec};
+
+pub use closest::closest;
+pub use filter::{OperationFilter, filter_operations};
 
 /// Options that change selection.
 #[derive(Debug, Clone, Default)]
@@ -166,34 +175,26 @@ fn find_broken<'a>(spec: &'a Spec, wanted: &str) -> Option<&'a crate::spec::Brok
 
 /// "operation_id `x` not found; closest: `a`, `b`, `c`".
 fn unknown_operation_message(spec: &Spec, wanted: &str) -> String {
-    let wanted_norm = naming::snake_case(wanted);
-    let mut scored: Vec<(f64, String)> = spec
+    let ids: Vec<String> = spec
         .operations
         .iter()
         .map(|op| {
-            let id = op
-                .operation_id
+            op.operation_id
                 .clone()
-                .unwrap_or_else(|| format!("{} {}", op.method.to_ascii_uppercase(), op.path));
-            let norm = naming::snake_case(&id);
-            let score = strsim::jaro_winkler(&wanted_norm, &norm)
-                .max(strsim::normalized_levenshtein(wanted, &id));
-            (score, id)
+                .unwrap_or_else(|| format!("{} {}", op.method.to_ascii_uppercase(), op.path))
         })
         .collect();
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-    let closest: Vec<String> = scored
-        .iter()
-        .take(3)
-        .map(|(_, id)| format!("`{id}`"))
+    let names: Vec<String> = closest(wanted, ids.iter().map(String::as_str), naming::snake_case)
+        .into_iter()
+        .map(|id| format!("`{id}`"))
         .collect();
-    if closest.is_empty() {
+    if names.is_empty() {
         format!("operation_id `{wanted}` not found: the spec has no operations")
     } else {
         format!(
             "operation_id `{wanted}` not found in {}; closest: {} (run `mcpgen list --spec {}` to see all)",
             spec.path.display(),
-            closest.join(", "),
+            names.join(", "),
             spec.path.display()
         )
     }

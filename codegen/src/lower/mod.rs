@@ -1,0 +1,280 @@
+//! Lowering: one selected operation becomes an [`ir::Tool`].
+//!
+//! Lowering decides the tool's arguments (names from [`crate::naming`]), its request body (the
+//! media type sent and its encodings), its input and output schemas (through [`crate::schema`]),
+//! its [`ir::Access`] and its annotation hints. Access is decided here once: from the HTTP method
+//! ([`method_access`]) unless the allowlist entry sets `access:`; annotations derive from it and
+//! the entry's `annotations:` override the hints, never the access.
+//!
+//! One file per job: `access` decides access, hints and confirmation, `body` the request body's
+//! media type and encodings, `output` the output schemas, `describe` descriptions, `server`
+//! the server the tools belong to; this file puts a tool together.
+
+mod access;
+mod body;
+mod describe;
+mod output;
+mod server;
+
+use std::path::Path;
+
+use indexmap::IndexMap;
+use serde_json::{Map, Value, json};
+
+use crate::allowlist::Entry;
+use crate::budget;
+use crate::error::{Error, Warning};
+use crate::ir::{self, ArgBinding, ArgLocation, BodyBinding};
+use crate::naming::{self, ArgumentNames, ToolNames};
+use crate::schema::{Direction, SchemaConverter};
+use crate::servers;
+use crate::spec::{Operation, ParamLocation, Spec};
+use access::{annotations_for, confirm};
+use body::{body_encoding, chosen_media_type};
+use describe::{annotate, operation_description};
+use output::{output_schema, report_cuts};
+
+pub use access::{access, method_access};
+pub use output::is_object_schema;
+pub use server::server;
+
+fn location_arg(loc: ParamLocation) -> ArgLocation {
+    match loc {
+        ParamLocation::Path => ArgLocation::Path,
+        ParamLocation::Query => ArgLocation::Query,
+        ParamLocation::Header => ArgLocation::Header,
+        ParamLocation::Cookie => ArgLocation::Cookie,
+    }
+}
+
+/// Header parameters OpenAPI says are ignored (the transport sets them).
+fn ignored_header(name: &str) -> bool {
+    ["accept", "content-type", "authorization"].contains(&name.to_ascii_lowercase().as_str())
+}
+
+/// Lowers the operation `op`, selected by `entry`, to the tool named `names`. The only error is
+/// an entry's `content_type:` the operation does not offer; problems in the operation's schemas
+/// degrade with warnings naming their JSON pointers.
+pub fn tool(
+    spec: &Spec,
+    allowlist_path: &Path,
+    entry: &Entry,
+    op: &Operation,
+    names: ToolNames,
+    document_url: Option<&str>,
+) -> Result<(ir::Tool, Vec<Warning>), Error> {
+    let media_type =
+        chosen_media_type(op, entry).map_err(|(location, message)| Error::Allowlist {
+            path: allowlist_path.to_owned(),
+            location,
+            message,
+        })?;
+    let (mut tool, mut warnings) = build_tool(spec, entry, op, media_type, names);
+    tool.http.server_url = servers::operation_url(spec, op, document_url, &mut warnings);
+    Ok((tool, warnings))
+}
+
+fn build_tool(
+    spec: &Spec,
+    entry: &Entry,
+    op: &Operation,
+    media_type: Option<&str>,
+    names: ToolNames,
+) -> (ir::Tool, Vec<Warning>) {
+    let ToolNames {
+        name,
+        type_stem,
+        method_name,
+    } = names;
+    let mut input = SchemaConverter::new(&spec.root, &spec.path, Direction::Input).with_lazy_defs();
+    let mut properties: IndexMap<String, Value> = IndexMap::new();
+    let mut required: Vec<String> = Vec::new();
+    let mut args: Vec<ArgBinding> = Vec::new();
+    let mut warnings = Vec::new();
+
+    // Parameters, in spec order, named by `naming`.
+    let params: Vec<_> = op
+        .parameters
+        .iter()
+        .filter(|p| !(p.location == ParamLocation::Header && ignored_header(&p.name)))
+        .collect();
+    let wire: Vec<(&str, ParamLocation)> = params
+        .iter()
+        .map(|p| (p.name.as_str(), p.location))
+        .collect();
+    let (mut arg_names, named) = ArgumentNames::parameters(&wire);
+    for (p, arg) in params.into_iter().zip(named) {
+        let mut schema = input.convert(&p.schema, &p.schema_pointer);
+        annotate(
+            &mut schema,
+            p.description.as_deref(),
+            p.deprecated,
+            p.example.as_ref(),
+        );
+        properties.insert(arg.clone(), schema);
+        if p.required {
+            required.push(arg.clone());
+        }
+        args.push(ArgBinding {
+            arg,
+            wire: p.name.clone(),
+            location: location_arg(p.location),
+            required: p.required,
+            style: p.style.clone(),
+            explode: p.explode,
+            allow_reserved: p.allow_reserved,
+        });
+    }
+
+    // Request body.
+    let mut body_binding = None;
+    if let Some(body) = &op.request_body
+        && let Some((media_type, media)) = media_type.and_then(|m| body.content.get_key_value(m))
+    {
+        body_binding = Some(BodyBinding {
+            content_type: media_type.clone(),
+            required: body.required,
+            encoding: body_encoding(spec, media_type, media, &mut warnings),
+        });
+        let schema_in = media.schema.clone().unwrap_or_else(|| json!({}));
+        let flattened = input
+            .object_properties(&schema_in, &media.schema_pointer)
+            .filter(|(props, _)| !props.is_empty() && props.keys().all(|k| !arg_names.collides(k)));
+        match flattened {
+            Some((props, req)) => {
+                for (prop, schema) in props {
+                    let is_required = body.required && req.contains(&prop);
+                    if is_required {
+                        required.push(prop.clone());
+                    }
+                    args.push(ArgBinding {
+                        arg: prop.clone(),
+                        wire: prop.clone(),
+                        location: ArgLocation::BodyField,
+                        required: is_required,
+                        style: None,
+                        explode: None,
+                        allow_reserved: false,
+                    });
+                    properties.insert(prop, schema);
+                }
+            }
+            None => {
+                let arg = arg_names.body();
+                let mut schema = input.convert(&schema_in, &media.schema_pointer);
+                annotate(&mut schema, body.description.as_deref(), false, None);
+                if body.required {
+                    required.push(arg.clone());
+                }
+                args.push(ArgBinding {
+                    arg: arg.clone(),
+                    wire: arg.clone(),
+                    location: ArgLocation::Body,
+                    required: body.required,
+                    style: None,
+                    explode: None,
+                    allow_reserved: false,
+                });
+                properties.insert(arg, schema);
+            }
+        }
+    }
+    // An explicit `schema_budget` holds for both schemas; by default inputs, which the model
+    // must fill in, get more room than outputs.
+    let (budget, output_budget) = match entry.schema_budget {
+        Some(0) => (None, None),
+        Some(bytes) => (Some(bytes), Some(bytes)),
+        None => (
+            Some(budget::DEFAULT_INPUT_SCHEMA_BUDGET),
+            Some(budget::DEFAULT_OUTPUT_SCHEMA_BUDGET),
+        ),
+    };
+    let mut input_schema = Map::new();
+    input_schema.insert("type".into(), json!("object"));
+    input_schema.insert(
+        "properties".into(),
+        Value::Object(properties.into_iter().collect()),
+    );
+    if !required.is_empty() {
+        input_schema.insert("required".into(), json!(required));
+    }
+    let fitted = budget::fit(
+        &Value::Object(input_schema),
+        &mut |def| input.def(def).cloned(),
+        budget::Limits {
+            budget,
+            min_depth: 1,
+            max_depth: None,
+            describe: true,
+        },
+    );
+    report_cuts(&mut warnings, &name, "inputSchema", &fitted.cuts, budget);
+    let input_schema = fitted.schema;
+    warnings.extend(input.finish().1);
+
+    let mode = entry.output_schema.unwrap_or_default();
+    let output = output_schema(spec, op, mode, output_budget);
+    warnings.extend(output.warnings);
+    report_cuts(
+        &mut warnings,
+        &name,
+        "outputSchema",
+        &output.cuts,
+        output_budget,
+    );
+    let wrap_output = output.wrapped;
+    let output_schema = output.advertised;
+    let documented_output_schema = output
+        .documented
+        .filter(|d| Some(d) != output_schema.as_ref());
+
+    let method = op.method.to_ascii_uppercase();
+    let access = access(&method, entry);
+    let annotations = annotations_for(&method, access, entry);
+    let confirm = confirm(access, annotations, entry);
+    let description = entry.description.clone().unwrap_or_else(|| {
+        operation_description(
+            op,
+            entry
+                .max_description_len
+                .unwrap_or(budget::DEFAULT_DESCRIPTION_CHARS),
+        )
+    });
+    let mut security: Vec<String> = op.security.iter().flatten().cloned().collect();
+    security.sort();
+    security.dedup();
+
+    let tool = ir::Tool {
+        name,
+        type_stem,
+        method_name,
+        title: entry
+            .title
+            .clone()
+            .or_else(|| op.summary.clone().filter(|s| s.len() <= 100)),
+        description,
+        input_schema,
+        output_schema,
+        documented_output_schema,
+        wrap_output,
+        access,
+        annotations,
+        confirm,
+        required_scope: entry.scope.clone(),
+        plugin: entry.plugin.clone(),
+        tags: op.tags.clone(),
+        http: ir::HttpBinding {
+            method,
+            path: op.path.clone(),
+            operation_id: op
+                .operation_id
+                .clone()
+                .unwrap_or_else(|| naming::method_path_name(&op.method, &op.path)),
+            args,
+            body: body_binding,
+            security,
+            server_url: None,
+        },
+    };
+    (tool, warnings)
+}

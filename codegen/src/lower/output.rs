@@ -1,0 +1,150 @@
+//! Output schemas: from the primary 2xx JSON response, made tolerant and fitted to the mode and
+//! budget.
+
+use serde_json::{Value, json};
+
+use crate::allowlist::OutputSchemaMode;
+use crate::budget;
+use crate::error::Warning;
+use crate::schema::{Direction, SchemaConverter};
+use crate::spec::{Operation, Spec};
+use crate::tolerant;
+
+/// A tool's output schemas, fitted to its mode and budget.
+pub(super) struct OutputSchemas {
+    /// What `tools/list` advertises (`None`: no output schema).
+    pub(super) advertised: Option<Value>,
+    /// The documented schema, for `--output-check strict`.
+    pub(super) documented: Option<Value>,
+    /// Whether a non-object response is wrapped as `{"result": ...}`.
+    pub(super) wrapped: bool,
+    /// JSON pointers of the advertised schema summarised because of the budget.
+    pub(super) cuts: Vec<String>,
+    pub(super) warnings: Vec<Warning>,
+}
+
+/// The output schemas from the primary 2xx JSON response. The advertised one is the documented
+/// one made tolerant ([`tolerant`]), then fitted: `full` within the budget, `compact` to the
+/// root's properties (nested schemas summarised, no descriptions below the root), `none`
+/// absent. The documented one (for strict checks) is fitted at least as deep as the advertised
+/// one, so a result that passes it also passes what is advertised.
+pub(super) fn output_schema(
+    spec: &Spec,
+    op: &Operation,
+    mode: OutputSchemaMode,
+    budget: Option<usize>,
+) -> OutputSchemas {
+    let mut out = OutputSchemas {
+        advertised: None,
+        documented: None,
+        wrapped: false,
+        cuts: Vec::new(),
+        warnings: Vec::new(),
+    };
+    let primary = ["200", "201", "202", "203", "2XX", "2xx"]
+        .iter()
+        .find_map(|code| op.responses.get(*code))
+        .or_else(|| {
+            op.responses
+                .iter()
+                .find(|(code, _)| code.starts_with('2'))
+                .map(|(_, r)| r)
+        });
+    let Some(response) = primary else {
+        return out;
+    };
+    let Some(media) = response
+        .content
+        .iter()
+        .find(|(mt, _)| {
+            let mt = mt.to_ascii_lowercase();
+            mt == "application/json" || mt.ends_with("+json") || mt == "*/*"
+        })
+        .map(|(_, m)| m)
+    else {
+        return out;
+    };
+    let Some(schema) = &media.schema else {
+        return out;
+    };
+    let mut conv = SchemaConverter::new(&spec.root, &spec.path, Direction::Output).with_lazy_defs();
+    let converted = conv.convert(schema, &media.schema_pointer);
+    let root = match converted.get("$ref").and_then(Value::as_str) {
+        Some(r) if converted.as_object().is_some_and(|m| m.len() == 1) => r
+            .strip_prefix("#/$defs/")
+            .map(|name| name.replace("~1", "/").replace("~0", "~"))
+            .and_then(|name| conv.def(&name))
+            .filter(|target| is_object_schema(target))
+            .cloned()
+            .unwrap_or(converted),
+        _ => converted,
+    };
+    let root = if is_object_schema(&root) {
+        root
+    } else {
+        out.wrapped = true;
+        json!({ "type": "object", "properties": { "result": root }, "required": ["result"] })
+    };
+    if mode == OutputSchemaMode::None {
+        out.warnings = conv.finish().1;
+        return out;
+    }
+    let advertised = budget::fit(
+        &tolerant::tolerant_output(&root),
+        &mut |def| conv.def(def).map(tolerant::tolerant_output),
+        budget::Limits {
+            budget,
+            min_depth: 0,
+            max_depth: (mode == OutputSchemaMode::Compact).then_some(1),
+            describe: mode == OutputSchemaMode::Full,
+        },
+    );
+    let documented = budget::fit(
+        &root,
+        &mut |def| conv.def(def).cloned(),
+        budget::Limits {
+            budget,
+            min_depth: advertised.depth,
+            max_depth: None,
+            describe: false,
+        },
+    );
+    out.advertised = Some(advertised.schema);
+    out.cuts = advertised.cuts;
+    out.documented = Some(documented.schema);
+    out.warnings = conv.finish().1;
+    out
+}
+
+/// One warning per schema node summarised to fit the budget, naming the tool and the pointer.
+pub(super) fn report_cuts(
+    warnings: &mut Vec<Warning>,
+    tool: &str,
+    which: &str,
+    cuts: &[String],
+    budget: Option<usize>,
+) {
+    let budget = budget.map_or_else(|| "no budget".to_owned(), |b| format!("{b} bytes"));
+    warnings.extend(cuts.iter().map(|pointer| Warning {
+        location: format!("tool `{tool}`: {which} at `{pointer}`"),
+        message: format!(
+            "nested fields summarised to fit the schema budget ({budget}; `schema_budget:` in \
+             the allowlist changes it)"
+        ),
+    }));
+}
+
+/// Whether a converted schema is a plain object schema (`type: object`, no composition).
+pub fn is_object_schema(schema: &Value) -> bool {
+    let Some(map) = schema.as_object() else {
+        return false;
+    };
+    let typed_object = match map.get("type") {
+        Some(Value::String(t)) => t == "object",
+        _ => false,
+    };
+    typed_object
+        && !["oneOf", "anyOf", "allOf", "$ref", "not", "if"]
+            .iter()
+            .any(|k| map.contains_key(*k))
+}

@@ -1,0 +1,165 @@
+//! Bundling: relative-file `$ref`s are pulled into the document so every `$ref` is local.
+//!
+//! A `$ref` to another file (`pet.yaml`, `./schemas/pet.json#/Pet`,
+//! `common.yaml#/components/schemas/Error`) is resolved relative to the folder of the file that
+//! holds it. Its target is copied into the root document and the `$ref` rewritten to point at
+//! the copy:
+//!
+//! | target                         | OpenAPI 3.x                     | Swagger 2.0            |
+//! |--------------------------------|---------------------------------|------------------------|
+//! | schema (or a whole file)       | `components/schemas/<Name>`     | `definitions/<Name>`   |
+//! | parameter                      | `components/parameters/<Name>`  | `parameters/<Name>`    |
+//! | response                       | `components/responses/<Name>`   | `responses/<Name>`     |
+//! | request body, header, …        | `components/<section>/<Name>`   | `x-mcpgen-bundled/…`   |
+//! | path item                      | `x-mcpgen-bundled/pathItems/<Name>`                      |
+//!
+//! What a target is comes from where the `$ref` stands (a `schema`, an entry of `parameters`,
+//! …), else from the target's pointer. `<Name>` is the pointer's last segment or the file stem,
+//! suffixed `_2`, `_3`, … when another target already has it. A root `components` entry that is
+//! only an external `$ref` is replaced by the target itself, keeping its name.
+//!
+//! Refs inside copied content are followed relative to their own file; a memo of
+//! (file, pointer) → local pointer, filled before the content is walked, makes cycles between
+//! files safe. Remote refs are refused. Local refs (`#/...`) stay as written, but ones that do
+//! not resolve are reported. Refs inside `x-` extensions and example values are data and left
+//!
+//! One file per job: `kind` says which section a target goes to, `walk` finds the `$ref`s that
+//! are references, `reference` parses them, `root` rewrites the root document's own external
+//! refs, `copy` copies targets into it and `names` picks the names of the copies.
+
+mod copy;
+mod kind;
+mod names;
+mod reference;
+mod root;
+mod walk;
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::error::Error;
+use kind::Kind;
+use reference::tidy;
+
+/// Makes every `$ref` in `doc` (read from `path`) local.
+pub fn bundle(path: &Path, doc: Value) -> Result<Value, Vec<Error>> {
+    if doc.get("openapi").is_none() && doc.get("swagger").is_none() {
+        // Not an API description: the upgrade step says so; its refs are not worth reporting.
+        return Ok(doc);
+    }
+    let mut doc = doc;
+    let mut bundler = Bundler::new(path, &doc);
+    bundler.find_component_refs(&doc);
+    bundler.rewrite_root(&mut doc);
+    bundler.run_jobs();
+    bundler.place(&mut doc);
+    bundler.check_local_refs(&mut doc);
+    if bundler.errors.is_empty() {
+        Ok(doc)
+    } else {
+        Err(bundler.errors)
+    }
+}
+
+/// One file involved in bundling: its identity (canonical path) and its name for messages.
+#[derive(Debug, Clone)]
+struct File {
+    canonical: PathBuf,
+    shown: PathBuf,
+}
+
+/// A target still to be copied into the root document.
+struct Job {
+    file: File,
+    pointer: String,
+    kind: Kind,
+    dest: Vec<String>,
+}
+
+struct Bundler {
+    root: File,
+    swagger2: bool,
+    /// Parsed external files by canonical path, or why they cannot be used.
+    files: HashMap<PathBuf, Result<Value, String>>,
+    /// (canonical file, pointer) → local reference of its copy.
+    memo: HashMap<(PathBuf, String), String>,
+    /// Names in use per section path.
+    taken: HashMap<Vec<String>, HashSet<String>>,
+    /// Root `components` entries that are replaced by their external target.
+    replaced: HashSet<Vec<String>>,
+    jobs: VecDeque<Job>,
+    /// Copies ready to be placed: destination segments and content.
+    placed: Vec<(Vec<String>, Value)>,
+    /// Where copies were placed.
+    copies: HashSet<Vec<String>>,
+    /// Refs from other files back into the root document, to check at the end.
+    into_root: Vec<RootRef>,
+    errors: Vec<Error>,
+}
+
+/// A `$ref` in another file that points back into the root document.
+struct RootRef {
+    /// The file holding it.
+    file: PathBuf,
+    /// Pointer of the `$ref` in that file.
+    at: String,
+    reference: String,
+    /// The decoded pointer it targets in the root document.
+    pointer: String,
+}
+
+impl Bundler {
+    fn new(path: &Path, doc: &Value) -> Bundler {
+        let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| {
+            std::env::current_dir()
+                .map(|dir| tidy(&dir.join(path)))
+                .unwrap_or_else(|_| path.to_owned())
+        });
+        let swagger2 = match doc.get("swagger") {
+            Some(Value::String(v)) => v.starts_with('2'),
+            Some(Value::Number(n)) => n.as_f64().is_some_and(|v| (2.0..3.0).contains(&v)),
+            _ => false,
+        };
+        let mut bundler = Bundler {
+            root: File {
+                canonical,
+                shown: path.to_owned(),
+            },
+            swagger2,
+            files: HashMap::new(),
+            memo: HashMap::new(),
+            taken: HashMap::new(),
+            replaced: HashSet::new(),
+            jobs: VecDeque::new(),
+            placed: Vec::new(),
+            copies: HashSet::new(),
+            into_root: Vec::new(),
+            errors: Vec::new(),
+        };
+        bundler.seed_taken_names(doc);
+        bundler
+    }
+
+    /// Reports refs from other files into the root that do not resolve in the bundled document.
+    fn check_local_refs(&mut self, doc: &mut Value) {
+        for back in std::mem::take(&mut self.into_root) {
+            if doc.pointer(&back.pointer).is_none() {
+                self.errors.push(Error::Ref {
+                    path: back.file,
+                    pointer: back.at,
+                    reference: back.reference,
+                    reason: format!(
+                        "`{}` has nothing at `#{}`",
+                        self.root.shown.display(),
+                        back.pointer
+                    ),
+                });
+            }
+        }
+        // Dangling local refs are not errors here: `index` reports them for the operation that
+        // uses them and the schema converter warns, so one that is never selected cannot stop
+        // generation.
+    }
+}
