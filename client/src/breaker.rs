@@ -102,7 +102,7 @@ pub enum BreakerState {
     },
 }
 
-pub use mcpgen_runtime::BreakerOpen;
+pub use mcpgen_core::BreakerOpen;
 
 /// A circuit breaker guarding one server. Cheap to share behind an `Arc`.
 pub struct CircuitBreaker {

@@ -18,7 +18,7 @@
 use serde_json::{Map, Value};
 
 use crate::formats::result_text;
-use mcpgen_runtime::McpConnection;
+use mcpgen_core::McpConnection;
 
 /// Where a tool comes from, for labels: `server/tool`.
 pub trait ToolOrigin {
@@ -114,7 +114,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use mcpgen_runtime::{BoxFuture, ClientError, ToolResult};
+    use mcpgen_core::{BoxFuture, ClientError, ToolResult};
 
     /// Two "servers" in one connection: `weather/forecast` answers, `crm/lookup` is down,
     /// `docs/search` returns a tool error.

@@ -7,7 +7,7 @@
 //! - [`registry`]: several servers behind one tool namespace, with a [`CircuitBreaker`] each.
 //! - [`formats`] and [`llm`]: tool definitions in OpenAI and Anthropic formats, and a
 //!   provider-agnostic tool-call loop.
-//! - [`McpConnection`] and [`call_typed`] come from `mcpgen-runtime`, where generated typed
+//! - [`McpConnection`] and [`call_typed`] come from `mcpgen-core`, where generated typed
 //!   client stubs find them; a [`Session`] is an [`McpConnection`].
 #![deny(missing_docs)]
 
@@ -33,9 +33,7 @@ pub use formats::{ToolCall, ToolDefinition, ToolNames};
 pub use llm::{
     Llm, LlmError, LlmTurn, LoopError, LoopOptions, LoopOutcome, Message, run_tool_loop,
 };
-pub use mcpgen_runtime::{
-    ClientError, LocalConnection, McpConnection, ToolAnnotations, call_typed,
-};
+pub use mcpgen_core::{ClientError, McpConnection, ToolAnnotations, call_typed};
 pub use registry::{RegisteredTool, Registry, RegistryOptions, ServerFailure};
 pub use session::Session;
 pub use tool::ListedTool;

@@ -42,7 +42,7 @@ use crate::enrich::ToolOrigin;
 use crate::formats::ToolDefinition;
 use crate::session::Session;
 use crate::tool::ListedTool;
-use mcpgen_runtime::{BoxFuture, ClientError, McpConnection, ToolResult};
+use mcpgen_core::{BoxFuture, ClientError, McpConnection, ToolResult};
 
 /// The separator between server and tool in a qualified name: `server__tool`.
 pub const QUALIFIER: &str = "__";

@@ -19,7 +19,7 @@ use crate::sse::SseTransport;
 use crate::stdio::StdioTransport;
 use crate::tool::ListedTool;
 use crate::{error_chain, ssrf};
-use mcpgen_runtime::{BoxFuture, ClientError, Content, McpConnection, ToolResult};
+use mcpgen_core::{BoxFuture, ClientError, Content, McpConnection, ToolResult};
 
 /// How long a stdio server gets to exit after its stdin closes before it is killed.
 const EXIT_GRACE: Duration = Duration::from_secs(3);

@@ -18,7 +18,7 @@ use tokio::task::JoinHandle;
 
 use crate::error_chain;
 use crate::frame::{Capped, Frame, too_large};
-use mcpgen_runtime::ClientError;
+use mcpgen_core::ClientError;
 
 /// Longest non-data line kept (event names, ids, comments).
 const MAX_FIELD_LINE: usize = 8 * 1024;
