@@ -325,7 +325,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use mcpgen_core::{Access, ClientError, ToolAnnotations, ToolDef};
+    use mcpgen_core::{Access, CallError, ToolAnnotations, ToolDef};
 
     /// A model that plays a fixed script and records what it was shown.
     struct Scripted {
@@ -391,10 +391,10 @@ mod tests {
             &'a self,
             name: &'a str,
             args: Map<String, Value>,
-        ) -> BoxFuture<'a, Result<ToolResult, ClientError>> {
+        ) -> BoxFuture<'a, Result<ToolResult, CallError>> {
             Box::pin(async move {
                 if name != "weather" {
-                    return Err(ClientError::Transport(format!("unknown tool `{name}`")));
+                    return Err(CallError::Transport(format!("unknown tool `{name}`")));
                 }
                 match args.get("city").and_then(Value::as_str) {
                     Some("Paris") => Ok(ToolResult::text("18°C, sunny")),

@@ -19,8 +19,8 @@
 //! - [`completion`]: suggestions for prompt arguments and template variables ([`Completer`]).
 //! - [`upstream`]: the HTTP call an OpenAPI-derived tool makes to its REST API.
 //! - [`connection`]: [`McpConnection`] and [`call_typed`], what typed client stubs call
-//!   through (from `mcpgen-core`; sessions to remote servers live in `mcpgen-client`), and
-//!   [`LocalConnection`] to an in-process tool set.
+//!   through, failing with a [`CallError`] (from `mcpgen-core`; sessions to remote servers live
+//!   in `mcpgen-client`), and [`LocalConnection`] to an in-process tool set.
 //! - [`auth`]: API keys, signed tokens, and the [`Principal`] they yield.
 //! - [`audit`]: one audit event per tool call, delivered to pluggable sinks.
 //! - [`search`]: the tool search index of search mode (`--tool-mode search`).
@@ -53,7 +53,7 @@ pub use mcpgen_core::{
     Access, ArgBinding, BodyBinding, HttpBinding, Location, PropertyEncoding, SecurityScheme,
     SecuritySchemeKind, ToolAnnotations, ToolDef,
 };
-pub use mcpgen_core::{BreakerOpen, ClientError, McpConnection, call_typed};
+pub use mcpgen_core::{CallError, McpConnection, call_typed};
 pub use mcpgen_core::{Content, ToolResult};
 pub use notify::{Cancellation, LogLevel, Notifier, NotifyError};
 pub use principal::Principal;

@@ -23,7 +23,7 @@ impl<C: ::mcpgen::McpConnection> Client<C> {
         args: &crate::types::input::Events31ListEventsArgs,
     ) -> ::std::result::Result<
         crate::types::output::Events31ListEventsOutput,
-        ::mcpgen::ClientError,
+        ::mcpgen::CallError,
     > {
         ::mcpgen::call_typed(&self.conn, "events31_list_events", args, false).await
     }
@@ -35,7 +35,7 @@ impl<C: ::mcpgen::McpConnection> Client<C> {
         args: &crate::types::input::Events31GetEventArgs,
     ) -> ::std::result::Result<
         crate::types::output::Events31GetEventOutput,
-        ::mcpgen::ClientError,
+        ::mcpgen::CallError,
     > {
         ::mcpgen::call_typed(&self.conn, "events31_get_event", args, false).await
     }
@@ -47,7 +47,7 @@ impl<C: ::mcpgen::McpConnection> Client<C> {
         args: &crate::types::input::Events31CreateEventArgs,
     ) -> ::std::result::Result<
         crate::types::output::Events31CreateEventOutput,
-        ::mcpgen::ClientError,
+        ::mcpgen::CallError,
     > {
         ::mcpgen::call_typed(&self.conn, "events31_create_event", args, false).await
     }
@@ -59,7 +59,7 @@ impl<C: ::mcpgen::McpConnection> Client<C> {
         args: &crate::types::input::Events31AnnotateEventArgs,
     ) -> ::std::result::Result<
         crate::types::output::Events31AnnotateEventOutput,
-        ::mcpgen::ClientError,
+        ::mcpgen::CallError,
     > {
         ::mcpgen::call_typed(&self.conn, "events31_annotate_event", args, false).await
     }
@@ -71,7 +71,7 @@ impl<C: ::mcpgen::McpConnection> Client<C> {
         args: &crate::types::input::Events31ListCategoriesArgs,
     ) -> ::std::result::Result<
         crate::types::output::Events31ListCategoriesOutput,
-        ::mcpgen::ClientError,
+        ::mcpgen::CallError,
     > {
         ::mcpgen::call_typed(&self.conn, "events31_list_categories", args, false).await
     }
@@ -83,7 +83,7 @@ impl<C: ::mcpgen::McpConnection> Client<C> {
         args: &crate::types::input::Events31GetSessionArgs,
     ) -> ::std::result::Result<
         crate::types::output::Events31GetSessionOutput,
-        ::mcpgen::ClientError,
+        ::mcpgen::CallError,
     > {
         ::mcpgen::call_typed(&self.conn, "events31_get_session", args, false).await
     }
@@ -95,7 +95,7 @@ impl<C: ::mcpgen::McpConnection> Client<C> {
         args: &crate::types::input::Events31SubscribeArgs,
     ) -> ::std::result::Result<
         crate::types::output::Events31SubscribeOutput,
-        ::mcpgen::ClientError,
+        ::mcpgen::CallError,
     > {
         ::mcpgen::call_typed(&self.conn, "events31_subscribe", args, false).await
     }
@@ -107,7 +107,7 @@ impl<C: ::mcpgen::McpConnection> Client<C> {
         args: &crate::types::input::GetAnalyticsReportsAggregatedByCustomerSegmentAn9b31ecefArgs,
     ) -> ::std::result::Result<
         crate::types::output::GetAnalyticsReportsAggregatedByCustomerSegmentAn9b31ecefOutput,
-        ::mcpgen::ClientError,
+        ::mcpgen::CallError,
     > {
         ::mcpgen::call_typed(
                 &self.conn,

@@ -23,7 +23,7 @@ impl<C: ::mcpgen::McpConnection> Client<C> {
         args: &crate::types::input::GraphCyclesListPeopleArgs,
     ) -> ::std::result::Result<
         crate::types::output::GraphCyclesListPeopleOutput,
-        ::mcpgen::ClientError,
+        ::mcpgen::CallError,
     > {
         ::mcpgen::call_typed(&self.conn, "graph_cycles_list_people", args, false).await
     }
@@ -35,7 +35,7 @@ impl<C: ::mcpgen::McpConnection> Client<C> {
         args: &crate::types::input::GraphCyclesGetPersonArgs,
     ) -> ::std::result::Result<
         crate::types::output::GraphCyclesGetPersonOutput,
-        ::mcpgen::ClientError,
+        ::mcpgen::CallError,
     > {
         ::mcpgen::call_typed(&self.conn, "graph_cycles_get_person", args, false).await
     }
@@ -47,7 +47,7 @@ impl<C: ::mcpgen::McpConnection> Client<C> {
         args: &crate::types::input::GraphCyclesGetOrganizationArgs,
     ) -> ::std::result::Result<
         crate::types::output::GraphCyclesGetOrganizationOutput,
-        ::mcpgen::ClientError,
+        ::mcpgen::CallError,
     > {
         ::mcpgen::call_typed(&self.conn, "graph_cycles_get_organization", args, false)
             .await
@@ -60,7 +60,7 @@ impl<C: ::mcpgen::McpConnection> Client<C> {
         args: &crate::types::input::GraphCyclesCreateProjectArgs,
     ) -> ::std::result::Result<
         crate::types::output::GraphCyclesCreateProjectOutput,
-        ::mcpgen::ClientError,
+        ::mcpgen::CallError,
     > {
         ::mcpgen::call_typed(&self.conn, "graph_cycles_create_project", args, false)
             .await
@@ -73,7 +73,7 @@ impl<C: ::mcpgen::McpConnection> Client<C> {
         args: &crate::types::input::GraphCyclesListTasksArgs,
     ) -> ::std::result::Result<
         crate::types::output::GraphCyclesListTasksOutput,
-        ::mcpgen::ClientError,
+        ::mcpgen::CallError,
     > {
         ::mcpgen::call_typed(&self.conn, "graph_cycles_list_tasks", args, false).await
     }
@@ -85,7 +85,7 @@ impl<C: ::mcpgen::McpConnection> Client<C> {
         args: &crate::types::input::GraphCyclesCreateTaskArgs,
     ) -> ::std::result::Result<
         crate::types::output::GraphCyclesCreateTaskOutput,
-        ::mcpgen::ClientError,
+        ::mcpgen::CallError,
     > {
         ::mcpgen::call_typed(&self.conn, "graph_cycles_create_task", args, false).await
     }
