@@ -102,7 +102,31 @@ pub enum BreakerState {
     },
 }
 
-pub use mcpgen_runtime::BreakerOpen;
+/// A call refused because a circuit breaker is open (or its one probe is already in flight).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "server `{server}` is unavailable: circuit breaker open after {failures} consecutive failures; {}",
+    retry_text(*.retry_in)
+)]
+pub struct BreakerOpen {
+    /// The server the breaker guards.
+    pub server: String,
+    /// The failure threshold that opened it.
+    pub failures: u32,
+    /// How long until a probe call is allowed; zero when a probe is in flight right now.
+    pub retry_in: Duration,
+}
+
+fn retry_text(retry_in: Duration) -> String {
+    if retry_in.is_zero() {
+        "a probe call is in flight, retry when it completes".to_owned()
+    } else {
+        // Whole seconds, rounded up, so "retrying in 0 s" is never printed while still open.
+        let ms = retry_in.as_millis();
+        let secs = ms.div_ceil(1000);
+        format!("next attempt allowed in {secs} s")
+    }
+}
 
 /// A circuit breaker guarding one server. Cheap to share behind an `Arc`.
 pub struct CircuitBreaker {

@@ -18,7 +18,7 @@
 use serde_json::{Map, Value};
 
 use crate::formats::result_text;
-use mcpgen_runtime::McpConnection;
+use mcpgen_core::McpConnection;
 
 /// Where a tool comes from, for labels: `server/tool`.
 pub trait ToolOrigin {
@@ -114,7 +114,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use mcpgen_runtime::{BoxFuture, ClientError, ToolResult};
+    use mcpgen_core::{BoxFuture, CallError, ToolResult};
 
     /// Two "servers" in one connection: `weather/forecast` answers, `crm/lookup` is down,
     /// `docs/search` returns a tool error.
@@ -125,16 +125,16 @@ mod tests {
             &'a self,
             name: &'a str,
             args: Map<String, Value>,
-        ) -> BoxFuture<'a, Result<ToolResult, ClientError>> {
+        ) -> BoxFuture<'a, Result<ToolResult, CallError>> {
             Box::pin(async move {
                 match name {
                     "forecast" => Ok(ToolResult::text(format!(
                         "{}: 18°C, sunny",
                         args.get("city").and_then(Value::as_str).unwrap_or("?")
                     ))),
-                    "lookup" => Err(ClientError::Transport("connection refused".into())),
+                    "lookup" => Err(CallError::Transport("connection refused".into())),
                     "search" => Ok(ToolResult::error("index is rebuilding\nretry later")),
-                    other => Err(ClientError::Transport(format!("unknown tool `{other}`"))),
+                    other => Err(CallError::Transport(format!("unknown tool `{other}`"))),
                 }
             })
         }

@@ -7,8 +7,10 @@
 //! - [`registry`]: several servers behind one tool namespace, with a [`CircuitBreaker`] each.
 //! - [`formats`] and [`llm`]: tool definitions in OpenAI and Anthropic formats, and a
 //!   provider-agnostic tool-call loop.
-//! - [`McpConnection`] and [`call_typed`] come from `mcpgen-runtime`, where generated typed
-//!   client stubs find them; a [`Session`] is an [`McpConnection`].
+//! - [`ClientError`]: why connecting or calling failed. [`McpConnection`], [`call_typed`] and
+//!   their transport-neutral [`CallError`] come from `mcpgen-core`, where generated typed
+//!   client stubs find them; a [`Session`] and a [`Registry`] are [`McpConnection`]s, and a
+//!   [`ClientError`] converts to and from a [`CallError`].
 #![deny(missing_docs)]
 
 pub mod config;
@@ -21,6 +23,7 @@ mod tool;
 
 pub mod breaker;
 pub mod enrich;
+mod error;
 pub mod formats;
 pub mod llm;
 mod message;
@@ -29,13 +32,12 @@ pub mod registry;
 pub use breaker::{BreakerConfig, BreakerOpen, CircuitBreaker};
 pub use config::{ConfigError, ConfigProblem, McpConfig, ServerConfig, TransportConfig};
 pub use enrich::{EnrichCall, Enrichment, ToolOrigin, enrich};
+pub use error::ClientError;
 pub use formats::{ToolCall, ToolDefinition, ToolNames};
 pub use llm::{
     Llm, LlmError, LlmTurn, LoopError, LoopOptions, LoopOutcome, Message, run_tool_loop,
 };
-pub use mcpgen_runtime::{
-    ClientError, LocalConnection, McpConnection, ToolAnnotations, call_typed,
-};
+pub use mcpgen_core::{CallError, McpConnection, ToolAnnotations, call_typed};
 pub use registry::{RegisteredTool, Registry, RegistryOptions, ServerFailure};
 pub use session::Session;
 pub use tool::ListedTool;

@@ -11,7 +11,7 @@
 //! tool's result, and the model sees it and may try something else.
 //!
 //! ```no_run
-//! use mcpgen_runtime::BoxFuture;
+//! use mcpgen_core::BoxFuture;
 //! use mcpgen_client::{
 //!     Llm, LlmError, LlmTurn, LoopOptions, McpConfig, Message, Registry, ToolDefinition,
 //!     run_tool_loop,
@@ -55,7 +55,7 @@ use serde_json::{Map, Value};
 use crate::formats::{ToolDefinition, result_text};
 pub use crate::message::Message;
 use crate::message::ToolCall;
-use mcpgen_runtime::{BoxFuture, McpConnection, ToolResult};
+use mcpgen_core::{BoxFuture, McpConnection, ToolResult};
 
 /// What the model answered in one turn.
 #[derive(Debug, Clone, PartialEq)]
@@ -218,7 +218,7 @@ pub(crate) async fn call_as_result<C: McpConnection + ?Sized>(
         other => {
             return ToolResult::error(format!(
                 "the arguments for `{name}` must be a JSON object, got {}",
-                mcpgen_runtime::json_kind(other)
+                mcpgen_core::json_kind(other)
             ));
         }
     };
@@ -325,7 +325,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use mcpgen_runtime::{CallContext, LocalConnection, ToolDef, ToolError, ToolSet};
+    use mcpgen_core::{Access, CallError, ToolAnnotations, ToolDef};
 
     /// A model that plays a fixed script and records what it was shown.
     struct Scripted {
@@ -368,8 +368,8 @@ mod tests {
         output_schema: None,
         documented_output_schema: None,
         wrap_output: false,
-        access: mcpgen_runtime::Access::Read,
-        annotations: mcpgen_runtime::ToolAnnotations {
+        access: Access::Read,
+        annotations: ToolAnnotations {
             read_only_hint: Some(true),
             destructive_hint: None,
             idempotent_hint: None,
@@ -383,23 +383,18 @@ mod tests {
 
     static TOOLS: &[ToolDef] = &[WEATHER];
 
+    /// A connection with the one `weather` tool; other names fail as a transport would.
     struct Weather;
 
-    impl ToolSet for Weather {
-        fn tools(&self) -> &'static [ToolDef] {
-            TOOLS
-        }
-
-        fn call<'a>(
+    impl McpConnection for Weather {
+        fn call_tool<'a>(
             &'a self,
-            tool: &'static ToolDef,
+            name: &'a str,
             args: Map<String, Value>,
-            _ctx: &'a CallContext,
-        ) -> BoxFuture<'a, Result<ToolResult, ToolError>> {
-            let name = tool.name;
+        ) -> BoxFuture<'a, Result<ToolResult, CallError>> {
             Box::pin(async move {
                 if name != "weather" {
-                    return Err(ToolError::UnknownTool(name.to_owned()));
+                    return Err(CallError::Transport(format!("unknown tool `{name}`")));
                 }
                 match args.get("city").and_then(Value::as_str) {
                     Some("Paris") => Ok(ToolResult::text("18°C, sunny")),
@@ -435,7 +430,7 @@ mod tests {
             calls(vec![call("c1", "weather", json!({"city": "Paris"}))]),
             LlmTurn::Final("It is sunny in Paris.".into()),
         ]);
-        let conn = LocalConnection(Weather);
+        let conn = Weather;
         let out = run_tool_loop(
             &llm,
             &conn,
@@ -476,7 +471,7 @@ mod tests {
     async fn stops_at_the_cap_with_the_trace() {
         let turn = || calls(vec![call("c", "weather", json!({"city": "Paris"}))]);
         let llm = Scripted::new(vec![turn(), turn(), turn(), turn()]);
-        let conn = LocalConnection(Weather);
+        let conn = Weather;
         let err = run_tool_loop(
             &llm,
             &conn,
@@ -510,15 +505,9 @@ mod tests {
     async fn the_default_cap_is_ten() {
         let turn = || calls(vec![call("c", "weather", json!({"city": "Paris"}))]);
         let llm = Scripted::new((0..20).map(|_| turn()).collect());
-        let err = run_tool_loop(
-            &llm,
-            &LocalConnection(Weather),
-            &defs(),
-            vec![],
-            &LoopOptions::default(),
-        )
-        .await
-        .unwrap_err();
+        let err = run_tool_loop(&llm, &Weather, &defs(), vec![], &LoopOptions::default())
+            .await
+            .unwrap_err();
         assert!(matches!(err, LoopError::IterationCap { cap: 10, .. }));
         assert_eq!(err.trace().len(), 9);
     }
@@ -536,7 +525,7 @@ mod tests {
         ]);
         let out = run_tool_loop(
             &llm,
-            &LocalConnection(Weather),
+            &Weather,
             &defs(),
             vec![Message::User("weather".into())],
             &LoopOptions::default(),
@@ -579,15 +568,9 @@ mod tests {
             "weather",
             json!({"city": "Paris"}),
         )])]);
-        let err = run_tool_loop(
-            &llm,
-            &LocalConnection(Weather),
-            &defs(),
-            vec![],
-            &LoopOptions::default(),
-        )
-        .await
-        .unwrap_err();
+        let err = run_tool_loop(&llm, &Weather, &defs(), vec![], &LoopOptions::default())
+            .await
+            .unwrap_err();
         assert_eq!(
             err.to_string(),
             "model call failed in turn 2: script exhausted"

@@ -39,10 +39,11 @@ use serde_json::{Map, Value};
 use crate::breaker::{BreakerConfig, CircuitBreaker, Clock, SystemClock};
 use crate::config::{McpConfig, ServerConfig};
 use crate::enrich::ToolOrigin;
+use crate::error::ClientError;
 use crate::formats::ToolDefinition;
 use crate::session::Session;
 use crate::tool::ListedTool;
-use mcpgen_runtime::{BoxFuture, ClientError, McpConnection, ToolResult};
+use mcpgen_core::{BoxFuture, CallError, McpConnection, ToolResult};
 
 /// The separator between server and tool in a qualified name: `server__tool`.
 pub const QUALIFIER: &str = "__";
@@ -511,8 +512,8 @@ impl McpConnection for Registry {
         &'a self,
         name: &'a str,
         args: Map<String, Value>,
-    ) -> BoxFuture<'a, Result<ToolResult, ClientError>> {
-        Box::pin(self.call(name, args))
+    ) -> BoxFuture<'a, Result<ToolResult, CallError>> {
+        Box::pin(async move { self.call(name, args).await.map_err(CallError::from) })
     }
 }
 

@@ -14,12 +14,13 @@ use tokio::io::AsyncBufReadExt;
 use tokio::process::Child;
 
 use crate::config::{ServerConfig, TransportConfig};
+use crate::error::ClientError;
 use crate::frame::too_large_size;
 use crate::sse::SseTransport;
 use crate::stdio::StdioTransport;
 use crate::tool::ListedTool;
 use crate::{error_chain, ssrf};
-use mcpgen_runtime::{BoxFuture, ClientError, Content, McpConnection, ToolResult};
+use mcpgen_core::{BoxFuture, CallError, Content, McpConnection, ToolResult};
 
 /// How long a stdio server gets to exit after its stdin closes before it is killed.
 const EXIT_GRACE: Duration = Duration::from_secs(3);
@@ -316,8 +317,12 @@ impl McpConnection for Session {
         &'a self,
         name: &'a str,
         args: Map<String, Value>,
-    ) -> BoxFuture<'a, Result<ToolResult, ClientError>> {
-        Box::pin(Session::call_tool(self, name, args))
+    ) -> BoxFuture<'a, Result<ToolResult, CallError>> {
+        Box::pin(async move {
+            Session::call_tool(self, name, args)
+                .await
+                .map_err(CallError::from)
+        })
     }
 }
 

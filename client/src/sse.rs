@@ -16,9 +16,9 @@ use rmcp::transport::Transport;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
+use crate::error::ClientError;
 use crate::error_chain;
 use crate::frame::{Capped, Frame, too_large};
-use mcpgen_runtime::ClientError;
 
 /// Longest non-data line kept (event names, ids, comments).
 const MAX_FIELD_LINE: usize = 8 * 1024;

@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 
-use mcpgen_runtime::ClientError;
+use crate::error::ClientError;
 
 /// Why `ip` may not be reached without `allow_private`, or `None` if it may.
 pub fn blocked_reason(ip: IpAddr) -> Option<&'static str> {

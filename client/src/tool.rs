@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use mcpgen_runtime::ToolAnnotations;
+use mcpgen_core::ToolAnnotations;
 
 /// One tool as a server's `tools/list` described it.
 #[derive(Debug, Clone, PartialEq, Default)]

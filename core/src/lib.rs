@@ -3,14 +3,17 @@
 //! - [`tool`]: the static tool table ([`ToolDef`], its [`Access`], HTTP binding and annotations);
 //! - [`result`]: [`ToolResult`] and its [`Content`] blocks, what a tool call returns;
 //! - [`connection`]: [`McpConnection`], anything that calls tools, and [`call_typed`], what
-//!   generated typed client stubs call through.
+//!   generated typed client stubs call through;
+//! - [`error`]: [`CallError`], why a call through a connection failed.
 #![deny(missing_docs)]
 
 pub mod connection;
+pub mod error;
 pub mod result;
 pub mod tool;
 
-pub use connection::{BreakerOpen, ClientError, McpConnection, call_typed};
+pub use connection::{McpConnection, call_typed};
+pub use error::CallError;
 pub use result::{Content, ToolResult};
 pub use tool::{
     Access, ArgBinding, BodyBinding, HttpBinding, Location, PropertyEncoding, SecurityScheme,

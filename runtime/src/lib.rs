@@ -20,8 +20,8 @@
 //! - [`upstream`]: the HTTP call an OpenAPI-derived tool makes to its REST API, and
 //!   [`openapi`]: [`OpenApiTools`], a generated crate's tool table driven through one upstream.
 //! - [`connection`]: [`McpConnection`] and [`call_typed`], what typed client stubs call
-//!   through (from `mcpgen-core`; sessions to remote servers live in `mcpgen-client`), and
-//!   [`LocalConnection`] to an in-process tool set.
+//!   through, failing with a [`CallError`] (from `mcpgen-core`; sessions to remote servers live
+//!   in `mcpgen-client`), and [`LocalConnection`] to an in-process tool set.
 //! - [`auth`]: API keys, signed tokens, and the [`Principal`] they yield.
 //! - [`audit`]: one audit event per tool call, delivered to pluggable sinks.
 //! - [`search`]: the tool search index of search mode (`--tool-mode search`).
@@ -55,7 +55,7 @@ pub use mcpgen_core::{
     Access, ArgBinding, BodyBinding, HttpBinding, Location, PropertyEncoding, SecurityScheme,
     SecuritySchemeKind, ToolAnnotations, ToolDef,
 };
-pub use mcpgen_core::{BreakerOpen, ClientError, McpConnection, call_typed};
+pub use mcpgen_core::{CallError, McpConnection, call_typed};
 pub use mcpgen_core::{Content, ToolResult};
 pub use notify::{Cancellation, LogLevel, Notifier, NotifyError};
 pub use openapi::OpenApiTools;

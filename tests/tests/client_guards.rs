@@ -5,8 +5,8 @@
 use std::path::Path;
 use std::time::Duration;
 
-use mcpgen_client::{McpConfig, ServerConfig, Session};
-use mcpgen_runtime::{ClientError, Content};
+use mcpgen_client::{ClientError, McpConfig, ServerConfig, Session};
+use mcpgen_runtime::Content;
 use mcpgen_tests::{
     CountingListener, KillOnDrop, StandIn, free_port, node_bin, node_file, process_exists,
     start_synaplan_http, wait_port, workspace_binary,

@@ -5,8 +5,8 @@
 
 use std::process::Stdio;
 
-use mcpgen_client::{ListedTool, McpConfig, ServerConfig, Session};
-use mcpgen_runtime::{ClientError, Content};
+use mcpgen_client::{ClientError, ListedTool, McpConfig, ServerConfig, Session};
+use mcpgen_runtime::{CallError, Content};
 use mcpgen_tests::{
     KillOnDrop, StandIn, admin_keys_file, free_port, node_bin, node_file, process_exists,
     start_synaplan_http, synaplan_stand_in, wait_port, workspace_binary,
@@ -234,7 +234,7 @@ async fn check_synaplan(session: Session, upstream: &StandIn, expected_tools: us
     // An upstream failure reaches the typed caller as a tool error, not as a success.
     let files = client.synaplan_list_files(&Default::default()).await;
     match files {
-        Err(ClientError::Tool { tool, message }) => {
+        Err(CallError::Tool { tool, message }) => {
             assert_eq!(tool, "synaplan_list_files");
             assert!(message.contains("500"), "{message}");
         }

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use mcpgen_runtime::json_kind;
+use mcpgen_core::json_kind;
 
 pub(super) fn string_field(
     map: &Map<String, Value>,

@@ -12,7 +12,7 @@ use super::fields::{bool_field, string_field, string_list, string_map, uint_fiel
 use super::model::{
     DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS, McpConfig, ServerConfig, TransportConfig,
 };
-use mcpgen_runtime::json_kind;
+use mcpgen_core::json_kind;
 
 /// Parses and validates the document `text`; `origin` names it in errors.
 pub(super) fn parse(text: &str, origin: &str, env: Lookup<'_>) -> Result<McpConfig, ConfigError> {

@@ -8,7 +8,7 @@ use super::error::{FormatError, format_error, string_at};
 use super::names::ToolNames;
 use super::result::result_text;
 use crate::message::{Message, ToolCall};
-use mcpgen_runtime::ToolResult;
+use mcpgen_core::ToolResult;
 
 /// Tool definitions as Anthropic tools: `{"name","description","input_schema"}`.
 pub fn anthropic_tools(tools: &[ToolDefinition], names: &ToolNames) -> Vec<Value> {
@@ -39,10 +39,7 @@ pub fn parse_anthropic_tool_calls(
                 return Err(format_error(
                     P,
                     "/content".into(),
-                    format!(
-                        "expected an array, got {}",
-                        mcpgen_runtime::json_kind(other)
-                    ),
+                    format!("expected an array, got {}", mcpgen_core::json_kind(other)),
                 ));
             }
             None => return Err(format_error(P, "/content".into(), "missing")),

@@ -31,7 +31,7 @@ impl ToolDefinition {
 
     /// The definition of a tool of a local tool set. An input schema that does not parse as a
     /// JSON object becomes `{"type":"object"}`.
-    pub fn from_def(def: &mcpgen_runtime::ToolDef) -> Self {
+    pub fn from_def(def: &mcpgen_core::ToolDef) -> Self {
         let input_schema = match serde_json::from_str::<Value>(def.input_schema) {
             Ok(Value::Object(map)) => map,
             _ => {

@@ -41,10 +41,7 @@ pub(super) fn string_at<'a>(
         Some(other) => Err(format_error(
             provider,
             format!("{base}/{key}"),
-            format!(
-                "expected a string, got {}",
-                mcpgen_runtime::json_kind(other)
-            ),
+            format!("expected a string, got {}", mcpgen_core::json_kind(other)),
         )),
         None => Err(format_error(provider, format!("{base}/{key}"), "missing")),
     }

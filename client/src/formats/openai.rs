@@ -8,7 +8,7 @@ use super::error::{FormatError, format_error, string_at};
 use super::names::ToolNames;
 use super::result::result_text;
 use crate::message::{Message, ToolCall};
-use mcpgen_runtime::ToolResult;
+use mcpgen_core::ToolResult;
 
 /// Tool definitions as OpenAI function-calling tools:
 /// `{"type":"function","function":{"name","description","parameters"}}`.
@@ -53,10 +53,7 @@ pub fn parse_openai_tool_calls(
             return Err(format_error(
                 P,
                 format!("{base}/tool_calls"),
-                format!(
-                    "expected an array, got {}",
-                    mcpgen_runtime::json_kind(other)
-                ),
+                format!("expected an array, got {}", mcpgen_core::json_kind(other)),
             ));
         }
     };

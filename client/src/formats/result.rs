@@ -1,6 +1,6 @@
 //! A tool result as the text a model reads.
 
-use mcpgen_runtime::{Content, ToolResult};
+use mcpgen_core::{Content, ToolResult};
 
 /// How many bytes `base64` decodes to (without decoding it).
 fn decoded_len(base64: &str) -> usize {

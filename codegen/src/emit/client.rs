@@ -36,7 +36,7 @@ pub(crate) fn tokens(server: &ir::Server, types: &BTreeMap<String, ToolTypes>) -
         });
         quote! {
             #(#doc)*
-            pub async fn #method(&self, args: &#args_ty) -> ::std::result::Result<#out_ty, ::mcpgen::ClientError> {
+            pub async fn #method(&self, args: &#args_ty) -> ::std::result::Result<#out_ty, ::mcpgen::CallError> {
                 ::mcpgen::call_typed(&self.conn, #tool_name, args, false).await
             }
         }

@@ -24,7 +24,7 @@ impl<C: ::mcpgen::McpConnection> Client<C> {
         args: &crate::types::input::Events31ListEventsArgs,
     ) -> ::std::result::Result<
         crate::types::output::Events31ListEventsOutput,
-        ::mcpgen::ClientError,
+        ::mcpgen::CallError,
     > {
         ::mcpgen::call_typed(&self.conn, "events31_list_events", args, false).await
     }
@@ -36,7 +36,7 @@ impl<C: ::mcpgen::McpConnection> Client<C> {
         args: &crate::types::input::Events31GetEventArgs,
     ) -> ::std::result::Result<
         crate::types::output::Events31GetEventOutput,
-        ::mcpgen::ClientError,
+        ::mcpgen::CallError,
     > {
         ::mcpgen::call_typed(&self.conn, "events31_get_event", args, false).await
     }
@@ -48,7 +48,7 @@ impl<C: ::mcpgen::McpConnection> Client<C> {
         args: &crate::types::input::Events31CreateEventArgs,
     ) -> ::std::result::Result<
         crate::types::output::Events31CreateEventOutput,
-        ::mcpgen::ClientError,
+        ::mcpgen::CallError,
     > {
         ::mcpgen::call_typed(&self.conn, "events31_create_event", args, false).await
     }
@@ -60,7 +60,7 @@ impl<C: ::mcpgen::McpConnection> Client<C> {
         args: &crate::types::input::Events31AnnotateEventArgs,
     ) -> ::std::result::Result<
         crate::types::output::Events31AnnotateEventOutput,
-        ::mcpgen::ClientError,
+        ::mcpgen::CallError,
     > {
         ::mcpgen::call_typed(&self.conn, "events31_annotate_event", args, false).await
     }
@@ -72,7 +72,7 @@ impl<C: ::mcpgen::McpConnection> Client<C> {
         args: &crate::types::input::Events31ListCategoriesArgs,
     ) -> ::std::result::Result<
         crate::types::output::Events31ListCategoriesOutput,
-        ::mcpgen::ClientError,
+        ::mcpgen::CallError,
     > {
         ::mcpgen::call_typed(&self.conn, "events31_list_categories", args, false).await
     }
@@ -84,7 +84,7 @@ impl<C: ::mcpgen::McpConnection> Client<C> {
         args: &crate::types::input::Events31GetSessionArgs,
     ) -> ::std::result::Result<
         crate::types::output::Events31GetSessionOutput,
-        ::mcpgen::ClientError,
+        ::mcpgen::CallError,
     > {
         ::mcpgen::call_typed(&self.conn, "events31_get_session", args, false).await
     }
@@ -96,7 +96,7 @@ impl<C: ::mcpgen::McpConnection> Client<C> {
         args: &crate::types::input::Events31SubscribeArgs,
     ) -> ::std::result::Result<
         crate::types::output::Events31SubscribeOutput,
-        ::mcpgen::ClientError,
+        ::mcpgen::CallError,
     > {
         ::mcpgen::call_typed(&self.conn, "events31_subscribe", args, false).await
     }
@@ -108,7 +108,7 @@ impl<C: ::mcpgen::McpConnection> Client<C> {
         args: &crate::types::input::GetAnalyticsReportsAggregatedByCustomerSegmentAn9b31ecefArgs,
     ) -> ::std::result::Result<
         crate::types::output::GetAnalyticsReportsAggregatedByCustomerSegmentAn9b31ecefOutput,
-        ::mcpgen::ClientError,
+        ::mcpgen::CallError,
     > {
         ::mcpgen::call_typed(
                 &self.conn,

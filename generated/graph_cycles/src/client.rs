@@ -24,7 +24,7 @@ impl<C: ::mcpgen::McpConnection> Client<C> {
         args: &crate::types::input::GraphCyclesListPeopleArgs,
     ) -> ::std::result::Result<
         crate::types::output::GraphCyclesListPeopleOutput,
-        ::mcpgen::ClientError,
+        ::mcpgen::CallError,
     > {
         ::mcpgen::call_typed(&self.conn, "graph_cycles_list_people", args, false).await
     }
@@ -36,7 +36,7 @@ impl<C: ::mcpgen::McpConnection> Client<C> {
         args: &crate::types::input::GraphCyclesGetPersonArgs,
     ) -> ::std::result::Result<
         crate::types::output::GraphCyclesGetPersonOutput,
-        ::mcpgen::ClientError,
+        ::mcpgen::CallError,
     > {
         ::mcpgen::call_typed(&self.conn, "graph_cycles_get_person", args, false).await
     }
@@ -48,7 +48,7 @@ impl<C: ::mcpgen::McpConnection> Client<C> {
         args: &crate::types::input::GraphCyclesGetOrganizationArgs,
     ) -> ::std::result::Result<
         crate::types::output::GraphCyclesGetOrganizationOutput,
-        ::mcpgen::ClientError,
+        ::mcpgen::CallError,
     > {
         ::mcpgen::call_typed(&self.conn, "graph_cycles_get_organization", args, false)
             .await
@@ -61,7 +61,7 @@ impl<C: ::mcpgen::McpConnection> Client<C> {
         args: &crate::types::input::GraphCyclesCreateProjectArgs,
     ) -> ::std::result::Result<
         crate::types::output::GraphCyclesCreateProjectOutput,
-        ::mcpgen::ClientError,
+        ::mcpgen::CallError,
     > {
         ::mcpgen::call_typed(&self.conn, "graph_cycles_create_project", args, false)
             .await
@@ -74,7 +74,7 @@ impl<C: ::mcpgen::McpConnection> Client<C> {
         args: &crate::types::input::GraphCyclesListTasksArgs,
     ) -> ::std::result::Result<
         crate::types::output::GraphCyclesListTasksOutput,
-        ::mcpgen::ClientError,
+        ::mcpgen::CallError,
     > {
         ::mcpgen::call_typed(&self.conn, "graph_cycles_list_tasks", args, false).await
     }
@@ -86,7 +86,7 @@ impl<C: ::mcpgen::McpConnection> Client<C> {
         args: &crate::types::input::GraphCyclesCreateTaskArgs,
     ) -> ::std::result::Result<
         crate::types::output::GraphCyclesCreateTaskOutput,
-        ::mcpgen::ClientError,
+        ::mcpgen::CallError,
     > {
         ::mcpgen::call_typed(&self.conn, "graph_cycles_create_task", args, false).await
     }

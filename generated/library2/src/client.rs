@@ -24,7 +24,7 @@ impl<C: ::mcpgen::McpConnection> Client<C> {
         args: &crate::types::input::Library2ListBooksArgs,
     ) -> ::std::result::Result<
         crate::types::output::Library2ListBooksOutput,
-        ::mcpgen::ClientError,
+        ::mcpgen::CallError,
     > {
         ::mcpgen::call_typed(&self.conn, "library2_list_books", args, false).await
     }
@@ -36,7 +36,7 @@ impl<C: ::mcpgen::McpConnection> Client<C> {
         args: &crate::types::input::Library2GetBookArgs,
     ) -> ::std::result::Result<
         crate::types::output::Library2GetBookOutput,
-        ::mcpgen::ClientError,
+        ::mcpgen::CallError,
     > {
         ::mcpgen::call_typed(&self.conn, "library2_get_book", args, false).await
     }
@@ -48,7 +48,7 @@ impl<C: ::mcpgen::McpConnection> Client<C> {
         args: &crate::types::input::Library2AddBookArgs,
     ) -> ::std::result::Result<
         crate::types::output::Library2AddBookOutput,
-        ::mcpgen::ClientError,
+        ::mcpgen::CallError,
     > {
         ::mcpgen::call_typed(&self.conn, "library2_add_book", args, false).await
     }
@@ -60,7 +60,7 @@ impl<C: ::mcpgen::McpConnection> Client<C> {
         args: &crate::types::input::Library2UploadCoverArgs,
     ) -> ::std::result::Result<
         crate::types::output::Library2UploadCoverOutput,
-        ::mcpgen::ClientError,
+        ::mcpgen::CallError,
     > {
         ::mcpgen::call_typed(&self.conn, "library2_upload_cover", args, false).await
     }
@@ -70,7 +70,7 @@ impl<C: ::mcpgen::McpConnection> Client<C> {
     pub async fn library2_remove_book(
         &self,
         args: &crate::types::input::Library2RemoveBookArgs,
-    ) -> ::std::result::Result<::serde_json::Value, ::mcpgen::ClientError> {
+    ) -> ::std::result::Result<::serde_json::Value, ::mcpgen::CallError> {
         ::mcpgen::call_typed(&self.conn, "library2_remove_book", args, false).await
     }
     /// Calls `library2_create_loan` (POST /loans).
@@ -81,7 +81,7 @@ impl<C: ::mcpgen::McpConnection> Client<C> {
         args: &crate::types::input::Library2CreateLoanArgs,
     ) -> ::std::result::Result<
         crate::types::output::Library2CreateLoanOutput,
-        ::mcpgen::ClientError,
+        ::mcpgen::CallError,
     > {
         ::mcpgen::call_typed(&self.conn, "library2_create_loan", args, false).await
     }

@@ -24,7 +24,7 @@ impl<C: ::mcpgen::McpConnection> Client<C> {
         args: &crate::types::input::SynaplanSendMessageArgs,
     ) -> ::std::result::Result<
         crate::types::output::SynaplanSendMessageOutput,
-        ::mcpgen::ClientError,
+        ::mcpgen::CallError,
     > {
         ::mcpgen::call_typed(&self.conn, "synaplan_send_message", args, false).await
     }
@@ -36,7 +36,7 @@ impl<C: ::mcpgen::McpConnection> Client<C> {
         args: &crate::types::input::SynaplanListChatsArgs,
     ) -> ::std::result::Result<
         crate::types::output::SynaplanListChatsOutput,
-        ::mcpgen::ClientError,
+        ::mcpgen::CallError,
     > {
         ::mcpgen::call_typed(&self.conn, "synaplan_list_chats", args, false).await
     }
@@ -48,7 +48,7 @@ impl<C: ::mcpgen::McpConnection> Client<C> {
         args: &crate::types::input::SynaplanListPromptsArgs,
     ) -> ::std::result::Result<
         crate::types::output::SynaplanListPromptsOutput,
-        ::mcpgen::ClientError,
+        ::mcpgen::CallError,
     > {
         ::mcpgen::call_typed(&self.conn, "synaplan_list_prompts", args, false).await
     }
@@ -60,7 +60,7 @@ impl<C: ::mcpgen::McpConnection> Client<C> {
         args: &crate::types::input::SynaplanSearchDocumentsArgs,
     ) -> ::std::result::Result<
         crate::types::output::SynaplanSearchDocumentsOutput,
-        ::mcpgen::ClientError,
+        ::mcpgen::CallError,
     > {
         ::mcpgen::call_typed(&self.conn, "synaplan_search_documents", args, false).await
     }
@@ -72,7 +72,7 @@ impl<C: ::mcpgen::McpConnection> Client<C> {
         args: &crate::types::input::SynaplanUploadFileArgs,
     ) -> ::std::result::Result<
         crate::types::output::SynaplanUploadFileOutput,
-        ::mcpgen::ClientError,
+        ::mcpgen::CallError,
     > {
         ::mcpgen::call_typed(&self.conn, "synaplan_upload_file", args, false).await
     }
@@ -84,7 +84,7 @@ impl<C: ::mcpgen::McpConnection> Client<C> {
         args: &crate::types::input::SynaplanListFilesArgs,
     ) -> ::std::result::Result<
         crate::types::output::SynaplanListFilesOutput,
-        ::mcpgen::ClientError,
+        ::mcpgen::CallError,
     > {
         ::mcpgen::call_typed(&self.conn, "synaplan_list_files", args, false).await
     }
@@ -96,7 +96,7 @@ impl<C: ::mcpgen::McpConnection> Client<C> {
         args: &crate::types::input::SynaplanGetConfigArgs,
     ) -> ::std::result::Result<
         crate::types::output::SynaplanGetConfigOutput,
-        ::mcpgen::ClientError,
+        ::mcpgen::CallError,
     > {
         ::mcpgen::call_typed(&self.conn, "synaplan_get_config", args, false).await
     }
@@ -108,7 +108,7 @@ impl<C: ::mcpgen::McpConnection> Client<C> {
         args: &crate::types::input::SynaplanRenameChatArgs,
     ) -> ::std::result::Result<
         crate::types::output::SynaplanRenameChatOutput,
-        ::mcpgen::ClientError,
+        ::mcpgen::CallError,
     > {
         ::mcpgen::call_typed(&self.conn, "synaplan_rename_chat", args, false).await
     }
