@@ -9,6 +9,10 @@ pub use mcpgen_runtime::*;
 #[cfg(feature = "client")]
 pub use mcpgen_client as client;
 
+/// The async runtime servers run on, so an application needs no `tokio` dependency of its
+/// own: `#[mcpgen::tokio::main(crate = "mcpgen::tokio")]`.
+pub use tokio;
+
 /// What an application module needs to write tools: `use mcpgen::prelude::*;` brings the
 /// attribute macros, the tool context and result types, and `schemars` with its
 /// `JsonSchema` derive, which then works without a `schemars` dependency of your own.

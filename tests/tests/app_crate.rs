@@ -1,0 +1,214 @@
+//! An application crate written from `mcpgen/README.md`, outside the workspace: it depends on
+//! `mcpgen` alone (plus serde), defines `#[mcp_tool]` functions and an `#[mcp_tools]` impl,
+//! derives `JsonSchema` through `mcpgen::prelude`, and serves them over stdio. With the default
+//! features its dependency tree has no HTTP client or server and no command-line parser.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::{Value, json};
+
+const CARGO_TOML: &str = r#"[package]
+name = "rooms-app"
+version = "0.1.0"
+edition = "2024"
+publish = false
+
+[dependencies]
+mcpgen = { path = "MCPGEN" }
+serde = { version = "1", features = ["derive"] }
+
+[workspace]
+"#;
+
+const MAIN_RS: &str = r#"use mcpgen::prelude::*;
+use mcpgen::server::Server;
+use mcpgen::Principal;
+
+/// A room and how many people are in it.
+#[derive(serde::Serialize, JsonSchema)]
+struct Room {
+    name: String,
+    people: u32,
+}
+
+/// Lists the rooms whose name contains `filter`.
+#[mcp_tool(read_only)]
+async fn list_rooms(
+    /// Part of the room name to look for.
+    filter: Option<String>,
+) -> Result<Vec<Room>, String> {
+    let rooms = vec![Room { name: "lobby".into(), people: 3 }];
+    Ok(rooms
+        .into_iter()
+        .filter(|r| filter.as_deref().is_none_or(|f| r.name.contains(f)))
+        .collect())
+}
+
+/// A counter shared by its tools.
+struct Counter {
+    start: u32,
+}
+
+#[mcp_tools]
+impl Counter {
+    /// Adds `n` to the counter's start.
+    #[mcp_tool(read_only)]
+    fn add(&self, n: u32) -> u32 {
+        self.start + n
+    }
+}
+
+#[mcpgen::tokio::main(crate = "mcpgen::tokio")]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let server = Server::builder("rooms", "1.0.0")
+        .tool_set(tool_set![list_rooms])
+        .tool_set(Counter { start: 40 }.into_tool_set())
+        .no_auth()
+        .build()?;
+    server.serve_stdio(Principal::unrestricted("local")).await?;
+    Ok(())
+}
+"#;
+
+fn repo_root() -> PathBuf {
+    mcpgen_tests::repo_root()
+        .canonicalize()
+        .expect("repository root")
+}
+
+/// Writes the application crate into `dir`, with the workspace's lock file so no new versions
+/// are resolved.
+fn write_app(dir: &Path) {
+    let mcpgen = repo_root().join("mcpgen");
+    let manifest = CARGO_TOML.replace("MCPGEN", &mcpgen.to_string_lossy());
+    std::fs::create_dir_all(dir.join("src")).expect("src/");
+    std::fs::write(dir.join("Cargo.toml"), manifest).expect("Cargo.toml");
+    std::fs::write(dir.join("src/main.rs"), MAIN_RS).expect("main.rs");
+    std::fs::copy(repo_root().join("Cargo.lock"), dir.join("Cargo.lock")).expect("Cargo.lock");
+}
+
+fn cargo(dir: &Path, args: &[&str]) -> String {
+    let target = repo_root().join("target").join("standalone");
+    let output = Command::new(env!("CARGO"))
+        .args(args)
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", &target)
+        .env_remove("RUSTFLAGS")
+        .output()
+        .expect("cargo runs");
+    assert!(
+        output.status.success(),
+        "cargo {args:?} in {} failed:\n{}",
+        dir.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn send(stdin: &mut impl Write, message: Value) {
+    writeln!(stdin, "{message}").expect("write to the server");
+    stdin.flush().expect("flush");
+}
+
+fn answer(lines: &mut impl Iterator<Item = std::io::Result<String>>, id: u64) -> Value {
+    for line in lines {
+        let line = line.expect("read from the server");
+        let message: Value = serde_json::from_str(&line).expect("a JSON-RPC line");
+        if message["id"] == id {
+            return message;
+        }
+    }
+    panic!("the server closed stdout before answering request {id}");
+}
+
+#[test]
+fn an_application_on_mcpgen_alone_serves_its_tools_over_stdio() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    write_app(dir.path());
+
+    let tree = cargo(
+        dir.path(),
+        &["tree", "--offline", "-e", "normal", "--prefix", "none"],
+    );
+    for heavy in ["reqwest ", "axum ", "hyper ", "clap "] {
+        assert!(
+            !tree.lines().any(|line| line.starts_with(heavy)),
+            "`{}` is in the default dependency tree:\n{tree}",
+            heavy.trim()
+        );
+    }
+
+    cargo(dir.path(), &["build", "--offline", "--quiet"]);
+    let exe = repo_root().join("target/standalone/debug/rooms-app");
+    let mut child = Command::new(&exe)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the application starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"}}}),
+    );
+    assert_eq!(
+        answer(&mut lines, 1)["result"]["serverInfo"]["name"],
+        "rooms"
+    );
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    );
+
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+    );
+    let listed = answer(&mut lines, 2);
+    let names: Vec<&str> = listed["result"]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert_eq!(names, ["list_rooms", "add"], "{listed}");
+    let schema = &listed["result"]["tools"][0]["inputSchema"];
+    assert_eq!(
+        schema["properties"]["filter"]["description"], "Part of the room name to look for.",
+        "{schema}"
+    );
+
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+               "params": {"name": "list_rooms", "arguments": {"filter": "lob"}}}),
+    );
+    let called = answer(&mut lines, 3);
+    assert_eq!(
+        called["result"]["structuredContent"],
+        json!({"result": [{"name": "lobby", "people": 3}]}),
+        "{called}"
+    );
+
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+               "params": {"name": "add", "arguments": {"n": 2}}}),
+    );
+    let added = answer(&mut lines, 4);
+    assert_eq!(
+        added["result"]["structuredContent"],
+        json!({"result": 42}),
+        "{added}"
+    );
+
+    drop(stdin);
+    let status = child.wait().expect("the application exits");
+    assert!(status.success(), "exit status {status}");
+}
