@@ -56,10 +56,9 @@ fn editing_the_spec_and_rebuilding_changes_the_tools() {
         format!(
             "[package]\nname = \"spec-macro-rebuild\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\
              publish = false\n\n[workspace]\n\n[dependencies]\n\
-             mcpgen-macros = {{ path = \"{}\" }}\nmcpgen-runtime = {{ path = \"{}\" }}\n\
+             mcpgen = {{ path = \"{}\", features = [\"server\"] }}\n\
              serde = {{ version = \"1\", features = [\"derive\"] }}\nserde_json = \"1\"\n",
-            path("macros"),
-            path("runtime"),
+            path("mcpgen"),
         ),
     )
     .expect("Cargo.toml");
