@@ -60,9 +60,9 @@ use crate::{CallContext, Content};
 
 mod rounds;
 
-pub(crate) use rounds::{
-    InputRequired, MIN_KEY_BYTES, Refusal, RequestStates, RoundEnd, Rounds, binding,
-};
+#[cfg(feature = "cli")]
+pub(crate) use rounds::MIN_KEY_BYTES;
+pub(crate) use rounds::{InputRequired, Refusal, RequestStates, RoundEnd, Rounds, binding};
 
 /// A client capability a question needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -31,18 +31,22 @@
 pub mod app;
 pub mod audit;
 pub mod auth;
+#[cfg(feature = "cli")]
 pub mod cli;
 pub mod completion;
 pub mod input;
 mod local;
 pub mod notify;
+#[cfg(feature = "openapi")]
 pub mod openapi;
 pub mod principal;
 pub mod prompt;
 pub mod resource;
+#[cfg(feature = "search")]
 pub mod search;
 pub mod server;
 pub mod toolset;
+#[cfg(feature = "openapi")]
 pub mod upstream;
 mod wire;
 
@@ -58,6 +62,7 @@ pub use mcpgen_core::{
 pub use mcpgen_core::{CallError, McpConnection, call_typed};
 pub use mcpgen_core::{Content, ToolResult};
 pub use notify::{Cancellation, LogLevel, Notifier, NotifyError};
+#[cfg(feature = "openapi")]
 pub use openapi::OpenApiTools;
 pub use principal::Principal;
 pub use prompt::{Prompt, PromptArgs, PromptArgument, PromptError, PromptMessage, PromptSet};
@@ -66,6 +71,7 @@ pub use resource::{
     ResourceUpdates, TemplateRead,
 };
 pub use toolset::{CallContext, CallerCredential, ForwardedHeaders, ToolError, ToolSet};
+#[cfg(feature = "openapi")]
 pub use upstream::{Credential, Invoked, PreparedRequest, Upstream, UpstreamConfig, UpstreamError};
 
 /// JSON Schema for application tools' types (schemars 1.x): derive

@@ -213,6 +213,7 @@ impl std::fmt::Debug for RequestStates {
 }
 
 /// The shortest key [`RequestStates::new`] takes, in bytes.
+#[cfg(feature = "cli")]
 pub(crate) const MIN_KEY_BYTES: usize = RequestStateCodec::MIN_KEY_LENGTH;
 
 impl RequestStates {
@@ -248,8 +249,7 @@ impl RequestStates {
 fn random_key() -> Vec<u8> {
     let mut key = Vec::with_capacity(128);
     for _ in 0..4 {
-        let id = rmcp::transport::common::server_side_http::session_id();
-        key.extend(id.bytes().filter(|b| *b != b'-'));
+        key.extend_from_slice(uuid::Uuid::new_v4().simple().to_string().as_bytes());
     }
     key
 }

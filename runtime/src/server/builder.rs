@@ -5,16 +5,18 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::catalog_config::CatalogConfig;
-use super::config::{
-    DEFAULT_MAX_BODY_BYTES, DEFAULT_SHUTDOWN_TIMEOUT, OutputCheck, ToolMode, Unconfirmable,
-    forward_header_names,
-};
+#[cfg(feature = "search")]
+use super::config::ToolMode;
+#[cfg(feature = "http")]
+use super::config::{DEFAULT_MAX_BODY_BYTES, forward_header_names};
+use super::config::{DEFAULT_SHUTDOWN_TIMEOUT, OutputCheck, Unconfirmable};
 use super::error::{ConfigProblem, ServerError};
 use super::handler;
 use super::mount::{self, Mount};
 use super::pipeline::InFlight;
 use super::prompts::Prompts;
 use super::rate::{self, RateLimiter};
+#[cfg(feature = "http")]
 use super::rebinding::RebindingConfig;
 use super::resources::Resources;
 use super::state::{Inner, Mounted, Server};
@@ -32,17 +34,23 @@ pub struct ServerBuilder {
     version: String,
     /// The server's own catalog, served at `/mcp`.
     root: CatalogConfig,
+    #[cfg(feature = "http")]
     card_name: Option<String>,
+    #[cfg(feature = "http")]
     insecure_no_auth: bool,
     audit: MultiSink,
     audit_args: bool,
     rate_limit: Option<f64>,
+    #[cfg(feature = "http")]
     allowed_origins: Vec<String>,
+    #[cfg(feature = "http")]
     allowed_hosts: Vec<String>,
+    #[cfg(feature = "http")]
     max_body_bytes: usize,
     shutdown_timeout: Duration,
     output_check: OutputCheck,
     unconfirmable: Unconfirmable,
+    #[cfg(feature = "http")]
     forward_headers: Vec<String>,
     mounts: Vec<Mount>,
     prompts: PromptSet,
@@ -75,6 +83,7 @@ impl ServerBuilder {
         self
     }
 
+    #[cfg(feature = "http")]
     /// Sets the reverse-DNS name used by the draft server card (`/mcp/server-card`), e.g.
     /// `com.example/synaplan`. Default: `mcpgen.local/<name>`.
     pub fn card_name(mut self, card_name: impl Into<String>) -> Self {
@@ -137,6 +146,7 @@ impl ServerBuilder {
         self
     }
 
+    #[cfg(feature = "http")]
     /// Allows serving without authentication on a non-loopback address.
     pub fn insecure_no_auth(mut self, insecure: bool) -> Self {
         self.insecure_no_auth = insecure;
@@ -162,6 +172,7 @@ impl ServerBuilder {
         self
     }
 
+    #[cfg(feature = "http")]
     /// Sets the browser origins allowed to call the HTTP endpoints (`scheme://host`,
     /// `scheme://host:port`, `scheme://host:*`, `null`, or `*`). Empty: loopback origins when
     /// bound to loopback, none otherwise.
@@ -170,6 +181,7 @@ impl ServerBuilder {
         self
     }
 
+    #[cfg(feature = "http")]
     /// Sets the `Host` values accepted (`host` or `host:port`, or `*`). Empty: `localhost`,
     /// `127.0.0.1` and `[::1]` when bound to loopback, any host otherwise.
     pub fn allowed_hosts(mut self, hosts: Vec<String>) -> Self {
@@ -177,6 +189,7 @@ impl ServerBuilder {
         self
     }
 
+    #[cfg(feature = "http")]
     /// Sets the largest request body accepted (default [`DEFAULT_MAX_BODY_BYTES`]); larger
     /// requests get HTTP 413.
     pub fn max_body_bytes(mut self, bytes: usize) -> Self {
@@ -199,6 +212,7 @@ impl ServerBuilder {
         self
     }
 
+    #[cfg(feature = "http")]
     /// Names headers of the caller's HTTP request (Streamable HTTP and legacy SSE) that are
     /// copied into each call's [`CallContext::forwarded_headers`](crate::CallContext), from
     /// where an [`Upstream`](crate::upstream::Upstream) sends them on. None by default.
@@ -211,6 +225,7 @@ impl ServerBuilder {
         self
     }
 
+    #[cfg(feature = "search")]
     /// Sets what `tools/list` shows (default [`ToolMode::All`]). In [`ToolMode::Search`],
     /// [`build`](Self::build) refuses a tool named like one of the meta-tools
     /// ([`SEARCH_TOOL`](super::SEARCH_TOOL), [`DESCRIBE_TOOL`](super::DESCRIBE_TOOL),
@@ -220,6 +235,7 @@ impl ServerBuilder {
         self
     }
 
+    #[cfg(feature = "search")]
     /// Names tools listed directly in search mode, next to the meta-tools (each still only
     /// for callers that may call it). A name that is not served is refused by
     /// [`build`](Self::build).
@@ -282,12 +298,15 @@ impl ServerBuilder {
         {
             problems.push(ConfigProblem::InvalidRateLimit { value });
         }
+        #[cfg(feature = "http")]
         if self.max_body_bytes == 0 {
             problems.push(ConfigProblem::InvalidMaxBodyBytes);
         }
+        #[cfg(feature = "http")]
         let forward_headers = forward_header_names(&self.forward_headers, &mut problems);
         let prompts = Prompts::build(self.prompts, &mut problems);
         let resources = Resources::build(self.resources, &mut problems);
+        #[cfg(feature = "http")]
         let rebinding = match RebindingConfig::new(&self.allowed_hosts, &self.allowed_origins) {
             Ok(config) => Some(config),
             Err(bad) => {
@@ -308,17 +327,22 @@ impl ServerBuilder {
                 None
             }
         };
-        let (Some((catalog, search)), Some(rebinding), Some(request_states), true) =
-            (tools, rebinding, request_states, problems.is_empty())
+        #[cfg(feature = "http")]
+        let Some(rebinding) = rebinding else {
+            return Err(ServerError::Config(problems));
+        };
+        let (Some(tools), Some(request_states), true) =
+            (tools, request_states, problems.is_empty())
         else {
             return Err(ServerError::Config(problems));
         };
+        #[cfg(feature = "http")]
         let serve_root = !self.root.sets.is_empty() || self.mounts.is_empty();
         let rate = Arc::new(RateLimiter::new(self.rate_limit));
         let inflight = Arc::new(InFlight::default());
         let mut mounts = Vec::with_capacity(self.mounts.len());
         for (mount, tools) in self.mounts.into_iter().zip(mounted_tools) {
-            let Some((catalog, search)) = tools else {
+            let Some(tools) = tools else {
                 // Unreachable: a mount whose tools did not build left a problem above.
                 continue;
             };
@@ -330,20 +354,26 @@ impl ServerBuilder {
                     .catalog
                     .description
                     .or_else(|| self.root.description.clone()),
+                #[cfg(feature = "http")]
                 card_name: None,
                 sets: mount.catalog.sets,
-                catalog,
-                search,
+                catalog: tools.catalog,
+                #[cfg(feature = "search")]
+                search: tools.search,
                 auth: mount::mount_auth(mount.catalog.auth, self.root.auth.as_ref()),
+                #[cfg(feature = "http")]
                 insecure_no_auth: self.insecure_no_auth,
                 audit: self.audit.clone(),
                 audit_args: self.audit_args,
                 rate: rate.clone(),
+                #[cfg(feature = "http")]
                 rebinding: rebinding.clone(),
+                #[cfg(feature = "http")]
                 max_body_bytes: self.max_body_bytes,
                 shutdown_timeout: self.shutdown_timeout,
                 output_check: self.output_check,
                 unconfirmable: self.unconfirmable,
+                #[cfg(feature = "http")]
                 forward_headers: forward_headers.clone(),
                 inflight: inflight.clone(),
                 request_states: request_states.clone(),
@@ -361,20 +391,26 @@ impl ServerBuilder {
             version: self.version,
             title: self.root.title,
             description: self.root.description,
+            #[cfg(feature = "http")]
             card_name: self.card_name,
             sets: self.root.sets,
-            catalog,
-            search,
+            catalog: tools.catalog,
+            #[cfg(feature = "search")]
+            search: tools.search,
             auth: self.root.auth,
+            #[cfg(feature = "http")]
             insecure_no_auth: self.insecure_no_auth,
             audit: self.audit,
             audit_args: self.audit_args,
             rate,
+            #[cfg(feature = "http")]
             rebinding,
+            #[cfg(feature = "http")]
             max_body_bytes: self.max_body_bytes,
             shutdown_timeout: self.shutdown_timeout,
             output_check: self.output_check,
             unconfirmable: self.unconfirmable,
+            #[cfg(feature = "http")]
             forward_headers,
             inflight,
             request_states,
@@ -385,6 +421,7 @@ impl ServerBuilder {
         Ok(Server {
             inner: Arc::new(inner),
             mounts: mounts.into(),
+            #[cfg(feature = "http")]
             serve_root,
         })
     }
@@ -397,17 +434,23 @@ impl Server {
             name: name.into(),
             version: version.into(),
             root: CatalogConfig::default(),
+            #[cfg(feature = "http")]
             card_name: None,
+            #[cfg(feature = "http")]
             insecure_no_auth: false,
             audit: MultiSink::new(),
             audit_args: false,
             rate_limit: None,
+            #[cfg(feature = "http")]
             allowed_origins: Vec::new(),
+            #[cfg(feature = "http")]
             allowed_hosts: Vec::new(),
+            #[cfg(feature = "http")]
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             shutdown_timeout: DEFAULT_SHUTDOWN_TIMEOUT,
             output_check: OutputCheck::default(),
             unconfirmable: Unconfirmable::default(),
+            #[cfg(feature = "http")]
             forward_headers: Vec::new(),
             mounts: Vec::new(),
             prompts: PromptSet::new(),

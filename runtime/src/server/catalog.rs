@@ -206,6 +206,7 @@ impl Catalog {
     }
 
     /// The position of the entry named `name` in [`entries`](Self::entries).
+    #[cfg(feature = "search")]
     pub(crate) fn index_of(&self, name: &str) -> Option<usize> {
         self.by_name.get(name).copied()
     }

@@ -6,12 +6,23 @@
 use std::sync::Arc;
 
 use super::catalog::{Catalog, CatalogProblem};
-use super::config::{OutputCheck, ToolMode};
+use super::config::OutputCheck;
+#[cfg(feature = "search")]
+use super::config::ToolMode;
 use super::error::ConfigProblem;
+#[cfg(feature = "http")]
 use super::param_headers::ParamHeaders;
+#[cfg(feature = "search")]
 use super::search::SearchMode;
 use crate::ToolSet;
 use crate::auth::{AuthChain, Authenticator};
+
+/// What [`CatalogConfig::build_tools`] makes: the catalog and, in search mode, its index.
+pub(super) struct BuiltTools {
+    pub(super) catalog: Catalog,
+    #[cfg(feature = "search")]
+    pub(super) search: Option<SearchMode>,
+}
 
 /// The settings of one catalog.
 #[derive(Default)]
@@ -23,7 +34,9 @@ pub(super) struct CatalogConfig {
     pub(super) sets: Vec<Arc<dyn ToolSet>>,
     /// `None`: no authenticator of the catalog's own.
     pub(super) auth: Option<AuthChain>,
+    #[cfg(feature = "search")]
     pub(super) tool_mode: ToolMode,
+    #[cfg(feature = "search")]
     pub(super) pinned: Vec<String>,
 }
 
@@ -55,11 +68,13 @@ impl CatalogConfig {
     }
 
     /// Sets what `tools/list` shows.
+    #[cfg(feature = "search")]
     pub(super) fn set_tool_mode(&mut self, mode: ToolMode) {
         self.tool_mode = mode;
     }
 
     /// Sets the tools listed directly in search mode.
+    #[cfg(feature = "search")]
     pub(super) fn set_pinned(&mut self, names: Vec<String>) {
         self.pinned = names;
     }
@@ -70,7 +85,7 @@ impl CatalogConfig {
         &self,
         output_check: OutputCheck,
         problems: &mut Vec<ConfigProblem>,
-    ) -> Option<(Catalog, Option<SearchMode>)> {
+    ) -> Option<BuiltTools> {
         let catalog = match Catalog::build(&self.sets, output_check) {
             Ok(catalog) => catalog,
             Err(found) => {
@@ -97,6 +112,7 @@ impl CatalogConfig {
                 return None;
             }
         };
+        #[cfg(feature = "http")]
         if let Err(found) = ParamHeaders::build(&catalog) {
             problems.extend(found.into_iter().map(|(tool, message)| {
                 ConfigProblem::InvalidSchema {
@@ -107,6 +123,7 @@ impl CatalogConfig {
             }));
             return None;
         }
+        #[cfg(feature = "search")]
         let search = match self.tool_mode {
             ToolMode::All => None,
             ToolMode::Search => match SearchMode::build(&self.sets, &catalog, &self.pinned) {
@@ -117,6 +134,10 @@ impl CatalogConfig {
                 }
             },
         };
-        Some((catalog, search))
+        Some(BuiltTools {
+            catalog,
+            #[cfg(feature = "search")]
+            search,
+        })
     }
 }

@@ -4,11 +4,14 @@
 
 use std::time::Duration;
 
+#[cfg(feature = "http")]
 use ::http::HeaderName;
 
+#[cfg(feature = "http")]
 use super::error::ConfigProblem;
 
 /// Default limit on a request body: 4 MiB.
+#[cfg(feature = "http")]
 pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 
 /// Default time shutdown waits for calls in progress.
@@ -19,7 +22,8 @@ pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(30);
 /// Only successful results with structured content are checked; a tool without an output
 /// schema is never checked. Official MCP clients reject structured content that does not match
 /// the advertised `outputSchema`, so apart from `off` the server never sends such content.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum OutputCheck {
     /// Results are checked against the schema the API's document states (the tool's
     /// `documented_output_schema`, else its `outputSchema`); any mismatch, a left-out required
@@ -30,7 +34,7 @@ pub enum OutputCheck {
     /// are. A result that still does not fit is logged and becomes an error result whose text
     /// names the mismatch and carries the data as received, so the model still sees it.
     #[default]
-    #[value(alias = "warn")]
+    #[cfg_attr(feature = "cli", value(alias = "warn"))]
     Tolerant,
     /// Results are not checked (for upstreams known to match their document): a mismatching
     /// result reaches the client, which may reject it.
@@ -40,7 +44,8 @@ pub enum OutputCheck {
 /// What happens to a call of a tool that needs the person's confirmation
 /// ([`ToolDef::confirm`](crate::ToolDef::confirm)) when its client cannot ask: it declared no
 /// elicitation capability, or the call did not come from an MCP client.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Unconfirmable {
     /// The call is not made: an error result (`isError`) says it needs a client that can ask
     /// for confirmation, and the audit status is `not_confirmed`.
@@ -50,8 +55,10 @@ pub enum Unconfirmable {
     Proceed,
 }
 
+#[cfg(feature = "search")]
 /// What `tools/list` shows.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum ToolMode {
     /// Every tool the caller may call.
     #[default]
@@ -64,6 +71,7 @@ pub enum ToolMode {
 
 /// Headers that describe one connection or the framing of one message, which must never be
 /// copied from the caller's request to an upstream request.
+#[cfg(feature = "http")]
 const UNFORWARDABLE_HEADERS: &[&str] = &[
     "host",
     "content-length",
@@ -82,9 +90,11 @@ const UNFORWARDABLE_HEADERS: &[&str] = &[
 ];
 
 /// Headers the caller authenticates to this server with; never forwarded as they are.
+#[cfg(feature = "http")]
 const CREDENTIAL_HEADERS: &[&str] = &["authorization", "x-api-key"];
 
 /// Parses the forwarding allowlist, refusing hop-by-hop and framing headers.
+#[cfg(feature = "http")]
 pub(super) fn forward_header_names(
     names: &[String],
     problems: &mut Vec<ConfigProblem>,

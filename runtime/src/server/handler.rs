@@ -22,12 +22,15 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use super::pipeline::{self, Answer};
+#[cfg(feature = "search")]
 use super::search_call;
 use super::state::{Inner, Server};
+#[cfg(feature = "http")]
+use crate::ForwardedHeaders;
 use crate::notify::{Cancellation, LogLevel, Notifier, SessionLogLevel};
 use crate::principal::Principal;
 use crate::resource::Subscriber;
-use crate::{CallContext, CallerCredential, ForwardedHeaders, ToolResult};
+use crate::{CallContext, CallerCredential, ToolResult};
 
 /// How long a client may cache a `tools/list` answer: the lists are fixed at start-up.
 const TOOLS_LIST_TTL_MS: u64 = 60_000;
@@ -132,6 +135,7 @@ impl McpHandler {
         call.caller_credential = self.credential.clone().or_else(|| {
             parts.and_then(|parts| parts.extensions.get::<CallerCredential>().cloned())
         });
+        #[cfg(feature = "http")]
         if let Some(parts) = parts
             && !self.inner.forward_headers.is_empty()
         {
@@ -157,6 +161,21 @@ impl McpHandler {
             .get::<http::request::Parts>()
             .and_then(|parts| parts.extensions.get::<Principal>())
     }
+}
+
+/// What `tools/list` shows `principal`: the meta-tools and pinned tools in search mode, else
+/// every tool it may call.
+fn listed_tools(inner: &Inner, principal: Option<&Principal>) -> Vec<rmcp::model::Tool> {
+    #[cfg(feature = "search")]
+    if let Some(mode) = &inner.search {
+        return mode.listed(&inner.catalog, principal);
+    }
+    inner
+        .catalog
+        .visible(principal)
+        .into_iter()
+        .map(|entry| entry.listed.clone())
+        .collect()
 }
 
 /// Maps our result to rmcp's.
@@ -335,16 +354,7 @@ impl ServerHandler for McpHandler {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let principal = self.principal(&context);
-        let tools = match &self.inner.search {
-            Some(mode) => mode.listed(&self.inner.catalog, principal),
-            None => self
-                .inner
-                .catalog
-                .visible(principal)
-                .into_iter()
-                .map(|entry| entry.listed.clone())
-                .collect(),
-        };
+        let tools = listed_tools(&self.inner, principal);
         // Lists differ per caller, so only the caller's own client may cache them.
         Ok(ListToolsResult::with_all_items(tools)
             .with_ttl_ms(TOOLS_LIST_TTL_MS)
@@ -365,16 +375,20 @@ impl ServerHandler for McpHandler {
             request.input_responses.take(),
             request.request_state.take(),
         );
+        #[cfg(feature = "search")]
         let meta = self
             .inner
             .search
             .as_ref()
             .and_then(|mode| Some((mode, mode.meta_tool(&request.name)?)));
+        #[cfg(not(feature = "search"))]
+        let meta: Option<std::convert::Infallible> = None;
         // Both calls are boxed: rmcp moves the future of each request several times (into a
         // spawned task among others), so it is kept small.
         let (name, answer) = match meta {
             // `call_tool` names the inner tool in its answer, so a hidden or unknown inner
             // tool is answered as if it had been called directly.
+            #[cfg(feature = "search")]
             Some((mode, meta)) => {
                 let routed = Box::pin(search_call::answer(
                     &self.inner,

@@ -42,6 +42,7 @@
 //! at `/mcp`, next to the server's own tools.
 
 mod builder;
+#[cfg(feature = "http")]
 mod card;
 mod catalog;
 mod catalog_config;
@@ -49,30 +50,42 @@ mod config;
 mod confirm;
 mod error;
 mod handler;
+#[cfg(feature = "http")]
 mod http;
 mod mount;
+#[cfg(feature = "http")]
 mod param_headers;
 mod pipeline;
 mod prompts;
 mod rate;
+#[cfg(feature = "http")]
 mod rebinding;
+#[cfg(feature = "http")]
 mod reply;
 mod resources;
+#[cfg(feature = "search")]
 mod search;
+#[cfg(feature = "search")]
 mod search_call;
 mod shutdown;
+#[cfg(feature = "legacy-sse")]
 mod sse;
 mod state;
+#[cfg(feature = "stdio")]
 mod stdio;
 mod validate;
 
 pub use builder::ServerBuilder;
-pub use config::{
-    DEFAULT_MAX_BODY_BYTES, DEFAULT_SHUTDOWN_TIMEOUT, OutputCheck, ToolMode, Unconfirmable,
-};
+#[cfg(feature = "http")]
+pub use config::DEFAULT_MAX_BODY_BYTES;
+#[cfg(feature = "search")]
+pub use config::ToolMode;
+pub use config::{DEFAULT_SHUTDOWN_TIMEOUT, OutputCheck, Unconfirmable};
 pub use error::{ConfigProblem, ServerError};
 pub use mount::{MAX_CATALOG_NAME_LEN, Mount};
+#[cfg(feature = "http")]
 pub use reply::AUTH_ERROR_CODE;
+#[cfg(feature = "search")]
 pub use search::{CALL_TOOL, DESCRIBE_TOOL, SEARCH_TOOL};
 pub use shutdown::shutdown_signal;
 pub use state::Server;

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use super::catalog_config::CatalogConfig;
+#[cfg(feature = "search")]
 use super::config::ToolMode;
 use crate::ToolSet;
 use crate::auth::{AuthChain, Authenticator};
@@ -113,12 +114,14 @@ impl Mount {
         self
     }
 
+    #[cfg(feature = "search")]
     /// Sets what this catalog's `tools/list` shows (default [`ToolMode::All`]).
     pub fn tool_mode(mut self, mode: ToolMode) -> Self {
         self.catalog.set_tool_mode(mode);
         self
     }
 
+    #[cfg(feature = "search")]
     /// Names tools listed directly in search mode (see
     /// [`ServerBuilder::pinned`](super::ServerBuilder::pinned)).
     pub fn pinned(mut self, names: Vec<String>) -> Self {

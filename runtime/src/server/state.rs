@@ -1,20 +1,25 @@
 //! The state a built server shares: [`Server`], the handle users hold, and [`Inner`], what
 //! every connection, transport and call of one catalog reads.
 
+#[cfg(feature = "http")]
 use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+#[cfg(feature = "http")]
 use ::http::HeaderName;
 
 use super::catalog::Catalog;
 use super::config::{OutputCheck, Unconfirmable};
+#[cfg(feature = "http")]
 use super::error::ServerError;
 use super::pipeline::InFlight;
 use super::prompts::Prompts;
 use super::rate::RateLimiter;
+#[cfg(feature = "http")]
 use super::rebinding::RebindingConfig;
 use super::resources::Resources;
+#[cfg(feature = "search")]
 use super::search::SearchMode;
 use crate::audit::{AuditSink, MultiSink};
 use crate::auth::AuthChain;
@@ -34,22 +39,28 @@ pub(crate) struct Inner {
     pub(crate) version: String,
     pub(crate) title: Option<String>,
     pub(crate) description: Option<String>,
+    #[cfg(feature = "http")]
     pub(crate) card_name: Option<String>,
     pub(crate) sets: Vec<Arc<dyn ToolSet>>,
     pub(crate) catalog: Catalog,
     /// Set in search mode.
+    #[cfg(feature = "search")]
     pub(crate) search: Option<SearchMode>,
     pub(crate) auth: Option<AuthChain>,
+    #[cfg(feature = "http")]
     pub(crate) insecure_no_auth: bool,
     pub(crate) audit: MultiSink,
     pub(crate) audit_args: bool,
     /// Shared by every catalog of the server.
     pub(crate) rate: Arc<RateLimiter>,
+    #[cfg(feature = "http")]
     pub(crate) rebinding: RebindingConfig,
+    #[cfg(feature = "http")]
     pub(crate) max_body_bytes: usize,
     pub(crate) shutdown_timeout: Duration,
     pub(crate) output_check: OutputCheck,
     pub(crate) unconfirmable: Unconfirmable,
+    #[cfg(feature = "http")]
     pub(crate) forward_headers: Vec<HeaderName>,
     /// Shared by every catalog of the server.
     pub(crate) inflight: Arc<InFlight>,
@@ -87,6 +98,7 @@ pub struct Server {
     pub(super) mounts: Arc<[Mounted]>,
     /// Whether `/mcp` (and `/sse`) serve the server's own catalog: when it has tool sets, or
     /// when there are no mounts.
+    #[cfg(feature = "http")]
     pub(super) serve_root: bool,
 }
 
@@ -166,6 +178,7 @@ impl Server {
         self.inner.drain().await;
     }
 
+    #[cfg(feature = "http")]
     /// Refuses a non-loopback address when a catalog it serves has no authentication, unless
     /// allowed.
     pub(super) fn check_exposure(&self, addr: std::net::SocketAddr) -> Result<(), ServerError> {
@@ -179,6 +192,7 @@ impl Server {
     }
 }
 
+#[cfg(feature = "http")]
 fn is_loopback(ip: IpAddr) -> bool {
     match ip {
         IpAddr::V4(v4) => v4.is_loopback(),
