@@ -24,7 +24,9 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use super::pipeline::{self, Answer};
 #[cfg(feature = "search")]
 use super::search_call;
-use super::state::{Inner, Server};
+use super::state::Inner;
+#[cfg(feature = "stdio")]
+use super::state::Server;
 #[cfg(feature = "http")]
 use crate::ForwardedHeaders;
 use crate::notify::{Cancellation, LogLevel, Notifier, SessionLogLevel};
@@ -88,6 +90,7 @@ pub(crate) fn server_config(inner: &Inner) -> ServerConfig {
     ServerConfig::new(capabilities).with_server_info(implementation)
 }
 
+#[cfg(feature = "stdio")]
 impl Server {
     /// A handler for one connection whose caller is `principal` (`None`: read from each
     /// request's extensions). Used by stdio, and by transports that serve one connection at a
@@ -110,6 +113,7 @@ impl McpHandler {
     }
 
     /// The same handler, whose fixed principal presented `credential`.
+    #[cfg(feature = "stdio")]
     pub(crate) fn with_credential(mut self, credential: Option<CallerCredential>) -> Self {
         self.credential = credential;
         self

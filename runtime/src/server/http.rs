@@ -367,7 +367,14 @@ fn protected_routes(
 ) -> Router {
     // Legacy HTTP+SSE merges here, so it shares the auth, Host/Origin and body-size layers;
     // each stream gets a handler fixed to the principal that opened it.
-    mcp_routes(inner, base, sessions.clone()).merge(super::sse::routes(inner, sse_base, sessions))
+    #[cfg(feature = "legacy-sse")]
+    return mcp_routes(inner, base, sessions.clone())
+        .merge(super::sse::routes(inner, sse_base, sessions));
+    #[cfg(not(feature = "legacy-sse"))]
+    {
+        let _ = sse_base;
+        mcp_routes(inner, base, sessions)
+    }
 }
 
 /// `routes` behind the body-size limit, `inner`'s authentication and the `Host`/`Origin`
