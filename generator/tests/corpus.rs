@@ -156,7 +156,6 @@ fn call_spread_tools(exe: &Path, tools: &Value, n: usize) -> usize {
         assert!(reply.get("result").is_some(), "{name}: {reply}");
         answered += 1;
     }
-    drop(send);
     let _ = child.kill();
     let _ = child.wait();
     answered
