@@ -196,8 +196,10 @@ fn render_file(header: &str, module_doc: &str, file: syn::File) -> Result<String
 /// consecutive `use` or `mod` declarations), as a person would write it.
 fn unparse_spaced(file: &syn::File) -> String {
     let mut out = prettyplease::unparse(&syn::File {
+        shebang: file.shebang.clone(),
+        frontmatter: file.frontmatter.clone(),
+        attrs: file.attrs.clone(),
         items: Vec::new(),
-        ..file.clone()
     });
     let mut previous: Option<&syn::Item> = None;
     for item in &file.items {
@@ -209,10 +211,12 @@ fn unparse_spaced(file: &syn::File) -> String {
         if previous.is_some() && !grouped {
             out.push('\n');
         }
+        // One item at a time: cloning the item, not the whole file around it.
         out.push_str(&prettyplease::unparse(&syn::File {
+            shebang: None,
+            frontmatter: None,
             attrs: Vec::new(),
             items: vec![item.clone()],
-            ..file.clone()
         }));
         previous = Some(item);
     }
