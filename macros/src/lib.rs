@@ -131,7 +131,9 @@ pub fn tool_set(input: TokenStream) -> TokenStream {
 /// Includes the modules `mcpgen generate` writes for an OpenAPI document and its allowlist:
 /// `generate!(spec = "specs/x/openapi.yaml", tools = "specs/x/mcp_tools.yaml")` expands to
 /// `pub mod tools`, `pub mod types` and `pub mod client`. Paths are relative to the including
-/// crate's `Cargo.toml`; the crate is rebuilt when either file changes.
+/// crate's `Cargo.toml`; `${NAME}` in a path is the environment variable `NAME` at compile
+/// time (e.g. `"${OUT_DIR}/openapi.json"` for a spec a build script fetched). The crate is
+/// rebuilt when either file changes.
 #[proc_macro]
 pub fn generate(input: TokenStream) -> TokenStream {
     spec::generate(input.into()).into()

@@ -60,6 +60,46 @@ impl Parse for Input {
     }
 }
 
+/// `path` with each `${NAME}` replaced by the environment variable `NAME` as the compiler sees
+/// it (`${OUT_DIR}` for a spec a build script fetched, `${CARGO_MANIFEST_DIR}`, or a variable
+/// of one's own). The error says which variable is unset or which `${` is not closed.
+fn expand_env(path: &str) -> Result<String, String> {
+    let mut out = String::with_capacity(path.len());
+    let mut rest = path;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else {
+            return Err(format!(
+                "`${{` without a closing `}}` in `{path}`; write `${{NAME}}` for the environment \
+                 variable NAME"
+            ));
+        };
+        let name = &after[..end];
+        let valid = !name.is_empty()
+            && !name.starts_with(|c: char| c.is_ascii_digit())
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !valid {
+            return Err(format!(
+                "`${{{name}}}` in `{path}` is not an environment variable name (letters, digits \
+                 and `_`, not starting with a digit)"
+            ));
+        }
+        match std::env::var(name) {
+            Ok(value) => out.push_str(&value),
+            Err(_) => {
+                return Err(format!(
+                    "cannot read `{path}`: the environment variable `{name}` is not set (or not \
+                     UTF-8) when this crate compiles"
+                ));
+            }
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
 /// The including crate's folder: paths in the macro are relative to it.
 fn manifest_dir() -> PathBuf {
     std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(|| PathBuf::from("."), PathBuf::from)
@@ -72,9 +112,20 @@ pub(crate) fn generate(input: TokenStream) -> TokenStream {
         Err(e) => return e.into_compile_error(),
     };
     let root = manifest_dir();
-    let spec_path = root.join(input.spec.value());
-    let tools_path = root.join(input.tools.value());
     let mut missing = Vec::new();
+    let mut resolve = |lit: &LitStr| match expand_env(&lit.value()) {
+        Ok(path) => root.join(path),
+        Err(problem) => {
+            missing.push(syn::Error::new_spanned(lit, problem));
+            PathBuf::new()
+        }
+    };
+    let spec_path = resolve(&input.spec);
+    let tools_path = resolve(&input.tools);
+    let plugins_path = input.plugins.as_ref().map(|lit| (lit, resolve(lit)));
+    if let Some(error) = combine(std::mem::take(&mut missing)) {
+        return error.into_compile_error();
+    }
     for (lit, path) in [(&input.spec, &spec_path), (&input.tools, &tools_path)] {
         if !path.is_file() {
             missing.push(syn::Error::new_spanned(
@@ -87,10 +138,6 @@ pub(crate) fn generate(input: TokenStream) -> TokenStream {
             ));
         }
     }
-    let plugins_path = input
-        .plugins
-        .as_ref()
-        .map(|lit| (lit, root.join(lit.value())));
     if let Some((lit, path)) = &plugins_path
         && !path.is_dir()
     {

@@ -1,8 +1,7 @@
-// Paths are relative to the crate's folder; under trybuild that is
-// target/tests/trybuild/mcpgen-macros, four levels below the workspace.
+// `MCPGEN_REPO` is the repository folder (set by tests/ui.rs).
 mcpgen::generate!(
-    spec = "../../../../specs/synaplan/openapi.yaml",
-    tools = "../../../../macros/tests/ui/fixtures/unknown_operation.yaml",
+    spec = "${MCPGEN_REPO}/specs/synaplan/openapi.yaml",
+    tools = "${MCPGEN_REPO}/macros/tests/ui/fixtures/unknown_operation.yaml",
 );
 
 fn main() {}

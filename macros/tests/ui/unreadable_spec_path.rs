@@ -1,6 +1,6 @@
 mcpgen::generate!(
     spec = "specs/nowhere/openapi.yaml",
-    tools = "../../../../specs/synaplan/mcp_tools.yaml",
+    tools = "${MCPGEN_REPO}/specs/synaplan/mcp_tools.yaml",
 );
 
 fn main() {}
