@@ -344,12 +344,17 @@ fn types(
         );
     }
     // The modules' items come parsed from typify; only the two module shells are parsed here.
+    // What they allow is what typify's output needs on any spec: schemas without descriptions
+    // give undocumented fields and variants, not every type or default function is used by
+    // the server, enum values become variant names as they are (GitHub's `+1` is `plus1`),
+    // typify's code is not written to clippy's taste (e.g. derivable impls), and spec text in
+    // doc comments may break rustdoc's link and HTML rules.
     let mut file = parse_file(quote::quote! {
         /// Argument types: one `<Tool>Args` struct per tool, plus the schemas they use.
-        #[allow(clippy::all, missing_docs, rustdoc::all, dead_code, non_camel_case_types, non_snake_case, unused_imports)]
+        #[allow(missing_docs, dead_code, non_camel_case_types, clippy::all, rustdoc::all)]
         pub mod input {}
         /// Output types: one `<Tool>Output` struct per tool that has an output schema.
-        #[allow(clippy::all, missing_docs, rustdoc::all, dead_code, non_camel_case_types, non_snake_case, unused_imports)]
+        #[allow(missing_docs, dead_code, non_camel_case_types, clippy::all, rustdoc::all)]
         pub mod output {}
     })?;
     for (item, items) in file.items.iter_mut().zip([input.items, output.items]) {

@@ -2,17 +2,8 @@
 //! Typed arguments and outputs of each tool.
 
 /// Argument types: one `<Tool>Args` struct per tool, plus the schemas they use.
-#[allow(
-    clippy::all,
-    missing_docs,
-    rustdoc::all,
-    dead_code,
-    non_camel_case_types,
-    non_snake_case,
-    unused_imports
-)]
+#[allow(missing_docs, dead_code, non_camel_case_types, clippy::all, rustdoc::all)]
 pub mod input {
-    ///`ClickEvent`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct ClickEvent {
         ///CSS selector of the clicked element
@@ -30,7 +21,6 @@ pub mod input {
         #[serde(rename = "sessionId")]
         pub session_id: ::std::string::String,
     }
-    ///`ClickEventKind`
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -81,7 +71,6 @@ pub mod input {
             value.parse()
         }
     }
-    ///`ClickEventPositionItem`
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -96,7 +85,6 @@ pub mod input {
     )]
     #[serde(deny_unknown_fields)]
     pub enum ClickEventPositionItem {}
-    ///`Currency`
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -137,7 +125,6 @@ pub mod input {
             Ok(Self(value.to_string()))
         }
     }
-    ///`Event`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(untagged)]
     pub enum Event {
@@ -160,7 +147,6 @@ pub mod input {
             Self::PageViewEvent(value)
         }
     }
-    ///`EventBase`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct EventBase {
         pub kind: EventKind,
@@ -173,7 +159,6 @@ pub mod input {
         #[serde(rename = "sessionId")]
         pub session_id: ::std::string::String,
     }
-    ///`EventKind`
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -232,14 +217,13 @@ pub mod input {
             value.parse()
         }
     }
-    ///`Events31AnnotateEventArgs`
+    /// The arguments of the `events31_annotate_event` tool.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Events31AnnotateEventArgs {
         pub body: Events31AnnotateEventArgsBody,
         ///Event id
         pub id: ::std::string::String,
     }
-    ///`Events31AnnotateEventArgsBody`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Events31AnnotateEventArgsBody {
         ///Id of the label set (distinct from the event id in the path)
@@ -248,7 +232,6 @@ pub mod input {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub tags: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     }
-    ///`Events31AnnotateEventArgsBodyLabel`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
     pub struct Events31AnnotateEventArgsBodyLabel(::std::string::String);
@@ -307,30 +290,30 @@ pub mod input {
                 })
         }
     }
-    ///`Events31CreateEventArgs`
+    /// The arguments of the `events31_create_event` tool.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Events31CreateEventArgs {
         pub body: Event,
     }
-    ///`Events31GetEventArgs`
+    /// The arguments of the `events31_get_event` tool.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Events31GetEventArgs {
         ///Event id
         pub id: ::std::string::String,
     }
-    ///`Events31GetSessionArgs`
+    /// The arguments of the `events31_get_session` tool.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Events31GetSessionArgs {
         #[serde(rename = "sessionId")]
         pub session_id: ::std::string::String,
     }
-    ///`Events31ListCategoriesArgs`
+    /// The arguments of the `events31_list_categories` tool.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Events31ListCategoriesArgs {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub depth: ::std::option::Option<::std::num::NonZeroU64>,
     }
-    ///`Events31ListEventsArgs`
+    /// The arguments of the `events31_list_events` tool.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Events31ListEventsArgs {
         ///Only events of these kinds
@@ -351,7 +334,7 @@ pub mod input {
             }
         }
     }
-    ///`Events31SubscribeArgs`
+    /// The arguments of the `events31_subscribe` tool.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Events31SubscribeArgs {
         #[serde(default = "defaults::default_bool::<true>")]
@@ -417,7 +400,7 @@ pub mod input {
                 })
         }
     }
-    ///`GetAnalyticsReportsAggregatedByCustomerSegmentAn9b31ecefArgs`
+    /// The arguments of the `get_analytics_reports_aggregated_by_customer_segment_an_9b31ecef` tool.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct GetAnalyticsReportsAggregatedByCustomerSegmentAn9b31ecefArgs {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -425,13 +408,11 @@ pub mod input {
         pub from: ::std::string::String,
         pub to: ::std::string::String,
     }
-    ///`Money`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Money {
         pub currency: Currency,
         pub value: f64,
     }
-    ///`PageViewEvent`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct PageViewEvent {
         #[serde(
@@ -452,7 +433,6 @@ pub mod input {
         pub session_id: ::std::string::String,
         pub url: ::std::string::String,
     }
-    ///`PageViewEventKind`
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -503,7 +483,6 @@ pub mod input {
             value.parse()
         }
     }
-    ///`PurchaseEvent`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct PurchaseEvent {
         pub amount: Money,
@@ -521,7 +500,6 @@ pub mod input {
         #[serde(rename = "sessionId")]
         pub session_id: ::std::string::String,
     }
-    ///`PurchaseEventKind`
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -621,17 +599,9 @@ pub mod input {
     }
 }
 /// Output types: one `<Tool>Output` struct per tool that has an output schema.
-#[allow(
-    clippy::all,
-    missing_docs,
-    rustdoc::all,
-    dead_code,
-    non_camel_case_types,
-    non_snake_case,
-    unused_imports
-)]
+#[allow(missing_docs, dead_code, non_camel_case_types, clippy::all, rustdoc::all)]
 pub mod output {
-    ///`Events31AnnotateEventOutput`
+    /// What the `events31_annotate_event` tool returns.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Events31AnnotateEventOutput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -639,7 +609,7 @@ pub mod output {
             ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         >,
     }
-    ///`Events31CreateEventOutput`
+    /// What the `events31_create_event` tool returns.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Events31CreateEventOutput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -647,7 +617,7 @@ pub mod output {
             ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         >,
     }
-    ///`Events31GetEventOutput`
+    /// What the `events31_get_event` tool returns.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Events31GetEventOutput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -655,7 +625,7 @@ pub mod output {
             ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         >,
     }
-    ///`Events31GetSessionOutput`
+    /// What the `events31_get_session` tool returns.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Events31GetSessionOutput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -684,13 +654,13 @@ pub mod output {
         )]
         pub started_at: ::std::option::Option<::std::string::String>,
     }
-    ///`Events31ListCategoriesOutput`
+    /// What the `events31_list_categories` tool returns.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Events31ListCategoriesOutput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub result: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
     }
-    ///`Events31ListEventsOutput`
+    /// What the `events31_list_events` tool returns.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Events31ListEventsOutput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -698,7 +668,7 @@ pub mod output {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub events: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
     }
-    ///`Events31SubscribeOutput`
+    /// What the `events31_subscribe` tool returns.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Events31SubscribeOutput {
         #[serde(default = "defaults::events31_subscribe_output_active")]
@@ -729,7 +699,7 @@ pub mod output {
             }
         }
     }
-    ///`GetAnalyticsReportsAggregatedByCustomerSegmentAn9b31ecefOutput`
+    /// What the `get_analytics_reports_aggregated_by_customer_segment_an_9b31ecef` tool returns.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct GetAnalyticsReportsAggregatedByCustomerSegmentAn9b31ecefOutput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]

@@ -2,17 +2,8 @@
 //! Typed arguments and outputs of each tool.
 
 /// Argument types: one `<Tool>Args` struct per tool, plus the schemas they use.
-#[allow(
-    clippy::all,
-    missing_docs,
-    rustdoc::all,
-    dead_code,
-    non_camel_case_types,
-    non_snake_case,
-    unused_imports
-)]
+#[allow(missing_docs, dead_code, non_camel_case_types, clippy::all, rustdoc::all)]
 pub mod input {
-    ///`Address`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Address {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -22,7 +13,6 @@ pub mod input {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub street: ::std::option::Option<::std::string::String>,
     }
-    ///`AddressCountry`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
     pub struct AddressCountry(::std::string::String);
@@ -79,7 +69,7 @@ pub mod input {
                 })
         }
     }
-    ///`GraphCyclesCreateProjectArgs`
+    /// The arguments of the `graph_cycles_create_project` tool.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct GraphCyclesCreateProjectArgs {
         pub name: ::std::string::String,
@@ -88,7 +78,7 @@ pub mod input {
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
         pub tasks: ::std::vec::Vec<Task>,
     }
-    ///`GraphCyclesCreateTaskArgs`
+    /// The arguments of the `graph_cycles_create_task` tool.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct GraphCyclesCreateTaskArgs {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -120,7 +110,6 @@ pub mod input {
         >,
         pub title: ::std::string::String,
     }
-    ///`GraphCyclesCreateTaskArgsStatus`
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -185,19 +174,19 @@ pub mod input {
             GraphCyclesCreateTaskArgsStatus::Todo
         }
     }
-    ///`GraphCyclesGetOrganizationArgs`
+    /// The arguments of the `graph_cycles_get_organization` tool.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct GraphCyclesGetOrganizationArgs {
         #[serde(rename = "orgId")]
         pub org_id: ::std::string::String,
     }
-    ///`GraphCyclesGetPersonArgs`
+    /// The arguments of the `graph_cycles_get_person` tool.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct GraphCyclesGetPersonArgs {
         #[serde(rename = "personId")]
         pub person_id: ::std::string::String,
     }
-    ///`GraphCyclesListPeopleArgs`
+    /// The arguments of the `graph_cycles_list_people` tool.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct GraphCyclesListPeopleArgs {
         #[serde(default = "defaults::default_nzu64::<::std::num::NonZeroU64, 25>")]
@@ -216,7 +205,7 @@ pub mod input {
             }
         }
     }
-    ///`GraphCyclesListTasksArgs`
+    /// The arguments of the `graph_cycles_list_tasks` tool.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct GraphCyclesListTasksArgs {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -224,7 +213,6 @@ pub mod input {
         #[serde(rename = "projectId")]
         pub project_id: ::std::string::String,
     }
-    ///`Organization`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Organization {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -238,7 +226,6 @@ pub mod input {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub parent: ::std::option::Option<::std::boxed::Box<Organization>>,
     }
-    ///`Person`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Person {
         ///(nested fields omitted)
@@ -254,7 +241,6 @@ pub mod input {
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
         pub reports: ::std::vec::Vec<::serde_json::Value>,
     }
-    ///`PersonFilter`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct PersonFilter {
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -271,7 +257,6 @@ pub mod input {
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
         pub or: ::std::vec::Vec<PersonFilter>,
     }
-    ///`Project`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Project {
         pub name: ::std::string::String,
@@ -282,7 +267,6 @@ pub mod input {
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
         pub tasks: ::std::vec::Vec<::serde_json::Value>,
     }
-    ///`Task`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Task {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -312,7 +296,6 @@ pub mod input {
         >,
         pub title: ::std::string::String,
     }
-    ///`TaskFilter`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct TaskFilter {
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -322,7 +305,6 @@ pub mod input {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub status: ::std::option::Option<TaskFilterStatus>,
     }
-    ///`TaskFilterStatus`
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -381,7 +363,6 @@ pub mod input {
             value.parse()
         }
     }
-    ///`TaskStatus`
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -497,17 +478,9 @@ pub mod input {
     }
 }
 /// Output types: one `<Tool>Output` struct per tool that has an output schema.
-#[allow(
-    clippy::all,
-    missing_docs,
-    rustdoc::all,
-    dead_code,
-    non_camel_case_types,
-    non_snake_case,
-    unused_imports
-)]
+#[allow(missing_docs, dead_code, non_camel_case_types, clippy::all, rustdoc::all)]
 pub mod output {
-    ///`GraphCyclesCreateProjectOutput`
+    /// What the `graph_cycles_create_project` tool returns.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct GraphCyclesCreateProjectOutput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -521,7 +494,7 @@ pub mod output {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub tasks: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
     }
-    ///`GraphCyclesCreateTaskOutput`
+    /// What the `graph_cycles_create_task` tool returns.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct GraphCyclesCreateTaskOutput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -565,7 +538,7 @@ pub mod output {
             }
         }
     }
-    ///`GraphCyclesGetOrganizationOutput`
+    /// What the `graph_cycles_get_organization` tool returns.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct GraphCyclesGetOrganizationOutput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -587,7 +560,7 @@ pub mod output {
             ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         >,
     }
-    ///`GraphCyclesGetPersonOutput`
+    /// What the `graph_cycles_get_person` tool returns.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct GraphCyclesGetPersonOutput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -605,13 +578,13 @@ pub mod output {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub reports: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
     }
-    ///`GraphCyclesListPeopleOutput`
+    /// What the `graph_cycles_list_people` tool returns.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct GraphCyclesListPeopleOutput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub result: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
     }
-    ///`GraphCyclesListTasksOutput`
+    /// What the `graph_cycles_list_tasks` tool returns.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct GraphCyclesListTasksOutput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]

@@ -2,17 +2,8 @@
 //! Typed arguments and outputs of each tool.
 
 /// Argument types: one `<Tool>Args` struct per tool, plus the schemas they use.
-#[allow(
-    clippy::all,
-    missing_docs,
-    rustdoc::all,
-    dead_code,
-    non_camel_case_types,
-    non_snake_case,
-    unused_imports
-)]
+#[allow(missing_docs, dead_code, non_camel_case_types, clippy::all, rustdoc::all)]
 pub mod input {
-    ///`Author`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Author {
         ///Year of birth if known
@@ -20,7 +11,6 @@ pub mod input {
         pub born: ::std::option::Option<i32>,
         pub name: ::std::string::String,
     }
-    ///`CoverImage`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(transparent)]
     pub struct CoverImage(pub ::std::option::Option<CoverImageInner>);
@@ -40,7 +30,6 @@ pub mod input {
             Self(value)
         }
     }
-    ///`CoverImageInner`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct CoverImageInner {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -52,7 +41,6 @@ pub mod input {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub width: ::std::option::Option<i64>,
     }
-    ///`Genre`
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -123,7 +111,7 @@ pub mod input {
             value.parse()
         }
     }
-    ///`Library2AddBookArgs`
+    /// The arguments of the `library2_add_book` tool.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Library2AddBookArgs {
         pub authors: ::std::vec::Vec<Author>,
@@ -140,7 +128,6 @@ pub mod input {
         pub subtitle: ::std::option::Option<::std::string::String>,
         pub title: Library2AddBookArgsTitle,
     }
-    ///`Library2AddBookArgsTitle`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
     pub struct Library2AddBookArgsTitle(::std::string::String);
@@ -194,7 +181,7 @@ pub mod input {
                 })
         }
     }
-    ///`Library2CreateLoanArgs`
+    /// The arguments of the `library2_create_loan` tool.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Library2CreateLoanArgs {
         #[serde(rename = "bookId")]
@@ -205,14 +192,14 @@ pub mod input {
         #[serde(rename = "memberId")]
         pub member_id: ::std::string::String,
     }
-    ///`Library2GetBookArgs`
+    /// The arguments of the `library2_get_book` tool.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Library2GetBookArgs {
         ///Catalogue number of the book
         #[serde(rename = "bookId")]
         pub book_id: ::std::num::NonZeroU64,
     }
-    ///`Library2ListBooksArgs`
+    /// The arguments of the `library2_list_books` tool.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Library2ListBooksArgs {
         ///Only books in this state
@@ -310,7 +297,6 @@ pub mod input {
             value.parse()
         }
     }
-    ///`Library2ListBooksArgsGenreItem`
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -382,7 +368,7 @@ pub mod input {
             value.parse()
         }
     }
-    ///`Library2RemoveBookArgs`
+    /// The arguments of the `library2_remove_book` tool.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Library2RemoveBookArgs {
         ///Catalogue number of the book
@@ -461,7 +447,7 @@ pub mod input {
             value.parse()
         }
     }
-    ///`Library2UploadCoverArgs`
+    /// The arguments of the `library2_upload_cover` tool.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Library2UploadCoverArgs {
         ///Catalogue number of the book
@@ -580,17 +566,9 @@ pub mod input {
     }
 }
 /// Output types: one `<Tool>Output` struct per tool that has an output schema.
-#[allow(
-    clippy::all,
-    missing_docs,
-    rustdoc::all,
-    dead_code,
-    non_camel_case_types,
-    non_snake_case,
-    unused_imports
-)]
+#[allow(missing_docs, dead_code, non_camel_case_types, clippy::all, rustdoc::all)]
 pub mod output {
-    ///`Library2AddBookOutput`
+    /// What the `library2_add_book` tool returns.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Library2AddBookOutput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -616,7 +594,7 @@ pub mod output {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub title: ::std::option::Option<::std::string::String>,
     }
-    ///`Library2CreateLoanOutput`
+    /// What the `library2_create_loan` tool returns.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Library2CreateLoanOutput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -636,7 +614,7 @@ pub mod output {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub returned: ::std::option::Option<::std::string::String>,
     }
-    ///`Library2GetBookOutput`
+    /// What the `library2_get_book` tool returns.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Library2GetBookOutput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -662,7 +640,7 @@ pub mod output {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub title: ::std::option::Option<::std::string::String>,
     }
-    ///`Library2ListBooksOutput`
+    /// What the `library2_list_books` tool returns.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Library2ListBooksOutput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -670,7 +648,7 @@ pub mod output {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub next_page_token: ::std::option::Option<::std::string::String>,
     }
-    ///`Library2UploadCoverOutput`
+    /// What the `library2_upload_cover` tool returns.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Library2UploadCoverOutput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]

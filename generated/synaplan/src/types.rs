@@ -2,15 +2,7 @@
 //! Typed arguments and outputs of each tool.
 
 /// Argument types: one `<Tool>Args` struct per tool, plus the schemas they use.
-#[allow(
-    clippy::all,
-    missing_docs,
-    rustdoc::all,
-    dead_code,
-    non_camel_case_types,
-    non_snake_case,
-    unused_imports
-)]
+#[allow(missing_docs, dead_code, non_camel_case_types, clippy::all, rustdoc::all)]
 pub mod input {
     ///AI model identifier; the values listed are common ones, others may be configured
     #[derive(
@@ -143,7 +135,7 @@ pub mod input {
             ProcessLevel::Vectorize
         }
     }
-    ///`SynaplanListChatsArgs`
+    /// The arguments of the `synaplan_list_chats` tool.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct SynaplanListChatsArgs {
         ///Maximum number of items to return
@@ -161,7 +153,7 @@ pub mod input {
             }
         }
     }
-    ///`SynaplanListFilesArgs`
+    /// The arguments of the `synaplan_list_files` tool.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct SynaplanListFilesArgs {
         ///Only list files with this group key
@@ -183,21 +175,20 @@ pub mod input {
             }
         }
     }
-    ///`SynaplanListPromptsArgs`
+    /// The arguments of the `synaplan_list_prompts` tool.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct SynaplanListPromptsArgs {
         ///Two-letter language code to filter by
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub language: ::std::option::Option<::std::string::String>,
     }
-    ///`SynaplanRenameChatArgs`
+    /// The arguments of the `synaplan_rename_chat` tool.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct SynaplanRenameChatArgs {
         pub body: SynaplanRenameChatArgsBody,
         ///Chat id
         pub id: ::std::num::NonZeroU64,
     }
-    ///`SynaplanRenameChatArgsBody`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct SynaplanRenameChatArgsBody {
         ///Chat id; if given it must equal the path id
@@ -265,7 +256,7 @@ pub mod input {
                 })
         }
     }
-    ///`SynaplanSearchDocumentsArgs`
+    /// The arguments of the `synaplan_search_documents` tool.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct SynaplanSearchDocumentsArgs {
         ///Restrict the search to files uploaded with this group key; null searches all files
@@ -339,7 +330,7 @@ pub mod input {
                 })
         }
     }
-    ///`SynaplanSendMessageArgs`
+    /// The arguments of the `synaplan_send_message` tool.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct SynaplanSendMessageArgs {
         ///Chat to continue; omit to start a new chat
@@ -414,7 +405,7 @@ pub mod input {
                 })
         }
     }
-    ///`SynaplanUploadFileArgs`
+    /// The arguments of the `synaplan_upload_file` tool.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct SynaplanUploadFileArgs {
         ///Files to upload (PDF, DOCX, TXT, images, audio)
@@ -542,17 +533,8 @@ pub mod input {
     >;
 }
 /// Output types: one `<Tool>Output` struct per tool that has an output schema.
-#[allow(
-    clippy::all,
-    missing_docs,
-    rustdoc::all,
-    dead_code,
-    non_camel_case_types,
-    non_snake_case,
-    unused_imports
-)]
+#[allow(missing_docs, dead_code, non_camel_case_types, clippy::all, rustdoc::all)]
 pub mod output {
-    ///`Chat`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Chat {
         #[serde(
@@ -581,7 +563,6 @@ pub mod output {
         )]
         pub updated_at: ::std::option::Option<::std::string::String>,
     }
-    ///`FileInfo`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct FileInfo {
         #[serde(
@@ -654,7 +635,6 @@ pub mod output {
             Ok(Self(value.to_string()))
         }
     }
-    ///`Prompt`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Prompt {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -680,7 +660,6 @@ pub mod output {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub topic: ::std::option::Option<::std::string::String>,
     }
-    ///`SearchResult`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct SearchResult {
         ///Text of the matching chunk
@@ -700,7 +679,7 @@ pub mod output {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub score: ::std::option::Option<f32>,
     }
-    ///`SynaplanGetConfigOutput`
+    /// What the `synaplan_get_config` tool returns.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct SynaplanGetConfigOutput {
         ///Feature flags
@@ -732,7 +711,6 @@ pub mod output {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub streaming: ::std::option::Option<bool>,
     }
-    ///`SynaplanGetConfigOutputLimits`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct SynaplanGetConfigOutputLimits {
         #[serde(
@@ -751,7 +729,6 @@ pub mod output {
         )]
         pub messages_per_hour: ::std::option::Option<i64>,
     }
-    ///`SynaplanGetConfigOutputModelsItem`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct SynaplanGetConfigOutputModelsItem {
         ///Documented values: chat, vision, embedding, image, audio.
@@ -765,7 +742,7 @@ pub mod output {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub provider: ::std::option::Option<::std::string::String>,
     }
-    ///`SynaplanListChatsOutput`
+    /// What the `synaplan_list_chats` tool returns.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct SynaplanListChatsOutput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -774,7 +751,7 @@ pub mod output {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub total: ::std::option::Option<i64>,
     }
-    ///`SynaplanListFilesOutput`
+    /// What the `synaplan_list_files` tool returns.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct SynaplanListFilesOutput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -782,13 +759,13 @@ pub mod output {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub total: ::std::option::Option<i64>,
     }
-    ///`SynaplanListPromptsOutput`
+    /// What the `synaplan_list_prompts` tool returns.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct SynaplanListPromptsOutput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub prompts: ::std::option::Option<::std::vec::Vec<Prompt>>,
     }
-    ///`SynaplanRenameChatOutput`
+    /// What the `synaplan_rename_chat` tool returns.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct SynaplanRenameChatOutput {
         #[serde(
@@ -817,13 +794,13 @@ pub mod output {
         )]
         pub updated_at: ::std::option::Option<::std::string::String>,
     }
-    ///`SynaplanSearchDocumentsOutput`
+    /// What the `synaplan_search_documents` tool returns.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct SynaplanSearchDocumentsOutput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub results: ::std::option::Option<::std::vec::Vec<SearchResult>>,
     }
-    ///`SynaplanSendMessageOutput`
+    /// What the `synaplan_send_message` tool returns.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct SynaplanSendMessageOutput {
         ///Chat the message belongs to
@@ -848,7 +825,7 @@ pub mod output {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub usage: ::std::option::Option<Usage>,
     }
-    ///`SynaplanUploadFileOutput`
+    /// What the `synaplan_upload_file` tool returns.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct SynaplanUploadFileOutput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]

@@ -14,6 +14,7 @@
 
 mod bisect;
 mod clean;
+mod docs;
 mod names;
 mod space;
 mod unsupported;
@@ -89,6 +90,8 @@ pub fn build(
         };
         if dups.is_empty() {
             warnings.extend(attempt_warnings);
+            let mut items = items;
+            docs::replace_placeholders(&mut items, roots, module);
             return TypeModule {
                 items,
                 typed: result.typed,
