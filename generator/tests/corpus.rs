@@ -91,7 +91,7 @@ fn every_operation_builds_and_answers(dir: &Path, spec: &Path, name: &str, at_le
         Command::new(env!("CARGO"))
             .args(["build", "--offline", "--quiet"])
             .current_dir(&out)
-            .env("CARGO_TARGET_DIR", root().join("target").join("standalone")),
+            .env("CARGO_TARGET_DIR", support::standalone::target()),
         "cargo build of the generated crate",
     );
     eprintln!("corpus: {name}: cargo build took {:.1?}", started.elapsed());
@@ -101,7 +101,7 @@ fn every_operation_builds_and_answers(dir: &Path, spec: &Path, name: &str, at_le
     let count = list["tools"].as_array().map(Vec::len).unwrap_or_default();
     assert_eq!(count, selected, "every selected operation became a tool");
 
-    let exe = root().join(format!("target/standalone/debug/{name}-mcp"));
+    let exe = support::standalone::target().join(format!("debug/{name}-mcp"));
     let answered = support::stdio_server::call_spread_tools(&exe, &list["tools"], 20, example_args);
     assert!(answered >= 20, "only {answered} calls answered");
 }

@@ -146,6 +146,14 @@ pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
+/// The target folder that crates built outside the workspace share (`standalone/` in the
+/// target folder: `CARGO_TARGET_DIR` when set, else `target/`), so mcpgen is compiled once.
+pub fn standalone_target() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map_or_else(|| repo_root().join("target"), PathBuf::from)
+        .join("standalone")
+}
+
 /// A built binary of the workspace (`target/<profile>/<name>`), next to the running test.
 /// `scripts/test.sh` builds every binary before the tests run.
 pub fn workspace_binary(name: &str) -> PathBuf {

@@ -90,7 +90,7 @@ fn write_app(dir: &Path) {
 }
 
 fn cargo(dir: &Path, args: &[&str]) -> String {
-    let target = repo_root().join("target").join("standalone");
+    let target = mcpgen_tests::standalone_target();
     let output = Command::new(env!("CARGO"))
         .args(args)
         .current_dir(dir)
@@ -141,7 +141,7 @@ fn an_application_on_mcpgen_alone_serves_its_tools_over_stdio() {
     }
 
     cargo(dir.path(), &["build", "--offline", "--quiet"]);
-    let exe = repo_root().join("target/standalone/debug/rooms-app");
+    let exe = mcpgen_tests::standalone_target().join("debug/rooms-app");
     let mut child = Command::new(&exe)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -71,8 +71,11 @@ fn editing_the_spec_and_rebuilding_changes_the_tools() {
     )
     .expect("main.rs");
     std::fs::copy(root.join("Cargo.lock"), dir.join("Cargo.lock")).expect("lock");
-    // Shared with the other standalone builds, so the runtime is compiled once.
-    let target = root.join("target").join("standalone");
+    // Shared with the other standalone builds, so the runtime is compiled once
+    // (`standalone/` in `CARGO_TARGET_DIR` when set).
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map_or_else(|| root.join("target"), PathBuf::from)
+        .join("standalone");
 
     cargo_build(dir, &target);
     let before = tool_schemas(&target);
