@@ -157,6 +157,26 @@ pub struct DocTerms {
     lengths: [u32; FIELDS],
 }
 
+/// What the index reads of one tool, field by field: the engine fills it from its IR, the server
+/// from a static tool table (which has no tags).
+#[derive(Debug, Clone, Default)]
+pub struct ToolText<'a> {
+    /// The HTTP method, if the tool calls an operation.
+    pub method: Option<&'a str>,
+    /// The tool name.
+    pub name: &'a str,
+    /// The title.
+    pub title: Option<&'a str>,
+    /// The OpenAPI tags.
+    pub tags: Vec<&'a str>,
+    /// The HTTP path template.
+    pub path: Option<&'a str>,
+    /// The description.
+    pub description: &'a str,
+    /// The argument names.
+    pub arguments: Vec<&'a str>,
+}
+
 impl DocTerms {
     /// No terms yet; `method` is the tool's upper-case HTTP method, if it has one.
     pub fn new(method: Option<&str>) -> Self {
@@ -164,6 +184,26 @@ impl DocTerms {
             method: method.map(str::to_ascii_uppercase),
             ..Self::default()
         }
+    }
+
+    /// The terms of one tool, from what the index reads of it.
+    pub fn of(tool: &ToolText<'_>) -> Self {
+        let mut terms = Self::new(tool.method);
+        terms.add(Field::Name, tool.name);
+        if let Some(title) = tool.title {
+            terms.add(Field::Title, title);
+        }
+        for tag in &tool.tags {
+            terms.add(Field::Tags, tag);
+        }
+        if let Some(path) = tool.path {
+            terms.add(Field::Path, path);
+        }
+        terms.add(Field::Description, tool.description);
+        for argument in &tool.arguments {
+            terms.add(Field::Arguments, argument);
+        }
+        terms
     }
 
     /// Adds the terms of `text` to `field`.

@@ -24,5 +24,5 @@ mod index;
 mod query;
 mod tokenize;
 
-pub use index::{DocTerms, FORMAT_VERSION, Field, Hit, IndexError, MAGIC, SearchIndex};
+pub use index::{DocTerms, FORMAT_VERSION, Field, Hit, IndexError, MAGIC, SearchIndex, ToolText};
 pub use tokenize::{STOPWORDS, TOKENIZER_VERSION, tokenize};

@@ -6,7 +6,7 @@
 //! holding it and in which of those fields. The tokenizer, the text format and the scoring are
 //! `mcpgen-search`'s, shared with the server, so field weights can change without regenerating.
 
-use mcpgen_search::{DocTerms, FORMAT_VERSION, Field, SearchIndex, TOKENIZER_VERSION};
+use mcpgen_search::{DocTerms, FORMAT_VERSION, SearchIndex, TOKENIZER_VERSION, ToolText};
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -14,16 +14,15 @@ use crate::ir;
 
 /// The terms of one tool, by field.
 fn doc_terms(tool: &ir::Tool) -> DocTerms {
-    let method = Some(tool.http.method.as_str()).filter(|m| !m.is_empty());
-    let mut terms = DocTerms::new(method);
-    terms.add(Field::Name, &tool.name);
-    terms.add(Field::Title, tool.title.as_deref().unwrap_or_default());
-    terms.add(Field::Tags, &tool.tags.join(" "));
-    terms.add(Field::Path, &tool.http.path);
-    terms.add(Field::Description, &tool.description);
-    let args: Vec<&str> = tool.http.args.iter().map(|a| a.arg.as_str()).collect();
-    terms.add(Field::Arguments, &args.join(" "));
-    terms
+    DocTerms::of(&ToolText {
+        method: Some(tool.http.method.as_str()).filter(|m| !m.is_empty()),
+        name: &tool.name,
+        title: tool.title.as_deref(),
+        tags: tool.tags.iter().map(String::as_str).collect(),
+        path: Some(tool.http.path.as_str()),
+        description: &tool.description,
+        arguments: tool.http.args.iter().map(|a| a.arg.as_str()).collect(),
+    })
 }
 
 /// The index of `server`'s tools in the search index's text format.

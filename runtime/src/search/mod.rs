@@ -24,7 +24,7 @@
 
 pub use mcpgen_search::{
     DocTerms, FORMAT_VERSION, Field, Hit, IndexError, MAGIC, STOPWORDS, SearchIndex,
-    TOKENIZER_VERSION, tokenize,
+    TOKENIZER_VERSION, ToolText, tokenize,
 };
 
 use crate::ToolDef;
@@ -32,19 +32,19 @@ use crate::ToolDef;
 /// The terms of `tool` from its static definition: name, title, description, HTTP method, path
 /// and argument names (a static table has no OpenAPI tags).
 pub fn doc_terms(tool: &ToolDef) -> DocTerms {
-    let mut terms = DocTerms::new(tool.http.as_ref().map(|h| h.method));
-    terms.add(Field::Name, tool.name);
-    if let Some(title) = tool.title {
-        terms.add(Field::Title, title);
-    }
-    terms.add(Field::Description, tool.description);
-    if let Some(http) = &tool.http {
-        terms.add(Field::Path, http.path);
-        for arg in http.args {
-            terms.add(Field::Arguments, arg.arg);
-        }
-    }
-    terms
+    DocTerms::of(&ToolText {
+        method: tool.http.as_ref().map(|h| h.method),
+        name: tool.name,
+        title: tool.title,
+        tags: Vec::new(),
+        path: tool.http.as_ref().map(|h| h.path),
+        description: tool.description,
+        arguments: tool
+            .http
+            .iter()
+            .flat_map(|h| h.args.iter().map(|a| a.arg))
+            .collect(),
+    })
 }
 
 /// An index over a static tool table, from what [`doc_terms`] sees.
