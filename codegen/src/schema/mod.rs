@@ -42,6 +42,7 @@ mod translate;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
+use mcpgen_core::json_kind;
 use serde_json::{Map, Value};
 
 use crate::error::Warning;
@@ -183,7 +184,7 @@ impl SchemaConverter<'_> {
             ptr,
             format!(
                 "`{key}` should be {expected}, found {}; dropped",
-                kind(found)
+                json_kind(found)
             ),
         );
     }
@@ -203,18 +204,6 @@ fn allows_ref_siblings(root: &Value) -> bool {
 /// `ptr` + one escaped segment.
 fn child(ptr: &str, segment: &str) -> String {
     format!("{ptr}/{}", escape_pointer_segment(segment))
-}
-
-/// What kind of JSON value this is, for messages.
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// `{}`: any value.

@@ -2,13 +2,14 @@
 
 use std::collections::BTreeSet;
 
+use mcpgen_core::json_kind;
 use serde_json::{Map, Value, json};
 
 use super::defs::def_ref;
 use super::hidden::PROBE_BUDGET;
 use super::nullable::make_nullable;
 use super::repair::{as_count, as_number, string_arrays, unique_strings};
-use super::{NO_NAMES, SchemaConverter, any, child, kind};
+use super::{NO_NAMES, SchemaConverter, any, child};
 
 impl SchemaConverter<'_> {
     /// Converts one schema at `ptr`, `depth` levels below the schema being converted.
@@ -29,7 +30,7 @@ impl SchemaConverter<'_> {
                     ptr,
                     format!(
                         "expected a schema (an object or a boolean), found {}; used `{{}}` (any value) instead",
-                        kind(other)
+                        json_kind(other)
                     ),
                 );
                 return any();
