@@ -17,12 +17,11 @@ use base64::Engine as _;
 use clap::Parser as _;
 use mcpgen_runtime::cli::{App, ServeArgs};
 use mcpgen_runtime::{
-    BoxFuture, CallContext, HttpBinding, SecurityScheme, SecuritySchemeKind, ToolAnnotations,
-    ToolDef, ToolError, ToolResult, ToolSet, Upstream, cli,
+    HttpBinding, OpenApiTools, SecurityScheme, SecuritySchemeKind, ToolAnnotations, ToolDef, cli,
 };
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use support::recording::{Recording, Routes};
 use support::{Client, Running, http_transport, text};
 
@@ -200,30 +199,6 @@ static TOOLS: &[ToolDef] = &[
     tool("get_slow", "/slow", &[], None),
 ];
 
-/// The dispatcher a generated crate would have: every tool calls the upstream.
-struct Api {
-    upstream: Upstream,
-}
-
-impl ToolSet for Api {
-    fn tools(&self) -> &'static [ToolDef] {
-        TOOLS
-    }
-
-    fn call<'a>(
-        &'a self,
-        tool: &'static ToolDef,
-        args: Map<String, Value>,
-        ctx: &'a CallContext,
-    ) -> BoxFuture<'a, Result<ToolResult, ToolError>> {
-        Box::pin(async move {
-            let invoked = self.upstream.invoke_with(tool, args, ctx).await;
-            ctx.report_upstream(invoked.status, invoked.timed_out);
-            Ok(invoked.result)
-        })
-    }
-}
-
 fn app(schemes: &'static [SecurityScheme]) -> App {
     App {
         name: "things",
@@ -307,7 +282,7 @@ fn flags(rest: &Rest, scratch: &Scratch, extra: &[&str]) -> ServeArgs {
 async fn serve(app: &App, args: &ServeArgs) -> Running {
     log_buffer();
     let upstream = cli::upstream(app, args).expect("the upstream is configured");
-    let server = cli::server_builder(app, args, Api { upstream })
+    let server = cli::server_builder(app, args, OpenApiTools::new(TOOLS, upstream))
         .expect("the server is configured")
         .build()
         .expect("the server builds");
@@ -545,7 +520,7 @@ async fn on_stdio_the_key_the_server_was_started_with_is_passed_through() {
     let mut args = flags(&rest, &scratch, &["--upstream-pass-through"]);
     args.transport = cli::Transport::Stdio;
     let upstream = cli::upstream(&app(SCHEMES), &args).unwrap();
-    let server = cli::server_builder(&app(SCHEMES), &args, Api { upstream })
+    let server = cli::server_builder(&app(SCHEMES), &args, OpenApiTools::new(TOOLS, upstream))
         .unwrap()
         .build()
         .unwrap();
@@ -777,7 +752,7 @@ async fn hop_by_hop_and_framing_headers_are_refused_at_start() {
         ],
     );
     let upstream = cli::upstream(&app(SCHEMES), &args).unwrap();
-    let err = cli::server_builder(&app(SCHEMES), &args, Api { upstream })
+    let err = cli::server_builder(&app(SCHEMES), &args, OpenApiTools::new(TOOLS, upstream))
         .unwrap()
         .build()
         .unwrap_err()
