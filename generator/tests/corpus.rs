@@ -80,13 +80,9 @@ fn every_operation_builds_and_answers(dir: &Path, spec: &Path, name: &str, at_le
         String::from_utf8_lossy(&generated.stdout).trim()
     );
 
-    std::fs::copy(root().join("Cargo.lock"), out.join("Cargo.lock")).expect("copy lock");
     let started = Instant::now();
     support::corpus::run(
-        Command::new(env!("CARGO"))
-            .args(["build", "--offline", "--quiet"])
-            .current_dir(&out)
-            .env("CARGO_TARGET_DIR", support::standalone::target()),
+        &mut mcpgen_tests::standalone_cargo(&out, &["build", "--quiet"]),
         "cargo build of the generated crate",
     );
     eprintln!("corpus: {name}: cargo build took {:.1?}", started.elapsed());
@@ -96,7 +92,7 @@ fn every_operation_builds_and_answers(dir: &Path, spec: &Path, name: &str, at_le
     let count = list["tools"].as_array().map(Vec::len).unwrap_or_default();
     assert_eq!(count, selected, "every selected operation became a tool");
 
-    let exe = support::standalone::target().join(format!("debug/{name}-mcp"));
+    let exe = mcpgen_tests::standalone_target().join(format!("debug/{name}-mcp"));
     let answered = support::stdio_server::call_spread_tools(&exe, &list["tools"], 20, example_args);
     assert!(answered >= 20, "only {answered} calls answered");
 }

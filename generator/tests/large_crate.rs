@@ -7,8 +7,9 @@ mod support;
 
 use std::process::Command;
 
+use mcpgen_tests::standalone_build as cargo_build;
 use serde_json::{Map, Value, json};
-use support::standalone::{cargo_build, root};
+use support::standalone::root;
 
 const TOOLS: usize = 400;
 const FIELDS: usize = 60;

@@ -10,7 +10,8 @@ use serde_json::{Value, json};
 
 mod support;
 
-use support::standalone::{cargo_build, root};
+use mcpgen_tests::standalone_build as cargo_build;
+use support::standalone::root;
 
 #[test]
 fn a_draft_07_crate_builds_starts_and_lists_its_tools_json() {

@@ -3,7 +3,8 @@
 #![deny(missing_docs)]
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 use std::sync::{Arc, Mutex};
 
 use axum::Router;
@@ -152,6 +153,40 @@ pub fn standalone_target() -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR")
         .map_or_else(|| repo_root().join("target"), PathBuf::from)
         .join("standalone")
+}
+
+/// `cargo <args>` for the crate in `dir`, built outside the workspace: with the workspace's lock
+/// file (copied in, so nothing new is resolved), offline, in [`standalone_target`]. Every such
+/// build uses the same settings, so the dependencies compiled for one are reused by the next:
+/// no `RUSTFLAGS`, no incremental state and no debug info (a generated crate is large, and
+/// these builds are only run, never debugged).
+pub fn standalone_cargo(dir: &Path, args: &[&str]) -> Command {
+    std::fs::copy(repo_root().join("Cargo.lock"), dir.join("Cargo.lock")).expect("copy Cargo.lock");
+    let mut cargo = Command::new(env!("CARGO"));
+    cargo
+        .args(args)
+        .arg("--offline")
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", standalone_target())
+        .env("CARGO_INCREMENTAL", "0")
+        .env("CARGO_PROFILE_DEV_DEBUG", "false")
+        .env_remove("RUSTFLAGS");
+    cargo
+}
+
+/// Runs `cargo build --quiet` for the crate in `dir` (see [`standalone_cargo`]), failing the
+/// test with cargo's output if it fails; returns the target folder.
+pub fn standalone_build(dir: &Path) -> PathBuf {
+    let out = standalone_cargo(dir, &["build", "--quiet"])
+        .output()
+        .expect("cargo runs");
+    assert!(
+        out.status.success(),
+        "cargo build in {} failed:\n{}",
+        dir.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    standalone_target()
 }
 
 /// A built binary of the workspace (`target/<profile>/<name>`), next to the running test.

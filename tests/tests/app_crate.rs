@@ -86,16 +86,10 @@ fn write_app(dir: &Path) {
     std::fs::create_dir_all(dir.join("src")).expect("src/");
     std::fs::write(dir.join("Cargo.toml"), manifest).expect("Cargo.toml");
     std::fs::write(dir.join("src/main.rs"), MAIN_RS).expect("main.rs");
-    std::fs::copy(repo_root().join("Cargo.lock"), dir.join("Cargo.lock")).expect("Cargo.lock");
 }
 
 fn cargo(dir: &Path, args: &[&str]) -> String {
-    let target = mcpgen_tests::standalone_target();
-    let output = Command::new(env!("CARGO"))
-        .args(args)
-        .current_dir(dir)
-        .env("CARGO_TARGET_DIR", &target)
-        .env_remove("RUSTFLAGS")
+    let output = mcpgen_tests::standalone_cargo(dir, args)
         .output()
         .expect("cargo runs");
     assert!(
@@ -128,10 +122,7 @@ fn an_application_on_mcpgen_alone_serves_its_tools_over_stdio() {
     let dir = tempfile::tempdir().expect("a temporary folder");
     write_app(dir.path());
 
-    let tree = cargo(
-        dir.path(),
-        &["tree", "--offline", "-e", "normal", "--prefix", "none"],
-    );
+    let tree = cargo(dir.path(), &["tree", "-e", "normal", "--prefix", "none"]);
     for heavy in ["reqwest ", "axum ", "hyper ", "clap "] {
         assert!(
             !tree.lines().any(|line| line.starts_with(heavy)),
@@ -140,7 +131,7 @@ fn an_application_on_mcpgen_alone_serves_its_tools_over_stdio() {
         );
     }
 
-    cargo(dir.path(), &["build", "--offline", "--quiet"]);
+    cargo(dir.path(), &["build", "--quiet"]);
     let exe = mcpgen_tests::standalone_target().join("debug/rooms-app");
     let mut child = Command::new(&exe)
         .stdin(Stdio::piped())

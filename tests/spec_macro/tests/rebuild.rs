@@ -12,22 +12,6 @@ fn root() -> PathBuf {
         .expect("repo root")
 }
 
-fn cargo_build(dir: &Path, target: &Path) {
-    let out = Command::new(env!("CARGO"))
-        .args(["build", "--offline", "--quiet"])
-        .current_dir(dir)
-        .env("CARGO_TARGET_DIR", target)
-        .env_remove("RUSTFLAGS")
-        .output()
-        .expect("cargo runs");
-    assert!(
-        out.status.success(),
-        "cargo build in {} failed:\n{}",
-        dir.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
 /// Runs the scratch crate's binary: it prints every tool's input schema as one JSON line.
 fn tool_schemas(target: &Path) -> String {
     let out = Command::new(target.join("debug").join("spec-macro-rebuild"))
@@ -70,14 +54,8 @@ fn editing_the_spec_and_rebuilding_changes_the_tools() {
          println!(\"{} {}\", tool.name, tool.input_schema);\n    }\n}\n",
     )
     .expect("main.rs");
-    std::fs::copy(root.join("Cargo.lock"), dir.join("Cargo.lock")).expect("lock");
-    // Shared with the other standalone builds, so the runtime is compiled once
-    // (`standalone/` in `CARGO_TARGET_DIR` when set).
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map_or_else(|| root.join("target"), PathBuf::from)
-        .join("standalone");
-
-    cargo_build(dir, &target);
+    // Shared with the other standalone builds, so the runtime is compiled once.
+    let target = mcpgen_tests::standalone_build(dir);
     let before = tool_schemas(&target);
     assert!(
         before.contains("Two-letter language code to filter by"),
@@ -93,7 +71,7 @@ fn editing_the_spec_and_rebuilding_changes_the_tools() {
     assert_ne!(text, edited, "the spec holds the text the test edits");
     std::fs::write(&spec, edited).expect("edit the spec");
 
-    cargo_build(dir, &target);
+    mcpgen_tests::standalone_build(dir);
     let after = tool_schemas(&target);
     assert!(
         after.contains("ISO 639-1 code of the prompts' language"),
