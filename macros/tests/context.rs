@@ -85,7 +85,7 @@ impl Jobs {
 struct OneKey;
 
 impl Authenticator for OneKey {
-    fn authenticate(&self, credential: Option<&str>) -> Result<Principal, AuthError> {
+    async fn authenticate(&self, credential: Option<&str>) -> Result<Principal, AuthError> {
         match credential {
             Some("ops-key") => Ok(Principal {
                 key_id: Some("ops-key-id".to_owned()),

@@ -9,6 +9,9 @@ use std::time::Duration;
 
 use clap::{CommandFactory, FromArgMatches, Parser, ValueEnum};
 
+mod oauth_args;
+pub use oauth_args::OAuthArgs;
+
 use crate::audit::{Fsync, JsonlSink, TracingSink};
 use crate::auth::{AuthChain, Authenticator, KeyStore, TokenAuthority};
 use crate::server::{OutputCheck, Server, ServerBuilder, ToolMode, Unconfirmable, shutdown_signal};
@@ -136,6 +139,14 @@ pub struct ServeArgs {
     /// Audience accepted tokens must carry (default: the server name).
     #[arg(long, env = "MCPGEN_TOKEN_AUDIENCE")]
     pub token_audience: Option<String>,
+    /// OAuth access tokens (`--oauth-*`).
+    #[command(flatten)]
+    pub oauth: OAuthArgs,
+    /// Public base URL of this server as clients reach it (e.g. behind a proxy):
+    /// `https://mcp.example.com`. The resource URL OAuth tokens must name is this URL plus
+    /// `/mcp`. Default: the `Host` the client reached.
+    #[arg(long, env = "MCPGEN_PUBLIC_URL", value_name = "URL")]
+    pub public_url: Option<String>,
     /// Serve without authentication (every caller may call every tool).
     #[arg(long, env = "MCPGEN_NO_AUTH")]
     pub no_auth: bool,
@@ -394,11 +405,12 @@ fn builder_with_auth(
     tools: impl ToolSet,
     auth: Option<AuthChain>,
 ) -> Result<ServerBuilder, String> {
-    if auth.is_none() && !args.no_auth {
-        return Err("no authentication configured: pass --keys FILE and/or --token-secret-env VAR, or --no-auth to serve without it".into());
+    let oauth = args.oauth.resource_server()?;
+    if auth.is_none() && oauth.is_none() && !args.no_auth {
+        return Err("no authentication configured: pass --keys FILE, --token-secret-env VAR and/or --oauth-issuer URL, or --no-auth to serve without it".into());
     }
-    if auth.is_some() && args.no_auth {
-        return Err("--no-auth conflicts with --keys/--token-secret-env".into());
+    if (auth.is_some() || oauth.is_some()) && args.no_auth {
+        return Err("--no-auth conflicts with --keys/--token-secret-env/--oauth-issuer".into());
     }
     let mut builder = Server::builder(app.name, app.version)
         .description(app.description)
@@ -424,9 +436,14 @@ fn builder_with_auth(
             .map_err(|e| format!("audit log {}: {e}", path.display()))?;
         builder = builder.audit(sink);
     }
-    Ok(match auth {
-        Some(chain) => builder.authenticator(chain),
-        None => builder.no_auth(),
+    if let Some(url) = &args.public_url {
+        builder = builder.public_url(url.clone());
+    }
+    Ok(match (auth, oauth) {
+        (Some(chain), Some(oauth)) => builder.authenticator(chain).oauth(oauth),
+        (Some(chain), None) => builder.authenticator(chain),
+        (None, Some(oauth)) => builder.oauth(oauth),
+        (None, None) => builder.no_auth(),
     })
 }
 
@@ -464,7 +481,7 @@ async fn run<T: ToolSet>(
     };
     let principal_for_stdio = match (&auth, args.transport) {
         (Some(chain), Transport::Stdio) => {
-            Some(chain.authenticate(stdio_credential.as_deref()).map_err(|e| {
+            Some(chain.authenticate(stdio_credential.as_deref()).await.map_err(|e| {
                 format!("stdio authentication: {e} (set MCPGEN_API_KEY to a key from the keys file or a token)")
             })?)
         }

@@ -3,6 +3,7 @@
 
 use std::time::{Duration, SystemTime};
 
+use futures::executor::block_on;
 use mcpgen_runtime::auth::{
     AuthChain, AuthError, Authenticator, KeyFileError, KeyProblem, KeyStore, MIN_SECRET_LEN,
     TokenAuthority, TokenClaims, TokenConfigError, hash_key,
@@ -62,14 +63,14 @@ fn valid_keys_file_loads_and_matches() {
     assert_eq!(store.ids().collect::<Vec<_>>(), ["alice-laptop", "dev"]);
     assert_eq!(store.plain_key_ids(), ["dev"]);
 
-    let alice = store.authenticate(Some(ALICE_KEY)).unwrap();
+    let alice = store.lookup(Some(ALICE_KEY)).unwrap();
     assert_eq!(alice.id, "alice");
     assert_eq!(alice.key_id.as_deref(), Some("alice-laptop"));
     assert_eq!(alice.scopes, ["mcp:read", "mcp:tool:send_message"]);
     assert_eq!(alice.plugins, ["billing"]);
     assert_eq!(alice.rate_limit, Some(2.5));
 
-    let dev = store.authenticate(Some(DEV_KEY)).unwrap();
+    let dev = store.lookup(Some(DEV_KEY)).unwrap();
     assert_eq!(dev.id, "developer");
     assert_eq!(dev.key_id.as_deref(), Some("dev"));
     assert_eq!(dev.rate_limit, None);
@@ -79,19 +80,19 @@ fn valid_keys_file_loads_and_matches() {
 #[test]
 fn wrong_or_missing_key_is_refused() {
     let store = KeyStore::from_yaml(&keys_yaml(), "keys.yaml").unwrap();
-    assert_eq!(store.authenticate(None), Err(AuthError::Missing));
-    assert_eq!(store.authenticate(Some("")), Err(AuthError::Invalid));
+    assert_eq!(store.lookup(None), Err(AuthError::Missing));
+    assert_eq!(store.lookup(Some("")), Err(AuthError::Invalid));
     assert_eq!(
-        store.authenticate(Some("alice-secret-key-012345678")),
+        store.lookup(Some("alice-secret-key-012345678")),
         Err(AuthError::Invalid)
     );
     assert_eq!(
-        store.authenticate(Some(&format!("{ALICE_KEY} "))),
+        store.lookup(Some(&format!("{ALICE_KEY} "))),
         Err(AuthError::Invalid)
     );
     // The digest itself is not a key.
     assert_eq!(
-        store.authenticate(Some(&hash_key(ALICE_KEY))),
+        store.lookup(Some(&hash_key(ALICE_KEY))),
         Err(AuthError::Invalid)
     );
 }
@@ -102,7 +103,7 @@ fn load_reads_a_file_and_names_a_missing_one() {
     let path = dir.path().join("keys.yaml");
     std::fs::write(&path, keys_yaml()).unwrap();
     let store = KeyStore::load(&path).unwrap();
-    assert!(store.authenticate(Some(ALICE_KEY)).is_ok());
+    assert!(store.lookup(Some(ALICE_KEY)).is_ok());
 
     let missing = dir.path().join("nope.yaml");
     let err = KeyStore::load(&missing).unwrap_err();
@@ -322,8 +323,14 @@ fn valid_token_yields_its_principal() {
     assert_eq!(principal.key_id.as_deref(), Some("token:ci-bot"));
     assert_eq!(principal.scopes, scopes());
     assert!(principal.plugins.is_empty());
-    assert_eq!(authority.authenticate(Some(&token)), Ok(principal));
-    assert_eq!(authority.authenticate(None), Err(AuthError::Missing));
+    assert_eq!(
+        block_on(authority.authenticate(Some(&token))),
+        Ok(principal)
+    );
+    assert_eq!(
+        block_on(authority.authenticate(None)),
+        Err(AuthError::Missing)
+    );
 }
 
 #[test]
@@ -491,12 +498,21 @@ fn chain_accepts_keys_and_tokens() {
     let store = KeyStore::from_yaml(&keys_yaml(), "keys.yaml").unwrap();
     let chain = AuthChain::new().with(store).with(authority());
 
-    assert_eq!(chain.authenticate(Some(ALICE_KEY)).unwrap().id, "alice");
+    assert_eq!(
+        block_on(chain.authenticate(Some(ALICE_KEY))).unwrap().id,
+        "alice"
+    );
     let token = authority().issue("ci-bot", &scopes(), Duration::from_secs(60));
-    assert_eq!(chain.authenticate(Some(&token)).unwrap().id, "ci-bot");
+    assert_eq!(
+        block_on(chain.authenticate(Some(&token))).unwrap().id,
+        "ci-bot"
+    );
 
-    assert_eq!(chain.authenticate(None), Err(AuthError::Missing));
-    assert_eq!(chain.authenticate(Some("nope")), Err(AuthError::Invalid));
+    assert_eq!(block_on(chain.authenticate(None)), Err(AuthError::Missing));
+    assert_eq!(
+        block_on(chain.authenticate(Some("nope"))),
+        Err(AuthError::Invalid)
+    );
 
     let foreign = TokenAuthority::new(SECRET, "crm-mcp").unwrap().issue(
         "ci-bot",
@@ -504,7 +520,7 @@ fn chain_accepts_keys_and_tokens() {
         Duration::from_secs(60),
     );
     assert_eq!(
-        chain.authenticate(Some(&foreign)),
+        block_on(chain.authenticate(Some(&foreign))),
         Err(AuthError::WrongAudience)
     );
 
@@ -517,7 +533,10 @@ fn chain_accepts_keys_and_tokens() {
         exp: 2,
         jti: None,
     });
-    assert_eq!(chain.authenticate(Some(&expired)), Err(AuthError::Expired));
+    assert_eq!(
+        block_on(chain.authenticate(Some(&expired))),
+        Err(AuthError::Expired)
+    );
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -253,7 +253,15 @@ impl KeyStore {
 }
 
 impl Authenticator for KeyStore {
-    fn authenticate(&self, credential: Option<&str>) -> Result<Principal, AuthError> {
+    async fn authenticate(&self, credential: Option<&str>) -> Result<Principal, AuthError> {
+        self.lookup(credential)
+    }
+}
+
+impl KeyStore {
+    /// The principal of the key `credential`, compared with every stored digest in constant
+    /// time.
+    pub fn lookup(&self, credential: Option<&str>) -> Result<Principal, AuthError> {
         let Some(credential) = credential else {
             return Err(AuthError::Missing);
         };

@@ -1,11 +1,15 @@
 //! Authentication: API keys from a keys file, HMAC-signed expiring tokens, and the credential
 //! carried by an HTTP request (`X-API-Key` or `Authorization: Bearer`, scheme case-insensitive).
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use crate::Principal;
 
 mod keys;
+#[cfg(feature = "oauth")]
+pub mod oauth;
 mod token;
 
 pub use keys::{KeyFileError, KeyProblem, KeyStore, hash_key};
@@ -28,6 +32,14 @@ pub enum AuthError {
     /// The token was issued for another audience.
     #[error("token issued for another audience")]
     WrongAudience,
+    /// The token was issued by another authorization server than the one configured.
+    #[error("token issued by another issuer")]
+    WrongIssuer,
+    /// The credential could not be checked because a service it depends on (an identity
+    /// provider's keys, the API's key check) cannot be reached; answered with HTTP 503 and
+    /// `Retry-After`, never 401.
+    #[error("cannot check the credential now: {0}")]
+    Unavailable(String),
 }
 
 impl AuthError {
@@ -36,16 +48,109 @@ impl AuthError {
         match self {
             Self::Missing => "Bearer realm=\"mcp\"".to_owned(),
             other => format!(
-                "Bearer realm=\"mcp\", error=\"invalid_token\", error_description=\"{other}\""
+                "Bearer realm=\"mcp\", error=\"invalid_token\", error_description=\"{}\"",
+                quoted_text(&other.to_string())
             ),
         }
     }
 }
 
+/// `text` as the content of an HTTP quoted string: printable ASCII, without `"` and `\\`.
+pub(crate) fn quoted_text(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            '"' | '\\' => '\'',
+            c if c.is_ascii_graphic() || c == ' ' => c,
+            _ => '?',
+        })
+        .collect()
+}
+
 /// Turns a presented credential into a principal.
+///
+/// The check is async, so it may look the credential up in a database or ask another service.
+/// Implement it with an `async fn`:
+///
+/// ```
+/// use mcpgen_runtime::Principal;
+/// use mcpgen_runtime::auth::{AuthError, Authenticator};
+///
+/// /// Keys kept in the product's own store (here a map; a database query fits the same way).
+/// struct ProductKeys(std::collections::HashMap<String, String>);
+///
+/// impl Authenticator for ProductKeys {
+///     async fn authenticate(&self, credential: Option<&str>) -> Result<Principal, AuthError> {
+///         let key = credential.ok_or(AuthError::Missing)?;
+///         let user = self.0.get(key).ok_or(AuthError::Invalid)?;
+///         Ok(Principal {
+///             id: user.clone(),
+///             key_id: Some(format!("product:{user}")),
+///             scopes: vec!["mcp:read".to_owned()],
+///             plugins: Vec::new(),
+///             rate_limit: None,
+///         })
+///     }
+/// }
+/// ```
 pub trait Authenticator: Send + Sync + 'static {
     /// Checks `credential` (the raw key or token; `None` when nothing was presented).
-    fn authenticate(&self, credential: Option<&str>) -> Result<Principal, AuthError>;
+    fn authenticate(
+        &self,
+        credential: Option<&str>,
+    ) -> impl Future<Output = Result<Principal, AuthError>> + Send;
+
+    /// Checks `credential` presented to the protected resource whose canonical URL is
+    /// `resource` (e.g. `https://mcp.example.com/mcp`, or a mounted catalog's URL). Tokens
+    /// bound to an audience use it; the default ignores it and calls
+    /// [`authenticate`](Self::authenticate).
+    fn authenticate_for(
+        &self,
+        credential: Option<&str>,
+        resource: &str,
+    ) -> impl Future<Output = Result<Principal, AuthError>> + Send {
+        let _ = resource;
+        self.authenticate(credential)
+    }
+}
+
+impl<A: Authenticator> Authenticator for Arc<A> {
+    fn authenticate(
+        &self,
+        credential: Option<&str>,
+    ) -> impl Future<Output = Result<Principal, AuthError>> + Send {
+        A::authenticate(self, credential)
+    }
+
+    fn authenticate_for(
+        &self,
+        credential: Option<&str>,
+        resource: &str,
+    ) -> impl Future<Output = Result<Principal, AuthError>> + Send {
+        A::authenticate_for(self, credential, resource)
+    }
+}
+
+/// The future an [`AuthChain`] member returns, boxed so that members of different types fit
+/// one list.
+type AuthFuture<'a> = Pin<Box<dyn Future<Output = Result<Principal, AuthError>> + Send + 'a>>;
+
+/// [`Authenticator`] in a form that can be a trait object.
+trait DynAuthenticator: Send + Sync + 'static {
+    fn authenticate_boxed<'a>(
+        &'a self,
+        credential: Option<&'a str>,
+        resource: &'a str,
+    ) -> AuthFuture<'a>;
+}
+
+impl<A: Authenticator> DynAuthenticator for A {
+    fn authenticate_boxed<'a>(
+        &'a self,
+        credential: Option<&'a str>,
+        resource: &'a str,
+    ) -> AuthFuture<'a> {
+        Box::pin(self.authenticate_for(credential, resource))
+    }
 }
 
 /// The credential of an HTTP request: `X-API-Key`, else `Authorization: Bearer …` (the scheme
@@ -65,7 +170,7 @@ pub fn credential_from_headers(headers: &http::HeaderMap) -> Option<String> {
 /// most specific reason is returned (expired or wrong audience over invalid).
 #[derive(Clone, Default)]
 pub struct AuthChain {
-    authenticators: Vec<Arc<dyn Authenticator>>,
+    authenticators: Vec<Arc<dyn DynAuthenticator>>,
 }
 
 impl AuthChain {
@@ -87,15 +192,28 @@ impl AuthChain {
 }
 
 impl Authenticator for AuthChain {
-    fn authenticate(&self, credential: Option<&str>) -> Result<Principal, AuthError> {
+    async fn authenticate(&self, credential: Option<&str>) -> Result<Principal, AuthError> {
+        self.authenticate_for(credential, "").await
+    }
+
+    /// Tries each member in order. When all refuse, an unreachable service wins over a
+    /// specific refusal (expired, wrong audience or issuer), which wins over "invalid".
+    async fn authenticate_for(
+        &self,
+        credential: Option<&str>,
+        resource: &str,
+    ) -> Result<Principal, AuthError> {
         let Some(credential) = credential else {
             return Err(AuthError::Missing);
         };
         let mut best = AuthError::Invalid;
         for a in &self.authenticators {
-            match a.authenticate(Some(credential)) {
+            match a.authenticate_boxed(Some(credential), resource).await {
                 Ok(p) => return Ok(p),
-                Err(e @ (AuthError::Expired | AuthError::WrongAudience)) => best = e,
+                Err(e @ AuthError::Unavailable(_)) => best = e,
+                Err(
+                    e @ (AuthError::Expired | AuthError::WrongAudience | AuthError::WrongIssuer),
+                ) if !matches!(best, AuthError::Unavailable(_)) => best = e,
                 Err(_) => {}
             }
         }

@@ -260,7 +260,7 @@ impl TokenAuthority {
 }
 
 impl Authenticator for TokenAuthority {
-    fn authenticate(&self, credential: Option<&str>) -> Result<Principal, AuthError> {
+    async fn authenticate(&self, credential: Option<&str>) -> Result<Principal, AuthError> {
         match credential {
             None => Err(AuthError::Missing),
             Some(token) => self.verify(token, SystemTime::now()),

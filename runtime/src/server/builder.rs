@@ -56,6 +56,9 @@ pub struct ServerBuilder {
     prompts: PromptSet,
     resources: ResourceSet,
     request_state_key: Option<Vec<u8>>,
+    /// The public URL and the OAuth resource server.
+    #[cfg(feature = "http")]
+    site: super::resource_site::SiteConfig,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -260,6 +263,31 @@ impl ServerBuilder {
         self
     }
 
+    #[cfg(feature = "http")]
+    /// Sets the server's public base URL (e.g. `https://mcp.example.com`, as clients reach it
+    /// through a proxy). The canonical resource URL of `/mcp` is this URL plus `/mcp`, and of a
+    /// mount plus `/mcp/<name>`: OAuth tokens' audience and the protected-resource metadata
+    /// use it. Default: the `Host` the client reached (`https` when `X-Forwarded-Proto` says
+    /// so), as the server card does.
+    pub fn public_url(mut self, url: impl Into<String>) -> Self {
+        self.site.public_url = Some(url.into());
+        self
+    }
+
+    #[cfg(feature = "oauth")]
+    /// Accepts OAuth access tokens checked by `server`, next to the authenticators added
+    /// before and after (keys and signed tokens keep working), on `/mcp` and on every mount,
+    /// each with its own resource URL as audience. Serves RFC 9728 metadata at
+    /// `/.well-known/oauth-protected-resource` (and its path-suffixed forms), points 401
+    /// answers at it, and answers a `tools/call` beyond the token's scopes with 403
+    /// `insufficient_scope`.
+    pub fn oauth(mut self, server: crate::auth::oauth::OAuthResourceServer) -> Self {
+        let server = Arc::new(server);
+        self.root.add_authenticator(server.clone());
+        self.site.oauth = Some(server);
+        self
+    }
+
     /// Checks the configuration, parses and compiles every tool's schemas, and builds the
     /// server. All problems are reported together.
     pub fn build(self) -> Result<Server, ServerError> {
@@ -346,6 +374,10 @@ impl ServerBuilder {
                 // Unreachable: a mount whose tools did not build left a problem above.
                 continue;
             };
+            #[cfg(feature = "http")]
+            let resource = self
+                .site
+                .site(format!("/mcp/{}", mount.name), &tools.catalog);
             let inner = configured(Inner {
                 name: format!("{}/{}", self.name, mount.name),
                 version: self.version.clone(),
@@ -361,6 +393,8 @@ impl ServerBuilder {
                 #[cfg(feature = "search")]
                 search: tools.search,
                 auth: mount::mount_auth(mount.catalog.auth, self.root.auth.as_ref()),
+                #[cfg(feature = "http")]
+                resource,
                 #[cfg(feature = "http")]
                 insecure_no_auth: self.insecure_no_auth,
                 audit: self.audit.clone(),
@@ -386,6 +420,8 @@ impl ServerBuilder {
                 inner: Arc::new(inner),
             });
         }
+        #[cfg(feature = "http")]
+        let resource = self.site.site("/mcp".to_owned(), &tools.catalog);
         let inner = configured(Inner {
             name: self.name,
             version: self.version,
@@ -398,6 +434,8 @@ impl ServerBuilder {
             #[cfg(feature = "search")]
             search: tools.search,
             auth: self.root.auth,
+            #[cfg(feature = "http")]
+            resource,
             #[cfg(feature = "http")]
             insecure_no_auth: self.insecure_no_auth,
             audit: self.audit,
@@ -456,6 +494,8 @@ impl Server {
             prompts: PromptSet::new(),
             resources: ResourceSet::new(),
             request_state_key: None,
+            #[cfg(feature = "http")]
+            site: Default::default(),
         }
     }
 }

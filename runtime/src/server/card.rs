@@ -86,7 +86,7 @@ fn truncate(text: &str, max: usize) -> String {
 }
 
 /// The base URL the client reached: the `Host` header, and `https` when a proxy says so.
-fn base_url(headers: &HeaderMap) -> String {
+pub(crate) fn base_url(headers: &HeaderMap) -> String {
     let host = headers
         .get(axum::http::header::HOST)
         .and_then(|v| v.to_str().ok())

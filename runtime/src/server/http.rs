@@ -50,9 +50,11 @@ use tokio_util::sync::CancellationToken;
 use super::card;
 use super::error::ServerError;
 use super::handler::McpHandler;
+#[cfg(feature = "oauth")]
+use super::oauth;
 use super::param_headers::ParamHeaders;
 use super::rebinding::Rebinding;
-use super::reply::{AUTH_ERROR_CODE, jsonrpc_error, unauthorized};
+use super::reply::{AUTH_ERROR_CODE, jsonrpc_error, refused, unauthorized};
 use super::state::{Inner, Server};
 use crate::CallerCredential;
 use crate::auth::{AuthError, Authenticator, credential_from_headers};
@@ -87,13 +89,19 @@ async fn authenticate(
     let credential = credential_from_headers(request.headers());
     let principal = match &inner.auth {
         None => Principal::unrestricted("anonymous"),
-        Some(chain) => match chain.authenticate(credential.as_deref()) {
-            Ok(principal) => principal,
-            Err(error) => {
-                tracing::debug!(%error, path = request.uri().path(), "request refused");
-                return unauthorized(&error);
+        Some(chain) => {
+            let resource = inner.resource.resource_url(request.headers());
+            match chain
+                .authenticate_for(credential.as_deref(), &resource)
+                .await
+            {
+                Ok(principal) => principal,
+                Err(error) => {
+                    tracing::debug!(%error, path = request.uri().path(), "request refused");
+                    return refused(&error, challenge(&inner, &request, &error));
+                }
             }
-        },
+        }
     };
     request.extensions_mut().insert(principal);
     if let Some(credential) = credential.filter(|c| !c.is_empty()) {
@@ -102,6 +110,19 @@ async fn authenticate(
             .insert(CallerCredential::new(credential));
     }
     next.run(request).await
+}
+
+/// The `WWW-Authenticate` of a 401 on `inner`'s catalog, when OAuth configures one.
+#[cfg(feature = "oauth")]
+fn challenge(inner: &Inner, request: &Request, error: &AuthError) -> Option<String> {
+    let presented = (*error != AuthError::Missing).then(|| error.to_string());
+    super::oauth::challenge(&inner.resource, request.headers(), presented.as_deref())
+}
+
+/// Without OAuth, every 401 carries the default challenge.
+#[cfg(not(feature = "oauth"))]
+fn challenge(_: &Inner, _: &Request, _: &AuthError) -> Option<String> {
+    None
 }
 
 /// Refuses requests with a disallowed `Host` or `Origin`.
@@ -365,6 +386,24 @@ fn protected_routes(
     sse_base: &str,
     sessions: CancellationToken,
 ) -> Router {
+    let routes = transport_routes(inner, base, sse_base, sessions);
+    #[cfg(feature = "oauth")]
+    if inner.resource.oauth.is_some() {
+        return routes.route_layer(middleware::from_fn_with_state(
+            inner.clone(),
+            oauth::check_scope,
+        ));
+    }
+    routes
+}
+
+/// Streamable HTTP at `base` and legacy SSE under `sse_base`.
+fn transport_routes(
+    inner: &Arc<Inner>,
+    base: &str,
+    sse_base: &str,
+    sessions: CancellationToken,
+) -> Router {
     // Legacy HTTP+SSE merges here, so it shares the auth, Host/Origin and body-size layers;
     // each stream gets a handler fixed to the principal that opened it.
     #[cfg(feature = "legacy-sse")]
@@ -419,8 +458,13 @@ pub(crate) fn build_router(
     let cards = Router::new()
         .route("/.well-known/mcp.json", get(card::well_known))
         .route("/mcp/server-card", get(card::server_card))
-        .with_state(inner.clone())
-        .layer(middleware::from_fn_with_state(policy, check_rebinding));
+        .with_state(inner.clone());
+    #[cfg(feature = "oauth")]
+    let cards = server.mounts.iter().fold(
+        cards.merge(oauth::metadata_routes(inner, true)),
+        |cards, mount| cards.merge(oauth::metadata_routes(&mount.inner, false)),
+    );
+    let cards = cards.layer(middleware::from_fn_with_state(policy, check_rebinding));
     Router::new()
         .route("/healthz", get(|| async { "ok" }))
         .merge(cards)

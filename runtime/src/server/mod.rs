@@ -53,6 +53,8 @@ mod handler;
 #[cfg(feature = "http")]
 mod http;
 mod mount;
+#[cfg(feature = "oauth")]
+mod oauth;
 #[cfg(feature = "http")]
 mod param_headers;
 mod pipeline;
@@ -62,6 +64,8 @@ mod rate;
 mod rebinding;
 #[cfg(feature = "http")]
 mod reply;
+#[cfg(feature = "http")]
+mod resource_site;
 mod resources;
 #[cfg(feature = "search")]
 mod search;

@@ -25,6 +25,39 @@ pub(crate) fn jsonrpc_error(status: StatusCode, code: i64, message: &str) -> Res
         .into_response()
 }
 
+/// How long a client is asked to wait when a credential cannot be checked now, in seconds.
+const RETRY_AFTER_SECONDS: &str = "30";
+
+/// The answer for a refused credential: 503 with `Retry-After` when it could not be checked
+/// (a service it depends on is unreachable), else 401 with `challenge` as `WWW-Authenticate`
+/// (the default challenge of `error` when `None`).
+pub(crate) fn refused(error: &AuthError, challenge: Option<String>) -> Response {
+    if let AuthError::Unavailable(_) = error {
+        let mut response = jsonrpc_error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            AUTH_ERROR_CODE,
+            &error.to_string(),
+        );
+        response.headers_mut().insert(
+            header::RETRY_AFTER,
+            HeaderValue::from_static(RETRY_AFTER_SECONDS),
+        );
+        return response;
+    }
+    let Some(challenge) = challenge.and_then(|c| HeaderValue::from_str(&c).ok()) else {
+        return unauthorized(error);
+    };
+    let mut response = jsonrpc_error(
+        StatusCode::UNAUTHORIZED,
+        AUTH_ERROR_CODE,
+        &error.to_string(),
+    );
+    response
+        .headers_mut()
+        .insert(header::WWW_AUTHENTICATE, challenge);
+    response
+}
+
 /// The 401 answer for a refused credential.
 pub(crate) fn unauthorized(error: &AuthError) -> Response {
     let mut response = jsonrpc_error(

@@ -47,6 +47,9 @@ pub(crate) struct Inner {
     #[cfg(feature = "search")]
     pub(crate) search: Option<SearchMode>,
     pub(crate) auth: Option<AuthChain>,
+    /// The catalog's path, public URL and OAuth metadata.
+    #[cfg(feature = "http")]
+    pub(crate) resource: super::resource_site::ResourceSite,
     #[cfg(feature = "http")]
     pub(crate) insecure_no_auth: bool,
     pub(crate) audit: MultiSink,

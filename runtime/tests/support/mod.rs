@@ -269,7 +269,7 @@ impl FixedKeys {
 }
 
 impl Authenticator for FixedKeys {
-    fn authenticate(&self, credential: Option<&str>) -> Result<Principal, AuthError> {
+    async fn authenticate(&self, credential: Option<&str>) -> Result<Principal, AuthError> {
         let credential = credential.ok_or(AuthError::Missing)?;
         self.0.get(credential).cloned().ok_or(AuthError::Invalid)
     }
