@@ -1,6 +1,7 @@
 //! The OAuth resource server flags of a generated server binary.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::Args;
 
@@ -8,7 +9,7 @@ use crate::auth::oauth::{OAuthConfig, OAuthResourceServer, ScopeMap};
 
 /// Accepting OAuth 2.1 access tokens (JWTs) from an authorization server, next to keys and
 /// signed tokens.
-#[derive(Debug, Clone, Default, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct OAuthArgs {
     /// Accept OAuth access tokens issued by this authorization server (its `iss`, exactly).
     /// Its keys are found through its metadata (RFC 8414, then OpenID Connect discovery); tokens
@@ -50,6 +51,16 @@ pub struct OAuthArgs {
         requires = "oauth_issuer"
     )]
     pub oauth_plugins_claim: Option<String>,
+    /// Shortest time, in seconds, between two fetches of the authorization server's keys
+    /// caused by tokens signed with a key not seen yet (after the server rotates its keys).
+    #[arg(
+        long,
+        env = "MCPGEN_OAUTH_JWKS_REFETCH_INTERVAL",
+        value_name = "SECONDS",
+        default_value_t = 60,
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
+    pub oauth_jwks_refetch_interval: u64,
 }
 
 impl OAuthArgs {
@@ -58,8 +69,9 @@ impl OAuthArgs {
         let Some(issuer) = &self.oauth_issuer else {
             return Ok(None);
         };
-        let mut config =
-            OAuthConfig::new(issuer.clone()).principal_claim(self.oauth_principal_claim.clone());
+        let mut config = OAuthConfig::new(issuer.clone())
+            .principal_claim(self.oauth_principal_claim.clone())
+            .refetch_interval(Duration::from_secs(self.oauth_jwks_refetch_interval));
         if let Some(url) = &self.oauth_jwks_url {
             config = config.jwks_url(url.clone());
         }

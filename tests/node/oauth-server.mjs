@@ -1,0 +1,56 @@
+// A real OAuth 2.1 authorization server for the tests (oauth2-mock-server from npm), on
+// 127.0.0.1 with an ephemeral port, driven over stdin/stdout with one JSON object per line.
+//
+//   node oauth-server.mjs
+//
+// Prints {"issuer": URL, "kid": KID} once listening, then answers each command line:
+//   {"op": "token", "kid"?, "expiresIn"?, "claims": {...}}  -> {"token": JWT}
+//     (`sub` defaults to "alice"; each claim given replaces the one the server would set)
+//   {"op": "rotate", "alg"?}  -> {"kid": KID} (a new key, published in the JWKS from now on)
+//   {"op": "jwks"}            -> {"jwks": {...}} (the public keys)
+// Tokens from its /token endpoint (the flows clients run) carry `aud` = the `resource`
+// parameter the client sent (RFC 8707) and `sub` = the client id.
+import { createInterface } from "node:readline";
+import { OAuth2Server, Events } from "oauth2-mock-server";
+
+const server = new OAuth2Server();
+const first = await server.issuer.keys.generate("RS256");
+server.service.on(Events.BeforeTokenSigning, (token, req) => {
+  const body = req.body ?? {};
+  if (body.resource) token.payload.aud = body.resource;
+  const basic = (req.headers.authorization ?? "").replace(/^Basic\s+/i, "");
+  const clientId = body.client_id ?? (basic ? Buffer.from(basic, "base64").toString().split(":")[0] : undefined);
+  token.payload.sub = decodeURIComponent(clientId ?? "anonymous-client");
+});
+await server.start(0, "127.0.0.1");
+console.log(JSON.stringify({ issuer: server.issuer.url, kid: first.kid }));
+
+const lines = createInterface({ input: process.stdin });
+for await (const line of lines) {
+  let out;
+  try {
+    const cmd = JSON.parse(line);
+    if (cmd.op === "token") {
+      const token = await server.issuer.buildToken({
+        kid: cmd.kid ?? first.kid,
+        expiresIn: cmd.expiresIn ?? 600,
+        scopesOrTransform: (header, payload) => {
+          payload.sub = "alice";
+          Object.assign(payload, cmd.claims ?? {});
+        },
+      });
+      out = { token };
+    } else if (cmd.op === "rotate") {
+      const key = await server.issuer.keys.generate(cmd.alg ?? "RS256");
+      out = { kid: key.kid };
+    } else if (cmd.op === "jwks") {
+      out = { jwks: server.issuer.keys.toJSON() };
+    } else {
+      out = { error: `unknown op ${cmd.op}` };
+    }
+  } catch (error) {
+    out = { error: String(error?.message ?? error) };
+  }
+  console.log(JSON.stringify(out));
+}
+await server.stop();

@@ -1,0 +1,509 @@
+//! The generated Synaplan server as an OAuth 2.1 resource server, against a real authorization
+//! server from npm (`oauth2-mock-server`, started by `tests/node/oauth-server.mjs`): tokens for
+//! its resource URL call tools over Streamable HTTP and legacy SSE; refused tokens get a 401
+//! pointing at the protected-resource metadata; too little scope is a 403 naming the scope; a
+//! key rotated in at the authorization server is accepted once the JWKS is refetched; keys keep
+//! working beside OAuth; and the official TypeScript SDK client completes the whole flow.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use mcpgen_client::{McpConfig, ServerConfig, Session};
+use mcpgen_tests::{
+    KillOnDrop, admin_keys_file, node_bin, node_file, synaplan_stand_in, wait_ready,
+    workspace_binary,
+};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
+use tokio::process::{ChildStdin, ChildStdout};
+
+/// The authorization server, driven over its stdin/stdout.
+struct AuthServer {
+    _child: KillOnDrop,
+    stdin: ChildStdin,
+    lines: Lines<BufReader<ChildStdout>>,
+    issuer: String,
+}
+
+impl AuthServer {
+    async fn start() -> AuthServer {
+        let mut child = tokio::process::Command::new(node_bin("node"))
+            .arg(node_file("oauth-server.mjs"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("the authorization server starts");
+        let stdin = child.stdin.take().expect("stdin");
+        let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+        let first = lines
+            .next_line()
+            .await
+            .expect("reads")
+            .expect("a first line");
+        let ready: Value = serde_json::from_str(&first).expect("JSON");
+        let issuer = ready["issuer"].as_str().expect("issuer").to_owned();
+        AuthServer {
+            _child: KillOnDrop(child),
+            stdin,
+            lines,
+            issuer,
+        }
+    }
+
+    async fn ask(&mut self, command: Value) -> Value {
+        let line = format!("{command}\n");
+        self.stdin.write_all(line.as_bytes()).await.expect("writes");
+        let answer = self
+            .lines
+            .next_line()
+            .await
+            .expect("reads")
+            .expect("an answer");
+        let answer: Value = serde_json::from_str(&answer).expect("JSON");
+        assert!(answer.get("error").is_none(), "{answer}");
+        answer
+    }
+
+    /// A token carrying `claims` (replacing those the server sets), signed with its first key.
+    async fn token(&mut self, claims: Value) -> String {
+        self.token_with(claims, json!({})).await
+    }
+
+    /// A token carrying `claims`, built with `options` (`kid`, `expiresIn`).
+    async fn token_with(&mut self, claims: Value, options: Value) -> String {
+        let mut command = json!({"op": "token", "claims": claims});
+        if let (Some(c), Some(extra)) = (command.as_object_mut(), options.as_object()) {
+            c.extend(extra.clone());
+        }
+        self.ask(command).await["token"]
+            .as_str()
+            .expect("token")
+            .to_owned()
+    }
+}
+
+/// Seconds since the Unix epoch.
+fn now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
+struct Fixture {
+    auth: AuthServer,
+    _server: KillOnDrop,
+    url: String,
+    _upstream: mcpgen_tests::StandIn,
+    _dir: tempfile::TempDir,
+}
+
+impl Fixture {
+    /// The canonical resource URL of `/mcp`.
+    fn resource(&self) -> String {
+        format!("{}/mcp", self.url)
+    }
+}
+
+/// Synaplan behind `--oauth-issuer` (and the admin key), with `--public-url` its own address.
+async fn start(extra: &[&str]) -> Fixture {
+    let auth = AuthServer::start().await;
+    let upstream = synaplan_stand_in().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let keys = admin_keys_file(dir.path()).display().to_string();
+    let port = mcpgen_tests::free_port();
+    let url = format!("http://127.0.0.1:{port}");
+    let mut args = vec![
+        "--keys",
+        &keys,
+        "--oauth-issuer",
+        &auth.issuer,
+        "--public-url",
+        &url,
+    ];
+    args.extend_from_slice(extra);
+    let (server, started) = start_synaplan_http_on(&upstream.url, port, &args).await;
+    assert_eq!(started, url);
+    Fixture {
+        auth,
+        _server: server,
+        url,
+        _upstream: upstream,
+        _dir: dir,
+    }
+}
+
+/// Like `start_synaplan_http`, on a port chosen beforehand (the public URL names it).
+async fn start_synaplan_http_on(upstream: &str, port: u16, args: &[&str]) -> (KillOnDrop, String) {
+    let child = tokio::process::Command::new(workspace_binary("synaplan-mcp"))
+        .args(["--transport", "http", "--upstream-url", upstream])
+        .args(["--listen", &format!("127.0.0.1:{port}")])
+        .args(args)
+        .env("RUST_LOG", "error")
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("synaplan-mcp starts");
+    let url = format!("http://127.0.0.1:{port}");
+    assert!(
+        wait_ready(&format!("{url}/healthz")).await,
+        "synaplan-mcp did not come up"
+    );
+    (KillOnDrop(child), url)
+}
+
+/// A `tools/call` posted straight to `/mcp` (the 2026-07-28 stateless protocol) with `token`.
+async fn post_call(url: &str, token: Option<&str>, tool: &str) -> reqwest::Response {
+    let mut request = reqwest::Client::new()
+        .post(format!("{url}/mcp"))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", tool)
+        .json(&stateless_call(tool));
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    request.send().await.expect("the server answers")
+}
+
+/// A stateless (2026-07-28) `tools/call` of `tool` without arguments.
+fn stateless_call(tool: &str) -> Value {
+    json!({
+        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": tool, "arguments": {}, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": {}
+        }}
+    })
+}
+
+fn challenge(response: &reqwest::Response) -> String {
+    response
+        .headers()
+        .get("www-authenticate")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// A 401 whose challenge points at the metadata of `/mcp`, with `error="invalid_token"` when a
+/// token was presented.
+fn assert_refused(response: &reqwest::Response, fixture: &Fixture, presented: bool, case: &str) {
+    assert_eq!(response.status(), 401, "{case}");
+    let challenge = challenge(response);
+    let pointer = format!(
+        "resource_metadata=\"{}/.well-known/oauth-protected-resource/mcp\"",
+        fixture.url
+    );
+    assert!(challenge.starts_with("Bearer "), "{case}: {challenge}");
+    assert!(challenge.contains(&pointer), "{case}: {challenge}");
+    assert!(
+        challenge.contains("scope=\"mcp:read mcp:write\""),
+        "{case}: {challenge}"
+    );
+    assert_eq!(
+        challenge.contains("error=\"invalid_token\""),
+        presented,
+        "{case}: {challenge}"
+    );
+}
+
+fn session_config(json: Value) -> ServerConfig {
+    let text = json!({ "mcpServers": { "synaplan": json } }).to_string();
+    let mut config = McpConfig::from_json_str(&text).expect("valid configuration");
+    config.servers.remove("synaplan").expect("the server")
+}
+
+async fn call_prompts(url: &str, transport: &str, token: &str) -> (Vec<String>, bool) {
+    let endpoint = if transport == "sse" { "sse" } else { "mcp" };
+    let config = session_config(json!({
+        "url": format!("{url}/{endpoint}"),
+        "transport": transport,
+        "headers": {"Authorization": format!("Bearer {token}")},
+        "allow_private": true
+    }));
+    let session = Session::connect("synaplan", &config)
+        .await
+        .unwrap_or_else(|e| panic!("{transport}: connects: {e}"));
+    let mut tools: Vec<String> = session
+        .list_tools()
+        .await
+        .expect("tools/list")
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
+    tools.sort();
+    let result = session
+        .call_tool("synaplan_list_prompts", serde_json::Map::new())
+        .await
+        .expect("tools/call");
+    (tools, result.is_error)
+}
+
+#[tokio::test]
+async fn a_token_for_this_resource_calls_tools_over_streamable_http_and_legacy_sse() {
+    let mut f = start(&[]).await;
+    let token = f
+        .auth
+        .token(json!({"aud": f.resource(), "scope": "mcp:read"}))
+        .await;
+    for transport in ["streamable-http", "sse"] {
+        let (tools, is_error) = call_prompts(&f.url, transport, &token).await;
+        assert!(!is_error, "{transport}");
+        // tools/list shows a read-only token the read tools only.
+        assert!(
+            tools.contains(&"synaplan_list_prompts".to_owned()),
+            "{tools:?}"
+        );
+        assert!(
+            !tools.contains(&"synaplan_send_message".to_owned()),
+            "{tools:?}"
+        );
+    }
+    // An audience list that contains the resource is accepted as well.
+    let listed = f
+        .auth
+        .token(json!({"aud": ["https://other.example/api", f.resource()], "scope": "mcp:read"}))
+        .await;
+    assert_eq!(
+        post_call(&f.url, Some(&listed), "synaplan_list_prompts")
+            .await
+            .status(),
+        200
+    );
+
+    // Keys keep working beside OAuth.
+    let response = reqwest::Client::new()
+        .post(format!("{}/mcp", f.url))
+        .header("x-api-key", "admin-key-0123456789")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", "synaplan_list_prompts")
+        .json(&stateless_call("synaplan_list_prompts"))
+        .send()
+        .await
+        .expect("answers");
+    assert_eq!(response.status(), 200);
+}
+
+#[tokio::test]
+async fn refused_tokens_get_401_pointing_at_the_metadata() {
+    let mut f = start(&[]).await;
+    let resource = f.resource();
+    let cases = [
+        ("no token", None),
+        (
+            "wrong audience",
+            Some(json!({"aud": "http://127.0.0.1:1/mcp", "scope": "mcp:read"})),
+        ),
+        (
+            "wrong issuer",
+            Some(json!({"aud": resource, "scope": "mcp:read", "iss": "http://127.0.0.1:1"})),
+        ),
+        (
+            "expired beyond the leeway",
+            Some(json!({"aud": resource, "scope": "mcp:read", "exp": now() - 120})),
+        ),
+        (
+            "not valid yet beyond the leeway",
+            Some(json!({"aud": resource, "scope": "mcp:read", "nbf": now() + 300})),
+        ),
+    ];
+    for (case, claims) in cases {
+        let token = match claims {
+            Some(claims) => Some(f.auth.token(claims).await),
+            None => None,
+        };
+        let response = post_call(&f.url, token.as_deref(), "synaplan_list_prompts").await;
+        assert_refused(&response, &f, token.is_some(), case);
+    }
+
+    // A bad signature: the signature of another token on these claims.
+    let good = f
+        .auth
+        .token(json!({"aud": resource, "scope": "mcp:read"}))
+        .await;
+    let other = f
+        .auth
+        .token(json!({"aud": resource, "scope": "mcp:*", "sub": "mallory"}))
+        .await;
+    let (head, _) = other.rsplit_once('.').expect("a JWT");
+    let (_, signature) = good.rsplit_once('.').expect("a JWT");
+    let forged = format!("{head}.{signature}");
+    let response = post_call(&f.url, Some(&forged), "synaplan_list_prompts").await;
+    assert_refused(&response, &f, true, "bad signature");
+
+    // Within the leeway an expired token still passes.
+    let late = f
+        .auth
+        .token(json!({"aud": resource, "scope": "mcp:read", "exp": now() - 5}))
+        .await;
+    assert_eq!(
+        post_call(&f.url, Some(&late), "synaplan_list_prompts")
+            .await
+            .status(),
+        200
+    );
+}
+
+#[tokio::test]
+async fn too_little_scope_is_a_403_naming_the_scope() {
+    let mut f = start(&[]).await;
+    let token = f
+        .auth
+        .token(json!({"aud": f.resource(), "scope": "mcp:read"}))
+        .await;
+    let response = post_call(&f.url, Some(&token), "synaplan_send_message").await;
+    assert_eq!(response.status(), 403);
+    let challenge = challenge(&response);
+    assert!(
+        challenge.contains("error=\"insufficient_scope\""),
+        "{challenge}"
+    );
+    assert!(challenge.contains("scope=\"mcp:write\""), "{challenge}");
+    assert!(challenge.contains("resource_metadata=\""), "{challenge}");
+    let body: Value = response.json().await.expect("JSON body");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("mcp:write"),
+        "{body}"
+    );
+
+    // `scp` as an array grants as `scope` does.
+    let token = f
+        .auth
+        .token(json!({"aud": f.resource(), "scp": ["mcp:read", "mcp:write"]}))
+        .await;
+    let response = post_call(&f.url, Some(&token), "synaplan_send_message").await;
+    assert_ne!(response.status(), 403);
+    assert_ne!(response.status(), 401);
+}
+
+#[tokio::test]
+async fn protected_resource_metadata_is_served_at_both_paths() {
+    let f = start(&[]).await;
+    for path in [
+        "/.well-known/oauth-protected-resource",
+        "/.well-known/oauth-protected-resource/mcp",
+    ] {
+        let metadata: Value = reqwest::get(format!("{}{path}", f.url))
+            .await
+            .expect("answers")
+            .error_for_status()
+            .expect("200")
+            .json()
+            .await
+            .expect("JSON");
+        assert_eq!(metadata["resource"], json!(f.resource()), "{path}");
+        assert_eq!(
+            metadata["authorization_servers"],
+            json!([f.auth.issuer]),
+            "{path}"
+        );
+        assert_eq!(
+            metadata["bearer_methods_supported"],
+            json!(["header"]),
+            "{path}"
+        );
+        let scopes = metadata["scopes_supported"].as_array().expect("scopes");
+        for scope in ["mcp:read", "mcp:write", "mcp:*"] {
+            assert!(scopes.contains(&json!(scope)), "{path}: {metadata}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_rotated_key_is_accepted_once_the_jwks_is_refetched() {
+    let mut f = start(&["--oauth-jwks-refetch-interval", "5"]).await;
+    let resource = f.resource();
+    // The first token makes the server fetch the JWKS.
+    let before = f
+        .auth
+        .token(json!({"aud": resource, "scope": "mcp:read"}))
+        .await;
+    assert_eq!(
+        post_call(&f.url, Some(&before), "synaplan_list_prompts")
+            .await
+            .status(),
+        200
+    );
+
+    // The authorization server rotates to a new key right after.
+    let kid = f.auth.ask(json!({"op": "rotate", "alg": "ES256"})).await["kid"]
+        .as_str()
+        .expect("kid")
+        .to_owned();
+    let rotated = f
+        .auth
+        .token_with(
+            json!({"aud": resource, "scope": "mcp:read"}),
+            json!({"kid": kid}),
+        )
+        .await;
+    // Unknown at first: the JWKS was fetched less than the interval ago.
+    let response = post_call(&f.url, Some(&rotated), "synaplan_list_prompts").await;
+    assert_refused(&response, &f, true, "unknown key");
+
+    // Accepted once the interval has passed and the unknown kid caused a refetch.
+    let mut accepted = false;
+    for _ in 0..60 {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        if post_call(&f.url, Some(&rotated), "synaplan_list_prompts")
+            .await
+            .status()
+            == 200
+        {
+            accepted = true;
+            break;
+        }
+    }
+    assert!(accepted, "the rotated key was never accepted");
+    // The old key still verifies.
+    assert_eq!(
+        post_call(&f.url, Some(&before), "synaplan_list_prompts")
+            .await
+            .status(),
+        200
+    );
+}
+
+#[tokio::test]
+async fn the_official_typescript_client_completes_the_flow_and_calls_a_tool() {
+    let f = start(&[]).await;
+    let output = tokio::process::Command::new(node_bin("node"))
+        .arg(node_file("oauth-client.mjs"))
+        .args([
+            &f.resource(),
+            "synaplan_list_prompts",
+            "{}",
+            &f.auth.issuer,
+            "mcp:read",
+        ])
+        .stderr(Stdio::inherit())
+        .output()
+        .await
+        .expect("node runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let out: Value = serde_json::from_str(stdout.trim()).unwrap_or_else(|_| panic!("{stdout}"));
+    assert_eq!(out["ok"], json!(true), "{out}");
+    assert_eq!(out["result"]["isError"], json!(false), "{out}");
+    assert!(
+        out["result"]["text"][0]
+            .as_str()
+            .unwrap_or_default()
+            .contains("Default assistant"),
+        "{out}"
+    );
+    let tools = out["tools"].as_array().expect("tools");
+    assert!(tools.contains(&json!("synaplan_list_prompts")), "{out}");
+    assert!(!tools.contains(&json!("synaplan_send_message")), "{out}");
+}
