@@ -507,3 +507,32 @@ async fn the_official_typescript_client_completes_the_flow_and_calls_a_tool() {
     assert!(tools.contains(&json!("synaplan_list_prompts")), "{out}");
     assert!(!tools.contains(&json!("synaplan_send_message")), "{out}");
 }
+
+#[tokio::test]
+async fn an_unreachable_key_source_is_a_503_with_retry_after_not_a_401() {
+    let closed = format!("http://127.0.0.1:{}/jwks", mcpgen_tests::free_port());
+    let mut f = start(&["--oauth-jwks-url", &closed]).await;
+    let token = f
+        .auth
+        .token(json!({"aud": f.resource(), "scope": "mcp:read"}))
+        .await;
+    for _ in 0..2 {
+        let response = post_call(&f.url, Some(&token), "synaplan_list_prompts").await;
+        assert_eq!(response.status(), 503);
+        assert!(response.headers().contains_key("retry-after"));
+    }
+    // Keys do not depend on the authorization server.
+    let response = reqwest::Client::new()
+        .post(format!("{}/mcp", f.url))
+        .header("x-api-key", "admin-key-0123456789")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", "synaplan_list_prompts")
+        .json(&stateless_call("synaplan_list_prompts"))
+        .send()
+        .await
+        .expect("answers");
+    assert_eq!(response.status(), 200);
+}

@@ -63,6 +63,8 @@ pub(super) struct KeyCache {
     pub(super) jwks_url: Option<Url>,
     pub(super) keys: Vec<Key>,
     pub(super) fetched_at: Option<Instant>,
+    /// Why the last fetch failed, while no key has been fetched.
+    pub(super) last_error: Option<String>,
 }
 
 /// Fetches documents with the limits above.

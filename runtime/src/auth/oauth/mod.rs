@@ -147,6 +147,7 @@ impl OAuthResourceServer {
                 jwks_url,
                 keys: Vec::new(),
                 fetched_at: None,
+                last_error: None,
             }),
             fetching: Mutex::new(()),
             config,
@@ -218,9 +219,14 @@ impl OAuthResourceServer {
             if let Some(key) = find(&cache, kid, alg) {
                 return Ok(key);
             }
-            cache
+            let recent = cache
                 .fetched_at
-                .is_none_or(|at| at.elapsed() >= self.config.refetch_interval)
+                .is_some_and(|at| at.elapsed() < self.config.refetch_interval);
+            // No key yet and the last attempt failed recently: still unavailable.
+            if let (true, true, Some(why)) = (cache.keys.is_empty(), recent, &cache.last_error) {
+                return Err(AuthError::Unavailable(why.clone()));
+            }
+            !recent
         };
         if !due {
             tracing::debug!(
@@ -234,17 +240,17 @@ impl OAuthResourceServer {
             Err(FetchError::Unreachable(why)) => {
                 tracing::warn!("cannot fetch the authorization server's keys: {why}");
                 if self.cache.read().await.keys.is_empty() {
-                    return Err(AuthError::Unavailable(
-                        "the authorization server's keys cannot be fetched".to_owned(),
-                    ));
+                    return Err(AuthError::Unavailable(format!(
+                        "the authorization server's keys cannot be fetched: {why}"
+                    )));
                 }
             }
             Err(FetchError::Unusable(why)) => {
                 tracing::error!("the authorization server's keys are unusable: {why}");
                 if self.cache.read().await.keys.is_empty() {
-                    return Err(AuthError::Unavailable(
-                        "the authorization server's keys are unusable".to_owned(),
-                    ));
+                    return Err(AuthError::Unavailable(format!(
+                        "the authorization server's keys are unusable: {why}"
+                    )));
                 }
             }
         }
@@ -274,7 +280,22 @@ impl OAuthResourceServer {
         .await;
         let mut cache = self.cache.write().await;
         cache.fetched_at = Some(Instant::now());
-        let keys = result?;
+        let keys = match result {
+            Ok(keys) => keys,
+            Err(error) => {
+                let why = match &error {
+                    FetchError::Unreachable(why) => {
+                        format!("the authorization server's keys cannot be fetched: {why}")
+                    }
+                    FetchError::Unusable(why) => {
+                        format!("the authorization server's keys are unusable: {why}")
+                    }
+                };
+                cache.last_error = Some(why);
+                return Err(error);
+            }
+        };
+        cache.last_error = None;
         tracing::info!(keys = keys.len(), "fetched the authorization server's keys");
         cache.keys = keys;
         Ok(())
