@@ -419,6 +419,14 @@ async fn protected_resource_metadata_is_served_at_both_paths() {
             assert!(scopes.contains(&json!(scope)), "{path}: {metadata}");
         }
     }
+    // The server card says which authentication the server expects.
+    let card: Value = reqwest::get(format!("{}/.well-known/mcp.json", f.url))
+        .await
+        .expect("answers")
+        .json()
+        .await
+        .expect("JSON");
+    assert_eq!(card["auth"], json!("oauth2"), "{card}");
 }
 
 #[tokio::test]

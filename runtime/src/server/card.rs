@@ -24,6 +24,10 @@ pub(crate) const SERVER_CARD_SCHEMA: &str =
 const CARD_DESCRIPTION_MAX: usize = 100;
 
 fn auth_kind(inner: &Inner) -> &'static str {
+    #[cfg(feature = "oauth")]
+    if inner.resource.oauth.is_some() {
+        return "oauth2";
+    }
     if inner.auth.is_some() {
         "api-key"
     } else {
@@ -103,6 +107,17 @@ pub(crate) fn base_url(headers: &HeaderMap) -> String {
     format!("{scheme}://{host}")
 }
 
+/// What the `Authorization` header of the card carries.
+fn auth_header_description(inner: &Inner) -> &'static str {
+    #[cfg(feature = "oauth")]
+    if inner.resource.oauth.is_some() {
+        return "`Bearer <OAuth access token>` (see /.well-known/oauth-protected-resource), an API \
+                key or a signed token; an API key may instead be sent as `X-API-Key`";
+    }
+    let _ = inner;
+    "`Bearer <API key or token>`; an API key may instead be sent as `X-API-Key`"
+}
+
 /// `GET /mcp/server-card`.
 pub(crate) async fn server_card(
     State(inner): State<Arc<Inner>>,
@@ -116,7 +131,7 @@ pub(crate) async fn server_card(
     let auth_headers = inner.auth.is_some().then(|| {
         json!([{
             "name": "Authorization",
-            "description": "`Bearer <API key or token>`; an API key may instead be sent as `X-API-Key`",
+            "description": auth_header_description(&inner),
             "isRequired": true,
             "isSecret": true,
         }])
