@@ -156,18 +156,7 @@ async fn start_synaplan_http_on(upstream: &str, port: u16, args: &[&str]) -> (Ki
 
 /// A `tools/call` posted straight to `/mcp` (the 2026-07-28 stateless protocol) with `token`.
 async fn post_call(url: &str, token: Option<&str>, tool: &str) -> reqwest::Response {
-    let mut request = reqwest::Client::new()
-        .post(format!("{url}/mcp"))
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", "tools/call")
-        .header("mcp-name", tool)
-        .json(&stateless_call(tool));
-    if let Some(token) = token {
-        request = request.bearer_auth(token);
-    }
-    request.send().await.expect("the server answers")
+    post_to(&format!("{url}/mcp"), token, tool).await
 }
 
 /// A stateless (2026-07-28) `tools/call` of `tool` without arguments.
@@ -543,4 +532,94 @@ async fn an_unreachable_key_source_is_a_503_with_retry_after_not_a_401() {
         .await
         .expect("answers");
     assert_eq!(response.status(), 200);
+}
+
+#[tokio::test]
+async fn each_mounted_catalog_has_its_own_resource_url_and_audience() {
+    use mcpgen_runtime::auth::oauth::{OAuthConfig, OAuthResourceServer};
+    use mcpgen_runtime::server::{Mount, Server};
+    use mcpgen_runtime::{Upstream, UpstreamConfig};
+
+    let mut auth = AuthServer::start().await;
+    let upstream = synaplan_stand_in().await;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("binds");
+    let url = format!("http://{}", listener.local_addr().expect("address"));
+    let tools = || {
+        synaplan_mcp::tool_set(
+            Upstream::new(UpstreamConfig::new(upstream.url.clone())).expect("upstream"),
+        )
+    };
+    let server = Server::builder("rooms", "0.1.0")
+        .public_url(url.clone())
+        .oauth(OAuthResourceServer::new(OAuthConfig::new(auth.issuer.clone())).expect("config"))
+        .mount(Mount::new("alpha").tool_set(tools()))
+        .mount(Mount::new("beta").tool_set(tools()))
+        .build()
+        .expect("builds");
+    tokio::spawn(async move {
+        server
+            .serve_listener(listener, std::future::pending())
+            .await
+    });
+    assert!(wait_ready(&format!("{url}/healthz")).await);
+
+    for name in ["alpha", "beta"] {
+        let metadata: Value = reqwest::get(format!(
+            "{url}/.well-known/oauth-protected-resource/mcp/{name}"
+        ))
+        .await
+        .expect("answers")
+        .json()
+        .await
+        .expect("JSON");
+        assert_eq!(metadata["resource"], json!(format!("{url}/mcp/{name}")));
+    }
+    // Only the mounts are served, so there is no metadata for `/mcp`.
+    let root = reqwest::get(format!("{url}/.well-known/oauth-protected-resource"))
+        .await
+        .expect("answers");
+    assert_eq!(root.status(), 404);
+
+    let alpha = auth
+        .token(json!({"aud": format!("{url}/mcp/alpha"), "scope": "mcp:read"}))
+        .await;
+    let response = post_to(
+        &format!("{url}/mcp/alpha"),
+        Some(&alpha),
+        "synaplan_list_prompts",
+    )
+    .await;
+    assert_eq!(response.status(), 200);
+    let response = post_to(
+        &format!("{url}/mcp/beta"),
+        Some(&alpha),
+        "synaplan_list_prompts",
+    )
+    .await;
+    assert_eq!(response.status(), 401);
+    let challenge = challenge(&response);
+    assert!(
+        challenge.contains(&format!(
+            "resource_metadata=\"{url}/.well-known/oauth-protected-resource/mcp/beta\""
+        )),
+        "{challenge}"
+    );
+}
+
+/// A stateless `tools/call` of `tool` posted to `endpoint`, with `token` if any.
+async fn post_to(endpoint: &str, token: Option<&str>, tool: &str) -> reqwest::Response {
+    let mut request = reqwest::Client::new()
+        .post(endpoint)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", tool)
+        .json(&stateless_call(tool));
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    request.send().await.expect("the server answers")
 }

@@ -461,7 +461,11 @@ pub(crate) fn build_router(
         .with_state(inner.clone());
     #[cfg(feature = "oauth")]
     let cards = server.mounts.iter().fold(
-        cards.merge(oauth::metadata_routes(inner, true)),
+        if server.serve_root {
+            cards.merge(oauth::metadata_routes(inner, true))
+        } else {
+            cards
+        },
         |cards, mount| cards.merge(oauth::metadata_routes(&mount.inner, false)),
     );
     let cards = cards.layer(middleware::from_fn_with_state(policy, check_rebinding));
