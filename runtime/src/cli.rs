@@ -133,9 +133,16 @@ pub struct ServeArgs {
     #[arg(long, env = "MCPGEN_KEYS")]
     pub keys: Option<PathBuf>,
     /// Name of the environment variable holding the secret that signs accepted tokens
-    /// (tokens come from `mcpgen token issue`).
-    #[arg(long, env = "MCPGEN_TOKEN_SECRET_ENV")]
-    pub token_secret_env: Option<String>,
+    /// (tokens come from `mcpgen token issue`). Repeat it to rotate secrets without downtime:
+    /// the first is the newest and signs, tokens signed with any of them verify
+    /// (`MCPGEN_TOKEN_SECRET_ENV=NEW,OLD`).
+    #[arg(
+        long,
+        env = "MCPGEN_TOKEN_SECRET_ENV",
+        value_delimiter = ',',
+        value_name = "VAR"
+    )]
+    pub token_secret_env: Vec<String>,
     /// Audience accepted tokens must carry (default: the server name).
     #[arg(long, env = "MCPGEN_TOKEN_AUDIENCE")]
     pub token_audience: Option<String>,
@@ -197,7 +204,8 @@ pub struct ServeArgs {
     pub pin: Vec<String>,
     /// File holding the key (at least 32 bytes; surrounding whitespace is ignored) that seals
     /// the `requestState` of stateless calls whose tools ask the client for input. Give every
-    /// replica the same file; without it each process makes a random key at start.
+    /// replica the same file; without it each process makes a random key at start. To rotate
+    /// keys, put one key per line: the first seals, states sealed with any of them open.
     #[arg(long, env = "MCPGEN_REQUEST_STATE_KEY_FILE", value_name = "FILE")]
     pub request_state_key_file: Option<PathBuf>,
 }
@@ -378,12 +386,15 @@ fn authenticator(app: &App, args: &ServeArgs) -> Result<Option<AuthChain>, Strin
         }
         chain = chain.with(keys);
     }
-    if let Some(var) = &args.token_secret_env {
+    if !args.token_secret_env.is_empty() {
         let audience = args
             .token_audience
             .clone()
             .unwrap_or_else(|| app.name.to_owned());
-        chain = chain.with(TokenAuthority::from_env(var, audience).map_err(|e| e.to_string())?);
+        chain = chain.with(
+            TokenAuthority::from_env_all(&args.token_secret_env, audience)
+                .map_err(|e| e.to_string())?,
+        );
     }
     Ok((!chain.is_empty()).then_some(chain))
 }
@@ -429,7 +440,13 @@ fn builder_with_auth(
         .pinned(args.pin.clone())
         .insecure_no_auth(args.insecure_no_auth);
     if let Some(path) = &args.request_state_key_file {
-        builder = builder.request_state_key(request_state_key(path)?);
+        let mut keys = request_state_keys(path)?.into_iter();
+        if let Some(key) = keys.next() {
+            builder = builder.request_state_key(key);
+        }
+        for key in keys {
+            builder = builder.previous_request_state_key(key);
+        }
     }
     if let Some(path) = &args.audit_log {
         let sink = JsonlSink::open(path, args.audit_fsync)
@@ -447,21 +464,36 @@ fn builder_with_auth(
     })
 }
 
-/// The request state key in the file at `path`, without surrounding whitespace.
-fn request_state_key(path: &std::path::Path) -> Result<Vec<u8>, String> {
+/// The request state keys in the file at `path`: one per line (the first seals), without
+/// surrounding whitespace.
+fn request_state_keys(path: &std::path::Path) -> Result<Vec<Vec<u8>>, String> {
     let bytes = std::fs::read(path)
         .map_err(|e| format!("--request-state-key-file {}: {e}", path.display()))?;
-    let key = bytes.trim_ascii();
-    if key.len() < crate::input::MIN_KEY_BYTES {
+    let mut keys = Vec::new();
+    for (i, line) in bytes.split(|b| *b == b'\n').enumerate() {
+        let key = line.trim_ascii();
+        if key.is_empty() {
+            continue;
+        }
+        if key.len() < crate::input::MIN_KEY_BYTES {
+            return Err(format!(
+                "--request-state-key-file {} line {}: the key has {} bytes, at least {} are needed \
+                 (e.g. `openssl rand -hex 32 > FILE`)",
+                path.display(),
+                i + 1,
+                key.len(),
+                crate::input::MIN_KEY_BYTES
+            ));
+        }
+        keys.push(key.to_vec());
+    }
+    if keys.is_empty() {
         return Err(format!(
-            "--request-state-key-file {}: the key has {} bytes, at least {} are needed \
-             (e.g. `openssl rand -hex 32 > FILE`)",
-            path.display(),
-            key.len(),
-            crate::input::MIN_KEY_BYTES
+            "--request-state-key-file {}: the file holds no key (e.g. `openssl rand -hex 32 > FILE`)",
+            path.display()
         ));
     }
-    Ok(key.to_vec())
+    Ok(keys)
 }
 
 async fn run<T: ToolSet>(

@@ -606,3 +606,41 @@ fn all_tools_and_named_tool_scopes_ignore_access() {
         assert!(!principal(&["mcp:tool:other"]).may_call(&tool));
     }
 }
+
+#[test]
+fn rotated_token_secrets_sign_with_the_first_and_verify_with_all() {
+    const OLD_VAR: &str = "MCPGEN_TEST_ROTATION_OLD_SECRET";
+    const NEW_VAR: &str = "MCPGEN_TEST_ROTATION_NEW_SECRET";
+    let old_secret = "an old token secret of at least thirty-two bytes";
+    let new_secret = "a new token secret of at least thirty-two bytes!";
+    // SAFETY: these variables are read only by this test.
+    unsafe {
+        std::env::set_var(OLD_VAR, old_secret);
+        std::env::set_var(NEW_VAR, new_secret);
+    }
+    let rotated =
+        TokenAuthority::from_env_all(&[NEW_VAR.to_owned(), OLD_VAR.to_owned()], "billing-mcp")
+            .unwrap();
+    let old = TokenAuthority::new(old_secret.as_bytes(), "billing-mcp").unwrap();
+    let new = TokenAuthority::new(new_secret.as_bytes(), "billing-mcp").unwrap();
+    let stranger = TokenAuthority::new(&[9u8; 32], "billing-mcp").unwrap();
+    let now = SystemTime::now();
+    for (who, signer) in [("old", &old), ("new", &new)] {
+        let token = signer.issue(who, &scopes(), Duration::from_secs(60));
+        assert_eq!(rotated.verify(&token, now).unwrap().id, who);
+    }
+    let foreign = stranger.issue("mallory", &scopes(), Duration::from_secs(60));
+    assert_eq!(rotated.verify(&foreign, now), Err(AuthError::Invalid));
+    // The newest secret signs.
+    let issued = rotated.issue("ci", &scopes(), Duration::from_secs(60));
+    assert!(new.verify(&issued, now).is_ok());
+    assert_eq!(old.verify(&issued, now), Err(AuthError::Invalid));
+    // A missing or short variable is named.
+    let missing = TokenAuthority::from_env_all(
+        &[NEW_VAR.to_owned(), "MCPGEN_TEST_ROTATION_UNSET".to_owned()],
+        "billing-mcp",
+    );
+    assert!(
+        matches!(missing, Err(TokenConfigError::EnvMissing { var }) if var == "MCPGEN_TEST_ROTATION_UNSET")
+    );
+}

@@ -103,7 +103,8 @@ pub enum TokenConfigError {
 /// ```
 #[derive(Clone)]
 pub struct TokenAuthority {
-    mac: Hmac<Sha256>,
+    /// The signing secret's MAC first, then those of older secrets that still verify.
+    macs: Vec<Hmac<Sha256>>,
     audience: String,
 }
 
@@ -111,6 +112,7 @@ impl fmt::Debug for TokenAuthority {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("TokenAuthority")
             .field("audience", &self.audience)
+            .field("secrets", &self.macs.len())
             .finish_non_exhaustive()
     }
 }
@@ -129,25 +131,58 @@ impl TokenAuthority {
         // HMAC takes keys of any length; the only unusable secret is the empty one.
         let mac =
             Hmac::<Sha256>::new_from_slice(secret).map_err(|_| TokenConfigError::EmptySecret)?;
-        Ok(Self { mac, audience })
+        Ok(Self {
+            macs: vec![mac],
+            audience,
+        })
+    }
+
+    /// Also accepts tokens signed with `secret`, an older secret being rotated out: the
+    /// secret given first keeps signing, and tokens signed with any of them verify.
+    ///
+    /// ```
+    /// use std::time::{Duration, SystemTime};
+    /// use mcpgen_runtime::auth::TokenAuthority;
+    ///
+    /// let old = TokenAuthority::new(&[1u8; 32], "billing-mcp")?;
+    /// let token = old.issue("ci", &["mcp:read".to_owned()], Duration::from_secs(600));
+    /// let rotated = TokenAuthority::new(&[2u8; 32], "billing-mcp")?.with_previous_secret(&[1u8; 32])?;
+    /// assert!(rotated.verify(&token, SystemTime::now()).is_ok());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_previous_secret(mut self, secret: &[u8]) -> Result<Self, TokenConfigError> {
+        if secret.is_empty() {
+            return Err(TokenConfigError::EmptySecret);
+        }
+        let mac =
+            Hmac::<Sha256>::new_from_slice(secret).map_err(|_| TokenConfigError::EmptySecret)?;
+        self.macs.push(mac);
+        Ok(self)
+    }
+
+    /// An authority whose secrets are the values of the environment variables `vars`: the
+    /// first signs, all verify (for rotating secrets without downtime). Each must hold at least
+    /// [`MIN_SECRET_LEN`] bytes.
+    pub fn from_env_all(
+        vars: &[String],
+        audience: impl Into<String>,
+    ) -> Result<Self, TokenConfigError> {
+        let audience = audience.into();
+        let mut vars = vars.iter();
+        let Some(first) = vars.next() else {
+            return Err(TokenConfigError::EmptySecret);
+        };
+        let mut authority = Self::from_env(first, audience)?;
+        for var in vars {
+            authority = authority.with_previous_secret(&secret_from_env(var)?)?;
+        }
+        Ok(authority)
     }
 
     /// An authority whose secret is the value of the environment variable `var` (at least
     /// [`MIN_SECRET_LEN`] bytes). Errors name the variable, never its value.
     pub fn from_env(var: &str, audience: impl Into<String>) -> Result<Self, TokenConfigError> {
-        let Some(secret) = std::env::var_os(var) else {
-            return Err(TokenConfigError::EnvMissing {
-                var: var.to_owned(),
-            });
-        };
-        let secret = secret.into_encoded_bytes();
-        if secret.len() < MIN_SECRET_LEN {
-            return Err(TokenConfigError::EnvTooShort {
-                var: var.to_owned(),
-                len: secret.len(),
-            });
-        }
-        Self::new(&secret, audience)
+        Self::new(&secret_from_env(var)?, audience)
     }
 
     /// An authority with the same secret for another `audience`: one per catalog of a server
@@ -159,7 +194,7 @@ impl TokenAuthority {
             return Err(TokenConfigError::EmptyAudience);
         }
         Ok(Self {
-            mac: self.mac.clone(),
+            macs: self.macs.clone(),
             audience,
         })
     }
@@ -241,8 +276,12 @@ impl TokenAuthority {
         let presented = URL_SAFE_NO_PAD
             .decode(signature)
             .map_err(|_| AuthError::Invalid)?;
-        let expected = self.signature(payload);
-        if !bool::from(expected.as_slice().ct_eq(&presented)) {
+        // Compared with every secret's signature, without stopping at a match.
+        let mut valid = subtle::Choice::from(0);
+        for mac in &self.macs {
+            valid |= signature_with(mac, payload).as_slice().ct_eq(&presented);
+        }
+        if !bool::from(valid) {
             return Err(AuthError::Invalid);
         }
         let json = URL_SAFE_NO_PAD
@@ -251,12 +290,37 @@ impl TokenAuthority {
         serde_json::from_slice(&json).map_err(|_| AuthError::Invalid)
     }
 
+    /// The signature of `payload` with the signing (newest) secret.
     fn signature(&self, payload: &str) -> [u8; 32] {
-        let mut mac = self.mac.clone();
-        mac.update(TOKEN_PREFIX.as_bytes());
-        mac.update(payload.as_bytes());
-        mac.finalize().into_bytes().into()
+        match self.macs.first() {
+            Some(mac) => signature_with(mac, payload),
+            None => [0; 32],
+        }
     }
+}
+
+fn signature_with(mac: &Hmac<Sha256>, payload: &str) -> [u8; 32] {
+    let mut mac = mac.clone();
+    mac.update(TOKEN_PREFIX.as_bytes());
+    mac.update(payload.as_bytes());
+    mac.finalize().into_bytes().into()
+}
+
+/// The secret in the environment variable `var` (at least [`MIN_SECRET_LEN`] bytes).
+fn secret_from_env(var: &str) -> Result<Vec<u8>, TokenConfigError> {
+    let Some(secret) = std::env::var_os(var) else {
+        return Err(TokenConfigError::EnvMissing {
+            var: var.to_owned(),
+        });
+    };
+    let secret = secret.into_encoded_bytes();
+    if secret.len() < MIN_SECRET_LEN {
+        return Err(TokenConfigError::EnvTooShort {
+            var: var.to_owned(),
+            len: secret.len(),
+        });
+    }
+    Ok(secret)
 }
 
 impl Authenticator for TokenAuthority {

@@ -217,15 +217,38 @@ impl std::fmt::Debug for RequestStates {
 pub(crate) const MIN_KEY_BYTES: usize = RequestStateCodec::MIN_KEY_LENGTH;
 
 impl RequestStates {
-    /// States sealed with `key`, or with a random key for this process when `None`.
-    pub(crate) fn new(key: Option<&[u8]>) -> Result<Self, String> {
+    /// States sealed with `key`, or with a random key for this process when `None`; states
+    /// sealed with any of `previous` (keys being rotated out) still open.
+    pub(crate) fn new(key: Option<&[u8]>, previous: &[Vec<u8>]) -> Result<Self, String> {
         let key = match key {
             Some(key) => key.to_vec(),
             None => random_key(),
         };
-        RequestStateCodec::try_new(key)
-            .map(|codec| Self { codec })
-            .map_err(|e| e.to_string())
+        if previous.is_empty() {
+            return RequestStateCodec::try_new(key)
+                .map(|codec| Self { codec })
+                .map_err(|e| e.to_string());
+        }
+        // Key ids derived from the keys, so that every replica names a key alike whatever
+        // order it was given in.
+        let kid =
+            |key: &[u8]| crate::auth::hash_key(&String::from_utf8_lossy(key))[..16].to_owned();
+        let active = kid(&key);
+        let mut ring: Vec<(String, Vec<u8>)> = vec![(active.clone(), key)];
+        for old in previous {
+            let id = kid(old);
+            if !ring.iter().any(|(have, _)| *have == id) {
+                ring.push((id, old.clone()));
+            }
+        }
+        let ids: Vec<String> = ring.iter().map(|(id, _)| id.clone()).collect();
+        let mut codec =
+            RequestStateCodec::new_with_keyring(active, ring).map_err(|e| e.to_string())?;
+        // States sealed before the rotation, by a single-key server, carry no key id.
+        for id in ids {
+            codec = codec.with_rs1_fallback(id).map_err(|e| e.to_string())?;
+        }
+        Ok(Self { codec })
     }
 
     fn seal(&self, binding: &[u8], answers: &BTreeMap<String, Value>) -> Result<String, String> {
@@ -252,4 +275,42 @@ fn random_key() -> Vec<u8> {
         key.extend_from_slice(uuid::Uuid::new_v4().simple().to_string().as_bytes());
     }
     key
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use serde_json::json;
+
+    use super::RequestStates;
+
+    const OLD: &[u8] = b"the old request-state key, 32+ bytes long";
+    const NEW: &[u8] = b"the new request-state key, 32+ bytes long";
+
+    fn answers() -> BTreeMap<String, serde_json::Value> {
+        BTreeMap::from([("topic".to_owned(), json!("rust"))])
+    }
+
+    #[test]
+    fn rotated_keys_seal_with_the_newest_and_open_with_any() {
+        let old = RequestStates::new(Some(OLD), &[]).unwrap_or_else(|e| panic!("{e}"));
+        let rotated =
+            RequestStates::new(Some(NEW), &[OLD.to_vec()]).unwrap_or_else(|e| panic!("{e}"));
+        let new_only = RequestStates::new(Some(NEW), &[]).unwrap_or_else(|e| panic!("{e}"));
+        let sealed_before = old.seal(b"caller", &answers()).unwrap_or_default();
+        // A state sealed before the rotation still opens.
+        assert_eq!(rotated.open(b"caller", &sealed_before), Ok(answers()));
+        assert!(rotated.open(b"someone else", &sealed_before).is_err());
+        // The rotated server seals with the new key: a server with only the new key opens it
+        // once it knows the key id, a server with only the old one does not.
+        let sealed_after = rotated.seal(b"caller", &answers()).unwrap_or_default();
+        assert_eq!(rotated.open(b"caller", &sealed_after), Ok(answers()));
+        assert!(old.open(b"caller", &sealed_after).is_err());
+        let new_ring =
+            RequestStates::new(Some(NEW), &[NEW.to_vec()]).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(new_ring.open(b"caller", &sealed_after), Ok(answers()));
+        // Without the old key, the old state is refused.
+        assert!(new_only.open(b"caller", &sealed_before).is_err());
+    }
 }

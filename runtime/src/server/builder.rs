@@ -56,6 +56,8 @@ pub struct ServerBuilder {
     prompts: PromptSet,
     resources: ResourceSet,
     request_state_key: Option<Vec<u8>>,
+    /// Older request-state keys that still open states (rotation).
+    previous_request_state_keys: Vec<Vec<u8>>,
     /// The public URL and the OAuth resource server.
     #[cfg(feature = "http")]
     site: super::resource_site::SiteConfig,
@@ -263,6 +265,14 @@ impl ServerBuilder {
         self
     }
 
+    /// Also opens `requestState`s sealed with `key`, an older key being rotated out: the key
+    /// set with [`request_state_key`](Self::request_state_key) seals, and states sealed with
+    /// either open. Give every replica the same keys.
+    pub fn previous_request_state_key(mut self, key: impl Into<Vec<u8>>) -> Self {
+        self.previous_request_state_keys.push(key.into());
+        self
+    }
+
     #[cfg(feature = "http")]
     /// Sets the server's public base URL (e.g. `https://mcp.example.com`, as clients reach it
     /// through a proxy). The canonical resource URL of `/mcp` is this URL plus `/mcp`, and of a
@@ -292,7 +302,10 @@ impl ServerBuilder {
     /// server. All problems are reported together.
     pub fn build(self) -> Result<Server, ServerError> {
         let mut problems = Vec::new();
-        let request_states = match RequestStates::new(self.request_state_key.as_deref()) {
+        let request_states = match RequestStates::new(
+            self.request_state_key.as_deref(),
+            &self.previous_request_state_keys,
+        ) {
             Ok(states) => Some(Arc::new(states)),
             Err(reason) => {
                 problems.push(ConfigProblem::InvalidRequestStateKey { reason });
@@ -494,6 +507,7 @@ impl Server {
             prompts: PromptSet::new(),
             resources: ResourceSet::new(),
             request_state_key: None,
+            previous_request_state_keys: Vec::new(),
             #[cfg(feature = "http")]
             site: Default::default(),
         }
