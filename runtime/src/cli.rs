@@ -13,7 +13,7 @@ mod oauth_args;
 pub use oauth_args::OAuthArgs;
 
 use crate::audit::{Fsync, JsonlSink, TracingSink};
-use crate::auth::{AuthChain, Authenticator, KeyStore, TokenAuthority};
+use crate::auth::{AuthChain, Authenticator, DEFAULT_RELOAD_INTERVAL, TokenAuthority, WatchedKeys};
 use crate::server::{OutputCheck, Server, ServerBuilder, ToolMode, Unconfirmable, shutdown_signal};
 use crate::upstream::DEFAULT_MAX_RESPONSE_BYTES;
 use crate::{
@@ -130,6 +130,8 @@ pub struct ServeArgs {
     )]
     pub unconfirmable_calls: Unconfirmable,
     /// Keys file (YAML: `keys: [{id, key_sha256 | key, principal, scopes, plugins, rate_limit}]`).
+    /// Reloaded when it changes, without a restart; a file that no longer parses keeps the keys
+    /// loaded before and logs an error naming the line.
     #[arg(long, env = "MCPGEN_KEYS")]
     pub keys: Option<PathBuf>,
     /// Name of the environment variable holding the secret that signs accepted tokens
@@ -377,8 +379,8 @@ fn scheme_hint(app: &App) -> String {
 fn authenticator(app: &App, args: &ServeArgs) -> Result<Option<AuthChain>, String> {
     let mut chain = AuthChain::new();
     if let Some(path) = &args.keys {
-        let keys = KeyStore::load(path).map_err(|e| e.to_string())?;
-        for id in keys.plain_key_ids() {
+        let keys = WatchedKeys::load(path, DEFAULT_RELOAD_INTERVAL).map_err(|e| e.to_string())?;
+        for id in keys.current().plain_key_ids() {
             tracing::warn!(
                 key = id,
                 "key `{id}` is stored in plain text; use key_sha256 outside development"

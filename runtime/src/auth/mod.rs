@@ -10,9 +10,11 @@ use crate::Principal;
 mod keys;
 #[cfg(feature = "oauth")]
 pub mod oauth;
+mod reload;
 mod token;
 
 pub use keys::{KeyFileError, KeyProblem, KeyStore, hash_key};
+pub use reload::{DEFAULT_RELOAD_INTERVAL, WatchedKeys};
 pub use token::{MIN_SECRET_LEN, TOKEN_PREFIX, TokenAuthority, TokenClaims, TokenConfigError};
 
 /// Why a credential was refused. Every variant answers HTTP 401 with `WWW-Authenticate`.
