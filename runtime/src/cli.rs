@@ -9,7 +9,9 @@ use std::time::Duration;
 
 use clap::{CommandFactory, FromArgMatches, Parser, ValueEnum};
 
+mod key_check_args;
 mod oauth_args;
+pub use key_check_args::KeyCheckArgs;
 pub use oauth_args::OAuthArgs;
 
 use crate::audit::{Fsync, JsonlSink, TracingSink};
@@ -151,6 +153,9 @@ pub struct ServeArgs {
     /// OAuth access tokens (`--oauth-*`).
     #[command(flatten)]
     pub oauth: OAuthArgs,
+    /// Keys checked against the API (`--key-check-*`).
+    #[command(flatten)]
+    pub key_check: KeyCheckArgs,
     /// Public base URL of this server as clients reach it (e.g. behind a proxy):
     /// `https://mcp.example.com`. The resource URL OAuth tokens must name is this URL plus
     /// `/mcp`. Default: the `Host` the client reached.
@@ -340,7 +345,8 @@ pub fn upstream(app: &App, args: &ServeArgs) -> Result<Upstream, String> {
             password: password.to_owned(),
         });
     }
-    if args.upstream_pass_through {
+    // The product's own key is the credential its API expects.
+    if args.upstream_pass_through || args.key_check.key_check_url.is_some() {
         config = config.with_pass_through(app.security_schemes.iter().copied());
         if app.security_schemes.is_empty() {
             return Err(
@@ -398,6 +404,10 @@ fn authenticator(app: &App, args: &ServeArgs) -> Result<Option<AuthChain>, Strin
                 .map_err(|e| e.to_string())?,
         );
     }
+    let upstream = args.upstream_url.as_deref().or(app.default_upstream_url);
+    if let Some(check) = args.key_check.key_check(app, upstream)? {
+        chain = chain.with(check);
+    }
     Ok((!chain.is_empty()).then_some(chain))
 }
 
@@ -420,7 +430,7 @@ fn builder_with_auth(
 ) -> Result<ServerBuilder, String> {
     let oauth = args.oauth.resource_server()?;
     if auth.is_none() && oauth.is_none() && !args.no_auth {
-        return Err("no authentication configured: pass --keys FILE, --token-secret-env VAR and/or --oauth-issuer URL, or --no-auth to serve without it".into());
+        return Err("no authentication configured: pass --keys FILE, --token-secret-env VAR, --key-check-url URL and/or --oauth-issuer URL, or --no-auth to serve without it".into());
     }
     if (auth.is_some() || oauth.is_some()) && args.no_auth {
         return Err("--no-auth conflicts with --keys/--token-secret-env/--oauth-issuer".into());

@@ -7,12 +7,18 @@ use std::sync::Arc;
 
 use crate::Principal;
 
+#[cfg(feature = "key-check")]
+mod key_check;
 mod keys;
 #[cfg(feature = "oauth")]
 pub mod oauth;
 mod reload;
 mod token;
 
+#[cfg(feature = "key-check")]
+pub use key_check::{
+    DEFAULT_KEY_CHECK_CACHE, DEFAULT_KEY_CHECK_TTL, KeyCheck, KeyCheckConfig, KeyPlacement,
+};
 pub use keys::{KeyFileError, KeyProblem, KeyStore, hash_key};
 pub use reload::{DEFAULT_RELOAD_INTERVAL, WatchedKeys};
 pub use token::{MIN_SECRET_LEN, TOKEN_PREFIX, TokenAuthority, TokenClaims, TokenConfigError};
