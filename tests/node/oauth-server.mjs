@@ -8,12 +8,19 @@
 //     (`sub` defaults to "alice"; each claim given replaces the one the server would set)
 //   {"op": "rotate", "alg"?}  -> {"kid": KID} (a new key, published in the JWKS from now on)
 //   {"op": "jwks"}            -> {"jwks": {...}} (the public keys)
+//   {"op": "opaque", "token": T, "claims": {...}} -> {} (introspection of T answers active
+//                                with these claims; any other token is inactive)
+//   {"op": "introspections"}  -> {"count": N, "authenticated": bool} (calls of /introspect so
+//                                far, and whether each carried client credentials)
 // Tokens from its /token endpoint (the flows clients run) carry `aud` = the `resource`
 // parameter the client sent (RFC 8707) and `sub` = the client id.
 import { createInterface } from "node:readline";
 import { OAuth2Server, Events } from "oauth2-mock-server";
 
-const server = new OAuth2Server();
+// The built-in introspection endpoint moves aside: ours at /introspect reads the form body.
+const server = new OAuth2Server(undefined, undefined, {
+  endpoints: { introspect: "/builtin-introspect" },
+});
 const first = await server.issuer.keys.generate("RS256");
 server.service.on(Events.BeforeTokenSigning, (token, req) => {
   const body = req.body ?? {};
@@ -21,6 +28,17 @@ server.service.on(Events.BeforeTokenSigning, (token, req) => {
   const basic = (req.headers.authorization ?? "").replace(/^Basic\s+/i, "");
   const clientId = body.client_id ?? (basic ? Buffer.from(basic, "base64").toString().split(":")[0] : undefined);
   token.payload.sub = decodeURIComponent(clientId ?? "anonymous-client");
+});
+const opaque = new Map();
+let introspections = 0;
+let authenticated = true;
+server.service.addRoute("POST", "/introspect", (req, res) => {
+  introspections += 1;
+  authenticated &&= /^Basic\s+/i.test(req.headers.authorization ?? "");
+  const claims = opaque.get(req.body?.token);
+  const body = claims ? { active: true, ...claims } : { active: false };
+  res.writeHead(200, { "content-type": "application/json" });
+  res.end(JSON.stringify(body));
 });
 await server.start(0, "127.0.0.1");
 console.log(JSON.stringify({ issuer: server.issuer.url, kid: first.kid }));
@@ -43,6 +61,11 @@ for await (const line of lines) {
     } else if (cmd.op === "rotate") {
       const key = await server.issuer.keys.generate(cmd.alg ?? "RS256");
       out = { kid: key.kid };
+    } else if (cmd.op === "opaque") {
+      opaque.set(cmd.token, cmd.claims ?? {});
+      out = {};
+    } else if (cmd.op === "introspections") {
+      out = { count: introspections, authenticated };
     } else if (cmd.op === "jwks") {
       out = { jwks: server.issuer.keys.toJSON() };
     } else {

@@ -108,7 +108,15 @@ impl Fixture {
 
 /// Synaplan behind `--oauth-issuer` (and the admin key), with `--public-url` its own address.
 async fn start(extra: &[&str]) -> Fixture {
+    let extra: Vec<String> = extra.iter().map(|s| (*s).to_owned()).collect();
+    start_with(move |_| extra).await
+}
+
+/// Like [`start`], with flags made from the authorization server's issuer URL.
+async fn start_with(extra: impl FnOnce(&str) -> Vec<String>) -> Fixture {
     let auth = AuthServer::start().await;
+    let extra = extra(&auth.issuer);
+    let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
     let upstream = synaplan_stand_in().await;
     let dir = tempfile::tempdir().expect("tempdir");
     let keys = admin_keys_file(dir.path()).display().to_string();
@@ -122,7 +130,7 @@ async fn start(extra: &[&str]) -> Fixture {
         "--public-url",
         &url,
     ];
-    args.extend_from_slice(extra);
+    args.extend_from_slice(&extra);
     let (server, started) = start_synaplan_http_on(&upstream.url, port, &args).await;
     assert_eq!(started, url);
     Fixture {
@@ -622,4 +630,45 @@ async fn post_to(endpoint: &str, token: Option<&str>, tool: &str) -> reqwest::Re
         request = request.bearer_auth(token);
     }
     request.send().await.expect("the server answers")
+}
+
+#[tokio::test]
+async fn opaque_tokens_are_introspected_and_the_answer_cached() {
+    let mut f = start_with(|issuer| {
+        vec![
+            "--oauth-introspection-url".to_owned(),
+            format!("{issuer}/introspect"),
+            "--oauth-client-id".to_owned(),
+            "mcp-server".to_owned(),
+            "--oauth-client-secret".to_owned(),
+            "mcp-secret".to_owned(),
+        ]
+    })
+    .await;
+    let resource = f.resource();
+    let issuer = f.auth.issuer.clone();
+    let exp = now() + 600;
+    f.auth
+        .ask(json!({"op": "opaque", "token": "opaque-reader",
+            "claims": {"sub": "olga", "scope": "mcp:read", "aud": resource, "iss": issuer, "exp": exp}}))
+        .await;
+    f.auth
+        .ask(json!({"op": "opaque", "token": "opaque-elsewhere",
+            "claims": {"sub": "olga", "scope": "mcp:read", "aud": "https://other.example/mcp", "exp": exp}}))
+        .await;
+    for _ in 0..5 {
+        let response = post_call(&f.url, Some("opaque-reader"), "synaplan_list_prompts").await;
+        assert_eq!(response.status(), 200);
+    }
+    let asked = f.auth.ask(json!({"op": "introspections"})).await;
+    assert_eq!(asked["count"], json!(1), "{asked}");
+    assert_eq!(asked["authenticated"], json!(true), "{asked}");
+    // Scopes apply as for JWTs.
+    let response = post_call(&f.url, Some("opaque-reader"), "synaplan_send_message").await;
+    assert_eq!(response.status(), 403);
+    // Inactive and foreign-audience tokens are 401s pointing at the metadata.
+    for token in ["opaque-unknown", "opaque-elsewhere"] {
+        let response = post_call(&f.url, Some(token), "synaplan_list_prompts").await;
+        assert_refused(&response, &f, true, token);
+    }
 }

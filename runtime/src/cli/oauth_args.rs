@@ -61,6 +61,26 @@ pub struct OAuthArgs {
         value_parser = clap::value_parser!(u64).range(1..)
     )]
     pub oauth_jwks_refetch_interval: u64,
+    /// Check opaque (non-JWT) access tokens with RFC 7662 introspection at this URL, as
+    /// --oauth-client-id; active answers are cached until the token expires.
+    #[arg(
+        long,
+        env = "MCPGEN_OAUTH_INTROSPECTION_URL",
+        value_name = "URL",
+        requires_all = ["oauth_issuer", "oauth_client_id"]
+    )]
+    pub oauth_introspection_url: Option<String>,
+    /// Client id this server authenticates with at the authorization server (introspection).
+    #[arg(long, env = "MCPGEN_OAUTH_CLIENT_ID", value_name = "ID")]
+    pub oauth_client_id: Option<String>,
+    /// Client secret that goes with --oauth-client-id.
+    #[arg(
+        long,
+        env = "MCPGEN_OAUTH_CLIENT_SECRET",
+        value_name = "SECRET",
+        hide_env_values = true
+    )]
+    pub oauth_client_secret: Option<String>,
 }
 
 impl OAuthArgs {
@@ -77,6 +97,10 @@ impl OAuthArgs {
         }
         if let Some(path) = &self.oauth_scope_map {
             config = config.scope_map(ScopeMap::load(path)?);
+        }
+        if let (Some(url), Some(id)) = (&self.oauth_introspection_url, &self.oauth_client_id) {
+            let secret = self.oauth_client_secret.clone().unwrap_or_default();
+            config = config.introspection(url.clone(), id.clone(), secret);
         }
         if let Some(claim) = &self.oauth_plugins_claim {
             config = config.plugins_claim(claim.clone());
