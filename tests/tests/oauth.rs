@@ -95,7 +95,7 @@ struct Fixture {
     auth: AuthServer,
     _server: KillOnDrop,
     url: String,
-    _upstream: mcpgen_tests::StandIn,
+    upstream: mcpgen_tests::StandIn,
     _dir: tempfile::TempDir,
 }
 
@@ -137,7 +137,7 @@ async fn start_with(extra: impl FnOnce(&str) -> Vec<String>) -> Fixture {
         auth,
         _server: server,
         url,
-        _upstream: upstream,
+        upstream,
         _dir: dir,
     }
 }
@@ -244,7 +244,8 @@ async fn call_prompts(url: &str, transport: &str, token: &str) -> (Vec<String>, 
 
 #[tokio::test]
 async fn a_token_for_this_resource_calls_tools_over_streamable_http_and_legacy_sse() {
-    let mut f = start(&[]).await;
+    // Pass-through is on, for keys: an OAuth token still never reaches the API.
+    let mut f = start(&["--upstream-pass-through"]).await;
     let token = f
         .auth
         .token(json!({"aud": f.resource(), "scope": "mcp:read"}))
@@ -288,6 +289,16 @@ async fn a_token_for_this_resource_calls_tools_over_streamable_http_and_legacy_s
         .await
         .expect("answers");
     assert_eq!(response.status(), 200);
+
+    let sent = f.upstream.received();
+    let keys: Vec<Option<&str>> = sent.iter().map(|r| r.header("x-api-key")).collect();
+    assert_eq!(sent.len(), 4, "{keys:?}");
+    // Only the key holder's call carried a credential: its own key.
+    assert_eq!(
+        keys.iter().flatten().collect::<Vec<_>>(),
+        [&"admin-key-0123456789"]
+    );
+    assert!(sent.iter().all(|r| r.header("authorization").is_none()));
 }
 
 #[tokio::test]

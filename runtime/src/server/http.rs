@@ -103,13 +103,29 @@ async fn authenticate(
             }
         }
     };
+    // An OAuth access token is never sent upstream (it was issued for this server).
+    let passable = !is_oauth(&principal);
     request.extensions_mut().insert(principal);
-    if let Some(credential) = credential.filter(|c| !c.is_empty()) {
+    if let Some(credential) = credential.filter(|c| passable && !c.is_empty()) {
         request
             .extensions_mut()
             .insert(CallerCredential::new(credential));
     }
     next.run(request).await
+}
+
+/// Whether `principal` authenticated with an OAuth access token.
+fn is_oauth(principal: &Principal) -> bool {
+    #[cfg(feature = "oauth")]
+    return principal
+        .key_id
+        .as_deref()
+        .is_some_and(|id| id.starts_with(crate::auth::oauth::OAUTH_KEY_ID_PREFIX));
+    #[cfg(not(feature = "oauth"))]
+    {
+        let _ = principal;
+        false
+    }
 }
 
 /// The `WWW-Authenticate` of a 401 on `inner`'s catalog, when OAuth configures one.

@@ -32,6 +32,11 @@ use introspect::{IntrospectionConfig, Introspector, check_claims};
 pub(crate) use keys::check_secure;
 use keys::{FetchError, Fetcher, KeyCache};
 
+/// How the key id of an OAuth principal starts (`oauth:<jti or sub>`). Requests of such
+/// principals never carry the access token upstream: OAuth callers reach the API with the
+/// configured upstream credentials.
+pub const OAUTH_KEY_ID_PREFIX: &str = "oauth:";
+
 /// Longest access token looked at; anything longer is refused unread.
 pub const MAX_TOKEN_BYTES: usize = 16 * 1024;
 
@@ -371,7 +376,10 @@ impl OAuthResourceServer {
             .get("jti")
             .and_then(Value::as_str)
             .filter(|s| !s.is_empty())
-            .map_or_else(|| format!("oauth:{id}"), |jti| format!("oauth:{jti}"));
+            .map_or_else(
+                || format!("{OAUTH_KEY_ID_PREFIX}{id}"),
+                |jti| format!("{OAUTH_KEY_ID_PREFIX}{jti}"),
+            );
         Ok(Principal {
             id,
             key_id: Some(key_id),
