@@ -683,3 +683,28 @@ async fn opaque_tokens_are_introspected_and_the_answer_cached() {
         assert_refused(&response, &f, true, token);
     }
 }
+
+#[tokio::test]
+async fn tokens_signed_with_rs256_es256_and_eddsa_are_accepted() {
+    let mut f = start(&[]).await;
+    let resource = f.resource();
+    // Keys added before the first token are in the JWKS the server fetches.
+    let mut kids = vec![None];
+    for alg in ["ES256", "EdDSA"] {
+        let kid = f.auth.ask(json!({"op": "rotate", "alg": alg})).await["kid"]
+            .as_str()
+            .expect("kid")
+            .to_owned();
+        kids.push(Some(kid));
+    }
+    for kid in kids {
+        let options = kid.as_ref().map_or(json!({}), |kid| json!({"kid": kid}));
+        let token = f
+            .auth
+            .token_with(json!({"aud": resource, "scope": "mcp:read"}), options)
+            .await;
+        let header = token.split('.').next().unwrap_or_default().to_owned();
+        let response = post_call(&f.url, Some(&token), "synaplan_list_prompts").await;
+        assert_eq!(response.status(), 200, "{kid:?} {header}");
+    }
+}
