@@ -96,7 +96,7 @@ fn has_plugin(principal: &Principal, tool: &ToolDef) -> bool {
         .is_none_or(|plugin| principal.plugins.iter().any(|p| p == "*" || p == plugin))
 }
 
-/// Answers a `tools/call` of a tool the caller's scopes do not reach with 403 and
+/// Answers an OAuth caller's `tools/call` of a tool its scopes do not reach with 403 and
 /// `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"`, so that an OAuth client
 /// can ask for more (step-up). Calls of tools hidden by plugin go on and are answered like an
 /// unknown tool.
@@ -137,6 +137,14 @@ fn refused_tool(
     principal: &Principal,
 ) -> Option<(String, &'static str)> {
     if message.get("method").and_then(Value::as_str) != Some("tools/call") {
+        return None;
+    }
+    // Only a token can be stepped up; a key's hidden tools stay answered like unknown ones.
+    let from_token = principal
+        .key_id
+        .as_deref()
+        .is_some_and(|id| id.starts_with(crate::auth::oauth::OAUTH_KEY_ID_PREFIX));
+    if !from_token {
         return None;
     }
     let name = message.pointer("/params/name").and_then(Value::as_str)?;
