@@ -531,6 +531,16 @@ async fn run<T: ToolSet>(
         }
         _ => None,
     };
+    if args.oauth.oauth_issuer.is_some()
+        && args.public_url.is_none()
+        && args.transport == Transport::Http
+        && !args.listen.ip().is_loopback()
+    {
+        tracing::warn!(
+            "--oauth-issuer without --public-url: token audiences are checked against the Host \
+             each client sends; set --public-url to the address clients use"
+        );
+    }
     let server = builder.build().map_err(|e| e.to_string())?;
     match args.transport {
         Transport::Stdio => {
