@@ -175,6 +175,11 @@ pub struct ServeArgs {
     /// the meta-tools `search_tools`, `describe_tools` and `call_tool`, plus the `--pin` tools.
     #[arg(long, env = "MCPGEN_TOOL_MODE", value_enum, default_value = "all")]
     pub tool_mode: ToolMode,
+    /// In `all` mode, do not list `describe_tools` (nor say in descriptions) when tools have
+    /// summarised schemas: by default a tool whose listed schemas had nested fields summarised
+    /// to fit a budget says so, and `describe_tools` returns its full schemas.
+    #[arg(long, env = "MCPGEN_NO_DESCRIBE_TOOLS")]
+    pub no_describe_tools: bool,
     /// Tool listed directly in search mode, next to the meta-tools (repeatable; an unknown
     /// name is an error).
     #[arg(
@@ -415,6 +420,7 @@ fn builder_with_auth(
         .forward_headers(args.forward_headers.clone())
         .tool_mode(args.tool_mode)
         .pinned(args.pin.clone())
+        .describe_tools(!args.no_describe_tools)
         .insecure_no_auth(args.insecure_no_auth);
     if let Some(path) = &args.request_state_key_file {
         builder = builder.request_state_key(request_state_key(path)?);

@@ -25,7 +25,12 @@ pub fn tool_json(tool: &ir::Tool) -> Value {
     if let Some(title) = &tool.title {
         t.insert("title".into(), json!(title));
     }
-    t.insert("description".into(), json!(tool.description));
+    if tool.full_input_schema.is_some() || tool.full_output_schema.is_some() {
+        let noted = mcpgen_core::with_summarised_note(&tool.description);
+        t.insert("description".into(), json!(noted));
+    } else {
+        t.insert("description".into(), json!(tool.description));
+    }
     t.insert("inputSchema".into(), tool.input_schema.clone());
     if let Some(out) = &tool.output_schema {
         t.insert("outputSchema".into(), out.clone());
@@ -48,6 +53,25 @@ pub fn tool_json(tool: &ir::Tool) -> Value {
     Value::Object(t)
 }
 
+/// The `describe_tools` entry a server's `all` mode lists after the tools when some are
+/// summarised ([`mcpgen_core::DESCRIBE_TOOLS`]).
+fn describe_tools_json() -> Value {
+    let def = mcpgen_core::DESCRIBE_TOOLS;
+    let schema: Value = serde_json::from_str(def.input_schema).unwrap_or_default();
+    let a = def.annotations;
+    json!({
+        "name": def.name,
+        "description": def.description,
+        "inputSchema": schema,
+        "annotations": {
+            "readOnlyHint": a.read_only_hint,
+            "destructiveHint": a.destructive_hint,
+            "idempotentHint": a.idempotent_hint,
+            "openWorldHint": a.open_world_hint,
+        },
+    })
+}
+
 /// The `tools/list` result (pretty, for `tools.json`), its wire size, and each tool's entry
 /// size, all from one serialization of each entry.
 pub fn tools_list_json(
@@ -63,12 +87,44 @@ pub fn tools_list_json(
             (tool.name.clone(), ToolsListSize::of_compact_json(&compact))
         })
         .collect();
-    let list = json!({ "tools": entries });
+    let mut listed = entries;
+    if server
+        .tools
+        .iter()
+        .any(|t| t.full_input_schema.is_some() || t.full_output_schema.is_some())
+    {
+        listed.push(describe_tools_json());
+    }
+    let list = json!({ "tools": listed });
     let compact = list.to_string();
     let size = ToolsListSize::of_compact_json(&compact);
     let mut pretty = serde_json::to_string_pretty(&list).unwrap_or(compact);
     pretty.push('\n');
     (pretty, size, tool_sizes)
+}
+
+/// `tools.full.json`: the full schemas of every tool whose listed ones are summaries (only the
+/// schemas that are), in `tools/list` order, pretty, for review next to `tools.json`.
+pub fn full_schemas_json(server: &ir::Server) -> String {
+    let entries: Vec<Value> = server
+        .tools
+        .iter()
+        .filter(|tool| tool.full_input_schema.is_some() || tool.full_output_schema.is_some())
+        .map(|tool| {
+            let mut t = Map::new();
+            t.insert("name".into(), json!(tool.name));
+            if let Some(schema) = &tool.full_input_schema {
+                t.insert("inputSchema".into(), schema.clone());
+            }
+            if let Some(schema) = &tool.full_output_schema {
+                t.insert("outputSchema".into(), schema.clone());
+            }
+            Value::Object(t)
+        })
+        .collect();
+    let mut pretty = serde_json::to_string_pretty(&json!({ "tools": entries })).unwrap_or_default();
+    pretty.push('\n');
+    pretty
 }
 
 /// The tokens of `src/lib.rs`.

@@ -235,6 +235,14 @@ impl ServerBuilder {
         self
     }
 
+    /// Whether, in `all` mode, `describe_tools` is listed next to the tools when some tool's
+    /// listed schemas are summaries, and their descriptions say so (default on). Search mode
+    /// always has it.
+    pub fn describe_tools(mut self, on: bool) -> Self {
+        self.root.set_describe_tools(on);
+        self
+    }
+
     #[cfg(feature = "search")]
     /// Names tools listed directly in search mode, next to the meta-tools (each still only
     /// for callers that may call it). A name that is not served is refused by

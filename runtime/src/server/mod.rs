@@ -48,6 +48,7 @@ mod catalog;
 mod catalog_config;
 mod config;
 mod confirm;
+mod describe;
 mod error;
 mod handler;
 #[cfg(feature = "http")]
@@ -81,12 +82,13 @@ pub use config::DEFAULT_MAX_BODY_BYTES;
 #[cfg(feature = "search")]
 pub use config::ToolMode;
 pub use config::{DEFAULT_SHUTDOWN_TIMEOUT, OutputCheck, Unconfirmable};
+pub use describe::DESCRIBE_TOOL;
 pub use error::{ConfigProblem, ServerError};
 pub use mount::{MAX_CATALOG_NAME_LEN, Mount};
 #[cfg(feature = "http")]
 pub use reply::AUTH_ERROR_CODE;
 #[cfg(feature = "search")]
-pub use search::{CALL_TOOL, DESCRIBE_TOOL, SEARCH_TOOL};
+pub use search::{CALL_TOOL, SEARCH_TOOL};
 pub use shutdown::shutdown_signal;
 pub use state::Server;
 
