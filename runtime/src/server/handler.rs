@@ -175,16 +175,17 @@ fn listed_tools(inner: &Inner, principal: Option<&Principal>) -> Vec<rmcp::model
     if let Some(mode) = &inner.search {
         return mode.listed(&inner.catalog, principal);
     }
-    let mut tools: Vec<rmcp::model::Tool> = inner
+    let visible = inner.catalog.visible(principal);
+    // `describe_tools` follows the tools when the caller sees a summarised one.
+    let describe = inner
         .catalog
-        .visible(principal)
+        .describe_tool()
+        .filter(|_| visible.iter().any(|e| e.def.is_summarised()));
+    visible
         .into_iter()
         .map(|entry| entry.listed.clone())
-        .collect();
-    if let (Some(describe), Some(_)) = (inner.catalog.describe_tool(), principal) {
-        tools.push(describe.listed.clone());
-    }
-    tools
+        .chain(describe.map(|d| d.listed.clone()))
+        .collect()
 }
 
 /// `describe_tools` in `all` mode: like an unknown tool without a principal, an error
