@@ -10,6 +10,7 @@ use std::sync::Arc;
 use clap::Parser;
 use mcpgen::audit::{Fsync, JsonlSink, TracingSink};
 use mcpgen::auth::TokenAuthority;
+use mcpgen::cli::PlacementArgs;
 use mcpgen::server::{Mount, Server, shutdown_signal};
 use rooms::store::RoomStore;
 use rooms::tools::RoomTools;
@@ -26,6 +27,9 @@ struct Args {
     /// Address to listen on.
     #[arg(long, env = "MCPGEN_LISTEN", default_value = "127.0.0.1:8080")]
     listen: SocketAddr,
+    /// `--base-path` and `--public-url`: where the routes sit behind a proxy.
+    #[command(flatten)]
+    placement: PlacementArgs,
     /// Name of the environment variable holding the secret that signs accepted tokens
     /// (`mcpgen token issue --secret-env VAR --audience <room>`).
     #[arg(long, env = "MCPGEN_TOKEN_SECRET_ENV")]
@@ -84,6 +88,7 @@ async fn run(args: Args) -> Result<(), String> {
         .tool_set(RoomTools::all(store.clone()).into_tool_set())
         .audit(TracingSink::new())
         .insecure_no_auth(args.insecure_no_auth);
+    builder = args.placement.apply(builder);
     if let Some(path) = &args.audit_log {
         let sink = JsonlSink::open(path, Fsync::Always)
             .map_err(|e| format!("audit log {}: {e}", path.display()))?;

@@ -17,6 +17,8 @@ use super::pipeline::InFlight;
 use super::prompts::Prompts;
 use super::rate::{self, RateLimiter};
 #[cfg(feature = "http")]
+use super::placement::{self, Placement};
+#[cfg(feature = "http")]
 use super::rebinding::RebindingConfig;
 use super::resources::Resources;
 use super::state::{Inner, Mounted, Server};
@@ -36,6 +38,10 @@ pub struct ServerBuilder {
     root: CatalogConfig,
     #[cfg(feature = "http")]
     card_name: Option<String>,
+    #[cfg(feature = "http")]
+    base_path: Option<String>,
+    #[cfg(feature = "http")]
+    public_url: Option<String>,
     #[cfg(feature = "http")]
     insecure_no_auth: bool,
     audit: MultiSink,
@@ -88,6 +94,26 @@ impl ServerBuilder {
     /// `com.example/synaplan`. Default: `mcpgen.local/<name>`.
     pub fn card_name(mut self, card_name: impl Into<String>) -> Self {
         self.card_name = Some(card_name.into());
+        self
+    }
+
+    #[cfg(feature = "http")]
+    /// Moves every HTTP route under `path` (`--base-path`), e.g. `/api/v1/mcp`: the MCP
+    /// endpoint is then `path` itself, and catalogs, server cards, legacy SSE and `/healthz`
+    /// sit below it (see [`Placement`](super::Placement)). A path that is not clean and
+    /// absolute is refused by [`build`](Self::build).
+    pub fn base_path(mut self, path: impl Into<String>) -> Self {
+        self.base_path = Some(path.into());
+        self
+    }
+
+    #[cfg(feature = "http")]
+    /// Sets the URL clients reach the base path at (`--public-url`), e.g.
+    /// `https://mcp.example.com/api/v1/mcp` when TLS ends at a proxy; every announced URL
+    /// is built from it. Anything but an `http`/`https` URL without query, fragment or
+    /// credentials is refused by [`build`](Self::build).
+    pub fn public_url(mut self, url: impl Into<String>) -> Self {
+        self.public_url = Some(url.into());
         self
     }
 
@@ -264,6 +290,21 @@ impl ServerBuilder {
     /// server. All problems are reported together.
     pub fn build(self) -> Result<Server, ServerError> {
         let mut problems = Vec::new();
+        #[cfg(feature = "http")]
+        let placement = match Placement::new(self.base_path.as_deref(), self.public_url.as_deref())
+        {
+            Ok(placement) => Arc::new(placement),
+            Err(reasons) => {
+                problems.extend(
+                    reasons
+                        .into_iter()
+                        .map(|reason| ConfigProblem::InvalidPlacement { reason }),
+                );
+                Arc::new(Placement::default())
+            }
+        };
+        #[cfg(not(feature = "http"))]
+        let placement = ();
         let request_states = match RequestStates::new(self.request_state_key.as_deref()) {
             Ok(states) => Some(Arc::new(states)),
             Err(reason) => {
@@ -279,6 +320,11 @@ impl ServerBuilder {
                 problems.push(ConfigProblem::InvalidCatalogName {
                     name: mount.name.clone(),
                     reason: reason.to_owned(),
+                });
+            } else if let Some(reason) = placement_conflict(&placement, &mount.name) {
+                problems.push(ConfigProblem::InvalidCatalogName {
+                    name: mount.name.clone(),
+                    reason,
                 });
             } else if names.contains(&mount.name.as_str()) {
                 problems.push(ConfigProblem::DuplicateCatalog {
@@ -356,6 +402,8 @@ impl ServerBuilder {
                     .or_else(|| self.root.description.clone()),
                 #[cfg(feature = "http")]
                 card_name: None,
+                #[cfg(feature = "http")]
+                placement: placement.clone(),
                 sets: mount.catalog.sets,
                 catalog: tools.catalog,
                 #[cfg(feature = "search")]
@@ -393,6 +441,8 @@ impl ServerBuilder {
             description: self.root.description,
             #[cfg(feature = "http")]
             card_name: self.card_name,
+            #[cfg(feature = "http")]
+            placement,
             sets: self.root.sets,
             catalog: tools.catalog,
             #[cfg(feature = "search")]
@@ -437,6 +487,10 @@ impl Server {
             #[cfg(feature = "http")]
             card_name: None,
             #[cfg(feature = "http")]
+            base_path: None,
+            #[cfg(feature = "http")]
+            public_url: None,
+            #[cfg(feature = "http")]
             insecure_no_auth: false,
             audit: MultiSink::new(),
             audit_args: false,
@@ -464,4 +518,20 @@ impl Server {
 fn configured(mut inner: Inner) -> Inner {
     inner.server_config = handler::server_config(&inner);
     inner
+}
+
+/// Why a catalog cannot be called `name` under `placement`'s base path, if it cannot.
+#[cfg(feature = "http")]
+fn placement_conflict(placement: &Placement, name: &str) -> Option<String> {
+    (!placement.base_path.is_empty() && placement::RESERVED_UNDER_BASE.contains(&name)).then(|| {
+        format!(
+            "under the base path `{0}`, `{0}/{name}` is a route of the server itself",
+            placement.base_path
+        )
+    })
+}
+
+#[cfg(not(feature = "http"))]
+fn placement_conflict(_: &(), _: &str) -> Option<String> {
+    None
 }

@@ -167,6 +167,14 @@ pub enum ConfigProblem {
         /// What is wrong, counting the mount's tool sets from 1.
         problem: Box<ConfigProblem>,
     },
+    /// The base path or public URL cannot be used (see
+    /// [`ServerBuilder::base_path`](super::ServerBuilder::base_path)); the message names the
+    /// flag.
+    #[error("{reason}")]
+    InvalidPlacement {
+        /// What is wrong, naming the flag.
+        reason: String,
+    },
     /// A prompt cannot be served (see [`ServerBuilder::prompts`](super::ServerBuilder::prompts)).
     #[error("prompt `{prompt}`: {reason}")]
     InvalidPrompt {

@@ -404,25 +404,38 @@ pub(crate) fn build_router(
     extra_protected: Router,
 ) -> Router {
     let inner = &server.inner;
+    let placement = &inner.placement;
     let policy = Arc::new(inner.rebinding.policy(bound));
     let own = if server.serve_root {
-        protected_routes(inner, "/mcp", "", sessions.clone()).merge(extra_protected)
+        protected_routes(
+            inner,
+            &placement.mcp_path(),
+            &placement.base_path,
+            sessions.clone(),
+        )
+        .merge(extra_protected)
     } else {
         extra_protected
     };
     let mut protected = guarded(own, inner, &policy, true);
     for mount in server.mounts.iter() {
-        let base = format!("/mcp/{}", mount.name);
+        let base = placement.mount_path(&mount.name);
         let routes = protected_routes(&mount.inner, &base, &base, sessions.clone());
         protected = protected.merge(guarded(routes, &mount.inner, &policy, false));
     }
     let cards = Router::new()
-        .route("/.well-known/mcp.json", get(card::well_known))
-        .route("/mcp/server-card", get(card::server_card))
-        .with_state(inner.clone())
+        .route(
+            &placement.root_path("/.well-known/mcp.json"),
+            get(card::well_known),
+        )
+        .route(
+            &format!("{}/server-card", placement.mcp_path()),
+            get(card::server_card),
+        )
+        .with_state(card::CardState::of(server))
         .layer(middleware::from_fn_with_state(policy, check_rebinding));
     Router::new()
-        .route("/healthz", get(|| async { "ok" }))
+        .route(&placement.root_path("/healthz"), get(|| async { "ok" }))
         .merge(cards)
         .merge(protected)
 }
@@ -480,11 +493,14 @@ impl Server {
         self.check_exposure(local)?;
         let sessions = CancellationToken::new();
         let router = build_router(self, Some(local.ip()), sessions.clone(), Router::new());
+        let placement = &self.inner.placement;
         if self.serve_root {
-            tracing::info!(%local, auth = self.inner.auth.is_some(), "serving MCP over HTTP at /mcp and /sse");
+            let (mcp, sse) = (placement.mcp_path(), placement.root_path("/sse"));
+            tracing::info!(%local, auth = self.inner.auth.is_some(), "serving MCP over HTTP at {mcp} and {sse}");
         }
         for mount in self.mounts.iter() {
-            tracing::info!(%local, auth = mount.inner.auth.is_some(), "serving catalog `{0}` at /mcp/{0} and /mcp/{0}/sse", mount.name);
+            let path = placement.mount_path(&mount.name);
+            tracing::info!(%local, auth = mount.inner.auth.is_some(), "serving catalog `{}` at {path} and {path}/sse", mount.name);
         }
         let stop = CancellationToken::new();
         // A response streamed as SSE (session requests) goes out in several writes; with

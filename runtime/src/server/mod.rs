@@ -56,6 +56,8 @@ mod mount;
 #[cfg(feature = "http")]
 mod param_headers;
 mod pipeline;
+#[cfg(feature = "http")]
+mod placement;
 mod prompts;
 mod rate;
 #[cfg(feature = "http")]
@@ -83,6 +85,8 @@ pub use config::ToolMode;
 pub use config::{DEFAULT_SHUTDOWN_TIMEOUT, OutputCheck, Unconfirmable};
 pub use error::{ConfigProblem, ServerError};
 pub use mount::{MAX_CATALOG_NAME_LEN, Mount};
+#[cfg(feature = "http")]
+pub use placement::Placement;
 #[cfg(feature = "http")]
 pub use reply::AUTH_ERROR_CODE;
 #[cfg(feature = "search")]

@@ -17,6 +17,8 @@ use super::pipeline::InFlight;
 use super::prompts::Prompts;
 use super::rate::RateLimiter;
 #[cfg(feature = "http")]
+use super::placement::Placement;
+#[cfg(feature = "http")]
 use super::rebinding::RebindingConfig;
 use super::resources::Resources;
 #[cfg(feature = "search")]
@@ -41,6 +43,9 @@ pub(crate) struct Inner {
     pub(crate) description: Option<String>,
     #[cfg(feature = "http")]
     pub(crate) card_name: Option<String>,
+    /// The base path and public URL; shared by every catalog of the server.
+    #[cfg(feature = "http")]
+    pub(crate) placement: Arc<Placement>,
     pub(crate) sets: Vec<Arc<dyn ToolSet>>,
     pub(crate) catalog: Catalog,
     /// Set in search mode.
@@ -130,6 +135,13 @@ impl Server {
     /// The server description, if set.
     pub fn description(&self) -> Option<&str> {
         self.inner.description.as_deref()
+    }
+
+    #[cfg(feature = "http")]
+    /// Where the server sits behind a proxy: its base path and public URL, and the canonical
+    /// URLs of `/mcp` and of each catalog built from them.
+    pub fn placement(&self) -> &Placement {
+        &self.inner.placement
     }
 
     /// Whether HTTP requests are authenticated.
