@@ -382,3 +382,54 @@ async fn an_open_catalog_is_refused_on_a_public_address() {
         "{refused:?}"
     );
 }
+
+#[tokio::test]
+async fn the_cards_of_a_server_with_only_mounts_list_the_mounts_and_nothing_else() {
+    let recorder = Recorder::default();
+    let (server, _tokens) = two_rooms(&recorder);
+    let running = Running::start(server).await;
+    let draft: serde_json::Value = reqwest::get(format!("{}/mcp/server-card", running.url))
+        .await
+        .expect("the card is served")
+        .json()
+        .await
+        .expect("a JSON card");
+    let remotes: Vec<(String, String)> = draft["remotes"]
+        .as_array()
+        .expect("remotes")
+        .iter()
+        .map(|r| {
+            assert_eq!(r["headers"][0]["name"], "Authorization", "{r}");
+            (
+                r["type"].as_str().unwrap_or_default().to_owned(),
+                r["url"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect();
+    let url = &running.url;
+    assert_eq!(
+        remotes,
+        [
+            ("streamable-http".to_owned(), format!("{url}/mcp/alpha")),
+            ("sse".to_owned(), format!("{url}/mcp/alpha/sse")),
+            ("streamable-http".to_owned(), format!("{url}/mcp/beta")),
+            ("sse".to_owned(), format!("{url}/mcp/beta/sse")),
+        ]
+    );
+    let card: serde_json::Value = reqwest::get(format!("{url}/.well-known/mcp.json"))
+        .await
+        .expect("the card is served")
+        .json()
+        .await
+        .expect("a JSON card");
+    assert_eq!(card.get("endpoint"), None, "{card}");
+    assert_eq!(card["transports"], json!([]));
+    assert_eq!(
+        card["catalogs"],
+        json!([
+            {"name": "alpha", "endpoint": "/mcp/alpha", "transports": ["streamable-http", "sse"]},
+            {"name": "beta", "endpoint": "/mcp/beta", "transports": ["streamable-http", "sse"]},
+        ])
+    );
+    running.stop().await.expect("the server stops");
+}

@@ -14,10 +14,10 @@ use super::error::{ConfigProblem, ServerError};
 use super::handler;
 use super::mount::{self, Mount};
 use super::pipeline::InFlight;
-use super::prompts::Prompts;
-use super::rate::{self, RateLimiter};
 #[cfg(feature = "http")]
 use super::placement::{self, Placement};
+use super::prompts::Prompts;
+use super::rate::{self, RateLimiter};
 #[cfg(feature = "http")]
 use super::rebinding::RebindingConfig;
 use super::resources::Resources;

@@ -163,10 +163,7 @@ fn truncate(text: &str, max: usize) -> String {
 
 /// `GET /mcp/server-card`: one remote per transport served, the server's own catalog first,
 /// then each mounted catalog's.
-pub(crate) async fn server_card(
-    State(state): State<CardState>,
-    headers: HeaderMap,
-) -> Json<Value> {
+pub(crate) async fn server_card(State(state): State<CardState>, headers: HeaderMap) -> Json<Value> {
     let inner = &state.inner;
     let placement = &inner.placement;
     let versions: Vec<&str> = ProtocolVersion::KNOWN_VERSIONS

@@ -14,6 +14,8 @@
 //!   and `POST /mcp/<name>/message?sessionId=` (legacy HTTP+SSE), each behind the same layers
 //!   as `/mcp` but authenticated by the mount's own authenticators (then the server's). With
 //!   mounts and no tool sets of its own, the server serves neither `/mcp` nor `/sse`.
+//! - With a base path `B` ([`Placement`](super::Placement)), `/mcp` becomes `B`, and every
+//!   other route moves below it (`B/sse`, `B/healthz`, `B/<name>`, `B/server-card`, …).
 //!
 //! Everything under [`protected_routes`] passes, outermost first: `Host`/`Origin` validation
 //! (403), authentication (401 with `WWW-Authenticate` and a JSON-RPC error body, code -32001;

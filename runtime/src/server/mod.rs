@@ -31,7 +31,8 @@
 //! HTTP routes ([`Server::router`]): `/mcp` (Streamable HTTP; sessions for clients that
 //! `initialize`, stateless JSON responses for the 2026-07-28 protocol), `GET /sse` with
 //! `POST /message?sessionId=` (legacy HTTP+SSE, 2024-11-05), `GET /healthz`,
-//! `GET /.well-known/mcp.json` and `GET /mcp/server-card`.
+//! `GET /.well-known/mcp.json` and `GET /mcp/server-card`; with a base path
+//! ([`ServerBuilder::base_path`]) all of them move under it (see [`Placement`]).
 //!
 //! Several catalogs can share one server: each [`Mount`] is served at `/mcp/<name>` (and
 //! `/mcp/<name>/sse`, `/mcp/<name>/message`) with its own tool sets and authenticators, e.g.

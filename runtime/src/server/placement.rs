@@ -201,7 +201,9 @@ mod tests {
         for none in ["", "/"] {
             assert_eq!(Placement::new(Some(none), None).expect(none).base_path, "");
         }
-        for bad in ["api", "/api/", "/a//b", "/a/../b", "/a b", "/a?x=1", "/a#f", "/%2e"] {
+        for bad in [
+            "api", "/api/", "/a//b", "/a/../b", "/a b", "/a?x=1", "/a#f", "/%2e",
+        ] {
             let problems = Placement::new(Some(bad), None).expect_err(bad);
             assert!(problems[0].contains("--base-path"), "{problems:?}");
         }

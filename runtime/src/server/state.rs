@@ -14,10 +14,10 @@ use super::config::{OutputCheck, Unconfirmable};
 #[cfg(feature = "http")]
 use super::error::ServerError;
 use super::pipeline::InFlight;
-use super::prompts::Prompts;
-use super::rate::RateLimiter;
 #[cfg(feature = "http")]
 use super::placement::Placement;
+use super::prompts::Prompts;
+use super::rate::RateLimiter;
 #[cfg(feature = "http")]
 use super::rebinding::RebindingConfig;
 use super::resources::Resources;
