@@ -43,6 +43,7 @@ fn description(inner: &Inner) -> String {
     inner
         .description
         .clone()
+        .filter(|d| !d.trim().is_empty())
         .unwrap_or_else(|| format!("{} MCP server", inner.name))
 }
 
@@ -206,7 +207,8 @@ pub(crate) async fn server_card(State(state): State<CardState>, headers: HeaderM
         "description": truncate(&description(inner), CARD_DESCRIPTION_MAX),
         "remotes": remotes,
     });
-    if let (Some(title), Some(obj)) = (&inner.title, card.as_object_mut()) {
+    let title = inner.title.as_ref().filter(|t| !t.trim().is_empty());
+    if let (Some(title), Some(obj)) = (title, card.as_object_mut()) {
         obj.insert(
             "title".to_owned(),
             Value::String(truncate(title, CARD_DESCRIPTION_MAX)),
