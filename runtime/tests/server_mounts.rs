@@ -15,7 +15,8 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::json;
 use support::{
-    ADD_NOTE, Client, FixedKeys, LIST_NOTES, Notes, PLUGIN_ECHO, Recorder, Running, call, names,
+    ADD_NOTE, Client, FixedKeys, LIST_NOTES, Notes, PLUGIN_ECHO, Recorder, Running, SLOW, call,
+    names, text,
 };
 
 /// Bound on every network wait, so a bug cannot hang the suite.
@@ -25,6 +26,7 @@ const SECRET: &[u8] = b"mounts-test-secret-of-at-least-32-bytes!";
 
 static ALPHA_TOOLS: &[ToolDef] = &[LIST_NOTES];
 static BETA_TOOLS: &[ToolDef] = &[LIST_NOTES, ADD_NOTE];
+static GAMMA_TOOLS: &[ToolDef] = &[LIST_NOTES, SLOW];
 
 fn every_scope() -> Vec<String> {
     vec!["mcp:*".to_owned(), "notes:write".to_owned()]
@@ -430,6 +432,96 @@ async fn the_cards_of_a_server_with_only_mounts_list_the_mounts_and_nothing_else
             {"name": "alpha", "endpoint": "/mcp/alpha", "transports": ["streamable-http", "sse"]},
             {"name": "beta", "endpoint": "/mcp/beta", "transports": ["streamable-http", "sse"]},
         ])
+    );
+    running.stop().await.expect("the server stops");
+}
+
+#[tokio::test]
+async fn catalogs_mount_and_unmount_while_serving() {
+    let recorder = Recorder::default();
+    let (server, tokens) = two_rooms(&recorder);
+    let handle = server.clone();
+    let running = Running::start(server).await;
+    let gamma_url = format!("{}/mcp/gamma", running.url);
+    let hour = Duration::from_secs(3600);
+    let gamma_token =
+        tokens
+            .with_audience("gamma")
+            .expect("an audience")
+            .issue("cy", &every_scope(), hour);
+    let alpha_token =
+        tokens
+            .with_audience("alpha")
+            .expect("an audience")
+            .issue("ann", &every_scope(), hour);
+    assert_eq!(raw_initialize(&gamma_url, &gamma_token).await.0, 404);
+
+    let gamma_tools = notes(GAMMA_TOOLS);
+    handle
+        .mount(
+            Mount::new("gamma")
+                .tool_set(gamma_tools.clone())
+                .authenticator(tokens.with_audience("gamma").expect("an audience")),
+        )
+        .expect("gamma mounts while serving");
+    assert_eq!(handle.catalogs(), ["alpha", "beta", "gamma"]);
+    // Served at once, to its own audience only.
+    assert_eq!(raw_initialize(&gamma_url, &alpha_token).await.0, 401);
+    let gamma = connect(&gamma_url, &gamma_token).await;
+    let listed = gamma.list_all_tools().await.expect("tools/list");
+    assert_eq!(names(&listed), ["list_notes", "slow"]);
+    let card: serde_json::Value = reqwest::get(format!("{}/.well-known/mcp.json", running.url))
+        .await
+        .expect("the card is served")
+        .json()
+        .await
+        .expect("a JSON card");
+    assert_eq!(card["catalogs"][2]["name"], "gamma", "{card}");
+
+    // A call in progress when the catalog is unmounted finishes; new requests get 404.
+    let in_flight = tokio::spawn(async move {
+        let result = gamma.call_tool(call("slow", json!({"ms": 1000}))).await;
+        (result, gamma)
+    });
+    let started = async {
+        while !gamma_tools.calls().contains(&"slow".to_owned()) {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    };
+    tokio::time::timeout(WAIT, started)
+        .await
+        .expect("the slow call starts");
+    assert!(handle.unmount("gamma"));
+    assert!(!handle.unmount("gamma"), "already unmounted");
+    assert_eq!(raw_initialize(&gamma_url, &gamma_token).await.0, 404);
+    let (result, _gamma) = tokio::time::timeout(WAIT, in_flight)
+        .await
+        .expect("the call in flight finishes")
+        .expect("the task runs");
+    let result = result.expect("the call in flight is answered");
+    assert_eq!(result.is_error, Some(false), "{}", text(&result));
+    assert_eq!(text(&result), "waited 1000 ms");
+    assert_eq!(handle.catalogs(), ["alpha", "beta"]);
+
+    // Mounted again, it is served again; a name in use or a bad one is refused.
+    handle
+        .mount(
+            Mount::new("gamma")
+                .tool_set(notes(GAMMA_TOOLS))
+                .authenticator(tokens.with_audience("gamma").expect("an audience")),
+        )
+        .expect("gamma mounts again");
+    assert_eq!(raw_initialize(&gamma_url, &gamma_token).await.0, 200);
+    assert_eq!(raw_initialize(&gamma_url, &alpha_token).await.0, 401);
+    let refused = handle.mount(Mount::new("alpha").tool_set(notes(ALPHA_TOOLS)));
+    assert!(
+        matches!(&refused, Err(ServerError::Config(p)) if p == &[ConfigProblem::DuplicateCatalog { name: "alpha".to_owned() }]),
+        "{refused:?}"
+    );
+    let refused = handle.mount(Mount::new("a/b").tool_set(notes(ALPHA_TOOLS)));
+    assert!(
+        matches!(&refused, Err(ServerError::Config(p)) if matches!(p[..], [ConfigProblem::InvalidCatalogName { .. }])),
+        "{refused:?}"
     );
     running.stop().await.expect("the server stops");
 }

@@ -13,6 +13,7 @@ use super::config::{DEFAULT_SHUTDOWN_TIMEOUT, OutputCheck, Unconfirmable};
 use super::error::{ConfigProblem, ServerError};
 use super::handler;
 use super::mount::{self, Mount};
+use super::mounting::{MountTable, Mounted, mounted_inner};
 use super::pipeline::InFlight;
 #[cfg(feature = "http")]
 use super::placement::{self, Placement};
@@ -21,7 +22,7 @@ use super::rate::{self, RateLimiter};
 #[cfg(feature = "http")]
 use super::rebinding::RebindingConfig;
 use super::resources::Resources;
-use super::state::{Inner, Mounted, Server};
+use super::state::{Inner, Server};
 use crate::ToolSet;
 use crate::audit::{AuditSink, MultiSink};
 use crate::auth::Authenticator;
@@ -386,54 +387,6 @@ impl ServerBuilder {
         let serve_root = !self.root.sets.is_empty() || self.mounts.is_empty();
         let rate = Arc::new(RateLimiter::new(self.rate_limit));
         let inflight = Arc::new(InFlight::default());
-        let mut mounts = Vec::with_capacity(self.mounts.len());
-        for (mount, tools) in self.mounts.into_iter().zip(mounted_tools) {
-            let Some(tools) = tools else {
-                // Unreachable: a mount whose tools did not build left a problem above.
-                continue;
-            };
-            let inner = configured(Inner {
-                name: format!("{}/{}", self.name, mount.name),
-                version: self.version.clone(),
-                title: mount.catalog.title.or_else(|| self.root.title.clone()),
-                description: mount
-                    .catalog
-                    .description
-                    .or_else(|| self.root.description.clone()),
-                #[cfg(feature = "http")]
-                card_name: None,
-                #[cfg(feature = "http")]
-                placement: placement.clone(),
-                sets: mount.catalog.sets,
-                catalog: tools.catalog,
-                #[cfg(feature = "search")]
-                search: tools.search,
-                auth: mount::mount_auth(mount.catalog.auth, self.root.auth.as_ref()),
-                #[cfg(feature = "http")]
-                insecure_no_auth: self.insecure_no_auth,
-                audit: self.audit.clone(),
-                audit_args: self.audit_args,
-                rate: rate.clone(),
-                #[cfg(feature = "http")]
-                rebinding: rebinding.clone(),
-                #[cfg(feature = "http")]
-                max_body_bytes: self.max_body_bytes,
-                shutdown_timeout: self.shutdown_timeout,
-                output_check: self.output_check,
-                unconfirmable: self.unconfirmable,
-                #[cfg(feature = "http")]
-                forward_headers: forward_headers.clone(),
-                inflight: inflight.clone(),
-                request_states: request_states.clone(),
-                prompts: Prompts::default(),
-                resources: Resources::default(),
-                server_config: rmcp::model::ServerConfig::default(),
-            });
-            mounts.push(Mounted {
-                name: mount.name,
-                inner: Arc::new(inner),
-            });
-        }
         let inner = configured(Inner {
             name: self.name,
             version: self.version,
@@ -468,9 +421,23 @@ impl ServerBuilder {
             resources,
             server_config: rmcp::model::ServerConfig::default(),
         });
+        let mut mounts = Vec::with_capacity(self.mounts.len());
+        for (mount, tools) in self.mounts.into_iter().zip(mounted_tools) {
+            let Some(tools) = tools else {
+                // Unreachable: a mount whose tools did not build left a problem above.
+                continue;
+            };
+            let mounted = mounted_inner(&inner, &mount.name, mount.catalog, tools);
+            mounts.push(Mounted {
+                name: mount.name,
+                inner: Arc::new(mounted),
+            });
+        }
         Ok(Server {
             inner: Arc::new(inner),
-            mounts: mounts.into(),
+            mounts: Arc::new(MountTable::new(mounts)),
+            #[cfg(feature = "http")]
+            exposed: Arc::default(),
             #[cfg(feature = "http")]
             serve_root,
         })
@@ -515,7 +482,7 @@ impl Server {
 }
 
 /// Fills in what `initialize` answers, from the rest of `inner`.
-fn configured(mut inner: Inner) -> Inner {
+pub(super) fn configured(mut inner: Inner) -> Inner {
     inner.server_config = handler::server_config(&inner);
     inner
 }

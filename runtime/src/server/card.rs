@@ -22,6 +22,7 @@ use axum::http::HeaderMap;
 use rmcp::model::ProtocolVersion;
 use serde_json::{Value, json};
 
+use super::mounting::MountTable;
 use super::state::{Inner, Server};
 
 /// The `$schema` of the draft server card.
@@ -53,8 +54,8 @@ pub(crate) struct CardState {
     inner: Arc<Inner>,
     /// Whether the server's own catalog is served at the MCP endpoint.
     serve_root: bool,
-    /// The mounted catalogs: name and whether requests to it are authenticated.
-    mounts: Arc<[(String, bool)]>,
+    /// The mounted catalogs, read on each request (they change while serving).
+    mounts: Arc<MountTable>,
 }
 
 impl CardState {
@@ -62,11 +63,7 @@ impl CardState {
         Self {
             inner: server.inner.clone(),
             serve_root: server.serve_root,
-            mounts: server
-                .mounts
-                .iter()
-                .map(|m| (m.name.clone(), m.inner.auth.is_some()))
-                .collect(),
+            mounts: server.mounts.clone(),
         }
     }
 }
@@ -109,11 +106,12 @@ pub(crate) async fn well_known(State(state): State<CardState>) -> Json<Value> {
     } else {
         obj.insert("transports".to_owned(), json!([]));
     }
-    if !state.mounts.is_empty() {
-        let catalogs: Vec<Value> = state
-            .mounts
+    let mounts = state.mounts.snapshot();
+    if !mounts.is_empty() {
+        let catalogs: Vec<Value> = mounts
             .iter()
-            .map(|(name, _)| {
+            .map(|mount| {
+                let name = &mount.name;
                 let path = placement.mount_path(name);
                 json!({
                     "name": name,
@@ -194,10 +192,10 @@ pub(crate) async fn server_card(State(state): State<CardState>, headers: HeaderM
             remotes.push(remote(kind, &path, inner.auth.is_some()));
         }
     }
-    for (name, authenticated) in state.mounts.iter() {
-        let base = placement.mount_path(name);
+    for mount in state.mounts.snapshot() {
+        let base = placement.mount_path(&mount.name);
         for (kind, path) in transports(&base, &base) {
-            remotes.push(remote(kind, &path, *authenticated));
+            remotes.push(remote(kind, &path, mount.inner.auth.is_some()));
         }
     }
     let mut card = json!({

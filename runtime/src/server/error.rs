@@ -175,6 +175,14 @@ pub enum ConfigProblem {
         /// What is wrong, naming the flag.
         reason: String,
     },
+    /// A catalog mounted while serving a non-loopback address has no authenticator, its own
+    /// or the server's.
+    #[error(
+        "the catalog has no authenticator, its own or the server's, and the server serves a \
+         non-loopback address; give it one (Mount::authenticator), or allow this with \
+         ServerBuilder::insecure_no_auth(true)"
+    )]
+    UnauthenticatedMount,
     /// A prompt cannot be served (see [`ServerBuilder::prompts`](super::ServerBuilder::prompts)).
     #[error("prompt `{prompt}`: {reason}")]
     InvalidPrompt {

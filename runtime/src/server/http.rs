@@ -397,6 +397,21 @@ fn guarded(routes: Router, inner: &Arc<Inner>, policy: &Arc<Rebinding>, own: boo
     }
 }
 
+/// The guarded routes of the catalog `inner` mounted at `base`.
+fn mount_routes(
+    inner: &Arc<Inner>,
+    base: &str,
+    policy: &Arc<Rebinding>,
+    sessions: CancellationToken,
+) -> Router {
+    guarded(
+        protected_routes(inner, base, base, sessions),
+        inner,
+        policy,
+        false,
+    )
+}
+
 /// Builds the full router for a server bound to `bound` (`None`: unknown, treated as loopback
 /// for the `Host`/`Origin` defaults). Cancelling `sessions` closes open sessions and streams.
 pub(crate) fn build_router(
@@ -419,12 +434,13 @@ pub(crate) fn build_router(
     } else {
         extra_protected
     };
-    let mut protected = guarded(own, inner, &policy, true);
-    for mount in server.mounts.iter() {
-        let base = placement.mount_path(&mount.name);
-        let routes = protected_routes(&mount.inner, &base, &base, sessions.clone());
-        protected = protected.merge(guarded(routes, &mount.inner, &policy, false));
-    }
+    let protected = guarded(own, inner, &policy, true).merge(super::catalog_routes::routes(
+        server.mounts.clone(),
+        placement.clone(),
+        policy.clone(),
+        sessions.clone(),
+        mount_routes,
+    ));
     let cards = Router::new()
         .route(
             &placement.root_path("/.well-known/mcp.json"),
@@ -500,7 +516,7 @@ impl Server {
             let (mcp, sse) = (placement.mcp_path(), placement.root_path("/sse"));
             tracing::info!(%local, auth = self.inner.auth.is_some(), "serving MCP over HTTP at {mcp} and {sse}");
         }
-        for mount in self.mounts.iter() {
+        for mount in self.mounts.snapshot() {
             let path = placement.mount_path(&mount.name);
             tracing::info!(%local, auth = mount.inner.auth.is_some(), "serving catalog `{}` at {path} and {path}/sse", mount.name);
         }

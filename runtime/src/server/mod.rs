@@ -47,6 +47,8 @@ mod builder;
 mod card;
 mod catalog;
 mod catalog_config;
+#[cfg(feature = "http")]
+mod catalog_routes;
 mod config;
 mod confirm;
 mod error;
@@ -54,6 +56,7 @@ mod handler;
 #[cfg(feature = "http")]
 mod http;
 mod mount;
+mod mounting;
 #[cfg(feature = "http")]
 mod param_headers;
 mod pipeline;

@@ -13,6 +13,7 @@ use super::catalog::Catalog;
 use super::config::{OutputCheck, Unconfirmable};
 #[cfg(feature = "http")]
 use super::error::ServerError;
+use super::mounting::MountTable;
 use super::pipeline::InFlight;
 #[cfg(feature = "http")]
 use super::placement::Placement;
@@ -28,12 +29,6 @@ use crate::auth::AuthChain;
 use crate::input::RequestStates;
 use crate::principal::Principal;
 use crate::{ToolDef, ToolSet};
-
-/// A catalog served at `/mcp/<name>`.
-pub(crate) struct Mounted {
-    pub(crate) name: String,
-    pub(crate) inner: Arc<Inner>,
-}
 
 /// Everything a running server shares between connections.
 pub(crate) struct Inner {
@@ -99,8 +94,12 @@ impl Inner {
 #[derive(Clone)]
 pub struct Server {
     pub(super) inner: Arc<Inner>,
-    /// The catalogs at `/mcp/<name>`, in the order they were mounted.
-    pub(super) mounts: Arc<[Mounted]>,
+    /// The catalogs at `/mcp/<name>`, in the order they were mounted; changed while serving
+    /// by [`Server::mount`] and [`Server::unmount`].
+    pub(super) mounts: Arc<MountTable>,
+    /// Whether the server serves (or served) a non-loopback address.
+    #[cfg(feature = "http")]
+    pub(super) exposed: Arc<std::sync::atomic::AtomicBool>,
     /// Whether `/mcp` (and `/sse`) serve the server's own catalog: when it has tool sets, or
     /// when there are no mounts.
     #[cfg(feature = "http")]
@@ -115,7 +114,12 @@ impl std::fmt::Debug for Server {
             .field("tools", &self.inner.catalog.entries().len())
             .field(
                 "catalogs",
-                &self.mounts.iter().map(|m| &m.name).collect::<Vec<_>>(),
+                &self
+                    .mounts
+                    .snapshot()
+                    .into_iter()
+                    .map(|m| m.name)
+                    .collect::<Vec<_>>(),
             )
             .finish_non_exhaustive()
     }
@@ -154,23 +158,15 @@ impl Server {
         self.inner.catalog.entries().iter().map(|e| e.def).collect()
     }
 
-    /// The names of the catalogs mounted at `/mcp/<name>`, in the order they were mounted.
-    pub fn catalogs(&self) -> Vec<&str> {
-        self.mounts.iter().map(|m| m.name.as_str()).collect()
+    /// The names of the catalogs mounted at `/mcp/<name>` now, in the order they were mounted.
+    pub fn catalogs(&self) -> Vec<String> {
+        self.mounts.snapshot().into_iter().map(|m| m.name).collect()
     }
 
     /// Every tool the catalog mounted as `name` serves (`None`: no such catalog).
     pub fn catalog_tools(&self, name: &str) -> Option<Vec<&'static ToolDef>> {
-        let mount = self.mounts.iter().find(|m| m.name == name)?;
-        Some(
-            mount
-                .inner
-                .catalog
-                .entries()
-                .iter()
-                .map(|e| e.def)
-                .collect(),
-        )
+        let mount = self.mounts.get(name)?;
+        Some(mount.catalog.entries().iter().map(|e| e.def).collect())
     }
 
     /// The tools `principal` may see and call.
@@ -196,9 +192,17 @@ impl Server {
     pub(super) fn check_exposure(&self, addr: std::net::SocketAddr) -> Result<(), ServerError> {
         let exposed = !is_loopback(addr.ip());
         let open_root = self.serve_root && self.inner.auth.is_none();
-        let open_mount = self.mounts.iter().any(|m| m.inner.auth.is_none());
+        let open_mount = self
+            .mounts
+            .snapshot()
+            .iter()
+            .any(|m| m.inner.auth.is_none());
         if exposed && (open_root || open_mount) && !self.inner.insecure_no_auth {
             return Err(ServerError::InsecureNoAuth { addr });
+        }
+        if exposed {
+            self.exposed
+                .store(true, std::sync::atomic::Ordering::Relaxed);
         }
         Ok(())
     }
