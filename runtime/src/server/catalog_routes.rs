@@ -28,6 +28,9 @@ use super::state::Inner;
 /// Builds a catalog's routes: Streamable HTTP at `base` and legacy SSE below it, guarded.
 pub(crate) type BuildRoutes = fn(&Arc<Inner>, &str, &Arc<Rebinding>, CancellationToken) -> Router;
 
+/// Catalog name → the state its routes were built for, and the routes.
+type Built = HashMap<String, (Arc<Inner>, Router)>;
+
 #[derive(Clone)]
 struct Dispatch {
     mounts: Arc<MountTable>,
@@ -35,8 +38,7 @@ struct Dispatch {
     policy: Arc<Rebinding>,
     sessions: CancellationToken,
     build: BuildRoutes,
-    /// Catalog name → the state its routes were built for, and the routes.
-    built: Arc<Mutex<HashMap<String, (Arc<Inner>, Router)>>>,
+    built: Arc<Mutex<Built>>,
 }
 
 /// The routes `<mcp path>/{catalog}` and `<mcp path>/{catalog}/{*rest}`.

@@ -37,7 +37,8 @@
 //! Several catalogs can share one server: each [`Mount`] is served at `/mcp/<name>` (and
 //! `/mcp/<name>/sse`, `/mcp/<name>/message`) with its own tool sets and authenticators, e.g.
 //! a signed-token audience per catalog. The server's own tool sets stay at `/mcp`; a server
-//! with mounts and no tool sets of its own serves only the mounts.
+//! with mounts and no tool sets of its own serves only the mounts. [`Server::mount`] and
+//! [`Server::unmount`] add and remove catalogs while the server runs.
 //!
 //! Prompts ([`ServerBuilder::prompts`]) and resources ([`ServerBuilder::resources`]) are served
 //! at `/mcp`, next to the server's own tools.
