@@ -478,6 +478,36 @@ async fn catalogs_mount_and_unmount_while_serving() {
         .expect("a JSON card");
     assert_eq!(card["catalogs"][2]["name"], "gamma", "{card}");
 
+    // A raw session, opened before the unmount.
+    let opened = reqwest::Client::new()
+        .post(&gamma_url)
+        .bearer_auth(&gamma_token)
+        .header("accept", "application/json, text/event-stream")
+        .json(&json!({
+            "jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                       "clientInfo": {"name": "raw", "version": "1"}},
+        }))
+        .send()
+        .await
+        .expect("the request is sent");
+    let session = opened
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .expect("a session id")
+        .to_owned();
+    let list_in_session = || {
+        reqwest::Client::new()
+            .post(&gamma_url)
+            .bearer_auth(&gamma_token)
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-session-id", &session)
+            .header("mcp-protocol-version", "2025-06-18")
+            .json(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}))
+            .send()
+    };
+
     // A call in progress when the catalog is unmounted finishes; new requests get 404.
     let in_flight = tokio::spawn(async move {
         let result = gamma.call_tool(call("slow", json!({"ms": 1000}))).await;
@@ -494,6 +524,12 @@ async fn catalogs_mount_and_unmount_while_serving() {
     assert!(handle.unmount("gamma"));
     assert!(!handle.unmount("gamma"), "already unmounted");
     assert_eq!(raw_initialize(&gamma_url, &gamma_token).await.0, 404);
+    let in_session = list_in_session().await.expect("the request is sent");
+    assert_eq!(
+        in_session.status().as_u16(),
+        404,
+        "a session of the unmounted catalog"
+    );
     let (result, _gamma) = tokio::time::timeout(WAIT, in_flight)
         .await
         .expect("the call in flight finishes")
