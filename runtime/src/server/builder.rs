@@ -12,11 +12,11 @@ use super::config::{DEFAULT_MAX_BODY_BYTES, forward_header_names};
 use super::config::{DEFAULT_SHUTDOWN_TIMEOUT, OutputCheck, Unconfirmable};
 use super::error::{ConfigProblem, ServerError};
 use super::handler;
-use super::mount::{self, Mount};
-use super::mounting::{MountTable, Mounted, mounted_inner};
+use super::mount::Mount;
+use super::mounting::{MountTable, Mounted, mounted_inner, name_check};
 use super::pipeline::InFlight;
 #[cfg(feature = "http")]
-use super::placement::{self, Placement};
+use super::placement::Placement;
 use super::prompts::Prompts;
 use super::rate::{self, RateLimiter};
 #[cfg(feature = "http")]
@@ -317,20 +317,8 @@ impl ServerBuilder {
         let mut names: Vec<&str> = Vec::new();
         let mut mounted_tools = Vec::new();
         for mount in &self.mounts {
-            if let Some(reason) = mount::name_problem(&mount.name) {
-                problems.push(ConfigProblem::InvalidCatalogName {
-                    name: mount.name.clone(),
-                    reason: reason.to_owned(),
-                });
-            } else if let Some(reason) = placement_conflict(&placement, &mount.name) {
-                problems.push(ConfigProblem::InvalidCatalogName {
-                    name: mount.name.clone(),
-                    reason,
-                });
-            } else if names.contains(&mount.name.as_str()) {
-                problems.push(ConfigProblem::DuplicateCatalog {
-                    name: mount.name.clone(),
-                });
+            if let Some(problem) = name_check(&placement, &names, &mount.name) {
+                problems.push(problem);
             }
             names.push(&mount.name);
             let mut found = Vec::new();
@@ -485,20 +473,4 @@ impl Server {
 pub(super) fn configured(mut inner: Inner) -> Inner {
     inner.server_config = handler::server_config(&inner);
     inner
-}
-
-/// Why a catalog cannot be called `name` under `placement`'s base path, if it cannot.
-#[cfg(feature = "http")]
-fn placement_conflict(placement: &Placement, name: &str) -> Option<String> {
-    (!placement.base_path.is_empty() && placement::RESERVED_UNDER_BASE.contains(&name)).then(|| {
-        format!(
-            "under the base path `{0}`, `{0}/{name}` is a route of the server itself",
-            placement.base_path
-        )
-    })
-}
-
-#[cfg(not(feature = "http"))]
-fn placement_conflict(_: &(), _: &str) -> Option<String> {
-    None
 }

@@ -56,8 +56,21 @@ impl MountTable {
     }
 }
 
+/// Where catalogs are placed: the server's [`Placement`](super::Placement) with HTTP, nothing
+/// without.
+#[cfg(feature = "http")]
+pub(super) type PlacementOf = super::placement::Placement;
+/// Where catalogs are placed: the server's [`Placement`](super::Placement) with HTTP, nothing
+/// without.
+#[cfg(not(feature = "http"))]
+pub(super) type PlacementOf = ();
+
 /// Why `name` cannot be mounted next to the catalogs named `taken`, if it cannot.
-pub(super) fn name_check(root: &Inner, taken: &[&str], name: &str) -> Option<ConfigProblem> {
+pub(super) fn name_check(
+    placement: &PlacementOf,
+    taken: &[&str],
+    name: &str,
+) -> Option<ConfigProblem> {
     if let Some(reason) = mount::name_problem(name) {
         return Some(ConfigProblem::InvalidCatalogName {
             name: name.to_owned(),
@@ -65,21 +78,17 @@ pub(super) fn name_check(root: &Inner, taken: &[&str], name: &str) -> Option<Con
         });
     }
     #[cfg(feature = "http")]
-    {
-        let placement = &root.placement;
-        if !placement.base_path.is_empty() && super::placement::RESERVED_UNDER_BASE.contains(&name)
-        {
-            return Some(ConfigProblem::InvalidCatalogName {
-                name: name.to_owned(),
-                reason: format!(
-                    "under the base path `{0}`, `{0}/{name}` is a route of the server itself",
-                    placement.base_path
-                ),
-            });
-        }
+    if !placement.base_path.is_empty() && super::placement::RESERVED_UNDER_BASE.contains(&name) {
+        return Some(ConfigProblem::InvalidCatalogName {
+            name: name.to_owned(),
+            reason: format!(
+                "under the base path `{0}`, `{0}/{name}` is a route of the server itself",
+                placement.base_path
+            ),
+        });
     }
     #[cfg(not(feature = "http"))]
-    let _ = root;
+    let () = *placement;
     if taken.contains(&name) {
         return Some(ConfigProblem::DuplicateCatalog {
             name: name.to_owned(),
@@ -152,7 +161,11 @@ impl Server {
             .write()
             .unwrap_or_else(PoisonError::into_inner);
         let taken: Vec<&str> = list.iter().map(|m| m.name.as_str()).collect();
-        if let Some(problem) = name_check(root, &taken, &mount.name) {
+        #[cfg(feature = "http")]
+        let placement = &*root.placement;
+        #[cfg(not(feature = "http"))]
+        let placement = &();
+        if let Some(problem) = name_check(placement, &taken, &mount.name) {
             problems.insert(0, problem);
         }
         let Some(tools) = tools.filter(|_| problems.is_empty()) else {
