@@ -9,6 +9,9 @@ use std::time::Duration;
 
 use clap::{CommandFactory, FromArgMatches, Parser, ValueEnum};
 
+mod placement;
+pub use placement::PlacementArgs;
+
 use crate::audit::{Fsync, JsonlSink, TracingSink};
 use crate::auth::{AuthChain, Authenticator, KeyStore, TokenAuthority};
 use crate::server::{OutputCheck, Server, ServerBuilder, ToolMode, Unconfirmable, shutdown_signal};
@@ -54,6 +57,9 @@ pub struct ServeArgs {
     /// Address to listen on with `--transport http`.
     #[arg(long, env = "MCPGEN_LISTEN", default_value = "127.0.0.1:8080")]
     pub listen: SocketAddr,
+    /// `--base-path` and `--public-url`: where the HTTP routes sit behind a proxy.
+    #[command(flatten)]
+    pub placement: PlacementArgs,
     /// Base URL of the REST API the tools call (default: from the spec or allowlist).
     #[arg(long, env = "MCPGEN_UPSTREAM_URL")]
     pub upstream_url: Option<String>,
@@ -422,6 +428,7 @@ fn builder_with_auth(
         .pinned(args.pin.clone())
         .describe_tools(!args.no_describe_tools)
         .insecure_no_auth(args.insecure_no_auth);
+    builder = args.placement.apply(builder);
     if let Some(path) = &args.request_state_key_file {
         builder = builder.request_state_key(request_state_key(path)?);
     }

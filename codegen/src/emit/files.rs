@@ -1,5 +1,5 @@
 //! `tools.json`, `src/lib.rs` and `src/main.rs` of a generated crate, and what the templates of
-//! its other files (`Cargo.toml`, `README.md`) see.
+//! its other files (`Cargo.toml`, `README.md`, `server.json`, `Dockerfile`) see.
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -233,6 +233,73 @@ pub(crate) struct CrateContext<'a> {
     tools_list: ToolsListSize,
     /// The environment variable holding the upstream credential in the desktop snippet.
     upstream_credential_env: &'static str,
+    /// What `server.json` says, as the served server card says it.
+    registry: RegistryContext,
+    /// For a workspace member, its folder from the repository root (`generated/<spec folder>`,
+    /// the Docker build context); `.` otherwise.
+    crate_dir: String,
+}
+
+/// The registry entry's fields that must agree with the server card the binary serves.
+#[derive(Debug, Serialize)]
+struct RegistryContext {
+    /// `mcpgen.local/<name>`, characters outside `[A-Za-z0-9._-]` as `-`.
+    name: String,
+    /// The description (else `<name> MCP server`), cut to 100 characters with `…`.
+    description: String,
+    /// The API title, cut to 100 characters with `…`; none when empty.
+    title: Option<String>,
+}
+
+/// Longest description and title the registry and the server card allow.
+const REGISTRY_TEXT_MAX: usize = 100;
+
+/// `text` cut to `max` characters, the last one `…` when cut (as the server card does).
+fn cut(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        text.to_owned()
+    } else {
+        let mut cut: String = text.chars().take(max - 1).collect();
+        cut.push('…');
+        cut
+    }
+}
+
+/// `generated/<folder>` for a workspace member generated from `specs/<folder>/…`, else `.`.
+fn crate_dir(options: &EmitOptions) -> String {
+    let folder = options
+        .spec_label
+        .strip_prefix("specs/")
+        .and_then(|rest| rest.split('/').next())
+        .filter(|f| !f.is_empty());
+    match (&options.runtime, folder) {
+        (RuntimeDep::Workspace, Some(folder)) => format!("generated/{folder}"),
+        _ => ".".to_owned(),
+    }
+}
+
+fn registry_context(server: &ir::Server) -> RegistryContext {
+    let name: String = server
+        .name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    let description = if server.description.trim().is_empty() {
+        format!("{} MCP server", server.name)
+    } else {
+        server.description.clone()
+    };
+    RegistryContext {
+        name: format!("mcpgen.local/{name}"),
+        description: cut(&description, REGISTRY_TEXT_MAX),
+        title: (!server.title.trim().is_empty()).then(|| cut(&server.title, REGISTRY_TEXT_MAX)),
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -342,5 +409,7 @@ pub(crate) fn crate_context<'a>(
         } else {
             "MCPGEN_UPSTREAM_BEARER"
         },
+        registry: registry_context(server),
+        crate_dir: crate_dir(options),
     }
 }

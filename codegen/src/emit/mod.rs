@@ -126,6 +126,9 @@ pub fn emit(server: &ir::Server, options: &EmitOptions) -> Result<Emitted, Error
     for (file, template) in [
         ("Cargo.toml", "Cargo.toml.jinja"),
         ("README.md", "README.md.jinja"),
+        ("server.json", "server.json.jinja"),
+        ("Dockerfile", "Dockerfile.jinja"),
+        ("compose.yaml", "compose.yaml.jinja"),
     ] {
         files.insert(file.to_owned(), templates.render(template, &context)?);
     }
