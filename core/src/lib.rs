@@ -39,3 +39,21 @@ pub fn json_kind(value: &serde_json::Value) -> &'static str {
         Value::Object(_) => "an object",
     }
 }
+
+/// The MCP registry name of a server named `server` when none is configured:
+/// `mcpgen.local/<server>`, characters outside `[A-Za-z0-9._-]` replaced by `-`. The server
+/// card and the generated `server.json` both use it, so they agree.
+pub fn registry_name(server: &str) -> String {
+    let name: String = server
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    let name = if name.is_empty() { "server" } else { &name };
+    format!("mcpgen.local/{name}")
+}

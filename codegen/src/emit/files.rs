@@ -279,24 +279,13 @@ fn crate_dir(options: &EmitOptions) -> String {
 }
 
 fn registry_context(server: &ir::Server) -> RegistryContext {
-    let name: String = server
-        .name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect();
     let description = if server.description.trim().is_empty() {
         format!("{} MCP server", server.name)
     } else {
         server.description.clone()
     };
     RegistryContext {
-        name: format!("mcpgen.local/{name}"),
+        name: mcpgen_core::registry_name(&server.name),
         description: cut(&description, REGISTRY_TEXT_MAX),
         title: (!server.title.trim().is_empty()).then(|| cut(&server.title, REGISTRY_TEXT_MAX)),
     }

@@ -131,23 +131,7 @@ fn card_name(inner: &Inner) -> String {
     if let Some(name) = &inner.card_name {
         return name.clone();
     }
-    let server: String = inner
-        .name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect();
-    let server = if server.is_empty() {
-        "server".to_owned()
-    } else {
-        server
-    };
-    format!("mcpgen.local/{server}")
+    mcpgen_core::registry_name(&inner.name)
 }
 
 fn truncate(text: &str, max: usize) -> String {
