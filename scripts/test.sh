@@ -30,6 +30,9 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 step "generated/ matches a fresh generation"
 cargo run --quiet --locked -p generator -- generate --check
 
+step "the library crates package for crates.io (cargo publish --workspace --dry-run; reads the crates.io index)"
+cargo publish --workspace --dry-run --no-verify --allow-dirty --quiet
+
 step "build every binary (the end-to-end tests start the generated servers)"
 cargo build --workspace --bins --locked
 

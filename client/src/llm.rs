@@ -366,6 +366,8 @@ mod tests {
         description: "Weather for a city",
         input_schema: r#"{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}"#,
         output_schema: None,
+        full_input_schema: None,
+        full_output_schema: None,
         documented_output_schema: None,
         wrap_output: false,
         access: Access::Read,

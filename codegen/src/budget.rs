@@ -123,6 +123,22 @@ pub fn fit(root: &Value, defs: &mut dyn FnMut(&str) -> Option<Value>, limits: Li
     }
 }
 
+/// `root` without a budget: every reachable node kept (recursion through `$defs`), for the
+/// full schemas kept beside summarised ones. Descriptions are trimmed as in [`fit`].
+pub fn full(root: &Value, defs: &mut dyn FnMut(&str) -> Option<Value>, describe: bool) -> Value {
+    fit(
+        root,
+        defs,
+        Limits {
+            budget: None,
+            min_depth: MAX_CUT_DEPTH,
+            max_depth: None,
+            describe,
+        },
+    )
+    .schema
+}
+
 /// Trims the root's descriptions; without `describe`, only the root's own description stays.
 fn prepare_root(root: &mut Value, describe: bool) {
     let own = match root {

@@ -66,6 +66,12 @@ pub struct Tool {
     /// documented one made tolerant of drift (see [`crate::tolerant`]). Typed outputs are
     /// generated from it, so typed client stubs decode drifted results too.
     pub output_schema: Option<Value>,
+    /// The input schema without a budget, when `input_schema` had nested fields summarised:
+    /// servers check arguments against it and `describe_tools` returns it.
+    pub full_input_schema: Option<Value>,
+    /// The advertised output schema without a budget, when `output_schema` had nested fields
+    /// summarised.
+    pub full_output_schema: Option<Value>,
     /// The output schema as the document states it, when it differs from `output_schema`;
     /// servers running `--output-check strict` check results against it.
     pub documented_output_schema: Option<Value>,

@@ -159,6 +159,12 @@ pub fn advertised<'s>(
         let (input, notes) = reshape(profile, &tool.input_schema);
         report(warnings, &tool.name, "inputSchema", profile, notes);
         tool.input_schema = input;
+        for full in [&mut tool.full_input_schema, &mut tool.full_output_schema]
+            .into_iter()
+            .flatten()
+        {
+            *full = reshape(profile, full).0;
+        }
         if let Some(output) = tool.output_schema.take() {
             let (shaped, notes) = reshape(profile, &output);
             report(warnings, &tool.name, "outputSchema", profile, notes);

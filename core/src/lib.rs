@@ -16,8 +16,9 @@ pub use connection::{McpConnection, call_typed};
 pub use error::CallError;
 pub use result::{Content, ToolResult};
 pub use tool::{
-    Access, ArgBinding, BodyBinding, HttpBinding, Location, PropertyEncoding, SecurityScheme,
-    SecuritySchemeKind, ToolAnnotations, ToolDef,
+    Access, ArgBinding, BodyBinding, DESCRIBE_TOOLS, HttpBinding, Location, PropertyEncoding,
+    SUMMARISED_NOTE, SecurityScheme, SecuritySchemeKind, ToolAnnotations, ToolDef,
+    with_summarised_note,
 };
 
 use std::future::Future;
@@ -37,4 +38,22 @@ pub fn json_kind(value: &serde_json::Value) -> &'static str {
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
     }
+}
+
+/// The MCP registry name of a server named `server` when none is configured:
+/// `mcpgen.local/<server>`, characters outside `[A-Za-z0-9._-]` replaced by `-`. The server
+/// card and the generated `server.json` both use it, so they agree.
+pub fn registry_name(server: &str) -> String {
+    let name: String = server
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    let name = if name.is_empty() { "server" } else { &name };
+    format!("mcpgen.local/{name}")
 }

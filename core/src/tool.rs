@@ -16,6 +16,12 @@ pub struct ToolDef {
     pub input_schema: &'static str,
     /// The `outputSchema` as JSON text, if the tool has one.
     pub output_schema: Option<&'static str>,
+    /// The input schema in full, when `input_schema` (what `tools/list` shows) had nested
+    /// fields summarised to fit a size budget. Arguments are checked against it, and
+    /// `describe_tools` returns it.
+    pub full_input_schema: Option<&'static str>,
+    /// The output schema in full, when `output_schema` had nested fields summarised.
+    pub full_output_schema: Option<&'static str>,
     /// The output schema as the API's document states it, when `output_schema` (what clients
     /// are shown) was relaxed to tolerate the drift real APIs show (fields left out, added, or
     /// `null`). A server with `--output-check strict` checks results against this one.
@@ -193,6 +199,8 @@ impl ToolDef {
             description,
             input_schema,
             output_schema: None,
+            full_input_schema: None,
+            full_output_schema: None,
             documented_output_schema: None,
             wrap_output: false,
             access: Access::Write,
@@ -214,6 +222,23 @@ impl ToolDef {
     pub const fn output_schema(mut self, schema: &'static str) -> Self {
         self.output_schema = Some(schema);
         self
+    }
+
+    /// Sets the input schema in full (JSON text), when `input_schema` is a summary.
+    pub const fn full_input_schema(mut self, schema: &'static str) -> Self {
+        self.full_input_schema = Some(schema);
+        self
+    }
+
+    /// Sets the output schema in full (JSON text), when `output_schema` is a summary.
+    pub const fn full_output_schema(mut self, schema: &'static str) -> Self {
+        self.full_output_schema = Some(schema);
+        self
+    }
+
+    /// Whether a listed schema is a summary: the full one is kept beside it.
+    pub const fn is_summarised(&self) -> bool {
+        self.full_input_schema.is_some() || self.full_output_schema.is_some()
     }
 
     /// Sets the output schema as the API's document states it (JSON text).
@@ -262,6 +287,42 @@ impl ToolDef {
     pub const fn http(mut self, http: HttpBinding) -> Self {
         self.http = Some(http);
         self
+    }
+}
+
+/// What a listed tool's description says when its schemas are summaries (their summarised
+/// nodes say "nested fields omitted"), so a model knows the rest can be asked for. Short: it
+/// is repeated in every summarised tool's `tools/list` entry.
+pub const SUMMARISED_NOTE: &str = "Full schema via `describe_tools`.";
+
+/// `describe_tools` as a server's `all` mode lists it, next to the tools, when some tool's
+/// listed schemas are summaries. Generation writes the same entry into `tools.json`, so the
+/// two agree.
+pub const DESCRIBE_TOOLS: ToolDef = ToolDef::new(
+    "describe_tools",
+    "Full definitions of tools of this server whose listed schemas are summarised: \
+     description, full input schema and full output schema. Names that are not tools are \
+     listed under `unknown`.",
+    r#"{"type":"object","properties":{"names":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":20,"description":"Tool names"}},"required":["names"],"additionalProperties":false}"#,
+)
+.read()
+.annotations(ToolAnnotations {
+    read_only_hint: Some(true),
+    destructive_hint: Some(false),
+    idempotent_hint: Some(true),
+    open_world_hint: Some(false),
+});
+
+/// `description` as `tools/list` shows a tool whose schemas are summaries: followed by
+/// [`SUMMARISED_NOTE`].
+pub fn with_summarised_note(description: &str) -> String {
+    let description = description.trim_end();
+    if description.is_empty() {
+        SUMMARISED_NOTE.to_owned()
+    } else if description.ends_with(['.', '!', '?', ':']) {
+        format!("{description} {SUMMARISED_NOTE}")
+    } else {
+        format!("{description}. {SUMMARISED_NOTE}")
     }
 }
 

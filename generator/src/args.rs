@@ -5,6 +5,8 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 use mcpgen_codegen::select::OperationFilter;
 
+use crate::fetch::FetchArgs;
+
 use crate::{client_cmd, sizes};
 
 /// Turn an OpenAPI document (Swagger 2.0, OpenAPI 3.0 or 3.1) plus a reviewed allowlist
@@ -70,9 +72,12 @@ pub(crate) struct TokenIssueArgs {
 
 #[derive(Args, Default)]
 pub(crate) struct GenerateArgs {
-    /// Spec file (JSON or YAML). Without it, every `specs/<name>/` folder is generated.
+    /// Spec file (JSON or YAML), or an `http(s)://` URL to download it from. Without it, every
+    /// `specs/<name>/` folder is generated.
     #[arg(long, requires_all = ["tools", "out"])]
     pub(crate) spec: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) fetch: FetchArgs,
     /// Allowlist file (`mcp_tools.yaml`) for --spec.
     #[arg(long, requires = "spec")]
     pub(crate) tools: Option<PathBuf>,
@@ -119,9 +124,11 @@ pub(crate) struct GenerateArgs {
 
 #[derive(Args)]
 pub(crate) struct InitArgs {
-    /// Spec file (JSON or YAML).
+    /// Spec file (JSON or YAML), or an `http(s)://` URL to download it from.
     #[arg(long)]
     pub(crate) spec: PathBuf,
+    #[command(flatten)]
+    pub(crate) fetch: FetchArgs,
     /// Select every operation the filters keep (the default).
     #[arg(long, conflicts_with = "read_only")]
     pub(crate) all: bool,
@@ -153,9 +160,11 @@ pub(crate) struct Filter {
 
 #[derive(Args)]
 pub(crate) struct ListArgs {
-    /// Spec file (JSON or YAML).
+    /// Spec file (JSON or YAML), or an `http(s)://` URL to download it from.
     #[arg(long)]
     pub(crate) spec: PathBuf,
+    #[command(flatten)]
+    pub(crate) fetch: FetchArgs,
     #[command(flatten)]
     pub(crate) filter: Filter,
     /// Add a TOKENS column: the approximate tokens each operation's tool adds to `tools/list`
@@ -166,9 +175,11 @@ pub(crate) struct ListArgs {
 
 #[derive(Args)]
 pub(crate) struct CheckArgs {
-    /// Spec file (JSON or YAML).
+    /// Spec file (JSON or YAML), or an `http(s)://` URL to download it from.
     #[arg(long)]
     pub(crate) spec: PathBuf,
+    #[command(flatten)]
+    pub(crate) fetch: FetchArgs,
     /// Allowlist file (`mcp_tools.yaml`).
     #[arg(long)]
     pub(crate) tools: PathBuf,

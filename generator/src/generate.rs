@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use mcpgen_codegen::{RuntimeDep, Settings, output};
 
 use crate::args::{CheckArgs, GenerateArgs};
+use crate::fetch::{self, SpecInput};
 
 pub(crate) fn folder_name(path: &Path) -> Option<String> {
     let dir = path.parent()?.canonicalize().ok()?;
@@ -36,12 +37,21 @@ const DEFAULT_TOP: usize = 5;
 
 pub(crate) fn generate(args: GenerateArgs) -> Result<(), String> {
     match (&args.spec, &args.tools, &args.out) {
-        (Some(spec), Some(tools), Some(out)) => generate_one(&args, spec, tools, out),
+        (Some(spec), Some(tools), Some(out)) => {
+            let input = fetch::resolve(spec, &args.fetch)?;
+            generate_one(&args, &input, tools, out)
+        }
         _ => generate_all(&args),
     }
 }
 
-fn generate_one(args: &GenerateArgs, spec: &Path, tools: &Path, out: &Path) -> Result<(), String> {
+fn generate_one(
+    args: &GenerateArgs,
+    input: &SpecInput,
+    tools: &Path,
+    out: &Path,
+) -> Result<(), String> {
+    let spec = input.path();
     let runtime = match &args.mcpgen_path {
         Some(p) => {
             let abs = p
@@ -60,7 +70,10 @@ fn generate_one(args: &GenerateArgs, spec: &Path, tools: &Path, out: &Path) -> R
     let mut settings = Settings::new()
         .with_runtime(runtime)
         .with_standalone(true)
-        .with_labels(label(spec), label(tools));
+        .with_labels(
+            input.label().map_or_else(|| label(spec), str::to_owned),
+            label(tools),
+        );
     if let Some(n) = folder_name(spec) {
         settings = settings.with_default_name(n);
     }
@@ -232,12 +245,13 @@ fn generate_all(args: &GenerateArgs) -> Result<(), String> {
 }
 
 pub(crate) fn check(args: CheckArgs) -> Result<(), String> {
+    let input = fetch::resolve(&args.spec, &args.fetch)?;
     let mut settings = Settings::new();
-    if let Some(n) = folder_name(&args.spec) {
+    if let Some(n) = folder_name(input.path()) {
         settings = settings.with_default_name(n);
     }
-    let generation =
-        mcpgen_codegen::generate(&args.spec, &args.tools, &settings).map_err(|e| e.to_string())?;
+    let generation = mcpgen_codegen::generate(input.path(), &args.tools, &settings)
+        .map_err(|e| e.to_string())?;
     print_warnings(&generation.server.name, &generation.warnings, args.verbose);
     let size = generation.emitted.list_size;
     println!(

@@ -9,6 +9,7 @@ use mcpgen_codegen::spec::{Operation, Spec};
 use mcpgen_codegen::{Errors, Settings, lower, naming};
 
 use crate::args::{Filter, InitArgs, ListArgs};
+use crate::fetch;
 use crate::generate::folder_name;
 use crate::table::print_table;
 
@@ -69,10 +70,11 @@ fn allowlist_entries(ops: &[&Operation]) -> Vec<(String, String, Option<String>)
 }
 
 pub(crate) fn init(args: InitArgs) -> Result<(), String> {
-    let spec = load_spec(&args.spec)?;
+    let input = fetch::resolve(&args.spec, &args.fetch)?;
+    let spec = load_spec(input.path())?;
     warn_broken(&spec);
     let ops = select_operations(&spec, &args.filter)?;
-    let name = args.name.clone().or_else(|| folder_name(&args.spec));
+    let name = args.name.clone().or_else(|| folder_name(input.path()));
     let entries = allowlist_entries(&ops);
     let server = ServerBlock {
         name,
@@ -92,7 +94,8 @@ pub(crate) fn init(args: InitArgs) -> Result<(), String> {
 }
 
 pub(crate) fn list(args: ListArgs) -> Result<(), String> {
-    let spec = load_spec(&args.spec)?;
+    let input = fetch::resolve(&args.spec, &args.fetch)?;
+    let spec = load_spec(input.path())?;
     let ops = select_operations(&spec, &args.filter)?;
     let rows: Vec<[String; 5]> = ops
         .iter()

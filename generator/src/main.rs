@@ -6,6 +6,7 @@ use clap::Parser;
 
 mod args;
 mod client_cmd;
+mod fetch;
 mod generate;
 mod init_list;
 mod sizes;

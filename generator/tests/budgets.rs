@@ -412,3 +412,67 @@ fn every_budget_keeps_schemas_valid() {
         }
     }
 }
+
+#[test]
+fn summarised_schemas_keep_their_full_versions_beside_them() {
+    let allowlist = format!("server:\n  schema_budget: 700\n  output_schema: full\n{ALL}");
+    let generation = generated(&allowlist);
+    let post = tool(&generation, "post_deep");
+    let full = post
+        .full_input_schema
+        .as_ref()
+        .expect("a full input schema");
+    assert_valid(full, "full input");
+    let text = full.to_string();
+    assert!(!text.contains("(nested fields omitted)"), "{full:#}");
+    // The deepest level, summarised away in the listed schema, is all there.
+    assert!(
+        text.contains("name5") && text.contains("padding5"),
+        "{full:#}"
+    );
+    assert!(!post.input_schema.to_string().contains("name5"));
+    let full_output = post
+        .full_output_schema
+        .as_ref()
+        .expect("a full output schema");
+    assert!(full_output.to_string().contains("name5"), "{full_output:#}");
+
+    // `tools.json` (the `tools/list` payload) says the rest can be asked for;
+    // `tools.full.json` holds it.
+    let files = &generation.emitted.files;
+    let list: Value = serde_json::from_str(&files["tools.json"]).expect("tools.json");
+    let described: Value = serde_json::from_str(&files["tools.full.json"]).expect("full");
+    let listed = list["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "post_deep")
+        .unwrap();
+    assert!(
+        listed["description"]
+            .as_str()
+            .unwrap()
+            .ends_with(mcpgen_runtime::SUMMARISED_NOTE),
+        "{listed:#}"
+    );
+    let kept = described["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "post_deep")
+        .expect("post_deep in tools.full.json");
+    assert_eq!(&kept["inputSchema"], full);
+    assert_eq!(&kept["outputSchema"], full_output);
+    assert!(files["src/tools.rs"].contains(".full_input_schema("));
+
+    // Without a budget nothing is summarised, and nothing is kept twice.
+    let unbudgeted = generated(&format!(
+        "server:\n  schema_budget: 0\n  output_schema: full\n{ALL}"
+    ));
+    for t in &unbudgeted.server.tools {
+        assert!(t.full_input_schema.is_none() && t.full_output_schema.is_none());
+    }
+    let empty: Value =
+        serde_json::from_str(&unbudgeted.emitted.files["tools.full.json"]).expect("full");
+    assert_eq!(empty, json!({"tools": []}));
+}

@@ -266,7 +266,9 @@ fn relative_file_refs_are_bundled_including_cycles() {
 #[test]
 fn bad_refs_are_all_reported() {
     let path = fixture("bad_refs/openapi.yaml");
-    let errors = Spec::load(&path).unwrap_err();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let doc = mcpgen_codegen::spec::load::parse_document(&path, &text).unwrap();
+    let errors = mcpgen_codegen::spec::bundle::bundle(&path, doc).unwrap_err();
     let refs: Vec<(String, String, String, PathBuf)> = errors
         .iter()
         .map(|e| match e {
@@ -810,4 +812,47 @@ fn mangled_documents_give_errors_not_panics() {
             }
         }
     }
+}
+
+#[test]
+fn a_ref_that_cannot_be_followed_leaves_out_only_its_operation() {
+    let path = fixture("dangling_in_one_operation/openapi.yaml");
+    let spec = Spec::load(&path).expect("the document loads");
+    let ids: Vec<&str> = spec
+        .operations
+        .iter()
+        .filter_map(|op| op.operation_id.as_deref())
+        .collect();
+    assert_eq!(ids, ["listPets", "listOwners"]);
+    let [broken] = &spec.broken[..] else {
+        panic!("{:#?}", spec.broken);
+    };
+    assert_eq!(broken.operation_id.as_deref(), Some("createPet"));
+    let message = broken.errors[0].to_string();
+    assert!(
+        message.contains("dog.yaml")
+            && message.contains("/paths/~1pets/post/requestBody/content/application~1json/schema/discriminator/mapping/dog"),
+        "{message}"
+    );
+
+    // `init` warns, naming the operation and the pointer, and selects the others.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mcpgen"))
+        .args(["init", "--spec"])
+        .arg(&path)
+        .output()
+        .expect("mcpgen runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let warned = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        warned.contains("POST /pets (operationId createPet) cannot be read")
+            && warned.contains("dog.yaml"),
+        "{warned}"
+    );
+    let allowlist = String::from_utf8_lossy(&out.stdout);
+    assert!(allowlist.contains("listPets") && allowlist.contains("listOwners"));
+    assert!(!allowlist.contains("createPet"), "{allowlist}");
 }

@@ -365,6 +365,8 @@ pub fn tool_def<A: schemars1::JsonSchema>(meta: ToolMeta, output: OutputShape) -
         description: meta.description,
         input_schema: leak(input.to_string()),
         output_schema: output.schema.map(|s| leak(s.to_string())),
+        full_input_schema: None,
+        full_output_schema: None,
         documented_output_schema: None,
         wrap_output: output.wrap,
         access: meta.access,

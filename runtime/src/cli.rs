@@ -11,8 +11,10 @@ use clap::{CommandFactory, FromArgMatches, Parser, ValueEnum};
 
 mod key_check_args;
 mod oauth_args;
+mod placement;
 pub use key_check_args::KeyCheckArgs;
 pub use oauth_args::OAuthArgs;
+pub use placement::PlacementArgs;
 
 use crate::audit::{Fsync, JsonlSink, TracingSink};
 use crate::auth::{AuthChain, Authenticator, DEFAULT_RELOAD_INTERVAL, TokenAuthority, WatchedKeys};
@@ -59,6 +61,9 @@ pub struct ServeArgs {
     /// Address to listen on with `--transport http`.
     #[arg(long, env = "MCPGEN_LISTEN", default_value = "127.0.0.1:8080")]
     pub listen: SocketAddr,
+    /// `--base-path` and `--public-url`: where the HTTP routes sit behind a proxy.
+    #[command(flatten)]
+    pub placement: PlacementArgs,
     /// Base URL of the REST API the tools call (default: from the spec or allowlist).
     #[arg(long, env = "MCPGEN_UPSTREAM_URL")]
     pub upstream_url: Option<String>,
@@ -156,11 +161,6 @@ pub struct ServeArgs {
     /// Keys checked against the API (`--key-check-*`).
     #[command(flatten)]
     pub key_check: KeyCheckArgs,
-    /// Public base URL of this server as clients reach it (e.g. behind a proxy):
-    /// `https://mcp.example.com`. The resource URL OAuth tokens must name is this URL plus
-    /// `/mcp`. Default: the `Host` the client reached.
-    #[arg(long, env = "MCPGEN_PUBLIC_URL", value_name = "URL")]
-    pub public_url: Option<String>,
     /// Serve without authentication (every caller may call every tool).
     #[arg(long, env = "MCPGEN_NO_AUTH")]
     pub no_auth: bool,
@@ -200,6 +200,11 @@ pub struct ServeArgs {
     /// the meta-tools `search_tools`, `describe_tools` and `call_tool`, plus the `--pin` tools.
     #[arg(long, env = "MCPGEN_TOOL_MODE", value_enum, default_value = "all")]
     pub tool_mode: ToolMode,
+    /// In `all` mode, do not list `describe_tools` (nor say in descriptions) when tools have
+    /// summarised schemas: by default a tool whose listed schemas had nested fields summarised
+    /// to fit a budget says so, and `describe_tools` returns its full schemas.
+    #[arg(long, env = "MCPGEN_NO_DESCRIBE_TOOLS")]
+    pub no_describe_tools: bool,
     /// Tool listed directly in search mode, next to the meta-tools (repeatable; an unknown
     /// name is an error).
     #[arg(
@@ -450,7 +455,9 @@ fn builder_with_auth(
         .forward_headers(args.forward_headers.clone())
         .tool_mode(args.tool_mode)
         .pinned(args.pin.clone())
+        .describe_tools(!args.no_describe_tools)
         .insecure_no_auth(args.insecure_no_auth);
+    builder = args.placement.apply(builder);
     if let Some(path) = &args.request_state_key_file {
         let mut keys = request_state_keys(path)?.into_iter();
         if let Some(key) = keys.next() {
@@ -464,9 +471,6 @@ fn builder_with_auth(
         let sink = JsonlSink::open(path, args.audit_fsync)
             .map_err(|e| format!("audit log {}: {e}", path.display()))?;
         builder = builder.audit(sink);
-    }
-    if let Some(url) = &args.public_url {
-        builder = builder.public_url(url.clone());
     }
     Ok(match (auth, oauth) {
         (Some(chain), Some(oauth)) => builder.authenticator(chain).oauth(oauth),
@@ -532,7 +536,7 @@ async fn run<T: ToolSet>(
         _ => None,
     };
     if args.oauth.oauth_issuer.is_some()
-        && args.public_url.is_none()
+        && args.placement.public_url.is_none()
         && args.transport == Transport::Http
         && !args.listen.ip().is_loopback()
     {

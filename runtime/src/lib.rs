@@ -58,8 +58,9 @@ pub use app::{AppTool, AppToolSet, ToolContext};
 pub use completion::{Completer, Completion, CompletionRequest};
 pub use local::LocalConnection;
 pub use mcpgen_core::{
-    Access, ArgBinding, BodyBinding, HttpBinding, Location, PropertyEncoding, SecurityScheme,
-    SecuritySchemeKind, ToolAnnotations, ToolDef,
+    Access, ArgBinding, BodyBinding, DESCRIBE_TOOLS, HttpBinding, Location, PropertyEncoding,
+    SUMMARISED_NOTE, SecurityScheme, SecuritySchemeKind, ToolAnnotations, ToolDef,
+    with_summarised_note,
 };
 pub use mcpgen_core::{CallError, McpConnection, call_typed};
 pub use mcpgen_core::{Content, ToolResult};

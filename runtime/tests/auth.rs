@@ -551,6 +551,8 @@ fn tool_with(access: Access, read_only_hint: Option<bool>) -> ToolDef {
         description: "Search the documents",
         input_schema: r#"{"type":"object"}"#,
         output_schema: None,
+        full_input_schema: None,
+        full_output_schema: None,
         documented_output_schema: None,
         wrap_output: false,
         access,

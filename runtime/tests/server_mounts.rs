@@ -15,7 +15,8 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::json;
 use support::{
-    ADD_NOTE, Client, FixedKeys, LIST_NOTES, Notes, PLUGIN_ECHO, Recorder, Running, call, names,
+    ADD_NOTE, Client, FixedKeys, LIST_NOTES, Notes, PLUGIN_ECHO, Recorder, Running, SLOW, call,
+    names, text,
 };
 
 /// Bound on every network wait, so a bug cannot hang the suite.
@@ -25,6 +26,7 @@ const SECRET: &[u8] = b"mounts-test-secret-of-at-least-32-bytes!";
 
 static ALPHA_TOOLS: &[ToolDef] = &[LIST_NOTES];
 static BETA_TOOLS: &[ToolDef] = &[LIST_NOTES, ADD_NOTE];
+static GAMMA_TOOLS: &[ToolDef] = &[LIST_NOTES, SLOW];
 
 fn every_scope() -> Vec<String> {
     vec!["mcp:*".to_owned(), "notes:write".to_owned()]
@@ -381,4 +383,181 @@ async fn an_open_catalog_is_refused_on_a_public_address() {
         matches!(refused, Err(ServerError::InsecureNoAuth { .. })),
         "{refused:?}"
     );
+}
+
+#[tokio::test]
+async fn the_cards_of_a_server_with_only_mounts_list_the_mounts_and_nothing_else() {
+    let recorder = Recorder::default();
+    let (server, _tokens) = two_rooms(&recorder);
+    let running = Running::start(server).await;
+    let draft: serde_json::Value = reqwest::get(format!("{}/mcp/server-card", running.url))
+        .await
+        .expect("the card is served")
+        .json()
+        .await
+        .expect("a JSON card");
+    let remotes: Vec<(String, String)> = draft["remotes"]
+        .as_array()
+        .expect("remotes")
+        .iter()
+        .map(|r| {
+            assert_eq!(r["headers"][0]["name"], "Authorization", "{r}");
+            (
+                r["type"].as_str().unwrap_or_default().to_owned(),
+                r["url"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect();
+    let url = &running.url;
+    assert_eq!(
+        remotes,
+        [
+            ("streamable-http".to_owned(), format!("{url}/mcp/alpha")),
+            ("sse".to_owned(), format!("{url}/mcp/alpha/sse")),
+            ("streamable-http".to_owned(), format!("{url}/mcp/beta")),
+            ("sse".to_owned(), format!("{url}/mcp/beta/sse")),
+        ]
+    );
+    let card: serde_json::Value = reqwest::get(format!("{url}/.well-known/mcp.json"))
+        .await
+        .expect("the card is served")
+        .json()
+        .await
+        .expect("a JSON card");
+    assert_eq!(card.get("endpoint"), None, "{card}");
+    assert_eq!(card["transports"], json!([]));
+    assert_eq!(
+        card["catalogs"],
+        json!([
+            {"name": "alpha", "endpoint": "/mcp/alpha", "transports": ["streamable-http", "sse"]},
+            {"name": "beta", "endpoint": "/mcp/beta", "transports": ["streamable-http", "sse"]},
+        ])
+    );
+    running.stop().await.expect("the server stops");
+}
+
+#[tokio::test]
+async fn catalogs_mount_and_unmount_while_serving() {
+    let recorder = Recorder::default();
+    let (server, tokens) = two_rooms(&recorder);
+    let handle = server.clone();
+    let running = Running::start(server).await;
+    let gamma_url = format!("{}/mcp/gamma", running.url);
+    let hour = Duration::from_secs(3600);
+    let gamma_token =
+        tokens
+            .with_audience("gamma")
+            .expect("an audience")
+            .issue("cy", &every_scope(), hour);
+    let alpha_token =
+        tokens
+            .with_audience("alpha")
+            .expect("an audience")
+            .issue("ann", &every_scope(), hour);
+    assert_eq!(raw_initialize(&gamma_url, &gamma_token).await.0, 404);
+
+    let gamma_tools = notes(GAMMA_TOOLS);
+    handle
+        .mount(
+            Mount::new("gamma")
+                .tool_set(gamma_tools.clone())
+                .authenticator(tokens.with_audience("gamma").expect("an audience")),
+        )
+        .expect("gamma mounts while serving");
+    assert_eq!(handle.catalogs(), ["alpha", "beta", "gamma"]);
+    // Served at once, to its own audience only.
+    assert_eq!(raw_initialize(&gamma_url, &alpha_token).await.0, 401);
+    let gamma = connect(&gamma_url, &gamma_token).await;
+    let listed = gamma.list_all_tools().await.expect("tools/list");
+    assert_eq!(names(&listed), ["list_notes", "slow"]);
+    let card: serde_json::Value = reqwest::get(format!("{}/.well-known/mcp.json", running.url))
+        .await
+        .expect("the card is served")
+        .json()
+        .await
+        .expect("a JSON card");
+    assert_eq!(card["catalogs"][2]["name"], "gamma", "{card}");
+
+    // A raw session, opened before the unmount.
+    let opened = reqwest::Client::new()
+        .post(&gamma_url)
+        .bearer_auth(&gamma_token)
+        .header("accept", "application/json, text/event-stream")
+        .json(&json!({
+            "jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                       "clientInfo": {"name": "raw", "version": "1"}},
+        }))
+        .send()
+        .await
+        .expect("the request is sent");
+    let session = opened
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .expect("a session id")
+        .to_owned();
+    let list_in_session = || {
+        reqwest::Client::new()
+            .post(&gamma_url)
+            .bearer_auth(&gamma_token)
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-session-id", &session)
+            .header("mcp-protocol-version", "2025-06-18")
+            .json(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}))
+            .send()
+    };
+
+    // A call in progress when the catalog is unmounted finishes; new requests get 404.
+    let in_flight = tokio::spawn(async move {
+        let result = gamma.call_tool(call("slow", json!({"ms": 1000}))).await;
+        (result, gamma)
+    });
+    let started = async {
+        while !gamma_tools.calls().contains(&"slow".to_owned()) {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    };
+    tokio::time::timeout(WAIT, started)
+        .await
+        .expect("the slow call starts");
+    assert!(handle.unmount("gamma"));
+    assert!(!handle.unmount("gamma"), "already unmounted");
+    assert_eq!(raw_initialize(&gamma_url, &gamma_token).await.0, 404);
+    let in_session = list_in_session().await.expect("the request is sent");
+    assert_eq!(
+        in_session.status().as_u16(),
+        404,
+        "a session of the unmounted catalog"
+    );
+    let (result, _gamma) = tokio::time::timeout(WAIT, in_flight)
+        .await
+        .expect("the call in flight finishes")
+        .expect("the task runs");
+    let result = result.expect("the call in flight is answered");
+    assert_eq!(result.is_error, Some(false), "{}", text(&result));
+    assert_eq!(text(&result), "waited 1000 ms");
+    assert_eq!(handle.catalogs(), ["alpha", "beta"]);
+
+    // Mounted again, it is served again; a name in use or a bad one is refused.
+    handle
+        .mount(
+            Mount::new("gamma")
+                .tool_set(notes(GAMMA_TOOLS))
+                .authenticator(tokens.with_audience("gamma").expect("an audience")),
+        )
+        .expect("gamma mounts again");
+    assert_eq!(raw_initialize(&gamma_url, &gamma_token).await.0, 200);
+    assert_eq!(raw_initialize(&gamma_url, &alpha_token).await.0, 401);
+    let refused = handle.mount(Mount::new("alpha").tool_set(notes(ALPHA_TOOLS)));
+    assert!(
+        matches!(&refused, Err(ServerError::Config(p)) if p == &[ConfigProblem::DuplicateCatalog { name: "alpha".to_owned() }]),
+        "{refused:?}"
+    );
+    let refused = handle.mount(Mount::new("a/b").tool_set(notes(ALPHA_TOOLS)));
+    assert!(
+        matches!(&refused, Err(ServerError::Config(p)) if matches!(p[..], [ConfigProblem::InvalidCatalogName { .. }])),
+        "{refused:?}"
+    );
+    running.stop().await.expect("the server stops");
 }

@@ -10,6 +10,8 @@ use support::*;
 /// `list_notes` (which answers with JSON) advertised without an output schema.
 const UNTYPED_LIST_NOTES: ToolDef = ToolDef {
     output_schema: None,
+    full_input_schema: None,
+    full_output_schema: None,
     documented_output_schema: None,
     ..LIST_NOTES
 };

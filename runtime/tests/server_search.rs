@@ -305,6 +305,8 @@ const CALL_TOOL_CLASH: ToolDef = ToolDef {
     description: "A tool that happens to be named like the meta-tool",
     input_schema: r#"{"type":"object"}"#,
     output_schema: None,
+    full_input_schema: None,
+    full_output_schema: None,
     documented_output_schema: None,
     wrap_output: false,
     access: Access::Read,

@@ -127,6 +127,8 @@ static PANICKY_TOOLS: &[mcpgen_runtime::ToolDef] = &[mcpgen_runtime::ToolDef {
     description: "Panics",
     input_schema: r#"{"type":"object"}"#,
     output_schema: None,
+    full_input_schema: None,
+    full_output_schema: None,
     documented_output_schema: None,
     wrap_output: false,
     access: mcpgen_runtime::Access::Read,

@@ -163,6 +163,8 @@ const fn tool(
         description: "a test tool",
         input_schema: r#"{"type":"object"}"#,
         output_schema,
+        full_input_schema: None,
+        full_output_schema: None,
         documented_output_schema: None,
         wrap_output: false,
         access: mcpgen_runtime::Access::Read,

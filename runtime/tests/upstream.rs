@@ -91,6 +91,8 @@ const fn tool(http: HttpBinding) -> ToolDef {
         description: "a test tool",
         input_schema: r#"{"type":"object"}"#,
         output_schema: None,
+        full_input_schema: None,
+        full_output_schema: None,
         documented_output_schema: None,
         wrap_output: false,
         access: mcpgen_runtime::Access::Write,
@@ -791,6 +793,8 @@ async fn json_object_is_structured_content_as_is() {
 async fn json_object_is_wrapped_when_the_tool_says_so() {
     let server = Server::start().await;
     let wrapped = ToolDef {
+        full_input_schema: None,
+        full_output_schema: None,
         documented_output_schema: None,
         wrap_output: true,
         ..get("/object")

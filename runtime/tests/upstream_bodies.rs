@@ -59,6 +59,8 @@ const fn encoded_tool(
         description: "a test tool",
         input_schema: r#"{"type":"object"}"#,
         output_schema: None,
+        full_input_schema: None,
+        full_output_schema: None,
         documented_output_schema: None,
         wrap_output: false,
         access: mcpgen_runtime::Access::Write,

@@ -2,6 +2,7 @@
 
     call_tool.py stdio TOOL ARGS_JSON -- COMMAND [ARG...]
     call_tool.py http TOOL ARGS_JSON URL [HEADER=VALUE...]
+    call_tool.py sse TOOL ARGS_JSON URL [HEADER=VALUE...]   (legacy HTTP+SSE, 2024-11-05)
 
 Prints one JSON line: {"ok": true, "isError": ..., "structuredContent": ..., "text": [...]}
 when the client accepted the result, or {"ok": false, "error": "..."} when the client
@@ -14,6 +15,7 @@ import sys
 
 import httpx2
 from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 
 
@@ -41,6 +43,12 @@ async def main() -> None:
             rest = rest[1:]
         params = StdioServerParameters(command=rest[0], args=rest[1:])
         async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as session:
+                out = await call(session, tool, args)
+    elif mode == "sse":
+        url = sys.argv[4]
+        headers = dict(h.split("=", 1) for h in sys.argv[5:])
+        async with sse_client(url, headers=headers) as (read, write):
             async with ClientSession(read, write) as session:
                 out = await call(session, tool, args)
     else:

@@ -130,8 +130,9 @@ async fn allow_private_admits_loopback() {
         )
         .await
         .unwrap_or_else(|e| panic!("{url}: {e}"));
-        // `--no-auth`: the 7 allowlisted tools and the `chat-organizer` plugin's one.
-        assert_eq!(session.list_tools().await.expect("tools/list").len(), 8);
+        // `--no-auth`: the 7 allowlisted tools, the `chat-organizer` plugin's one, and
+        // `describe_tools` (a listed schema is summarised).
+        assert_eq!(session.list_tools().await.expect("tools/list").len(), 9);
         session.shutdown().await.expect("shutdown");
     }
 }

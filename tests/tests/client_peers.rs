@@ -204,7 +204,7 @@ async fn filesystem_over_stdio_reads_a_file() {
 // Our generated Synaplan server, with its typed client stubs.
 
 /// Lists `expected_tools` tools (7 allowlisted, plus the `chat-organizer` plugin's when the
-/// principal has it), then calls through the generated typed stubs over `session`.
+/// principal has it, plus `describe_tools`: a listed schema is summarised), then calls through the generated typed stubs over `session`.
 async fn check_synaplan(session: Session, upstream: &StandIn, expected_tools: usize) {
     let tools = names(&session.list_tools().await.expect("tools/list"));
     assert_eq!(tools.len(), expected_tools, "{tools:?}");
@@ -255,7 +255,7 @@ async fn synaplan_over_stdio_with_typed_stubs() {
         .await
         .expect("connects");
     // `--no-auth`: every plugin.
-    check_synaplan(session, &upstream, 8).await;
+    check_synaplan(session, &upstream, 9).await;
 }
 
 #[tokio::test]
@@ -274,7 +274,7 @@ async fn synaplan_over_streamable_http_with_typed_stubs() {
         .await
         .expect("connects");
     // The admin key has no plugins.
-    check_synaplan(session, &upstream, 7).await;
+    check_synaplan(session, &upstream, 8).await;
 
     // Without the key header the server refuses the session.
     let config = server(json!({"url": format!("{url}/mcp"), "allow_private": true}));
@@ -302,7 +302,7 @@ async fn synaplan_over_legacy_sse_with_typed_stubs() {
         .await
         .expect("connects");
     // The admin key has no plugins.
-    check_synaplan(session, &upstream, 7).await;
+    check_synaplan(session, &upstream, 8).await;
 
     let config =
         server(json!({"url": format!("{url}/sse"), "transport": "sse", "allow_private": true}));

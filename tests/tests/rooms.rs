@@ -26,12 +26,13 @@ const CRM_VAR: &str = "ROOMS_E2E_CRM_TOKEN";
 const CRM_VALUE: &str = "crm-value-that-must-never-be-shown";
 
 /// Every tool of the example, sorted.
-const TOOLS: [&str; 14] = [
+const TOOLS: [&str; 15] = [
     "add_mcp_http",
     "add_prompt",
     "add_tool",
     "check_secret",
     "create_room",
+    "delete_room",
     "edit_room",
     "inspect_room",
     "list_prompts",

@@ -16,7 +16,10 @@ use serde_json::{Value, json};
 const PLUGIN_TOOL: &str = "synaplan_rename_chat";
 /// A name of the same length that no catalog has.
 const UNKNOWN_TOOL: &str = "synaplan_rename_chaX";
-const CORE_TOOLS: [&str; 7] = [
+/// The allowlisted tools, and `describe_tools` (`synaplan_get_config`'s output schema is
+/// summarised).
+const CORE_TOOLS: [&str; 8] = [
+    "describe_tools",
     "synaplan_get_config",
     "synaplan_list_chats",
     "synaplan_list_files",

@@ -17,7 +17,9 @@ use serde_json::{Value, json};
 
 /// Every tool, with the `chat-organizer` plugin's `synaplan_rename_chat`: what `--no-auth` and
 /// the admin key (all plugins) see.
-const ALL_TOOLS: [&str; 8] = [
+/// The tools, and `describe_tools`: `synaplan_get_config`'s output schema is summarised.
+const ALL_TOOLS: [&str; 9] = [
+    "describe_tools",
     "synaplan_get_config",
     "synaplan_list_chats",
     "synaplan_list_files",
@@ -99,6 +101,7 @@ async fn stdio_authenticates_from_the_environment() {
     assert_eq!(
         sorted_names(&tools),
         [
+            "describe_tools",
             "synaplan_get_config",
             "synaplan_list_chats",
             "synaplan_list_files",

@@ -1,5 +1,5 @@
 //! `tools.json`, `src/lib.rs` and `src/main.rs` of a generated crate, and what the templates of
-//! its other files (`Cargo.toml`, `README.md`) see.
+//! its other files (`Cargo.toml`, `README.md`, `server.json`, `Dockerfile`) see.
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -25,7 +25,12 @@ pub fn tool_json(tool: &ir::Tool) -> Value {
     if let Some(title) = &tool.title {
         t.insert("title".into(), json!(title));
     }
-    t.insert("description".into(), json!(tool.description));
+    if tool.full_input_schema.is_some() || tool.full_output_schema.is_some() {
+        let noted = mcpgen_core::with_summarised_note(&tool.description);
+        t.insert("description".into(), json!(noted));
+    } else {
+        t.insert("description".into(), json!(tool.description));
+    }
     t.insert("inputSchema".into(), tool.input_schema.clone());
     if let Some(out) = &tool.output_schema {
         t.insert("outputSchema".into(), out.clone());
@@ -48,6 +53,25 @@ pub fn tool_json(tool: &ir::Tool) -> Value {
     Value::Object(t)
 }
 
+/// The `describe_tools` entry a server's `all` mode lists after the tools when some are
+/// summarised ([`mcpgen_core::DESCRIBE_TOOLS`]).
+fn describe_tools_json() -> Value {
+    let def = mcpgen_core::DESCRIBE_TOOLS;
+    let schema: Value = serde_json::from_str(def.input_schema).unwrap_or_default();
+    let a = def.annotations;
+    json!({
+        "name": def.name,
+        "description": def.description,
+        "inputSchema": schema,
+        "annotations": {
+            "readOnlyHint": a.read_only_hint,
+            "destructiveHint": a.destructive_hint,
+            "idempotentHint": a.idempotent_hint,
+            "openWorldHint": a.open_world_hint,
+        },
+    })
+}
+
 /// The `tools/list` result (pretty, for `tools.json`), its wire size, and each tool's entry
 /// size, all from one serialization of each entry.
 pub fn tools_list_json(
@@ -63,12 +87,44 @@ pub fn tools_list_json(
             (tool.name.clone(), ToolsListSize::of_compact_json(&compact))
         })
         .collect();
-    let list = json!({ "tools": entries });
+    let mut listed = entries;
+    if server
+        .tools
+        .iter()
+        .any(|t| t.full_input_schema.is_some() || t.full_output_schema.is_some())
+    {
+        listed.push(describe_tools_json());
+    }
+    let list = json!({ "tools": listed });
     let compact = list.to_string();
     let size = ToolsListSize::of_compact_json(&compact);
     let mut pretty = serde_json::to_string_pretty(&list).unwrap_or(compact);
     pretty.push('\n');
     (pretty, size, tool_sizes)
+}
+
+/// `tools.full.json`: the full schemas of every tool whose listed ones are summaries (only the
+/// schemas that are), in `tools/list` order, pretty, for review next to `tools.json`.
+pub fn full_schemas_json(server: &ir::Server) -> String {
+    let entries: Vec<Value> = server
+        .tools
+        .iter()
+        .filter(|tool| tool.full_input_schema.is_some() || tool.full_output_schema.is_some())
+        .map(|tool| {
+            let mut t = Map::new();
+            t.insert("name".into(), json!(tool.name));
+            if let Some(schema) = &tool.full_input_schema {
+                t.insert("inputSchema".into(), schema.clone());
+            }
+            if let Some(schema) = &tool.full_output_schema {
+                t.insert("outputSchema".into(), schema.clone());
+            }
+            Value::Object(t)
+        })
+        .collect();
+    let mut pretty = serde_json::to_string_pretty(&json!({ "tools": entries })).unwrap_or_default();
+    pretty.push('\n');
+    pretty
 }
 
 /// The tokens of `src/lib.rs`.
@@ -177,6 +233,62 @@ pub(crate) struct CrateContext<'a> {
     tools_list: ToolsListSize,
     /// The environment variable holding the upstream credential in the desktop snippet.
     upstream_credential_env: &'static str,
+    /// What `server.json` says, as the served server card says it.
+    registry: RegistryContext,
+    /// For a workspace member, its folder from the repository root (`generated/<spec folder>`,
+    /// the Docker build context); `.` otherwise.
+    crate_dir: String,
+}
+
+/// The registry entry's fields that must agree with the server card the binary serves.
+#[derive(Debug, Serialize)]
+struct RegistryContext {
+    /// `mcpgen.local/<name>`, characters outside `[A-Za-z0-9._-]` as `-`.
+    name: String,
+    /// The description (else `<name> MCP server`), cut to 100 characters with `…`.
+    description: String,
+    /// The API title, cut to 100 characters with `…`; none when empty.
+    title: Option<String>,
+}
+
+/// Longest description and title the registry and the server card allow.
+const REGISTRY_TEXT_MAX: usize = 100;
+
+/// `text` cut to `max` characters, the last one `…` when cut (as the server card does).
+fn cut(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        text.to_owned()
+    } else {
+        let mut cut: String = text.chars().take(max - 1).collect();
+        cut.push('…');
+        cut
+    }
+}
+
+/// `generated/<folder>` for a workspace member generated from `specs/<folder>/…`, else `.`.
+fn crate_dir(options: &EmitOptions) -> String {
+    let folder = options
+        .spec_label
+        .strip_prefix("specs/")
+        .and_then(|rest| rest.split('/').next())
+        .filter(|f| !f.is_empty());
+    match (&options.runtime, folder) {
+        (RuntimeDep::Workspace, Some(folder)) => format!("generated/{folder}"),
+        _ => ".".to_owned(),
+    }
+}
+
+fn registry_context(server: &ir::Server) -> RegistryContext {
+    let description = if server.description.trim().is_empty() {
+        format!("{} MCP server", server.name)
+    } else {
+        server.description.clone()
+    };
+    RegistryContext {
+        name: mcpgen_core::registry_name(&server.name),
+        description: cut(&description, REGISTRY_TEXT_MAX),
+        title: (!server.title.trim().is_empty()).then(|| cut(&server.title, REGISTRY_TEXT_MAX)),
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -286,5 +398,7 @@ pub(crate) fn crate_context<'a>(
         } else {
             "MCPGEN_UPSTREAM_BEARER"
         },
+        registry: registry_context(server),
+        crate_dir: crate_dir(options),
     }
 }

@@ -118,10 +118,17 @@ pub fn emit(server: &ir::Server, options: &EmitOptions) -> Result<Emitted, Error
     );
     let (tools_json, list_size, tool_sizes) = files::tools_list_json(server);
     files.insert("tools.json".to_owned(), tools_json);
+    files.insert(
+        "tools.full.json".to_owned(),
+        files::full_schemas_json(server),
+    );
     let context = files::crate_context(server, options, &list_size);
     for (file, template) in [
         ("Cargo.toml", "Cargo.toml.jinja"),
         ("README.md", "README.md.jinja"),
+        ("server.json", "server.json.jinja"),
+        ("Dockerfile", "Dockerfile.jinja"),
+        ("compose.yaml", "compose.yaml.jinja"),
     ] {
         files.insert(file.to_owned(), templates.render(template, &context)?);
     }

@@ -1,5 +1,6 @@
-//! The templates of a generated crate's non-Rust files (`Cargo.toml`, `README.md`): built-in
-//! minijinja templates compiled into the engine, each replaceable by a file of the same name in
+//! The templates of a generated crate's non-Rust files (`Cargo.toml`, `README.md`,
+//! `server.json`, `Dockerfile`, `compose.yaml`): built-in minijinja templates compiled into the engine, each replaceable by a
+//! file of the same name in
 //! a templates folder ([`crate::Settings::with_templates`]).
 //!
 //! Templates run with strict undefined values (a misspelt variable is an error, not an empty
@@ -25,11 +26,24 @@ const BUILT_IN: &[(&str, &str)] = &[
         "README.md.jinja",
         include_str!("../../templates/README.md.jinja"),
     ),
+    (
+        "server.json.jinja",
+        include_str!("../../templates/server.json.jinja"),
+    ),
+    (
+        "Dockerfile.jinja",
+        include_str!("../../templates/Dockerfile.jinja"),
+    ),
+    (
+        "compose.yaml.jinja",
+        include_str!("../../templates/compose.yaml.jinja"),
+    ),
 ];
 
 /// The variables every template sees, named in the error for an undefined value.
 const VARIABLES: &str = "generator_version, spec_label, tools_label, crate_name, lib_name, \
-    cargo_version, server, tools, runtime, standalone, tools_list, upstream_credential_env";
+    cargo_version, server, tools, runtime, standalone, tools_list, upstream_credential_env, \
+    registry, crate_dir";
 
 /// The templates of one run, each with where it came from (for error messages).
 pub(crate) struct Templates {
@@ -56,6 +70,7 @@ impl Templates {
         env.add_filter("md_cell", |s: String| md_cell(&s));
         env.add_filter("md_code", |s: String| md_code(&s));
         env.add_filter("one_line", |s: String| super::one_line(&s));
+        env.add_filter("json_string", |s: String| json_string(&s));
 
         let mut sources: BTreeMap<String, (String, String)> = BUILT_IN
             .iter()
@@ -155,6 +170,11 @@ fn toml_string(s: &str) -> String {
     }
     out.push('"');
     out
+}
+
+/// A JSON string literal, quotes included.
+fn json_string(s: &str) -> String {
+    serde_json::Value::String(s.to_owned()).to_string()
 }
 
 /// Markdown table cell text: inline text with `|` escaped.

@@ -136,6 +136,14 @@ fn tool_def(tool: &ir::Tool) -> TokenStream {
         let lit = raw_str(&pretty_json(schema));
         tokens.extend(quote!(.output_schema(#lit)));
     }
+    if let Some(schema) = &tool.full_input_schema {
+        let lit = raw_str(&pretty_json(schema));
+        tokens.extend(quote!(.full_input_schema(#lit)));
+    }
+    if let Some(schema) = &tool.full_output_schema {
+        let lit = raw_str(&pretty_json(schema));
+        tokens.extend(quote!(.full_output_schema(#lit)));
+    }
     if let Some(schema) = &tool.documented_output_schema {
         let lit = raw_str(&pretty_json(schema));
         tokens.extend(quote!(.documented_output_schema(#lit)));

@@ -198,8 +198,9 @@ fn build_tool(
     if !required.is_empty() {
         input_schema.insert("required".into(), json!(required));
     }
+    let root = Value::Object(input_schema);
     let fitted = budget::fit(
-        &Value::Object(input_schema),
+        &root,
         &mut |def| input.def(def).cloned(),
         budget::Limits {
             budget,
@@ -209,6 +210,8 @@ fn build_tool(
         },
     );
     report_cuts(&mut warnings, &name, "inputSchema", &fitted.cuts, budget);
+    let full_input_schema = (!fitted.cuts.is_empty())
+        .then(|| budget::full(&root, &mut |def| input.def(def).cloned(), true));
     let input_schema = fitted.schema;
     warnings.extend(input.finish().1);
 
@@ -224,6 +227,7 @@ fn build_tool(
     );
     let wrap_output = output.wrapped;
     let output_schema = output.advertised;
+    let full_output_schema = output.full;
     let documented_output_schema = output
         .documented
         .filter(|d| Some(d) != output_schema.as_ref());
@@ -255,6 +259,8 @@ fn build_tool(
         description,
         input_schema,
         output_schema,
+        full_input_schema,
+        full_output_schema,
         documented_output_schema,
         wrap_output,
         access,

@@ -14,6 +14,8 @@ use crate::tolerant;
 pub(super) struct OutputSchemas {
     /// What `tools/list` advertises (`None`: no output schema).
     pub(super) advertised: Option<Value>,
+    /// The advertised schema without a budget, when the budget summarised nested fields.
+    pub(super) full: Option<Value>,
     /// The documented schema, for `--output-check strict`.
     pub(super) documented: Option<Value>,
     /// Whether a non-object response is wrapped as `{"result": ...}`.
@@ -36,6 +38,7 @@ pub(super) fn output_schema(
 ) -> OutputSchemas {
     let mut out = OutputSchemas {
         advertised: None,
+        full: None,
         documented: None,
         wrapped: false,
         cuts: Vec::new(),
@@ -109,6 +112,13 @@ pub(super) fn output_schema(
             describe: false,
         },
     );
+    if !advertised.cuts.is_empty() {
+        out.full = Some(budget::full(
+            &tolerant::tolerant_output(&root),
+            &mut |def| conv.def(def).map(tolerant::tolerant_output),
+            true,
+        ));
+    }
     out.advertised = Some(advertised.schema);
     out.cuts = advertised.cuts;
     out.documented = Some(documented.schema);

@@ -196,16 +196,44 @@ impl Spec {
     /// resolving relative `$ref`s).
     pub fn from_str(path: &Path, text: &str) -> Result<Spec, Vec<Error>> {
         let raw = load::parse_document(path, text).map_err(|e| vec![e])?;
-        let bundled = bundle::bundle(path, raw)?;
+        let (bundled, unusable) = bundle::bundle_by_operation(path, raw)?;
         let (version, upgraded, mut warnings) = upgrade::to_openapi3(path, bundled)?;
         let indexed = index::operations(path, &upgraded)?;
         warnings.extend(indexed.warnings);
+        let mut operations = indexed.operations;
+        let mut broken = indexed.broken;
+        // An operation holding a `$ref` that cannot be followed is broken, not the document.
+        for u in unusable {
+            let held = |path: &str, method: &str| {
+                u.path == path && u.method.as_deref().is_none_or(|m| m == method)
+            };
+            let mut found = false;
+            for op in operations.extract_if(.., |op| held(&op.path, &op.method)) {
+                found = true;
+                broken.push(BrokenOperation {
+                    operation_id: op.operation_id,
+                    method: op.method,
+                    path: op.path,
+                    errors: vec![u.error.clone()],
+                });
+            }
+            match broken.iter_mut().find(|b| held(&b.path, &b.method)) {
+                Some(b) if !found => b.errors.push(u.error),
+                Some(_) => {}
+                None => broken.push(BrokenOperation {
+                    operation_id: None,
+                    method: u.method.unwrap_or_else(|| "*".to_owned()),
+                    path: u.path,
+                    errors: vec![u.error],
+                }),
+            }
+        }
         Ok(Spec {
             path: path.to_owned(),
             version,
             root: upgraded,
-            operations: indexed.operations,
-            broken: indexed.broken,
+            operations,
+            broken,
             warnings,
         })
     }

@@ -153,6 +153,19 @@ impl RoomStore {
         self.write(&path, room)
     }
 
+    /// Deletes room `name`'s file.
+    pub fn delete(&self, name: &str) -> Result<(), StoreError> {
+        let _writing = self.writing.lock().unwrap_or_else(PoisonError::into_inner);
+        let path = self.path_of(name)?;
+        match fs::remove_file(&path) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                Err(StoreError::NotFound(name.to_owned()))
+            }
+            Err(e) => Err(io(&path)(e)),
+        }
+    }
+
     /// Reads room `name`, lets `change` modify it, and writes it back if `change` succeeds.
     /// Returns what `change` returned.
     pub fn update<T, E: From<StoreError>>(

@@ -37,6 +37,17 @@ pub enum RoomError {
     /// `create_room` was called in a room's catalog.
     #[error("rooms are created at /mcp, the catalog of every room, not inside room `{0}`")]
     CreateInRoom(String),
+    /// `delete_room` was called in a room's catalog.
+    #[error("rooms are deleted at /mcp, the catalog of every room, not inside room `{0}`")]
+    DeleteInRoom(String),
+    /// A room was created but its catalog cannot be served (the room is not kept).
+    #[error("room `{room}` cannot be served, so it was not created: {reason}")]
+    NotServed {
+        /// The room.
+        room: String,
+        /// Why its catalog cannot be served.
+        reason: String,
+    },
     /// An item name is not valid.
     #[error("`{name}` is not a valid {kind} name: use 1 to 64 ASCII letters, digits, `_` or `-`")]
     InvalidName {
@@ -110,18 +121,43 @@ fn position<T>(
         })
 }
 
+/// What serves each room's catalog while the server runs: told when a room is created or
+/// deleted, it mounts or unmounts the room's catalog (`/mcp/<room>`).
+pub trait RoomCatalogs: Send + Sync + 'static {
+    /// Starts serving room `room`'s catalog; the error says why it cannot.
+    fn serve(&self, room: &str) -> Result<(), String>;
+    /// Stops serving room `room`'s catalog.
+    fn unserve(&self, room: &str);
+}
+
 /// The state of one catalog's room tools.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct RoomTools {
     store: Arc<RoomStore>,
     /// The room this catalog serves; `None` for the catalog of every room.
     only: Option<String>,
+    /// Serves the catalogs of rooms created and deleted through the tools, if set.
+    catalogs: Option<Arc<dyn RoomCatalogs>>,
+}
+
+impl std::fmt::Debug for RoomTools {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RoomTools")
+            .field("dir", &self.store.dir())
+            .field("only", &self.only)
+            .field("catalogs", &self.catalogs.is_some())
+            .finish()
+    }
 }
 
 impl RoomTools {
     /// The tools of the catalog of every room (`/mcp`).
     pub fn all(store: Arc<RoomStore>) -> Self {
-        Self { store, only: None }
+        Self {
+            store,
+            only: None,
+            catalogs: None,
+        }
     }
 
     /// The tools of room `room`'s catalog (`/mcp/<room>`).
@@ -129,7 +165,15 @@ impl RoomTools {
         Self {
             store,
             only: Some(room.into()),
+            catalogs: None,
         }
+    }
+
+    /// Serves each room created through `create_room` at once, and stops serving each room
+    /// deleted through `delete_room`, through `catalogs`.
+    pub fn with_catalogs(mut self, catalogs: Arc<dyn RoomCatalogs>) -> Self {
+        self.catalogs = Some(catalogs);
+        self
     }
 
     /// The room a call is about: the one it names, which must be this catalog's if it serves
@@ -197,9 +241,37 @@ impl RoomTools {
             return Err(RoomError::CreateInRoom(served.clone()));
         }
         self.store.create(&Room::new(name.clone(), description))?;
+        let Some(catalogs) = &self.catalogs else {
+            return Ok(StatusResult::ok(format!(
+                "room `{name}` created; restart the server to serve it at /mcp/{name}"
+            )));
+        };
+        if let Err(reason) = catalogs.serve(&name) {
+            // Not served, so not kept: the room would be unreachable.
+            self.store.delete(&name)?;
+            return Err(RoomError::NotServed { room: name, reason });
+        }
         Ok(StatusResult::ok(format!(
-            "room `{name}` created; restart the server to serve it at /mcp/{name}"
+            "room `{name}` created and served at /mcp/{name}"
         )))
+    }
+
+    /// Deletes a room and stops serving it (only in the catalog of every room, /mcp). Calls
+    /// in progress in its catalog finish; new requests there get 404.
+    #[mcp_tool(destructive, title = "Delete a room")]
+    fn delete_room(
+        &self,
+        /// The room to delete.
+        name: String,
+    ) -> Result<StatusResult, RoomError> {
+        if let Some(served) = &self.only {
+            return Err(RoomError::DeleteInRoom(served.clone()));
+        }
+        self.store.delete(&name)?;
+        if let Some(catalogs) = &self.catalogs {
+            catalogs.unserve(&name);
+        }
+        Ok(StatusResult::ok(format!("room `{name}` deleted")))
     }
 
     /// Changes a room's description.

@@ -771,6 +771,212 @@ pub const GRAPH_CYCLES_CREATE_PROJECT_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDe
   }
 }"#,
     )
+    .full_input_schema(
+        r##"{
+  "type": "object",
+  "properties": {
+    "name": {
+      "type": "string"
+    },
+    "owner": {
+      "$ref": "#/$defs/Person"
+    },
+    "tasks": {
+      "type": "array",
+      "items": {
+        "$ref": "#/$defs/Task"
+      }
+    }
+  },
+  "required": [
+    "name"
+  ],
+  "$defs": {
+    "Address": {
+      "type": "object",
+      "properties": {
+        "street": {
+          "type": "string"
+        },
+        "city": {
+          "type": "string"
+        },
+        "country": {
+          "type": "string",
+          "minLength": 2,
+          "maxLength": 2
+        }
+      }
+    },
+    "Comment": {
+      "description": "A comment and its replies (self-referential through allOf)",
+      "allOf": [
+        {
+          "$ref": "#/$defs/CommentBase"
+        },
+        {
+          "type": "object",
+          "properties": {
+            "replies": {
+              "type": "array",
+              "items": {
+                "$ref": "#/$defs/Comment"
+              }
+            }
+          }
+        }
+      ]
+    },
+    "CommentBase": {
+      "type": "object",
+      "required": [
+        "text"
+      ],
+      "properties": {
+        "text": {
+          "type": "string"
+        },
+        "author": {
+          "$ref": "#/$defs/Person"
+        }
+      }
+    },
+    "Organization": {
+      "type": "object",
+      "required": [
+        "name",
+        "owner"
+      ],
+      "properties": {
+        "name": {
+          "type": "string"
+        },
+        "owner": {
+          "$ref": "#/$defs/Person"
+        },
+        "members": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/Person"
+          }
+        },
+        "parent": {
+          "$ref": "#/$defs/Organization"
+        },
+        "address": {
+          "$ref": "#/$defs/Address"
+        }
+      }
+    },
+    "Person": {
+      "type": "object",
+      "required": [
+        "name"
+      ],
+      "properties": {
+        "name": {
+          "type": "string"
+        },
+        "employer": {
+          "$ref": "#/$defs/Organization"
+        },
+        "manager": {
+          "description": "The person's manager, null for the top of the hierarchy",
+          "anyOf": [
+            {
+              "allOf": [
+                {
+                  "$ref": "#/$defs/Person"
+                }
+              ]
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "reports": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/Person"
+          }
+        }
+      }
+    },
+    "Project": {
+      "type": "object",
+      "required": [
+        "name"
+      ],
+      "properties": {
+        "name": {
+          "type": "string"
+        },
+        "owner": {
+          "$ref": "#/$defs/Person"
+        },
+        "tasks": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/Task"
+          }
+        }
+      }
+    },
+    "Task": {
+      "type": "object",
+      "required": [
+        "title"
+      ],
+      "properties": {
+        "title": {
+          "type": "string"
+        },
+        "status": {
+          "type": "string",
+          "enum": [
+            "todo",
+            "doing",
+            "done"
+          ],
+          "default": "todo"
+        },
+        "project": {
+          "$ref": "#/$defs/Project"
+        },
+        "parent": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "Id of the parent task, null for a top-level task"
+        },
+        "subtasks": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/Task"
+          }
+        },
+        "blockedBy": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/Task"
+          }
+        },
+        "assignee": {
+          "$ref": "#/$defs/Person"
+        },
+        "comments": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/Comment"
+          }
+        }
+      }
+    }
+  }
+}"##,
+    )
     .documented_output_schema(
         r##"{
   "type": "object",
@@ -1220,6 +1426,247 @@ pub const GRAPH_CYCLES_CREATE_TASK_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::
     }
   }
 }"#,
+    )
+    .full_input_schema(
+        r##"{
+  "type": "object",
+  "properties": {
+    "projectId": {
+      "type": "string"
+    },
+    "title": {
+      "type": "string"
+    },
+    "status": {
+      "type": "string",
+      "enum": [
+        "todo",
+        "doing",
+        "done"
+      ],
+      "default": "todo"
+    },
+    "project": {
+      "$ref": "#/$defs/Project"
+    },
+    "parent": {
+      "type": [
+        "string",
+        "null"
+      ],
+      "description": "Id of the parent task, null for a top-level task"
+    },
+    "subtasks": {
+      "type": "array",
+      "items": {
+        "$ref": "#/$defs/Task"
+      }
+    },
+    "blockedBy": {
+      "type": "array",
+      "items": {
+        "$ref": "#/$defs/Task"
+      }
+    },
+    "assignee": {
+      "$ref": "#/$defs/Person"
+    },
+    "comments": {
+      "type": "array",
+      "items": {
+        "$ref": "#/$defs/Comment"
+      }
+    }
+  },
+  "required": [
+    "projectId",
+    "title"
+  ],
+  "$defs": {
+    "Address": {
+      "type": "object",
+      "properties": {
+        "street": {
+          "type": "string"
+        },
+        "city": {
+          "type": "string"
+        },
+        "country": {
+          "type": "string",
+          "minLength": 2,
+          "maxLength": 2
+        }
+      }
+    },
+    "Comment": {
+      "description": "A comment and its replies (self-referential through allOf)",
+      "allOf": [
+        {
+          "$ref": "#/$defs/CommentBase"
+        },
+        {
+          "type": "object",
+          "properties": {
+            "replies": {
+              "type": "array",
+              "items": {
+                "$ref": "#/$defs/Comment"
+              }
+            }
+          }
+        }
+      ]
+    },
+    "CommentBase": {
+      "type": "object",
+      "required": [
+        "text"
+      ],
+      "properties": {
+        "text": {
+          "type": "string"
+        },
+        "author": {
+          "$ref": "#/$defs/Person"
+        }
+      }
+    },
+    "Organization": {
+      "type": "object",
+      "required": [
+        "name",
+        "owner"
+      ],
+      "properties": {
+        "name": {
+          "type": "string"
+        },
+        "owner": {
+          "$ref": "#/$defs/Person"
+        },
+        "members": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/Person"
+          }
+        },
+        "parent": {
+          "$ref": "#/$defs/Organization"
+        },
+        "address": {
+          "$ref": "#/$defs/Address"
+        }
+      }
+    },
+    "Person": {
+      "type": "object",
+      "required": [
+        "name"
+      ],
+      "properties": {
+        "name": {
+          "type": "string"
+        },
+        "employer": {
+          "$ref": "#/$defs/Organization"
+        },
+        "manager": {
+          "description": "The person's manager, null for the top of the hierarchy",
+          "anyOf": [
+            {
+              "allOf": [
+                {
+                  "$ref": "#/$defs/Person"
+                }
+              ]
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "reports": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/Person"
+          }
+        }
+      }
+    },
+    "Project": {
+      "type": "object",
+      "required": [
+        "name"
+      ],
+      "properties": {
+        "name": {
+          "type": "string"
+        },
+        "owner": {
+          "$ref": "#/$defs/Person"
+        },
+        "tasks": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/Task"
+          }
+        }
+      }
+    },
+    "Task": {
+      "type": "object",
+      "required": [
+        "title"
+      ],
+      "properties": {
+        "title": {
+          "type": "string"
+        },
+        "status": {
+          "type": "string",
+          "enum": [
+            "todo",
+            "doing",
+            "done"
+          ],
+          "default": "todo"
+        },
+        "project": {
+          "$ref": "#/$defs/Project"
+        },
+        "parent": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "Id of the parent task, null for a top-level task"
+        },
+        "subtasks": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/Task"
+          }
+        },
+        "blockedBy": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/Task"
+          }
+        },
+        "assignee": {
+          "$ref": "#/$defs/Person"
+        },
+        "comments": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/Comment"
+          }
+        }
+      }
+    }
+  }
+}"##,
     )
     .documented_output_schema(
         r##"{

@@ -1310,6 +1310,128 @@ pub const SYNAPLAN_GET_CONFIG_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new(
   }
 }"#,
     )
+    .full_output_schema(
+        r##"{
+  "type": "object",
+  "properties": {
+    "models": {
+      "type": [
+        "array",
+        "null"
+      ],
+      "description": "Models the user may select",
+      "items": {
+        "type": "object",
+        "properties": {
+          "id": {
+            "type": [
+              "integer",
+              "null"
+            ]
+          },
+          "name": {
+            "anyOf": [
+              {
+                "$ref": "#/$defs/ModelName"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "capability": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "Documented values: chat, vision, embedding, image, audio."
+          },
+          "provider": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "examples": [
+              "openai"
+            ]
+          }
+        }
+      }
+    },
+    "limits": {
+      "type": [
+        "object",
+        "null"
+      ],
+      "properties": {
+        "maxUploadMb": {
+          "type": [
+            "integer",
+            "null"
+          ],
+          "examples": [
+            128
+          ]
+        },
+        "messagesPerHour": {
+          "type": [
+            "integer",
+            "null"
+          ]
+        },
+        "maxFilesPerUpload": {
+          "type": [
+            "integer",
+            "null"
+          ]
+        }
+      }
+    },
+    "features": {
+      "type": [
+        "object",
+        "null"
+      ],
+      "description": "Feature flags",
+      "properties": {
+        "rag": {
+          "type": [
+            "boolean",
+            "null"
+          ]
+        },
+        "fileUpload": {
+          "type": [
+            "boolean",
+            "null"
+          ]
+        },
+        "imageGeneration": {
+          "type": [
+            "boolean",
+            "null"
+          ]
+        },
+        "streaming": {
+          "type": [
+            "boolean",
+            "null"
+          ]
+        }
+      }
+    }
+  },
+  "$defs": {
+    "ModelName": {
+      "type": "string",
+      "description": "AI model identifier; the values listed are common ones, others may be configured Documented values: gpt-4o…",
+      "examples": [
+        "gpt-4o"
+      ]
+    }
+  }
+}"##,
+    )
     .documented_output_schema(
         r##"{
   "type": "object",

@@ -64,6 +64,14 @@ pub fn tool_def(tool: &ir::Tool) -> ToolDef {
             .output_schema
             .as_ref()
             .map(|schema| leak(&schema.to_string())),
+        full_input_schema: tool
+            .full_input_schema
+            .as_ref()
+            .map(|schema| leak(&schema.to_string())),
+        full_output_schema: tool
+            .full_output_schema
+            .as_ref()
+            .map(|schema| leak(&schema.to_string())),
         documented_output_schema: tool
             .documented_output_schema
             .as_ref()

@@ -12,14 +12,17 @@ use super::config::{DEFAULT_MAX_BODY_BYTES, forward_header_names};
 use super::config::{DEFAULT_SHUTDOWN_TIMEOUT, OutputCheck, Unconfirmable};
 use super::error::{ConfigProblem, ServerError};
 use super::handler;
-use super::mount::{self, Mount};
+use super::mount::Mount;
+use super::mounting::{MountTable, Mounted, mounted_inner, name_check};
 use super::pipeline::InFlight;
+#[cfg(feature = "http")]
+use super::placement::Placement;
 use super::prompts::Prompts;
 use super::rate::{self, RateLimiter};
 #[cfg(feature = "http")]
 use super::rebinding::RebindingConfig;
 use super::resources::Resources;
-use super::state::{Inner, Mounted, Server};
+use super::state::{Inner, Server};
 use crate::ToolSet;
 use crate::audit::{AuditSink, MultiSink};
 use crate::auth::Authenticator;
@@ -36,6 +39,10 @@ pub struct ServerBuilder {
     root: CatalogConfig,
     #[cfg(feature = "http")]
     card_name: Option<String>,
+    #[cfg(feature = "http")]
+    base_path: Option<String>,
+    #[cfg(feature = "http")]
+    public_url: Option<String>,
     #[cfg(feature = "http")]
     insecure_no_auth: bool,
     audit: MultiSink,
@@ -58,7 +65,7 @@ pub struct ServerBuilder {
     request_state_key: Option<Vec<u8>>,
     /// Older request-state keys that still open states (rotation).
     previous_request_state_keys: Vec<Vec<u8>>,
-    /// The public URL and the OAuth resource server.
+    /// The OAuth resource server, if any.
     #[cfg(feature = "http")]
     site: super::resource_site::SiteConfig,
 }
@@ -93,6 +100,26 @@ impl ServerBuilder {
     /// `com.example/synaplan`. Default: `mcpgen.local/<name>`.
     pub fn card_name(mut self, card_name: impl Into<String>) -> Self {
         self.card_name = Some(card_name.into());
+        self
+    }
+
+    #[cfg(feature = "http")]
+    /// Moves every HTTP route under `path` (`--base-path`), e.g. `/api/v1/mcp`: the MCP
+    /// endpoint is then `path` itself, and catalogs, server cards, legacy SSE and `/healthz`
+    /// sit below it (see [`Placement`](super::Placement)). A path that is not clean and
+    /// absolute is refused by [`build`](Self::build).
+    pub fn base_path(mut self, path: impl Into<String>) -> Self {
+        self.base_path = Some(path.into());
+        self
+    }
+
+    #[cfg(feature = "http")]
+    /// Sets the URL clients reach the base path at (`--public-url`), e.g.
+    /// `https://mcp.example.com/api/v1/mcp` when TLS ends at a proxy; every announced URL
+    /// is built from it. Anything but an `http`/`https` URL without query, fragment or
+    /// credentials is refused by [`build`](Self::build).
+    pub fn public_url(mut self, url: impl Into<String>) -> Self {
+        self.public_url = Some(url.into());
         self
     }
 
@@ -240,6 +267,14 @@ impl ServerBuilder {
         self
     }
 
+    /// Whether, in `all` mode, `describe_tools` is listed next to the tools when some tool's
+    /// listed schemas are summaries, and their descriptions say so (default on). Search mode
+    /// always has it.
+    pub fn describe_tools(mut self, on: bool) -> Self {
+        self.root.set_describe_tools(on);
+        self
+    }
+
     #[cfg(feature = "search")]
     /// Names tools listed directly in search mode, next to the meta-tools (each still only
     /// for callers that may call it). A name that is not served is refused by
@@ -273,17 +308,6 @@ impl ServerBuilder {
         self
     }
 
-    #[cfg(feature = "http")]
-    /// Sets the server's public base URL (e.g. `https://mcp.example.com`, as clients reach it
-    /// through a proxy). The canonical resource URL of `/mcp` is this URL plus `/mcp`, and of a
-    /// mount plus `/mcp/<name>`: OAuth tokens' audience and the protected-resource metadata
-    /// use it. Default: the `Host` the client reached (`https` when `X-Forwarded-Proto` says
-    /// so), as the server card does.
-    pub fn public_url(mut self, url: impl Into<String>) -> Self {
-        self.site.public_url = Some(url.into());
-        self
-    }
-
     #[cfg(feature = "oauth")]
     /// Accepts OAuth access tokens checked by `server`, next to the authenticators added
     /// before and after (keys and signed tokens keep working), on `/mcp` and on every mount,
@@ -302,6 +326,21 @@ impl ServerBuilder {
     /// server. All problems are reported together.
     pub fn build(self) -> Result<Server, ServerError> {
         let mut problems = Vec::new();
+        #[cfg(feature = "http")]
+        let placement = match Placement::new(self.base_path.as_deref(), self.public_url.as_deref())
+        {
+            Ok(placement) => Arc::new(placement),
+            Err(reasons) => {
+                problems.extend(
+                    reasons
+                        .into_iter()
+                        .map(|reason| ConfigProblem::InvalidPlacement { reason }),
+                );
+                Arc::new(Placement::default())
+            }
+        };
+        #[cfg(not(feature = "http"))]
+        let placement = ();
         let request_states = match RequestStates::new(
             self.request_state_key.as_deref(),
             &self.previous_request_state_keys,
@@ -316,15 +355,8 @@ impl ServerBuilder {
         let mut names: Vec<&str> = Vec::new();
         let mut mounted_tools = Vec::new();
         for mount in &self.mounts {
-            if let Some(reason) = mount::name_problem(&mount.name) {
-                problems.push(ConfigProblem::InvalidCatalogName {
-                    name: mount.name.clone(),
-                    reason: reason.to_owned(),
-                });
-            } else if names.contains(&mount.name.as_str()) {
-                problems.push(ConfigProblem::DuplicateCatalog {
-                    name: mount.name.clone(),
-                });
+            if let Some(problem) = name_check(&placement, &names, &mount.name) {
+                problems.push(problem);
             }
             names.push(&mount.name);
             let mut found = Vec::new();
@@ -381,60 +413,10 @@ impl ServerBuilder {
         let serve_root = !self.root.sets.is_empty() || self.mounts.is_empty();
         let rate = Arc::new(RateLimiter::new(self.rate_limit));
         let inflight = Arc::new(InFlight::default());
-        let mut mounts = Vec::with_capacity(self.mounts.len());
-        for (mount, tools) in self.mounts.into_iter().zip(mounted_tools) {
-            let Some(tools) = tools else {
-                // Unreachable: a mount whose tools did not build left a problem above.
-                continue;
-            };
-            #[cfg(feature = "http")]
-            let resource = self
-                .site
-                .site(format!("/mcp/{}", mount.name), &tools.catalog);
-            let inner = configured(Inner {
-                name: format!("{}/{}", self.name, mount.name),
-                version: self.version.clone(),
-                title: mount.catalog.title.or_else(|| self.root.title.clone()),
-                description: mount
-                    .catalog
-                    .description
-                    .or_else(|| self.root.description.clone()),
-                #[cfg(feature = "http")]
-                card_name: None,
-                sets: mount.catalog.sets,
-                catalog: tools.catalog,
-                #[cfg(feature = "search")]
-                search: tools.search,
-                auth: mount::mount_auth(mount.catalog.auth, self.root.auth.as_ref()),
-                #[cfg(feature = "http")]
-                resource,
-                #[cfg(feature = "http")]
-                insecure_no_auth: self.insecure_no_auth,
-                audit: self.audit.clone(),
-                audit_args: self.audit_args,
-                rate: rate.clone(),
-                #[cfg(feature = "http")]
-                rebinding: rebinding.clone(),
-                #[cfg(feature = "http")]
-                max_body_bytes: self.max_body_bytes,
-                shutdown_timeout: self.shutdown_timeout,
-                output_check: self.output_check,
-                unconfirmable: self.unconfirmable,
-                #[cfg(feature = "http")]
-                forward_headers: forward_headers.clone(),
-                inflight: inflight.clone(),
-                request_states: request_states.clone(),
-                prompts: Prompts::default(),
-                resources: Resources::default(),
-                server_config: rmcp::model::ServerConfig::default(),
-            });
-            mounts.push(Mounted {
-                name: mount.name,
-                inner: Arc::new(inner),
-            });
-        }
         #[cfg(feature = "http")]
-        let resource = self.site.site("/mcp".to_owned(), &tools.catalog);
+        let resource = self
+            .site
+            .site(&placement, placement.mcp_path(), &tools.catalog);
         let inner = configured(Inner {
             name: self.name,
             version: self.version,
@@ -442,6 +424,8 @@ impl ServerBuilder {
             description: self.root.description,
             #[cfg(feature = "http")]
             card_name: self.card_name,
+            #[cfg(feature = "http")]
+            placement,
             sets: self.root.sets,
             catalog: tools.catalog,
             #[cfg(feature = "search")]
@@ -469,9 +453,23 @@ impl ServerBuilder {
             resources,
             server_config: rmcp::model::ServerConfig::default(),
         });
+        let mut mounts = Vec::with_capacity(self.mounts.len());
+        for (mount, tools) in self.mounts.into_iter().zip(mounted_tools) {
+            let Some(tools) = tools else {
+                // Unreachable: a mount whose tools did not build left a problem above.
+                continue;
+            };
+            let mounted = mounted_inner(&inner, &mount.name, mount.catalog, tools);
+            mounts.push(Mounted {
+                name: mount.name,
+                inner: Arc::new(mounted),
+            });
+        }
         Ok(Server {
             inner: Arc::new(inner),
-            mounts: mounts.into(),
+            mounts: Arc::new(MountTable::new(mounts)),
+            #[cfg(feature = "http")]
+            exposed: Arc::default(),
             #[cfg(feature = "http")]
             serve_root,
         })
@@ -487,6 +485,10 @@ impl Server {
             root: CatalogConfig::default(),
             #[cfg(feature = "http")]
             card_name: None,
+            #[cfg(feature = "http")]
+            base_path: None,
+            #[cfg(feature = "http")]
+            public_url: None,
             #[cfg(feature = "http")]
             insecure_no_auth: false,
             audit: MultiSink::new(),
@@ -515,7 +517,7 @@ impl Server {
 }
 
 /// Fills in what `initialize` answers, from the rest of `inner`.
-fn configured(mut inner: Inner) -> Inner {
+pub(super) fn configured(mut inner: Inner) -> Inner {
     inner.server_config = handler::server_config(&inner);
     inner
 }

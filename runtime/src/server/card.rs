@@ -1,10 +1,18 @@
 //! Server cards: what a client can learn about the server before connecting.
 //!
-//! - `GET /.well-known/mcp.json`: `{name, version, description, endpoint, transports, auth}`.
+//! - `GET /.well-known/mcp.json`: `{name, version, description, endpoint, transports, auth,
+//!   catalogs}`: `endpoint` and `transports` describe the server's own catalog (no
+//!   `endpoint` and no transports when only mounts serve), `catalogs` lists each mount's
+//!   name, endpoint and transports.
 //! - `GET /mcp/server-card`: the same facts in the draft MCP Server Card shape (SEP-2127,
 //!   `experimental-ext-server-card`, schema `v2`): `$schema`, a reverse-DNS `name`,
 //!   `version`, `description` (at most 100 characters), `title`, and `remotes` (one per
-//!   transport, with absolute URLs, the auth header and the supported protocol versions).
+//!   transport really served, the server's own catalog first, then each mount's, with
+//!   absolute URLs, the auth header and the supported protocol versions).
+//!
+//! Both move under the base path, and announce the public URL when one is configured (see
+//! [`Placement`](super::Placement)); otherwise URLs are built from `Host` and
+//! `X-Forwarded-Proto`.
 
 use std::sync::Arc;
 
@@ -14,7 +22,8 @@ use axum::http::HeaderMap;
 use rmcp::model::ProtocolVersion;
 use serde_json::{Value, json};
 
-use super::state::Inner;
+use super::mounting::MountTable;
+use super::state::{Inner, Server};
 
 /// The `$schema` of the draft server card.
 pub(crate) const SERVER_CARD_SCHEMA: &str =
@@ -39,19 +48,85 @@ fn description(inner: &Inner) -> String {
     inner
         .description
         .clone()
+        .filter(|d| !d.trim().is_empty())
         .unwrap_or_else(|| format!("{} MCP server", inner.name))
 }
 
+/// What the cards describe: the server's own catalog (when served) and its mounts.
+#[derive(Clone)]
+pub(crate) struct CardState {
+    inner: Arc<Inner>,
+    /// Whether the server's own catalog is served at the MCP endpoint.
+    serve_root: bool,
+    /// The mounted catalogs, read on each request (they change while serving).
+    mounts: Arc<MountTable>,
+}
+
+impl CardState {
+    pub(crate) fn of(server: &Server) -> Self {
+        Self {
+            inner: server.inner.clone(),
+            serve_root: server.serve_root,
+            mounts: server.mounts.clone(),
+        }
+    }
+}
+
+/// The transports served at one catalog: Streamable HTTP at `base`, and legacy SSE at
+/// `sse_base` + `/sse` when built in.
+fn transports(base: &str, sse_base: &str) -> Vec<(&'static str, String)> {
+    let mut served = vec![("streamable-http", base.to_owned())];
+    if cfg!(feature = "legacy-sse") {
+        served.push(("sse", format!("{sse_base}/sse")));
+    }
+    served
+}
+
+fn kinds(served: &[(&'static str, String)]) -> Value {
+    served.iter().map(|(kind, _)| json!(kind)).collect()
+}
+
 /// `GET /.well-known/mcp.json`.
-pub(crate) async fn well_known(State(inner): State<Arc<Inner>>) -> Json<Value> {
-    Json(json!({
+pub(crate) async fn well_known(State(state): State<CardState>) -> Json<Value> {
+    let inner = &state.inner;
+    let placement = &inner.placement;
+    let announced = |path: &str| placement.public(path).unwrap_or_else(|| path.to_owned());
+    let mut card = json!({
         "name": inner.name,
         "version": inner.version,
-        "description": description(&inner),
-        "endpoint": "/mcp",
-        "transports": ["streamable-http", "sse"],
-        "auth": auth_kind(&inner),
-    }))
+        "description": description(inner),
+        "auth": auth_kind(inner),
+    });
+    let Some(obj) = card.as_object_mut() else {
+        return Json(card);
+    };
+    if state.serve_root {
+        let mcp = placement.mcp_path();
+        obj.insert("endpoint".to_owned(), json!(announced(&mcp)));
+        obj.insert(
+            "transports".to_owned(),
+            kinds(&transports(&mcp, &placement.base_path)),
+        );
+    } else {
+        obj.insert("transports".to_owned(), json!([]));
+    }
+    let mounts = state.mounts.snapshot();
+    if !mounts.is_empty() {
+        let catalogs: Vec<Value> = mounts
+            .iter()
+            .map(|mount| {
+                let name = &mount.name;
+                let path = placement.mount_path(name);
+                json!({
+                    "name": name,
+                    "endpoint": announced(&path),
+                    "transports": kinds(&transports(&path, &path)),
+                })
+            })
+            .collect();
+        obj.insert("catalogs".to_owned(), Value::Array(catalogs));
+    }
+    Json(card)
 }
 
 /// The card name: as configured, else `mcpgen.local/<name>` with characters outside the
@@ -60,23 +135,7 @@ fn card_name(inner: &Inner) -> String {
     if let Some(name) = &inner.card_name {
         return name.clone();
     }
-    let server: String = inner
-        .name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect();
-    let server = if server.is_empty() {
-        "server".to_owned()
-    } else {
-        server
-    };
-    format!("mcpgen.local/{server}")
+    mcpgen_core::registry_name(&inner.name)
 }
 
 fn truncate(text: &str, max: usize) -> String {
@@ -87,24 +146,6 @@ fn truncate(text: &str, max: usize) -> String {
         s.push('…');
         s
     }
-}
-
-/// The base URL the client reached: the `Host` header, and `https` when a proxy says so.
-pub(crate) fn base_url(headers: &HeaderMap) -> String {
-    let host = headers
-        .get(axum::http::header::HOST)
-        .and_then(|v| v.to_str().ok())
-        .filter(|h| axum::http::uri::Authority::try_from(*h).is_ok())
-        .unwrap_or("localhost");
-    let scheme = match headers
-        .get("x-forwarded-proto")
-        .and_then(|v| v.to_str().ok())
-        .map(str::trim)
-    {
-        Some(p) if p.eq_ignore_ascii_case("https") => "https",
-        _ => "http",
-    };
-    format!("{scheme}://{host}")
 }
 
 /// What the `Authorization` header of the card carries.
@@ -118,43 +159,53 @@ fn auth_header_description(inner: &Inner) -> &'static str {
     "`Bearer <API key or token>`; an API key may instead be sent as `X-API-Key`"
 }
 
-/// `GET /mcp/server-card`.
-pub(crate) async fn server_card(
-    State(inner): State<Arc<Inner>>,
-    headers: HeaderMap,
-) -> Json<Value> {
-    let base = base_url(&headers);
+/// `GET /mcp/server-card`: one remote per transport served, the server's own catalog first,
+/// then each mounted catalog's.
+pub(crate) async fn server_card(State(state): State<CardState>, headers: HeaderMap) -> Json<Value> {
+    let inner = &state.inner;
+    let placement = &inner.placement;
     let versions: Vec<&str> = ProtocolVersion::KNOWN_VERSIONS
         .iter()
         .map(ProtocolVersion::as_str)
         .collect();
-    let auth_headers = inner.auth.is_some().then(|| {
-        json!([{
-            "name": "Authorization",
-            "description": auth_header_description(&inner),
-            "isRequired": true,
-            "isSecret": true,
-        }])
-    });
-    let remote = |kind: &str, path: &str| {
+    let auth_headers = json!([{
+        "name": "Authorization",
+        "description": auth_header_description(inner),
+        "isRequired": true,
+        "isSecret": true,
+    }]);
+    let remote = |kind: &str, path: &str, authenticated: bool| {
         let mut remote = json!({
             "type": kind,
-            "url": format!("{base}{path}"),
+            "url": placement.absolute(path, &headers),
             "supportedProtocolVersions": versions,
         });
-        if let (Some(headers), Some(obj)) = (&auth_headers, remote.as_object_mut()) {
-            obj.insert("headers".to_owned(), headers.clone());
+        if let (true, Some(obj)) = (authenticated, remote.as_object_mut()) {
+            obj.insert("headers".to_owned(), auth_headers.clone());
         }
         remote
     };
+    let mut remotes = Vec::new();
+    if state.serve_root {
+        for (kind, path) in transports(&placement.mcp_path(), &placement.base_path) {
+            remotes.push(remote(kind, &path, inner.auth.is_some()));
+        }
+    }
+    for mount in state.mounts.snapshot() {
+        let base = placement.mount_path(&mount.name);
+        for (kind, path) in transports(&base, &base) {
+            remotes.push(remote(kind, &path, mount.inner.auth.is_some()));
+        }
+    }
     let mut card = json!({
         "$schema": SERVER_CARD_SCHEMA,
-        "name": card_name(&inner),
+        "name": card_name(inner),
         "version": inner.version,
-        "description": truncate(&description(&inner), CARD_DESCRIPTION_MAX),
-        "remotes": [remote("streamable-http", "/mcp"), remote("sse", "/sse")],
+        "description": truncate(&description(inner), CARD_DESCRIPTION_MAX),
+        "remotes": remotes,
     });
-    if let (Some(title), Some(obj)) = (&inner.title, card.as_object_mut()) {
+    let title = inner.title.as_ref().filter(|t| !t.trim().is_empty());
+    if let (Some(title), Some(obj)) = (title, card.as_object_mut()) {
         obj.insert(
             "title".to_owned(),
             Value::String(truncate(title, CARD_DESCRIPTION_MAX)),

@@ -9,6 +9,7 @@ use rmcp::model::{JsonObject, Tool, ToolAnnotations as McpAnnotations};
 use serde_json::Value;
 
 use super::config::OutputCheck;
+use super::describe::{self, DESCRIBE_TOOL, MetaTool};
 use super::validate::{ArgsValidator, Validators};
 use crate::principal::Principal;
 use crate::{ToolDef, ToolSet};
@@ -51,6 +52,9 @@ pub(crate) struct Catalog {
     by_name: HashMap<&'static str, usize>,
     validators: Validators,
     visible: Mutex<HashMap<VisibilityKey, Arc<[usize]>>>,
+    /// `describe_tools`, listed in `all` mode: set when a served tool is summarised and
+    /// describing is on.
+    describe: Option<MetaTool>,
 }
 
 impl std::fmt::Debug for Catalog {
@@ -61,7 +65,7 @@ impl std::fmt::Debug for Catalog {
     }
 }
 
-fn parse_object(text: &str) -> Result<JsonObject, String> {
+pub(crate) fn parse_object(text: &str) -> Result<JsonObject, String> {
     match serde_json::from_str::<Value>(text) {
         Ok(Value::Object(map)) => Ok(map),
         Ok(other) => Err(format!(
@@ -93,9 +97,12 @@ impl Catalog {
     /// Builds the catalogue from `sets`, collecting every problem.
     /// Unless `output_check` is off, each tool's output validator is compiled too: from the
     /// documented output schema under `strict`, else from the advertised one.
+    /// Builds the catalog of `sets`. With `describe`, a summarised tool's description says
+    /// how to get its full schemas, and `describe_tools` is offered.
     pub(crate) fn build(
         sets: &[Arc<dyn ToolSet>],
         output_check: OutputCheck,
+        describe: bool,
     ) -> Result<Self, Vec<CatalogProblem>> {
         let mut problems = Vec::new();
         let mut entries = Vec::new();
@@ -125,7 +132,21 @@ impl Catalog {
                         continue;
                     }
                 };
-                let validator = match ArgsValidator::compile(&Value::Object(input.clone())) {
+                // Arguments are checked against the full schema when the listed one is a
+                // summary.
+                let checked_input = match def.full_input_schema.map(parse_object) {
+                    None => input.clone(),
+                    Some(Ok(full)) => full,
+                    Some(Err(message)) => {
+                        problems.push(schema_problem("full input", message));
+                        continue;
+                    }
+                };
+                if let Some(Err(message)) = def.full_output_schema.map(parse_object) {
+                    problems.push(schema_problem("full output", message));
+                    continue;
+                }
+                let validator = match ArgsValidator::compile(&Value::Object(checked_input)) {
                     Ok(v) => v,
                     Err(message) => {
                         problems.push(schema_problem(
@@ -175,7 +196,11 @@ impl Catalog {
                 let mut listed = Tool::default();
                 listed.name = Cow::Borrowed(def.name);
                 listed.title = def.title.map(str::to_owned);
-                listed.description = Some(Cow::Borrowed(def.description));
+                listed.description = Some(if describe && def.is_summarised() {
+                    Cow::Owned(crate::with_summarised_note(def.description))
+                } else {
+                    Cow::Borrowed(def.description)
+                });
                 listed.input_schema = Arc::new(input);
                 listed.output_schema = output.map(Arc::new);
                 listed.annotations = annotations(def);
@@ -188,16 +213,25 @@ impl Catalog {
                 });
             }
         }
+        let offered = describe
+            && !by_name.contains_key(DESCRIBE_TOOL)
+            && entries.iter().any(|e| e.def.is_summarised());
         if problems.is_empty() {
             Ok(Self {
                 entries,
                 by_name,
                 validators,
                 visible: Mutex::new(HashMap::new()),
+                describe: offered.then(describe::all_mode_tool),
             })
         } else {
             Err(problems)
         }
+    }
+
+    /// `describe_tools` as `all` mode lists it, when offered.
+    pub(crate) fn describe_tool(&self) -> Option<&MetaTool> {
+        self.describe.as_ref()
     }
 
     /// The entry named `name`.

@@ -38,6 +38,9 @@ pub(super) struct CatalogConfig {
     pub(super) tool_mode: ToolMode,
     #[cfg(feature = "search")]
     pub(super) pinned: Vec<String>,
+    /// Whether `all` mode leaves out `describe_tools` (and the descriptions' note) even
+    /// when tools are summarised.
+    pub(super) no_describe: bool,
 }
 
 impl CatalogConfig {
@@ -79,6 +82,11 @@ impl CatalogConfig {
         self.pinned = names;
     }
 
+    /// Turns `all` mode's `describe_tools` (and the summarised tools' note) on or off.
+    pub(super) fn set_describe_tools(&mut self, on: bool) {
+        self.no_describe = !on;
+    }
+
     /// Builds the catalog (and, in search mode, the search index) of these tool sets, adding
     /// what is wrong to `problems`.
     pub(super) fn build_tools(
@@ -86,7 +94,11 @@ impl CatalogConfig {
         output_check: OutputCheck,
         problems: &mut Vec<ConfigProblem>,
     ) -> Option<BuiltTools> {
-        let catalog = match Catalog::build(&self.sets, output_check) {
+        #[cfg(feature = "search")]
+        let describe = !self.no_describe || self.tool_mode == ToolMode::Search;
+        #[cfg(not(feature = "search"))]
+        let describe = !self.no_describe;
+        let catalog = match Catalog::build(&self.sets, output_check, describe) {
             Ok(catalog) => catalog,
             Err(found) => {
                 problems.extend(found.into_iter().map(|p| match p {

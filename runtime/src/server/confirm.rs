@@ -129,6 +129,8 @@ mod tests {
         description: "Removes a book",
         input_schema: "{}",
         output_schema: None,
+        full_input_schema: None,
+        full_output_schema: None,
         documented_output_schema: None,
         wrap_output: false,
         access: Access::Write,

@@ -167,6 +167,22 @@ pub enum ConfigProblem {
         /// What is wrong, counting the mount's tool sets from 1.
         problem: Box<ConfigProblem>,
     },
+    /// The base path or public URL cannot be used (see
+    /// [`ServerBuilder::base_path`](super::ServerBuilder::base_path)); the message names the
+    /// flag.
+    #[error("{reason}")]
+    InvalidPlacement {
+        /// What is wrong, naming the flag.
+        reason: String,
+    },
+    /// A catalog mounted while serving a non-loopback address has no authenticator, its own
+    /// or the server's.
+    #[error(
+        "the catalog has no authenticator, its own or the server's, and the server serves a \
+         non-loopback address; give it one (Mount::authenticator), or allow this with \
+         ServerBuilder::insecure_no_auth(true)"
+    )]
+    UnauthenticatedMount,
     /// A prompt cannot be served (see [`ServerBuilder::prompts`](super::ServerBuilder::prompts)).
     #[error("prompt `{prompt}`: {reason}")]
     InvalidPrompt {

@@ -21,6 +21,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
+use super::describe::DESCRIBE_TOOL;
 use super::pipeline::{self, Answer};
 #[cfg(feature = "search")]
 use super::search_call;
@@ -174,12 +175,36 @@ fn listed_tools(inner: &Inner, principal: Option<&Principal>) -> Vec<rmcp::model
     if let Some(mode) = &inner.search {
         return mode.listed(&inner.catalog, principal);
     }
-    inner
+    let visible = inner.catalog.visible(principal);
+    // `describe_tools` follows the tools when the caller sees a summarised one.
+    let describe = inner
         .catalog
-        .visible(principal)
+        .describe_tool()
+        .filter(|_| visible.iter().any(|e| e.def.is_summarised()));
+    visible
         .into_iter()
         .map(|entry| entry.listed.clone())
+        .chain(describe.map(|d| d.listed.clone()))
         .collect()
+}
+
+/// `describe_tools` in `all` mode: like an unknown tool without a principal, an error
+/// result for arguments its schema refuses.
+fn describe_call(
+    inner: &Inner,
+    principal: Option<&Principal>,
+    arguments: Option<serde_json::Map<String, serde_json::Value>>,
+) -> Answer {
+    let (Some(principal), Some(tool)) = (principal, inner.catalog.describe_tool()) else {
+        return Answer::UnknownTool;
+    };
+    let args = serde_json::Value::Object(arguments.unwrap_or_default());
+    if let Some(Err(problem)) = tool.validator.as_ref().map(|v| v.check(&args)) {
+        return Answer::Result(ToolResult::error(format!(
+            "invalid arguments for tool `{DESCRIBE_TOOL}`: {problem}"
+        )));
+    }
+    Answer::Result(super::describe::answer(&inner.catalog, principal, &args))
 }
 
 /// Maps our result to rmcp's.
@@ -405,6 +430,12 @@ impl ServerHandler for McpHandler {
                 ))
                 .await;
                 (routed.name, routed.answer)
+            }
+            None if request.name == DESCRIBE_TOOL
+                && self.inner.catalog.describe_tool().is_some() =>
+            {
+                let answer = describe_call(&self.inner, principal, request.arguments);
+                (request.name.to_string(), answer)
             }
             None => {
                 let answer = Box::pin(pipeline::call_tool(

@@ -14,6 +14,8 @@
 //!   and `POST /mcp/<name>/message?sessionId=` (legacy HTTP+SSE), each behind the same layers
 //!   as `/mcp` but authenticated by the mount's own authenticators (then the server's). With
 //!   mounts and no tool sets of its own, the server serves neither `/mcp` nor `/sse`.
+//! - With a base path `B` ([`Placement`](super::Placement)), `/mcp` becomes `B`, and every
+//!   other route moves below it (`B/sse`, `B/healthz`, `B/<name>`, `B/server-card`, …).
 //!
 //! Everything under [`protected_routes`] passes, outermost first: `Host`/`Origin` validation
 //! (403), authentication (401 with `WWW-Authenticate` and a JSON-RPC error body, code -32001;
@@ -450,6 +452,21 @@ fn guarded(routes: Router, inner: &Arc<Inner>, policy: &Arc<Rebinding>, own: boo
     }
 }
 
+/// The guarded routes of the catalog `inner` mounted at `base`.
+fn mount_routes(
+    inner: &Arc<Inner>,
+    base: &str,
+    policy: &Arc<Rebinding>,
+    sessions: CancellationToken,
+) -> Router {
+    guarded(
+        protected_routes(inner, base, base, sessions),
+        inner,
+        policy,
+        false,
+    )
+}
+
 /// Builds the full router for a server bound to `bound` (`None`: unknown, treated as loopback
 /// for the `Host`/`Origin` defaults). Cancelling `sessions` closes open sessions and streams.
 pub(crate) fn build_router(
@@ -459,34 +476,45 @@ pub(crate) fn build_router(
     extra_protected: Router,
 ) -> Router {
     let inner = &server.inner;
+    let placement = &inner.placement;
     let policy = Arc::new(inner.rebinding.policy(bound));
     let own = if server.serve_root {
-        protected_routes(inner, "/mcp", "", sessions.clone()).merge(extra_protected)
+        protected_routes(
+            inner,
+            &placement.mcp_path(),
+            &placement.base_path,
+            sessions.clone(),
+        )
+        .merge(extra_protected)
     } else {
         extra_protected
     };
-    let mut protected = guarded(own, inner, &policy, true);
-    for mount in server.mounts.iter() {
-        let base = format!("/mcp/{}", mount.name);
-        let routes = protected_routes(&mount.inner, &base, &base, sessions.clone());
-        protected = protected.merge(guarded(routes, &mount.inner, &policy, false));
-    }
+    let protected = guarded(own, inner, &policy, true).merge(super::catalog_routes::routes(
+        server.mounts.clone(),
+        placement.clone(),
+        policy.clone(),
+        sessions.clone(),
+        mount_routes,
+    ));
     let cards = Router::new()
-        .route("/.well-known/mcp.json", get(card::well_known))
-        .route("/mcp/server-card", get(card::server_card))
-        .with_state(inner.clone());
+        .route(
+            &placement.root_path("/.well-known/mcp.json"),
+            get(card::well_known),
+        )
+        .route(
+            &format!("{}/server-card", placement.mcp_path()),
+            get(card::server_card),
+        )
+        .with_state(card::CardState::of(server));
     #[cfg(feature = "oauth")]
-    let cards = server.mounts.iter().fold(
-        if server.serve_root {
-            cards.merge(oauth::metadata_routes(inner, true))
-        } else {
-            cards
-        },
-        |cards, mount| cards.merge(oauth::metadata_routes(&mount.inner, false)),
-    );
+    let cards = cards.merge(oauth::metadata_routes(
+        inner,
+        &server.mounts,
+        server.serve_root,
+    ));
     let cards = cards.layer(middleware::from_fn_with_state(policy, check_rebinding));
     Router::new()
-        .route("/healthz", get(|| async { "ok" }))
+        .route(&placement.root_path("/healthz"), get(|| async { "ok" }))
         .merge(cards)
         .merge(protected)
 }
@@ -544,11 +572,14 @@ impl Server {
         self.check_exposure(local)?;
         let sessions = CancellationToken::new();
         let router = build_router(self, Some(local.ip()), sessions.clone(), Router::new());
+        let placement = &self.inner.placement;
         if self.serve_root {
-            tracing::info!(%local, auth = self.inner.auth.is_some(), "serving MCP over HTTP at /mcp and /sse");
+            let (mcp, sse) = (placement.mcp_path(), placement.root_path("/sse"));
+            tracing::info!(%local, auth = self.inner.auth.is_some(), "serving MCP over HTTP at {mcp} and {sse}");
         }
-        for mount in self.mounts.iter() {
-            tracing::info!(%local, auth = mount.inner.auth.is_some(), "serving catalog `{0}` at /mcp/{0} and /mcp/{0}/sse", mount.name);
+        for mount in self.mounts.snapshot() {
+            let path = placement.mount_path(&mount.name);
+            tracing::info!(%local, auth = mount.inner.auth.is_some(), "serving catalog `{}` at {path} and {path}/sse", mount.name);
         }
         let stop = CancellationToken::new();
         // A response streamed as SSE (session requests) goes out in several writes; with

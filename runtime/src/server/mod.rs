@@ -31,12 +31,14 @@
 //! HTTP routes ([`Server::router`]): `/mcp` (Streamable HTTP; sessions for clients that
 //! `initialize`, stateless JSON responses for the 2026-07-28 protocol), `GET /sse` with
 //! `POST /message?sessionId=` (legacy HTTP+SSE, 2024-11-05), `GET /healthz`,
-//! `GET /.well-known/mcp.json` and `GET /mcp/server-card`.
+//! `GET /.well-known/mcp.json` and `GET /mcp/server-card`; with a base path
+//! ([`ServerBuilder::base_path`]) all of them move under it (see [`Placement`]).
 //!
 //! Several catalogs can share one server: each [`Mount`] is served at `/mcp/<name>` (and
 //! `/mcp/<name>/sse`, `/mcp/<name>/message`) with its own tool sets and authenticators, e.g.
 //! a signed-token audience per catalog. The server's own tool sets stay at `/mcp`; a server
-//! with mounts and no tool sets of its own serves only the mounts.
+//! with mounts and no tool sets of its own serves only the mounts. [`Server::mount`] and
+//! [`Server::unmount`] add and remove catalogs while the server runs.
 //!
 //! Prompts ([`ServerBuilder::prompts`]) and resources ([`ServerBuilder::resources`]) are served
 //! at `/mcp`, next to the server's own tools.
@@ -46,18 +48,24 @@ mod builder;
 mod card;
 mod catalog;
 mod catalog_config;
+#[cfg(feature = "http")]
+mod catalog_routes;
 mod config;
 mod confirm;
+mod describe;
 mod error;
 mod handler;
 #[cfg(feature = "http")]
 mod http;
 mod mount;
+mod mounting;
 #[cfg(feature = "oauth")]
 mod oauth;
 #[cfg(feature = "http")]
 mod param_headers;
 mod pipeline;
+#[cfg(feature = "http")]
+mod placement;
 mod prompts;
 mod rate;
 #[cfg(feature = "http")]
@@ -85,12 +93,15 @@ pub use config::DEFAULT_MAX_BODY_BYTES;
 #[cfg(feature = "search")]
 pub use config::ToolMode;
 pub use config::{DEFAULT_SHUTDOWN_TIMEOUT, OutputCheck, Unconfirmable};
+pub use describe::DESCRIBE_TOOL;
 pub use error::{ConfigProblem, ServerError};
 pub use mount::{MAX_CATALOG_NAME_LEN, Mount};
 #[cfg(feature = "http")]
+pub use placement::Placement;
+#[cfg(feature = "http")]
 pub use reply::AUTH_ERROR_CODE;
 #[cfg(feature = "search")]
-pub use search::{CALL_TOOL, DESCRIBE_TOOL, SEARCH_TOOL};
+pub use search::{CALL_TOOL, SEARCH_TOOL};
 pub use shutdown::shutdown_signal;
 pub use state::Server;
 

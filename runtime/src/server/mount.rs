@@ -114,6 +114,13 @@ impl Mount {
         self
     }
 
+    /// Whether this catalog lists `describe_tools` in `all` mode when tools are summarised
+    /// (see [`ServerBuilder::describe_tools`](super::ServerBuilder::describe_tools)).
+    pub fn describe_tools(mut self, on: bool) -> Self {
+        self.catalog.set_describe_tools(on);
+        self
+    }
+
     #[cfg(feature = "search")]
     /// Sets what this catalog's `tools/list` shows (default [`ToolMode::All`]).
     pub fn tool_mode(mut self, mode: ToolMode) -> Self {

@@ -65,20 +65,52 @@ async fn metadata(State(inner): State<Arc<Inner>>, headers: HeaderMap) -> Respon
     .into_response()
 }
 
-/// The metadata routes of a catalog: the path-suffixed form for its path and, for the server's
-/// own catalog, the bare well-known path too.
-pub(crate) fn metadata_routes(inner: &Arc<Inner>, own: bool) -> Router {
-    if inner.resource.oauth.is_none() {
-        return Router::new();
+/// The metadata routes of a server: RFC 9728's path-suffixed form for its own catalog's path
+/// (and, for it, the bare well-known path) and for every catalog mounted now or later; with a
+/// base path, the same under the base path too (`<base>/.well-known/oauth-protected-resource`
+/// and `…/<name>`), for proxies that forward only the prefix.
+pub(crate) fn metadata_routes(
+    inner: &Arc<Inner>,
+    mounts: &Arc<super::mounting::MountTable>,
+    serve_root: bool,
+) -> Router {
+    let placement = &inner.placement;
+    let mut root = Router::new();
+    if serve_root && inner.resource.oauth.is_some() {
+        root = root
+            .route(METADATA_PATH, get(metadata))
+            .route(
+                &format!("{METADATA_PATH}{}", inner.resource.path),
+                get(metadata),
+            );
+        if !placement.base_path.is_empty() {
+            root = root.route(&placement.root_path(METADATA_PATH), get(metadata));
+        }
     }
-    let mut router = Router::new().route(
-        &format!("{METADATA_PATH}{}", inner.resource.path),
-        get(metadata),
+    let mut mounted = Router::new().route(
+        &format!("{METADATA_PATH}{}", placement.mount_path("{name}")),
+        get(mount_metadata),
     );
-    if own {
-        router = router.route(METADATA_PATH, get(metadata));
+    if !placement.base_path.is_empty() {
+        mounted = mounted.route(
+            &format!("{}/{{name}}", placement.root_path(METADATA_PATH)),
+            get(mount_metadata),
+        );
     }
-    router.with_state(inner.clone())
+    root.with_state(inner.clone())
+        .merge(mounted.with_state(mounts.clone()))
+}
+
+/// The metadata of the catalog mounted as `name`; 404 when none is, or it takes no OAuth.
+async fn mount_metadata(
+    State(mounts): State<Arc<super::mounting::MountTable>>,
+    axum::extract::Path(name): axum::extract::Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    match mounts.get(&name) {
+        Some(inner) => metadata(State(inner), headers).await,
+        None => StatusCode::NOT_FOUND.into_response(),
+    }
 }
 
 /// The scope a tool needs: its own, else `mcp:read` or `mcp:write` by its access.

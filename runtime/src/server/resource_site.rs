@@ -1,11 +1,12 @@
-//! Where a catalog lives for the outside world: its canonical resource URL (`--public-url`, else
-//! the `Host` the client reached, as the server card does) and, with OAuth, what its challenges
-//! and RFC 9728 metadata say.
+//! Where a catalog lives for the outside world: its canonical resource URL (from the server's
+//! [`Placement`]: `--public-url`, else the `Host` the client reached, as the server card does)
+//! and, with OAuth, what its challenges and RFC 9728 metadata say.
 
-#[cfg(feature = "oauth")]
 use std::sync::Arc;
 
 use axum::http::HeaderMap;
+
+use super::placement::Placement;
 
 #[cfg(feature = "oauth")]
 use crate::auth::oauth::ScopeMap;
@@ -14,21 +15,24 @@ use crate::auth::oauth::ScopeMap;
 #[cfg(feature = "oauth")]
 pub(crate) const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
 
-/// What the builder knows of every catalog's place: the public URL and the OAuth resource
-/// server, if any.
+/// What the builder knows of every catalog's place beyond the [`Placement`]: the OAuth
+/// resource server, if any.
 #[derive(Clone, Default)]
 pub(crate) struct SiteConfig {
-    /// As given to `ServerBuilder::public_url`.
-    pub(crate) public_url: Option<String>,
     /// As given to `ServerBuilder::oauth`.
     #[cfg(feature = "oauth")]
     pub(crate) oauth: Option<Arc<crate::auth::oauth::OAuthResourceServer>>,
 }
 
 impl SiteConfig {
-    /// The site of the catalog at `path` serving `catalog`.
-    pub(crate) fn site(&self, path: String, catalog: &super::catalog::Catalog) -> ResourceSite {
-        let site = ResourceSite::new(path, self.public_url.as_deref());
+    /// The site of the catalog at `path` (a route path, base path included) serving `catalog`.
+    pub(crate) fn site(
+        &self,
+        placement: &Arc<Placement>,
+        path: String,
+        catalog: &super::catalog::Catalog,
+    ) -> ResourceSite {
+        let site = ResourceSite::new(placement.clone(), path, self.clone());
         #[cfg(feature = "oauth")]
         let site = ResourceSite {
             oauth: self
@@ -74,13 +78,14 @@ fn oauth_site(
     })
 }
 
-/// One catalog's place: its path and the public URL of the server.
+/// One catalog's place: its path and the server's placement.
 #[derive(Clone, Default)]
 pub(crate) struct ResourceSite {
-    /// `/mcp`, or `/mcp/<name>` for a mount.
+    /// The route path: `/mcp` (or the base path), or `/mcp/<name>` for a mount.
     pub(crate) path: String,
-    /// The server's public base URL, without a trailing `/`.
-    pub(crate) public_url: Option<String>,
+    placement: Arc<Placement>,
+    /// What made this site, for the sites of catalogs mounted later.
+    config: SiteConfig,
     /// Set when OAuth access tokens are accepted.
     #[cfg(feature = "oauth")]
     pub(crate) oauth: Option<Arc<OAuthSite>>,
@@ -114,28 +119,27 @@ impl OAuthSite {
 }
 
 impl ResourceSite {
-    /// A site at `path` for a server whose public URL is `public_url`.
-    pub(crate) fn new(path: impl Into<String>, public_url: Option<&str>) -> Self {
+    /// A site at the route path `path` of a server placed at `placement`.
+    fn new(placement: Arc<Placement>, path: String, config: SiteConfig) -> Self {
         Self {
-            path: path.into(),
-            public_url: public_url
-                .map(|u| u.trim().trim_end_matches('/').to_owned())
-                .filter(|u| !u.is_empty()),
+            path,
+            placement,
+            config,
             #[cfg(feature = "oauth")]
             oauth: None,
         }
     }
 
-    /// The server's base URL: the public URL, else what the client reached.
-    pub(crate) fn base(&self, headers: &HeaderMap) -> String {
-        self.public_url
-            .clone()
-            .unwrap_or_else(|| super::card::base_url(headers))
+    /// The site of the catalog mounted as `name` (now or while serving) on the server this is
+    /// the site of.
+    pub(crate) fn for_mount(&self, name: &str, catalog: &super::catalog::Catalog) -> Self {
+        self.config
+            .site(&self.placement, self.placement.mount_path(name), catalog)
     }
 
     /// The catalog's canonical resource URL (what tokens' `aud` must contain).
     pub(crate) fn resource_url(&self, headers: &HeaderMap) -> String {
-        format!("{}{}", self.base(headers), self.path)
+        self.placement.absolute(&self.path, headers)
     }
 
     /// The URL of the catalog's protected-resource metadata: the well-known path inserted
@@ -164,15 +168,18 @@ mod tests {
 
     #[test]
     fn metadata_url_inserts_the_well_known_path_before_the_resource_path() {
-        let site = ResourceSite::new("/mcp/alpha", Some("https://h.example/base/"));
-        let headers = HeaderMap::new();
-        assert_eq!(
-            site.resource_url(&headers),
-            "https://h.example/base/mcp/alpha"
+        let placement =
+            Arc::new(Placement::new(Some("/base"), Some("https://h.example/base/")).unwrap());
+        let site = ResourceSite::new(
+            placement.clone(),
+            placement.mount_path("alpha"),
+            SiteConfig::default(),
         );
+        let headers = HeaderMap::new();
+        assert_eq!(site.resource_url(&headers), "https://h.example/base/alpha");
         assert_eq!(
             site.metadata_url(&headers),
-            "https://h.example/.well-known/oauth-protected-resource/base/mcp/alpha"
+            "https://h.example/.well-known/oauth-protected-resource/base/alpha"
         );
     }
 }

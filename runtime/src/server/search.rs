@@ -7,13 +7,13 @@
 //! A principal sees in search results and descriptions exactly the tools it may call; a
 //! hidden tool is reported like an unknown one everywhere.
 
-use std::borrow::Cow;
 use std::sync::Arc;
 
-use rmcp::model::{JsonObject, Tool, ToolAnnotations as McpAnnotations};
-use serde_json::{Value, json};
+use rmcp::model::Tool;
+use serde_json::json;
 
 use super::catalog::Catalog;
+use super::describe::{DESCRIBE_TOOL, MetaTool, describe_tool, meta_tool};
 use super::error::ConfigProblem;
 use super::validate::ArgsValidator;
 use crate::ToolSet;
@@ -22,8 +22,6 @@ use crate::search::{SearchIndex, index_tools};
 
 /// Name of the meta-tool that searches the tools.
 pub const SEARCH_TOOL: &str = "search_tools";
-/// Name of the meta-tool that returns full tool definitions.
-pub const DESCRIBE_TOOL: &str = "describe_tools";
 /// Name of the meta-tool that calls a tool by name.
 pub const CALL_TOOL: &str = "call_tool";
 
@@ -31,8 +29,6 @@ pub const CALL_TOOL: &str = "call_tool";
 pub(super) const DEFAULT_LIMIT: u64 = 10;
 /// Most results one search returns.
 pub(super) const MAX_LIMIT: u64 = 50;
-/// Most tools one `describe_tools` call describes.
-const MAX_DESCRIBE: usize = 20;
 
 /// Which meta-tool a call names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,12 +49,6 @@ impl Meta {
     }
 }
 
-/// One meta-tool: its listing and the validator of its arguments.
-struct MetaTool {
-    listed: Tool,
-    validator: Option<ArgsValidator>,
-}
-
 /// Everything search mode adds to a server.
 pub(crate) struct SearchMode {
     /// One index per tool set that has tools.
@@ -75,27 +65,6 @@ impl std::fmt::Debug for SearchMode {
             .field("pinned", &self.pinned)
             .finish_non_exhaustive()
     }
-}
-
-fn meta_tool(name: &'static str, description: String, schema: Value, read_only: bool) -> MetaTool {
-    // The schemas below are fixed and compile; were one not to, its arguments would go
-    // unchecked here and be refused by the checks in `answer`.
-    let validator = ArgsValidator::compile(&schema).ok();
-    let mut listed = Tool::default();
-    listed.name = Cow::Borrowed(name);
-    listed.description = Some(Cow::Owned(description));
-    listed.input_schema = Arc::new(match schema {
-        Value::Object(map) => map,
-        _ => JsonObject::new(),
-    });
-    listed.annotations = Some(McpAnnotations::from_raw(
-        None,
-        Some(read_only),
-        Some(false),
-        Some(read_only),
-        Some(!read_only),
-    ));
-    MetaTool { listed, validator }
 }
 
 impl SearchMode {
@@ -197,21 +166,9 @@ impl SearchMode {
             ),
             (
                 Meta::Describe,
-                meta_tool(
-                    DESCRIBE_TOOL,
-                    format!(
-                        "Full definitions of tools found with `{SEARCH_TOOL}`: description, input schema and output schema. Names that are not tools are listed under `unknown`."
-                    ),
-                    json!({
-                        "type": "object",
-                        "properties": {
-                            "names": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": MAX_DESCRIBE, "description": "Tool names"}
-                        },
-                        "required": ["names"],
-                        "additionalProperties": false
-                    }),
-                    true,
-                ),
+                describe_tool(format!(
+                    "Full definitions of tools found with `{SEARCH_TOOL}`: description, input schema and output schema. Names that are not tools are listed under `unknown`."
+                )),
             ),
             (
                 Meta::Call,

@@ -6,7 +6,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::catalog::Entry;
+use super::describe::{self, structured};
 use super::pipeline::{self, Answer};
 use super::search::{DEFAULT_LIMIT, MAX_LIMIT, Meta, SearchMode};
 use super::state::Inner;
@@ -48,7 +48,6 @@ pub(crate) async fn answer(
             "invalid arguments for tool `{name}`: {problem}"
         ))));
     }
-    let visible = |e: &Entry| principal.may_call(e.def);
     match meta {
         Meta::Search => {
             let query = args
@@ -62,28 +61,11 @@ pub(crate) async fn answer(
                 .clamp(1, MAX_LIMIT);
             routed(Answer::Result(search(inner, mode, principal, query, limit)))
         }
-        Meta::Describe => {
-            let mut tools = Vec::new();
-            let mut unknown = Vec::new();
-            for requested in args
-                .get("names")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-            {
-                match inner.catalog.get(requested).filter(|e| visible(e)) {
-                    Some(entry) => {
-                        tools.push(serde_json::to_value(&entry.listed).unwrap_or_default())
-                    }
-                    None => unknown.push(Value::String(pipeline::echoed(requested))),
-                }
-            }
-            routed(Answer::Result(structured(json!({
-                "tools": tools,
-                "unknown": unknown,
-            }))))
-        }
+        Meta::Describe => routed(Answer::Result(describe::answer(
+            &inner.catalog,
+            principal,
+            &args,
+        ))),
         Meta::Call => {
             let Value::Object(mut args) = args else {
                 return routed(Answer::UnknownTool);
@@ -158,9 +140,4 @@ fn summary(description: &str) -> String {
         cut.push('…');
         cut
     }
-}
-
-/// A result carrying `value` as structured content and as JSON text.
-fn structured(value: Value) -> ToolResult {
-    ToolResult::json(value, false)
 }

@@ -152,9 +152,16 @@ async fn open_stream(State(state): State<SseState>, request: Request) -> Respons
         sessions: state.sessions.clone(),
         ct: ct.clone(),
     };
+    // Behind a proxy with a public URL, the message endpoint is announced at it; otherwise
+    // as a path (under the base path), which the client resolves against the stream's URL.
+    let message_url = state
+        .inner
+        .placement
+        .public(&state.message_path)
+        .unwrap_or_else(|| state.message_path.to_string());
     let endpoint = Event::default()
         .event("endpoint")
-        .data(format!("{}?sessionId={id}", state.message_path));
+        .data(format!("{message_url}?sessionId={id}"));
     let messages = from_server.filter_map(move |message| {
         // The stream owns the guard: dropping the stream ends the session.
         let _session = &guard;

@@ -13,7 +13,10 @@ use super::catalog::Catalog;
 use super::config::{OutputCheck, Unconfirmable};
 #[cfg(feature = "http")]
 use super::error::ServerError;
+use super::mounting::MountTable;
 use super::pipeline::InFlight;
+#[cfg(feature = "http")]
+use super::placement::Placement;
 use super::prompts::Prompts;
 use super::rate::RateLimiter;
 #[cfg(feature = "http")]
@@ -27,12 +30,6 @@ use crate::input::RequestStates;
 use crate::principal::Principal;
 use crate::{ToolDef, ToolSet};
 
-/// A catalog served at `/mcp/<name>`.
-pub(crate) struct Mounted {
-    pub(crate) name: String,
-    pub(crate) inner: Arc<Inner>,
-}
-
 /// Everything a running server shares between connections.
 pub(crate) struct Inner {
     pub(crate) name: String,
@@ -41,6 +38,9 @@ pub(crate) struct Inner {
     pub(crate) description: Option<String>,
     #[cfg(feature = "http")]
     pub(crate) card_name: Option<String>,
+    /// The base path and public URL; shared by every catalog of the server.
+    #[cfg(feature = "http")]
+    pub(crate) placement: Arc<Placement>,
     pub(crate) sets: Vec<Arc<dyn ToolSet>>,
     pub(crate) catalog: Catalog,
     /// Set in search mode.
@@ -97,8 +97,12 @@ impl Inner {
 #[derive(Clone)]
 pub struct Server {
     pub(super) inner: Arc<Inner>,
-    /// The catalogs at `/mcp/<name>`, in the order they were mounted.
-    pub(super) mounts: Arc<[Mounted]>,
+    /// The catalogs at `/mcp/<name>`, in the order they were mounted; changed while serving
+    /// by [`Server::mount`] and [`Server::unmount`].
+    pub(super) mounts: Arc<MountTable>,
+    /// Whether the server serves (or served) a non-loopback address.
+    #[cfg(feature = "http")]
+    pub(super) exposed: Arc<std::sync::atomic::AtomicBool>,
     /// Whether `/mcp` (and `/sse`) serve the server's own catalog: when it has tool sets, or
     /// when there are no mounts.
     #[cfg(feature = "http")]
@@ -113,7 +117,12 @@ impl std::fmt::Debug for Server {
             .field("tools", &self.inner.catalog.entries().len())
             .field(
                 "catalogs",
-                &self.mounts.iter().map(|m| &m.name).collect::<Vec<_>>(),
+                &self
+                    .mounts
+                    .snapshot()
+                    .into_iter()
+                    .map(|m| m.name)
+                    .collect::<Vec<_>>(),
             )
             .finish_non_exhaustive()
     }
@@ -135,6 +144,13 @@ impl Server {
         self.inner.description.as_deref()
     }
 
+    #[cfg(feature = "http")]
+    /// Where the server sits behind a proxy: its base path and public URL, and the canonical
+    /// URLs of `/mcp` and of each catalog built from them.
+    pub fn placement(&self) -> &Placement {
+        &self.inner.placement
+    }
+
     /// Whether HTTP requests are authenticated.
     pub fn requires_auth(&self) -> bool {
         self.inner.auth.is_some()
@@ -145,23 +161,15 @@ impl Server {
         self.inner.catalog.entries().iter().map(|e| e.def).collect()
     }
 
-    /// The names of the catalogs mounted at `/mcp/<name>`, in the order they were mounted.
-    pub fn catalogs(&self) -> Vec<&str> {
-        self.mounts.iter().map(|m| m.name.as_str()).collect()
+    /// The names of the catalogs mounted at `/mcp/<name>` now, in the order they were mounted.
+    pub fn catalogs(&self) -> Vec<String> {
+        self.mounts.snapshot().into_iter().map(|m| m.name).collect()
     }
 
     /// Every tool the catalog mounted as `name` serves (`None`: no such catalog).
     pub fn catalog_tools(&self, name: &str) -> Option<Vec<&'static ToolDef>> {
-        let mount = self.mounts.iter().find(|m| m.name == name)?;
-        Some(
-            mount
-                .inner
-                .catalog
-                .entries()
-                .iter()
-                .map(|e| e.def)
-                .collect(),
-        )
+        let mount = self.mounts.get(name)?;
+        Some(mount.catalog.entries().iter().map(|e| e.def).collect())
     }
 
     /// The tools `principal` may see and call.
@@ -187,9 +195,17 @@ impl Server {
     pub(super) fn check_exposure(&self, addr: std::net::SocketAddr) -> Result<(), ServerError> {
         let exposed = !is_loopback(addr.ip());
         let open_root = self.serve_root && self.inner.auth.is_none();
-        let open_mount = self.mounts.iter().any(|m| m.inner.auth.is_none());
+        let open_mount = self
+            .mounts
+            .snapshot()
+            .iter()
+            .any(|m| m.inner.auth.is_none());
         if exposed && (open_root || open_mount) && !self.inner.insecure_no_auth {
             return Err(ServerError::InsecureNoAuth { addr });
+        }
+        if exposed {
+            self.exposed
+                .store(true, std::sync::atomic::Ordering::Relaxed);
         }
         Ok(())
     }

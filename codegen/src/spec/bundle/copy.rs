@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use super::kind::Kind;
 use super::reference::{local_reference, parse_reference, tidy};
 use super::walk::walk;
-use super::{Bundler, File, Job, RootRef};
+use super::{Bundler, File, Job, RootRef, Unusable};
 use crate::error::Error;
 use crate::spec::load::parse_document;
 use crate::spec::{pointer_from_segments, pointer_segments};
@@ -59,12 +59,22 @@ impl Bundler {
         match self.localize(reference, kind, file, at) {
             Ok(Some(local)) => *reference = local,
             Ok(None) => {}
-            Err(reason) => self.errors.push(Error::Ref {
-                path: file.shown.clone(),
-                pointer: format!("{}/$ref", pointer_from_segments(at)),
-                reference: reference.clone(),
-                reason,
-            }),
+            Err(reason) => {
+                let error = Error::Ref {
+                    path: file.shown.clone(),
+                    pointer: format!("{}/$ref", pointer_from_segments(at)),
+                    reference: reference.clone(),
+                    reason,
+                };
+                match operation_of(at).filter(|_| file.canonical == self.root.canonical) {
+                    Some((path, method)) => self.unusable.push(Unusable {
+                        path,
+                        method,
+                        error,
+                    }),
+                    None => self.errors.push(error),
+                }
+            }
         }
     }
 
@@ -152,6 +162,21 @@ pub(super) fn load_file(file: &File) -> Result<Value, String> {
             "`{}` is not valid JSON or YAML: {e}",
             file.shown.display()
         )),
+    }
+}
+
+/// The path item (template) and operation (method) of the root document that `at` lies in,
+/// if it lies in one: `paths/<template>/<method>/...` or `paths/<template>/...`.
+fn operation_of(at: &[String]) -> Option<(String, Option<String>)> {
+    match at {
+        [paths, template, rest @ ..] if paths == "paths" => {
+            let method = rest
+                .first()
+                .filter(|m| crate::spec::METHODS.contains(&m.as_str()))
+                .cloned();
+            Some((template.clone(), method))
+        }
+        _ => None,
     }
 }
 

@@ -43,11 +43,45 @@ use crate::error::Error;
 use kind::Kind;
 use reference::tidy;
 
-/// Makes every `$ref` in `doc` (read from `path`) local.
+/// Makes every `$ref` in `doc` (read from `path`) local. Every `$ref` that cannot be
+/// followed is an error.
 pub fn bundle(path: &Path, doc: Value) -> Result<Value, Vec<Error>> {
+    let (doc, errors, unusable) = run(path, doc);
+    let mut all: Vec<Error> = unusable.into_iter().map(|u| u.error).collect();
+    all.extend(errors);
+    if all.is_empty() { Ok(doc) } else { Err(all) }
+}
+
+/// A `$ref` written inside one operation (or one path item) of the root document that cannot
+/// be followed: it makes that operation unusable, not the document.
+#[derive(Debug, Clone)]
+pub struct Unusable {
+    /// Path template of the path item holding the `$ref`.
+    pub path: String,
+    /// Lower-case method of the operation holding it; `None` when it is in the path item
+    /// itself (every operation under it is unusable).
+    pub method: Option<String>,
+    /// Why, naming the `$ref` and its pointer.
+    pub error: Error,
+}
+
+/// Like [`bundle`], except that a `$ref` in the root document's `paths` that cannot be
+/// followed (a missing file, a pointer to nothing) is returned as [`Unusable`] for the
+/// operation holding it and left as written, so the other operations can still be used.
+pub fn bundle_by_operation(path: &Path, doc: Value) -> Result<(Value, Vec<Unusable>), Vec<Error>> {
+    let (doc, errors, unusable) = run(path, doc);
+    if errors.is_empty() {
+        Ok((doc, unusable))
+    } else {
+        Err(errors)
+    }
+}
+
+/// Bundles `doc`: the result, the errors, and the refs that only make an operation unusable.
+fn run(path: &Path, doc: Value) -> (Value, Vec<Error>, Vec<Unusable>) {
     if doc.get("openapi").is_none() && doc.get("swagger").is_none() {
         // Not an API description: the upgrade step says so; its refs are not worth reporting.
-        return Ok(doc);
+        return (doc, Vec::new(), Vec::new());
     }
     let mut doc = doc;
     let mut bundler = Bundler::new(path, &doc);
@@ -56,11 +90,7 @@ pub fn bundle(path: &Path, doc: Value) -> Result<Value, Vec<Error>> {
     bundler.run_jobs();
     bundler.place(&mut doc);
     bundler.check_local_refs(&mut doc);
-    if bundler.errors.is_empty() {
-        Ok(doc)
-    } else {
-        Err(bundler.errors)
-    }
+    (doc, bundler.errors, bundler.unusable)
 }
 
 /// One file involved in bundling: its identity (canonical path) and its name for messages.
@@ -97,6 +127,8 @@ struct Bundler {
     /// Refs from other files back into the root document, to check at the end.
     into_root: Vec<RootRef>,
     errors: Vec<Error>,
+    /// Refs in one operation of the root document that cannot be followed.
+    unusable: Vec<Unusable>,
 }
 
 /// A `$ref` in another file that points back into the root document.
@@ -137,6 +169,7 @@ impl Bundler {
             copies: HashSet::new(),
             into_root: Vec::new(),
             errors: Vec::new(),
+            unusable: Vec::new(),
         };
         bundler.seed_taken_names(doc);
         bundler

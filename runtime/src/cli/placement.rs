@@ -1,0 +1,33 @@
+//! The flags that place a server behind a proxy: `--base-path` and `--public-url`.
+
+use crate::server::ServerBuilder;
+
+/// Where the HTTP routes sit: flags shared by generated servers and applications
+/// (`#[command(flatten)]`), each with an `MCPGEN_*` environment fallback.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct PlacementArgs {
+    /// Prefix every HTTP route moves under, e.g. `/api/v1/mcp`: Streamable HTTP is then served
+    /// at the prefix itself, catalogs at `<prefix>/<name>`, legacy SSE at `<prefix>/sse` and
+    /// `<prefix>/message`, and `<prefix>/healthz`, `<prefix>/server-card`,
+    /// `<prefix>/.well-known/mcp.json`.
+    #[arg(long, env = "MCPGEN_BASE_PATH", value_name = "PATH")]
+    pub base_path: Option<String>,
+    /// URL clients reach the base path at (the server's root without one), e.g.
+    /// `https://mcp.example.com/api/v1/mcp` when TLS ends at a proxy; every announced URL (the
+    /// SSE `endpoint` event, the server cards) is built from it.
+    #[arg(long, env = "MCPGEN_PUBLIC_URL", value_name = "URL")]
+    pub public_url: Option<String>,
+}
+
+impl PlacementArgs {
+    /// Gives the flags to `builder`; [`ServerBuilder::build`] checks them.
+    pub fn apply(&self, mut builder: ServerBuilder) -> ServerBuilder {
+        if let Some(path) = &self.base_path {
+            builder = builder.base_path(path.clone());
+        }
+        if let Some(url) = &self.public_url {
+            builder = builder.public_url(url.clone());
+        }
+        builder
+    }
+}

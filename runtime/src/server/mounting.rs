@@ -1,0 +1,225 @@
+//! Catalogs mounted while serving: [`Server::mount`] and [`Server::unmount`], the table of
+//! mounted catalogs every router and server card reads, and how a mount's shared state is
+//! derived from the server's.
+//!
+//! A mount added to a running server is served at once at `/mcp/<name>` (under the base
+//! path); an unmounted one answers 404 to every new request, while requests already routed to
+//! it (calls in flight) finish, since they hold the catalog's state themselves.
+
+use std::sync::{Arc, PoisonError, RwLock};
+
+use super::catalog_config::{BuiltTools, CatalogConfig};
+use super::error::{ConfigProblem, ServerError};
+use super::mount::{self, Mount};
+use super::prompts::Prompts;
+use super::resources::Resources;
+use super::state::{Inner, Server};
+
+/// A catalog served at `/mcp/<name>`.
+#[derive(Clone)]
+pub(crate) struct Mounted {
+    pub(crate) name: String,
+    pub(crate) inner: Arc<Inner>,
+}
+
+/// The mounted catalogs, in the order they were mounted; shared by a server's clones, its
+/// routers and its cards.
+#[derive(Default)]
+pub(crate) struct MountTable {
+    list: RwLock<Vec<Mounted>>,
+}
+
+impl MountTable {
+    /// A table holding `mounts`.
+    pub(crate) fn new(mounts: Vec<Mounted>) -> Self {
+        Self {
+            list: RwLock::new(mounts),
+        }
+    }
+
+    /// The catalogs mounted now.
+    pub(crate) fn snapshot(&self) -> Vec<Mounted> {
+        self.list
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// The catalog mounted as `name`, if any.
+    pub(crate) fn get(&self, name: &str) -> Option<Arc<Inner>> {
+        self.list
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .find(|m| m.name == name)
+            .map(|m| m.inner.clone())
+    }
+}
+
+/// Where catalogs are placed: the server's [`Placement`](super::Placement) with HTTP, nothing
+/// without.
+#[cfg(feature = "http")]
+pub(super) type PlacementOf = super::placement::Placement;
+/// Where catalogs are placed: the server's [`Placement`](super::Placement) with HTTP, nothing
+/// without.
+#[cfg(not(feature = "http"))]
+pub(super) type PlacementOf = ();
+
+/// Why `name` cannot be mounted next to the catalogs named `taken`, if it cannot.
+pub(super) fn name_check(
+    placement: &PlacementOf,
+    taken: &[&str],
+    name: &str,
+) -> Option<ConfigProblem> {
+    if let Some(reason) = mount::name_problem(name) {
+        return Some(ConfigProblem::InvalidCatalogName {
+            name: name.to_owned(),
+            reason: reason.to_owned(),
+        });
+    }
+    #[cfg(feature = "http")]
+    if !placement.base_path.is_empty() && super::placement::RESERVED_UNDER_BASE.contains(&name) {
+        return Some(ConfigProblem::InvalidCatalogName {
+            name: name.to_owned(),
+            reason: format!(
+                "under the base path `{0}`, `{0}/{name}` is a route of the server itself",
+                placement.base_path
+            ),
+        });
+    }
+    #[cfg(not(feature = "http"))]
+    let () = *placement;
+    if taken.contains(&name) {
+        return Some(ConfigProblem::DuplicateCatalog {
+            name: name.to_owned(),
+        });
+    }
+    None
+}
+
+/// The state of a catalog mounted on the server whose own catalog is `root`: its tools and
+/// authenticators (its own first, then the server's); everything else is the server's.
+pub(super) fn mounted_inner(
+    root: &Inner,
+    name: &str,
+    config: CatalogConfig,
+    tools: BuiltTools,
+) -> Inner {
+    #[cfg(feature = "http")]
+    let resource = root.resource.for_mount(name, &tools.catalog);
+    let inner = Inner {
+        name: format!("{}/{name}", root.name),
+        version: root.version.clone(),
+        title: config.title.or_else(|| root.title.clone()),
+        description: config.description.or_else(|| root.description.clone()),
+        #[cfg(feature = "http")]
+        card_name: None,
+        #[cfg(feature = "http")]
+        placement: root.placement.clone(),
+        sets: config.sets,
+        catalog: tools.catalog,
+        #[cfg(feature = "search")]
+        search: tools.search,
+        auth: mount::mount_auth(config.auth, root.auth.as_ref()),
+        #[cfg(feature = "http")]
+        resource,
+        #[cfg(feature = "http")]
+        insecure_no_auth: root.insecure_no_auth,
+        audit: root.audit.clone(),
+        audit_args: root.audit_args,
+        rate: root.rate.clone(),
+        #[cfg(feature = "http")]
+        rebinding: root.rebinding.clone(),
+        #[cfg(feature = "http")]
+        max_body_bytes: root.max_body_bytes,
+        shutdown_timeout: root.shutdown_timeout,
+        output_check: root.output_check,
+        unconfirmable: root.unconfirmable,
+        #[cfg(feature = "http")]
+        forward_headers: root.forward_headers.clone(),
+        inflight: root.inflight.clone(),
+        request_states: root.request_states.clone(),
+        prompts: Prompts::default(),
+        resources: Resources::default(),
+        server_config: rmcp::model::ServerConfig::default(),
+    };
+    super::builder::configured(inner)
+}
+
+impl Server {
+    /// Mounts `mount` while the server runs (or before): it is served at once at
+    /// `/mcp/<name>`, with its own tool sets and authenticators (then the server's), and
+    /// listed by the server cards. A bad name, a name already mounted, or tool sets that do
+    /// not build are refused with every problem listed, and nothing changes.
+    ///
+    /// On a server serving a non-loopback address, a mount without any authenticator (its
+    /// own or the server's) is refused unless the server allows serving without
+    /// authentication ([`ServerBuilder::insecure_no_auth`](super::ServerBuilder::insecure_no_auth)).
+    pub fn mount(&self, mount: Mount) -> Result<(), ServerError> {
+        let root = &self.inner;
+        let mut problems = Vec::new();
+        let tools = mount.catalog.build_tools(root.output_check, &mut problems);
+        let mut list = self
+            .mounts
+            .list
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        let taken: Vec<&str> = list.iter().map(|m| m.name.as_str()).collect();
+        #[cfg(feature = "http")]
+        let placement = &*root.placement;
+        #[cfg(not(feature = "http"))]
+        let placement = &();
+        if let Some(problem) = name_check(placement, &taken, &mount.name) {
+            problems.insert(0, problem);
+        }
+        let Some(tools) = tools.filter(|_| problems.is_empty()) else {
+            return Err(ServerError::Config(
+                problems
+                    .into_iter()
+                    .map(|problem| match problem {
+                        named @ (ConfigProblem::InvalidCatalogName { .. }
+                        | ConfigProblem::DuplicateCatalog { .. }) => named,
+                        other => ConfigProblem::InCatalog {
+                            catalog: mount.name.clone(),
+                            problem: Box::new(other),
+                        },
+                    })
+                    .collect(),
+            ));
+        };
+        let inner = mounted_inner(root, &mount.name, mount.catalog, tools);
+        #[cfg(feature = "http")]
+        if inner.auth.is_none()
+            && !root.insecure_no_auth
+            && self.exposed.load(std::sync::atomic::Ordering::Relaxed)
+        {
+            return Err(ServerError::Config(vec![ConfigProblem::InCatalog {
+                catalog: mount.name.clone(),
+                problem: Box::new(ConfigProblem::UnauthenticatedMount),
+            }]));
+        }
+        tracing::info!(catalog = %mount.name, "catalog mounted");
+        list.push(Mounted {
+            name: mount.name,
+            inner: Arc::new(inner),
+        });
+        Ok(())
+    }
+
+    /// Unmounts the catalog `name`; returns whether it was mounted. New requests to it are
+    /// answered 404 at once; calls already in progress on it finish and are answered.
+    pub fn unmount(&self, name: &str) -> bool {
+        let mut list = self
+            .mounts
+            .list
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        let before = list.len();
+        list.retain(|m| m.name != name);
+        let removed = list.len() != before;
+        if removed {
+            tracing::info!(catalog = %name, "catalog unmounted");
+        }
+        removed
+    }
+}
