@@ -36,6 +36,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 
+use crate::answer::ClientAnswers;
 use crate::breaker::{BreakerConfig, CircuitBreaker, Clock, SystemClock};
 use crate::config::{McpConfig, ServerConfig};
 use crate::enrich::ToolOrigin;
@@ -60,6 +61,8 @@ pub struct RegistryOptions {
     pub breaker: BreakerConfig,
     /// Where time comes from (the system clock unless a test sets another).
     pub clock: Arc<dyn Clock>,
+    /// What every session answers when its server asks (default: nothing).
+    pub answers: ClientAnswers,
 }
 
 impl Default for RegistryOptions {
@@ -68,6 +71,7 @@ impl Default for RegistryOptions {
             tools_ttl: DEFAULT_TOOLS_TTL,
             breaker: BreakerConfig::default(),
             clock: Arc::new(SystemClock),
+            answers: ClientAnswers::default(),
         }
     }
 }
@@ -91,6 +95,12 @@ impl RegistryOptions {
     /// Sets the circuit breaker settings.
     pub fn with_breaker(mut self, breaker: BreakerConfig) -> Self {
         self.breaker = breaker;
+        self
+    }
+
+    /// Sets what every session answers when its server asks.
+    pub fn with_answers(mut self, answers: ClientAnswers) -> Self {
+        self.answers = answers;
         self
     }
 
@@ -295,7 +305,7 @@ impl Registry {
                         Err(Listed::Refused(e)) => return (name.clone(), Some(c), Err(e)),
                     }
                 }
-                let c = match Session::connect(name, config).await {
+                let c = match Session::connect_with(name, config, &self.options.answers).await {
                     Ok(session) => Arc::new(Connected {
                         session,
                         breaker: CircuitBreaker::with_clock(

@@ -13,6 +13,7 @@ use serde_json::{Map, Value};
 use tokio::io::AsyncBufReadExt;
 use tokio::process::Child;
 
+use crate::answer::{Answerer, ClientAnswers};
 use crate::config::{ServerConfig, TransportConfig};
 use crate::error::ClientError;
 use crate::frame::too_large_size;
@@ -34,7 +35,7 @@ const MAX_TOOL_PAGES: usize = 1000;
 pub struct Session {
     name: String,
     config: ServerConfig,
-    service: RunningService<RoleClient, ()>,
+    service: RunningService<RoleClient, Answerer>,
     child: Option<Child>,
 }
 
@@ -50,8 +51,20 @@ impl std::fmt::Debug for Session {
 
 impl Session {
     /// Connects to server `name` as `config` describes and completes the MCP handshake,
-    /// within the configured timeout.
+    /// within the configured timeout. The session answers no server request and declares
+    /// no client capability (see [`Session::connect_with`]).
     pub async fn connect(name: &str, config: &ServerConfig) -> Result<Session, ClientError> {
+        Self::connect_with(name, config, &ClientAnswers::default()).await
+    }
+
+    /// Connects like [`Session::connect`], answering the server's requests (elicitation,
+    /// sampling, roots) with `answers` and declaring the capabilities they provide.
+    pub async fn connect_with(
+        name: &str,
+        config: &ServerConfig,
+        answers: &ClientAnswers,
+    ) -> Result<Session, ClientError> {
+        let handler = || Answerer::new(name, answers);
         let timeout = config.timeout;
         let fail = |message: String| ClientError::Connect {
             server: name.to_owned(),
@@ -85,7 +98,8 @@ impl Session {
                 }
                 let transport = StdioTransport::new(name, &mut child, config.max_response_bytes)
                     .map_err(|e| fail(e.to_string()))?;
-                let service = match tokio::time::timeout(timeout, ().serve(transport)).await {
+                let service = match tokio::time::timeout(timeout, handler().serve(transport)).await
+                {
                     Ok(Ok(service)) => service,
                     Ok(Err(e)) => {
                         reap(&mut child).await;
@@ -121,7 +135,8 @@ impl Session {
                     StreamableHttpClientTransportConfig::with_uri(parsed.as_str())
                         .custom_headers(custom),
                 );
-                let service = match tokio::time::timeout(timeout, ().serve(transport)).await {
+                let service = match tokio::time::timeout(timeout, handler().serve(transport)).await
+                {
                     Ok(Ok(service)) => service,
                     Ok(Err(e)) => {
                         return Err(fail(format!(
@@ -150,7 +165,7 @@ impl Session {
                         config.max_response_bytes,
                     )
                     .await?;
-                    ().serve(transport).await.map_err(|e| {
+                    handler().serve(transport).await.map_err(|e| {
                         fail(format!(
                             "the MCP handshake with {url} failed: {}",
                             error_chain(&e)
@@ -323,6 +338,13 @@ impl McpConnection for Session {
                 .await
                 .map_err(CallError::from)
         })
+    }
+}
+
+impl crate::enrich::ToolOrigin for Session {
+    /// `server/tool` for every tool (the session does not check that the tool exists).
+    fn origin(&self, name: &str) -> Option<String> {
+        Some(format!("{}/{name}", self.name))
     }
 }
 
