@@ -1,11 +1,14 @@
 //! `mcpgen tools` and `mcpgen call`: list and call the tools of configured MCP servers.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use clap::Args;
 use mcpgen_client::formats::result_text;
 use mcpgen_client::registry::{Registry, RegistryOptions};
-use mcpgen_client::{McpConfig, Session};
+use mcpgen_client::{ClientAnswers, McpConfig, Root, Session};
+
+use crate::ask::Terminal;
 use mcpgen_runtime::{Content, ToolResult};
 use serde_json::{Map, Value, json};
 
@@ -16,6 +19,37 @@ pub struct ConfigArg {
     /// MCPGEN_MCP_CONFIG, else ~/.config/mcpgen/mcp_servers.json).
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// A folder servers may work in, listed when they ask for roots (repeatable; without
+    /// it no roots are offered). Questions a server asks (elicitation, such as the
+    /// confirmation of a `confirm: true` tool) are asked on the terminal; at the end of
+    /// input they are cancelled.
+    #[arg(
+        long = "root",
+        value_name = "DIR",
+        env = "MCPGEN_ROOTS",
+        value_delimiter = ','
+    )]
+    pub roots: Vec<PathBuf>,
+}
+
+impl ConfigArg {
+    /// What the client answers when a server asks: questions on the terminal, and the
+    /// `--root` folders.
+    fn answers(&self) -> Result<ClientAnswers, String> {
+        let mut answers = ClientAnswers::new().with_elicitor(Arc::new(Terminal::default()));
+        if !self.roots.is_empty() {
+            let mut roots = Vec::new();
+            for dir in &self.roots {
+                let absolute = std::path::absolute(dir)
+                    .map_err(|e| format!("error: --root {}: {e}", dir.display()))?;
+                roots.push(Root::from_path(&absolute).ok_or_else(|| {
+                    format!("error: --root {}: not a usable folder path", dir.display())
+                })?);
+            }
+            answers = answers.with_roots(roots);
+        }
+        Ok(answers)
+    }
 }
 
 /// `mcpgen tools`.
@@ -100,9 +134,11 @@ pub fn tools(args: ToolsArgs) -> Result<(), String> {
             }
         ));
     }
+    let answers = args.config.answers()?;
     let rt = runtime()?;
     let (mut tools, failures) = rt.block_on(async {
-        let registry = Registry::connect_with(&config, RegistryOptions::default()).await;
+        let options = RegistryOptions::default().with_answers(answers);
+        let registry = Registry::connect_with(&config, options).await;
         let tools = registry.tools().await;
         let failures = registry.failures();
         // Failures to close are not worth failing a listing for.
@@ -230,9 +266,10 @@ pub fn call(args: CallArgs) -> Result<(), String> {
             args.server
         ));
     }
+    let answers = args.config.answers()?;
     let rt = runtime()?;
     let outcome = rt.block_on(async {
-        let session = Session::connect(&args.server, server).await?;
+        let session = Session::connect_with(&args.server, server, &answers).await?;
         let result = session.call_tool(&args.tool, tool_args).await;
         let _ = session.shutdown().await;
         result

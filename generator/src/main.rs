@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 mod args;
+mod ask;
 mod client_cmd;
 mod generate;
 mod init_list;
