@@ -11,11 +11,13 @@
 //! - [`lower`]: turn each selected operation into an [`ir::Tool`] (arguments, body, schemas
 //!   through [`schema`], access and annotations);
 //! - [`naming`]: where tool, argument and Rust names are decided;
-//! - [`emit`]: turn the IR into a formatted crate.
+//! - [`emit`]: turn the IR into a formatted crate;
+//! - [`diff`]: what changed between two tool surfaces (`mcpgen diff`).
 #![deny(missing_docs)]
 
 pub mod allowlist;
 pub mod budget;
+pub mod diff;
 pub mod emit;
 pub mod error;
 pub mod ir;
