@@ -7,6 +7,7 @@ use clap::Parser;
 mod args;
 mod ask;
 mod client_cmd;
+mod diff_cmd;
 mod generate;
 mod init_list;
 mod sizes;
@@ -30,6 +31,7 @@ fn main() -> ExitCode {
         Command::Tools(args) => client_cmd::tools(args),
         Command::Call(args) => client_cmd::call(args),
         Command::Sizes(args) => sizes::sizes(args),
+        Command::Diff(args) => diff_cmd::diff_cmd(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
