@@ -30,6 +30,8 @@ mod error;
 pub mod formats;
 pub mod llm;
 mod message;
+#[cfg(feature = "oauth")]
+pub mod oauth;
 pub mod observe;
 pub mod registry;
 

@@ -23,6 +23,11 @@ use crate::tool::ListedTool;
 use crate::{error_chain, ssrf};
 use mcpgen_core::{BoxFuture, CallError, Content, McpConnection, ToolResult};
 
+#[cfg(feature = "oauth")]
+type OAuthRef<'a> = Option<&'a crate::oauth::OAuthOptions>;
+#[cfg(not(feature = "oauth"))]
+type OAuthRef<'a> = Option<&'a std::convert::Infallible>;
+
 /// How long a stdio server gets to exit after its stdin closes before it is killed.
 const EXIT_GRACE: Duration = Duration::from_secs(3);
 
@@ -63,6 +68,28 @@ impl Session {
         name: &str,
         config: &ServerConfig,
         answers: &ClientAnswers,
+    ) -> Result<Session, ClientError> {
+        Self::connect_inner(name, config, answers, None).await
+    }
+
+    /// Connects like [`Session::connect_with`]; a Streamable HTTP server that asks for a
+    /// token (401, or 403 `insufficient_scope`) gets one as `oauth` says (see
+    /// [`oauth`](crate::oauth)). stdio and legacy SSE servers are connected as without it.
+    #[cfg(feature = "oauth")]
+    pub async fn connect_with_oauth(
+        name: &str,
+        config: &ServerConfig,
+        answers: &ClientAnswers,
+        oauth: &crate::oauth::OAuthOptions,
+    ) -> Result<Session, ClientError> {
+        Self::connect_inner(name, config, answers, Some(oauth)).await
+    }
+
+    async fn connect_inner(
+        name: &str,
+        config: &ServerConfig,
+        answers: &ClientAnswers,
+        oauth: OAuthRef<'_>,
     ) -> Result<Session, ClientError> {
         let handler = || Answerer::new(name, answers);
         let timeout = config.timeout;
@@ -130,11 +157,33 @@ impl Session {
                 // result is checked against `max_response_bytes` below. A lower rmcp bound
                 // would make an oversized event close the whole transport instead of failing
                 // the one call with a clear error.
-                let transport = StreamableHttpClientTransport::with_client(
-                    client,
+                let transport_config =
                     StreamableHttpClientTransportConfig::with_uri(parsed.as_str())
-                        .custom_headers(custom),
-                );
+                        .custom_headers(custom);
+                #[cfg(feature = "oauth")]
+                if let Some(options) = oauth {
+                    let service = crate::oauth::serve_with_oauth(
+                        &parsed,
+                        client,
+                        transport_config,
+                        handler(),
+                        options,
+                        config.allow_private,
+                        timeout,
+                    )
+                    .await
+                    .map_err(fail)?;
+                    return Ok(Session {
+                        name: name.to_owned(),
+                        config: config.clone(),
+                        service,
+                        child: None,
+                    });
+                }
+                #[cfg(not(feature = "oauth"))]
+                let _ = oauth;
+                let transport =
+                    StreamableHttpClientTransport::with_client(client, transport_config);
                 let service = match tokio::time::timeout(timeout, handler().serve(transport)).await
                 {
                     Ok(Ok(service)) => service,

@@ -153,7 +153,12 @@ fn diff_of_two_generated_tools_json_files() {
         "access read → write"
     ));
     assert!(
-        has(&list, "policy", "library2_list_books", "annotation readOnlyHint true → false"),
+        has(
+            &list,
+            "policy",
+            "library2_list_books",
+            "annotation readOnlyHint true → false"
+        ),
         "{list:?}"
     );
     assert_eq!(

@@ -15,6 +15,7 @@ use serde_json::Value;
 use super::{ClientAnswers, ElicitAnswer, ElicitMode, ElicitRequest, sampling};
 
 /// Answers the requests of one server (named in the questions the person sees).
+#[derive(Clone)]
 pub(crate) struct Answerer {
     server: String,
     answers: ClientAnswers,

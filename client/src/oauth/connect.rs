@@ -1,0 +1,108 @@
+//! A Streamable HTTP session with OAuth: tokens from the store, or a sign-in when the server
+//! asks; a second sign-in when the server refuses the token it was given (revoked, or too
+//! little scope: step-up).
+
+use std::time::Duration;
+
+use rmcp::service::RunningService;
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::auth::{AuthClient, AuthorizationManager};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::{RoleClient, ServiceExt};
+
+use super::{OAuthOptions, TokenFile, authorize, probe};
+use crate::answer::Answerer;
+
+/// A new manager for the server at `url`, with its token store.
+async fn manager(
+    url: &url::Url,
+    options: &OAuthOptions,
+    allow_private: bool,
+) -> Result<AuthorizationManager, String> {
+    let made = if allow_private {
+        AuthorizationManager::new_allowing_private_addresses(url.as_str()).await
+    } else {
+        AuthorizationManager::new(url.as_str()).await
+    };
+    let mut manager = made.map_err(|e| format!("OAuth: {e}"))?;
+    if let Some(dir) = &options.token_dir {
+        manager.set_credential_store(TokenFile::new(dir, url.as_str()));
+    }
+    Ok(manager)
+}
+
+/// Connects `handler` to `url` with a token as `options` say, signing in when needed.
+pub(crate) async fn serve_with_oauth(
+    url: &url::Url,
+    client: reqwest::Client,
+    config: StreamableHttpClientTransportConfig,
+    handler: Answerer,
+    options: &OAuthOptions,
+    allow_private: bool,
+    timeout: Duration,
+) -> Result<RunningService<RoleClient, Answerer>, String> {
+    let mut current = manager(url, options, allow_private).await?;
+    let restored = current.initialize_from_store().await.unwrap_or(false);
+    if !restored && let Some(challenge) = probe(&client, url.as_str()).await? {
+        current = authorize(current, Some(&challenge), options, url.as_str()).await?;
+    }
+    let mut last_error = String::new();
+    for attempt in 0..2 {
+        let auth = AuthClient::new(client.clone(), current);
+        let token = auth.get_access_token().await.ok();
+        let transport = StreamableHttpClientTransport::with_client(auth, config.clone());
+        match tokio::time::timeout(timeout, handler.clone().serve(transport)).await {
+            Ok(Ok(service)) => return Ok(service),
+            Ok(Err(e)) => last_error = crate::error_chain(&e),
+            Err(_) => {
+                return Err(format!(
+                    "the MCP handshake took longer than {} ms",
+                    timeout.as_millis()
+                ));
+            }
+        }
+        if attempt == 1 {
+            break;
+        }
+        // Refused with the token we had (revoked, or too little scope): sign in again with
+        // what the server's challenge now asks for.
+        let challenge = probe_with(&client, url.as_str(), token.as_deref()).await?;
+        let Some(challenge) = challenge else {
+            break;
+        };
+        let fresh = manager(url, options, allow_private).await?;
+        current = authorize(fresh, Some(&challenge), options, url.as_str()).await?;
+    }
+    Err(format!("the MCP handshake with {url} failed: {last_error}"))
+}
+
+/// [`probe`] with a bearer token, if any.
+async fn probe_with(
+    client: &reqwest::Client,
+    url: &str,
+    token: Option<&str>,
+) -> Result<Option<String>, String> {
+    match token {
+        None => probe(client, url).await,
+        Some(token) => {
+            let answer = client
+                .post(url)
+                .bearer_auth(token)
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .body(r#"{"jsonrpc":"2.0","id":0,"method":"ping"}"#)
+                .send()
+                .await
+                .map_err(|e| format!("cannot reach {url}: {}", crate::error_chain(&e)))?;
+            let status = answer.status().as_u16();
+            Ok((status == 401 || status == 403).then(|| {
+                answer
+                    .headers()
+                    .get("www-authenticate")
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or("Bearer")
+                    .to_owned()
+            }))
+        }
+    }
+}
