@@ -63,6 +63,9 @@ pub struct RegistryOptions {
     pub clock: Arc<dyn Clock>,
     /// What every session answers when its server asks (default: nothing).
     pub answers: ClientAnswers,
+    /// OAuth for Streamable HTTP servers that ask for a token (default: none).
+    #[cfg(feature = "oauth")]
+    pub oauth: Option<crate::oauth::OAuthOptions>,
 }
 
 impl Default for RegistryOptions {
@@ -72,6 +75,8 @@ impl Default for RegistryOptions {
             breaker: BreakerConfig::default(),
             clock: Arc::new(SystemClock),
             answers: ClientAnswers::default(),
+            #[cfg(feature = "oauth")]
+            oauth: None,
         }
     }
 }
@@ -101,6 +106,13 @@ impl RegistryOptions {
     /// Sets what every session answers when its server asks.
     pub fn with_answers(mut self, answers: ClientAnswers) -> Self {
         self.answers = answers;
+        self
+    }
+
+    /// Sets the OAuth settings for servers that ask for a token.
+    #[cfg(feature = "oauth")]
+    pub fn with_oauth(mut self, oauth: crate::oauth::OAuthOptions) -> Self {
+        self.oauth = Some(oauth);
         self
     }
 
@@ -305,7 +317,7 @@ impl Registry {
                         Err(Listed::Refused(e)) => return (name.clone(), Some(c), Err(e)),
                     }
                 }
-                let c = match Session::connect_with(name, config, &self.options.answers).await {
+                let c = match Session::connect_for_registry(name, config, &self.options).await {
                     Ok(session) => Arc::new(Connected {
                         session,
                         breaker: CircuitBreaker::with_clock(

@@ -85,6 +85,19 @@ impl Session {
         Self::connect_inner(name, config, answers, Some(oauth)).await
     }
 
+    /// Connects with a registry's answers (and OAuth settings).
+    pub(crate) async fn connect_for_registry(
+        name: &str,
+        config: &ServerConfig,
+        options: &crate::registry::RegistryOptions,
+    ) -> Result<Session, ClientError> {
+        #[cfg(feature = "oauth")]
+        let oauth = options.oauth.as_ref();
+        #[cfg(not(feature = "oauth"))]
+        let oauth = None;
+        Self::connect_inner(name, config, &options.answers, oauth).await
+    }
+
     async fn connect_inner(
         name: &str,
         config: &ServerConfig,

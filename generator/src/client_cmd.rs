@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use clap::Args;
 use mcpgen_client::formats::result_text;
+use mcpgen_client::oauth::OAuthOptions;
 use mcpgen_client::registry::{Registry, RegistryOptions};
 use mcpgen_client::{ClientAnswers, McpConfig, Root, Session};
 
@@ -30,6 +31,84 @@ pub struct ConfigArg {
         value_delimiter = ','
     )]
     pub roots: Vec<PathBuf>,
+    #[command(flatten)]
+    pub oauth: OAuthArgs,
+}
+
+/// How `tools` and `call` sign in to a Streamable HTTP server that asks for an OAuth token
+/// (answers 401 with a `WWW-Authenticate` challenge). Without flags: authorization code with
+/// PKCE, the browser opened (and the URL printed), the client registered dynamically.
+#[derive(Args, Debug, Clone)]
+pub struct OAuthArgs {
+    /// HTTPS URL of this client's Client ID Metadata Document, used as its client id where
+    /// the authorization server supports those (dynamic registration otherwise).
+    #[arg(long, value_name = "URL", env = "MCPGEN_CLIENT_METADATA_URL")]
+    pub client_metadata_url: Option<String>,
+    /// A client id registered with the authorization server beforehand.
+    #[arg(long, value_name = "ID", env = "MCPGEN_CLIENT_ID")]
+    pub client_id: Option<String>,
+    /// Name of the environment variable holding the client's secret (for a confidential
+    /// client, and for --client-credentials).
+    #[arg(long, value_name = "VAR", env = "MCPGEN_CLIENT_SECRET_ENV")]
+    pub client_secret_env: Option<String>,
+    /// Use the client credentials grant (a service, no person): needs --client-id and
+    /// --client-secret-env.
+    #[arg(long, env = "MCPGEN_CLIENT_CREDENTIALS")]
+    pub client_credentials: bool,
+    /// Scope to ask for (repeatable); without it the server's challenge or metadata decides.
+    #[arg(
+        long = "scope",
+        value_name = "SCOPE",
+        env = "MCPGEN_OAUTH_SCOPES",
+        value_delimiter = ' '
+    )]
+    pub scopes: Vec<String>,
+    /// Folder of token files (one per server, mode 0600; default
+    /// $XDG_CONFIG_HOME/mcpgen/tokens, else ~/.config/mcpgen/tokens).
+    #[arg(long, value_name = "DIR", env = "MCPGEN_TOKEN_DIR")]
+    pub token_dir: Option<PathBuf>,
+    /// Loopback port of the sign-in redirect (http://127.0.0.1:PORT/callback; default: any
+    /// free port).
+    #[arg(
+        long,
+        value_name = "PORT",
+        env = "MCPGEN_REDIRECT_PORT",
+        default_value_t = 0
+    )]
+    pub redirect_port: u16,
+}
+
+impl OAuthArgs {
+    /// The client's OAuth settings.
+    fn options(&self) -> Result<OAuthOptions, String> {
+        let secret = match &self.client_secret_env {
+            Some(var) => Some(std::env::var(var).map_err(|_| {
+                format!("error: --client-secret-env: the environment variable {var} is not set")
+            })?),
+            None => None,
+        };
+        let mut options = OAuthOptions::new();
+        if self.client_credentials {
+            let (Some(id), Some(secret)) = (&self.client_id, secret.clone()) else {
+                return Err(
+                    "error: --client-credentials needs --client-id and --client-secret-env"
+                        .to_owned(),
+                );
+            };
+            options = OAuthOptions::client_credentials(id.clone(), secret);
+        } else if let Some(id) = &self.client_id {
+            options = options.with_client(id.clone(), secret);
+        }
+        if let Some(url) = &self.client_metadata_url {
+            options = options.with_client_metadata_url(url.clone());
+        }
+        options.scopes = self.scopes.clone();
+        options.redirect_port = self.redirect_port;
+        if let Some(dir) = &self.token_dir {
+            options.token_dir = Some(dir.clone());
+        }
+        Ok(options)
+    }
 }
 
 impl ConfigArg {
@@ -135,9 +214,12 @@ pub fn tools(args: ToolsArgs) -> Result<(), String> {
         ));
     }
     let answers = args.config.answers()?;
+    let oauth = args.config.oauth.options()?;
     let rt = runtime()?;
     let (mut tools, failures) = rt.block_on(async {
-        let options = RegistryOptions::default().with_answers(answers);
+        let options = RegistryOptions::default()
+            .with_answers(answers)
+            .with_oauth(oauth);
         let registry = Registry::connect_with(&config, options).await;
         let tools = registry.tools().await;
         let failures = registry.failures();
@@ -267,9 +349,10 @@ pub fn call(args: CallArgs) -> Result<(), String> {
         ));
     }
     let answers = args.config.answers()?;
+    let oauth = args.config.oauth.options()?;
     let rt = runtime()?;
     let outcome = rt.block_on(async {
-        let session = Session::connect_with(&args.server, server, &answers).await?;
+        let session = Session::connect_with_oauth(&args.server, server, &answers, &oauth).await?;
         let result = session.call_tool(&args.tool, tool_args).await;
         let _ = session.shutdown().await;
         result
