@@ -7,6 +7,7 @@
 use rmcp::model::{
     ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult,
     ElicitRequestParams, ElicitResult, ElicitationAction, Implementation, ListRootsResult,
+    ProtocolVersion,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ClientHandler, ErrorData, RoleClient};
@@ -29,6 +30,9 @@ impl Answerer {
             serde_json::from_value(answers.capabilities()).unwrap_or_default();
         let mut info = ClientConfig::default();
         info.capabilities = capabilities;
+        // The initialize handshake is the session era; 2026-07-28 servers are reached through
+        // the same handshake's negotiation.
+        info.protocol_version = ProtocolVersion::V_2025_11_25;
         info.client_info = Implementation::new("mcpgen-client", env!("CARGO_PKG_VERSION"));
         Self {
             server: server.to_owned(),

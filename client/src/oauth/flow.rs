@@ -110,19 +110,25 @@ async fn code_flow(
     let session = AuthorizationSession::new(manager, request)
         .await
         .map_err(|(_, e)| format!("cannot start the sign-in: {e}"))?;
-    options
-        .browser
-        .open(session.get_authorization_url())
-        .await?;
-    let callback =
-        tokio::time::timeout(options.sign_in_timeout, wait_for_callback(&listener, port))
-            .await
-            .map_err(|_| {
-                format!(
+    // The browser may only finish once the redirect has been answered, so both run at once.
+    let waiting = tokio::time::timeout(options.sign_in_timeout, wait_for_callback(&listener, port));
+    let (opened, waited) = tokio::join!(
+        options.browser.open(session.get_authorization_url()),
+        waiting
+    );
+    let callback = match waited {
+        Ok(Ok(url)) => url,
+        Ok(Err(e)) => return Err(e),
+        Err(_) => {
+            return Err(match opened {
+                Err(e) => format!("cannot open the sign-in page: {e}"),
+                Ok(()) => format!(
                     "no sign-in within {} s (the redirect to {redirect} never came)",
                     options.sign_in_timeout.as_secs()
-                )
-            })??;
+                ),
+            });
+        }
+    };
     session
         .handle_callback_url(&callback)
         .await
