@@ -2,6 +2,7 @@
 //! asks; a second sign-in when the server refuses the token it was given (revoked, or too
 //! little scope: step-up).
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::service::RunningService;
@@ -10,11 +11,12 @@ use rmcp::transport::auth::{AuthClient, AuthorizationManager};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{RoleClient, ServiceExt};
 
+use super::step_up::StepUp;
 use super::{OAuthOptions, TokenFile, authorize, probe};
 use crate::answer::Answerer;
 
 /// A new manager for the server at `url`, with its token store.
-async fn manager(
+pub(crate) async fn manager(
     url: &url::Url,
     options: &OAuthOptions,
     allow_private: bool,
@@ -47,10 +49,19 @@ pub(crate) async fn serve_with_oauth(
         current = authorize(current, Some(&challenge), options, url.as_str()).await?;
     }
     let mut last_error = String::new();
+    let shared = Arc::new(options.clone());
+    let url_shared = Arc::new(url.clone());
     for attempt in 0..2 {
         let auth = AuthClient::new(client.clone(), current);
         let token = auth.get_access_token().await.ok();
-        let transport = StreamableHttpClientTransport::with_client(auth, config.clone());
+        let step_up = StepUp {
+            inner: auth,
+            options: shared.clone(),
+            url: url_shared.clone(),
+            allow_private,
+            step_ups: Arc::default(),
+        };
+        let transport = StreamableHttpClientTransport::with_client(step_up, config.clone());
         match tokio::time::timeout(timeout, handler.clone().serve(transport)).await {
             Ok(Ok(service)) => return Ok(service),
             Ok(Err(e)) => last_error = crate::error_chain(&e),

@@ -23,6 +23,7 @@
 
 mod connect;
 mod flow;
+mod step_up;
 mod store;
 
 use std::path::PathBuf;
