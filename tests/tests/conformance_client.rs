@@ -106,3 +106,93 @@ async fn conformance_client_2026_07_28() {
     )
     .await;
 }
+
+/// `mcpgen tools` signs in with client credentials against the suite's authorization server
+/// and protected MCP server (scenario `auth/client-credentials-basic`), and keeps the token in
+/// a file only the user can read.
+#[tokio::test]
+async fn mcpgen_tools_signs_in_with_client_credentials() {
+    let node = node_bin("node");
+    let script =
+        repo_root().join("tests/node/node_modules/@modelcontextprotocol/conformance/dist/index.js");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let tokens = dir.path().join("tokens");
+    // The suite runs the wrapper with the server URL; the credentials come from its context.
+    let wrapper = dir.path().join("mcpgen-tools.sh");
+    let body = [
+        "#!/bin/sh".to_owned(),
+        "set -e".to_owned(),
+        format!(
+            "printf '{{\"mcpServers\": {{\"protected\": {{\"url\": \"%s\", \"allow_private\": true}}}}}}' \"$1\" > '{}/servers.json'",
+            dir.path().display()
+        ),
+        "ID=$(node -e 'console.log(JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT).client_id)')"
+            .to_owned(),
+        "MCPGEN_TEST_SECRET=$(node -e 'console.log(JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT).client_secret)')"
+            .to_owned(),
+        "export MCPGEN_TEST_SECRET".to_owned(),
+        format!(
+            "exec '{}' tools --config '{}/servers.json' --client-credentials --client-id \"$ID\" --client-secret-env MCPGEN_TEST_SECRET --token-dir '{}'",
+            workspace_binary("mcpgen").display(),
+            dir.path().display(),
+            tokens.display()
+        ),
+    ];
+    std::fs::write(&wrapper, body.join("\n") + "\n").expect("write wrapper");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    let output = tokio::process::Command::new(&node)
+        .arg(&script)
+        .args(["client", "--scenario", "auth/client-credentials-basic"])
+        .arg("--command")
+        .arg(&wrapper)
+        .current_dir(dir.path())
+        .env(
+            "PATH",
+            format!(
+                "{}:{}",
+                node.parent()
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default(),
+                std::env::var("PATH").unwrap_or_default()
+            ),
+        )
+        .output()
+        .await
+        .expect("conformance suite runs");
+    let report = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        output.status.success() && report.contains(", 0 failed") && report.contains("PASSED"),
+        "the sign-in failed ({:?}):\n{report}",
+        output.status
+    );
+    let files: Vec<std::path::PathBuf> = std::fs::read_dir(&tokens)
+        .expect("the token folder exists")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert_eq!(files.len(), 1, "one token file: {files:?}");
+    let text = std::fs::read_to_string(&files[0]).expect("token file");
+    assert!(text.contains("access_token"), "the file holds the token");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&files[0])
+            .expect("metadata")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600, "only the user reads the token file");
+        let dir_mode = std::fs::metadata(&tokens)
+            .expect("metadata")
+            .permissions()
+            .mode();
+        assert_eq!(dir_mode & 0o777, 0o700);
+    }
+}
