@@ -590,6 +590,57 @@ mod tests {
         assert_eq!(err.trace().len(), 1);
     }
 
+    impl crate::enrich::ToolOrigin for Weather {
+        fn origin(&self, name: &str) -> Option<String> {
+            (name == "weather").then(|| "meteo/weather".to_owned())
+        }
+    }
+
+    #[tokio::test]
+    async fn the_observer_hears_every_call_of_the_loop() {
+        let llm = Scripted::new(vec![
+            calls(vec![
+                call("c1", "weather", json!({"city": "Paris"})),
+                call("c2", "weather", json!({"city": "Atlantis"})),
+                call("c3", "nope", json!({})),
+            ]),
+            LlmTurn::Final("done".into()),
+        ]);
+        let heard = Mutex::new(Vec::new());
+        let observer = |e: &crate::observe::ToolEvent| {
+            let line = match e {
+                crate::observe::ToolEvent::Done {
+                    source, is_error, ..
+                } => format!("done {source} isError={is_error}"),
+                other => other.to_string(),
+            };
+            heard.lock().unwrap().push(line);
+        };
+        run_tool_loop_observed(
+            &llm,
+            &Weather,
+            &defs(),
+            vec![Message::User("weather".into())],
+            &LoopOptions::default(),
+            &observer,
+        )
+        .await
+        .unwrap();
+        let mut heard = heard.into_inner().unwrap();
+        heard.sort();
+        assert_eq!(
+            heard,
+            [
+                "calling meteo/weather",
+                "calling meteo/weather",
+                "calling nope",
+                "done meteo/weather isError=false",
+                "done meteo/weather isError=true",
+                "failed nope: transport error: unknown tool `nope`",
+            ]
+        );
+    }
+
     #[test]
     fn summaries_are_cut_on_characters() {
         assert_eq!(summarize("ééé", 2), "éé…");
