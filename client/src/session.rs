@@ -180,6 +180,7 @@ impl Session {
                         client,
                         transport_config,
                         handler(),
+                        &headers,
                         options,
                         config.allow_private,
                         timeout,

@@ -48,11 +48,11 @@ pub struct OAuthArgs {
     #[arg(long, value_name = "ID", env = "MCPGEN_CLIENT_ID")]
     pub client_id: Option<String>,
     /// Name of the environment variable holding the client's secret (for a confidential
-    /// client, and for --client-credentials).
+    /// client, and for the client credentials grant).
     #[arg(long, value_name = "VAR", env = "MCPGEN_CLIENT_SECRET_ENV")]
     pub client_secret_env: Option<String>,
-    /// Use the client credentials grant (a service, no person): needs --client-id and
-    /// --client-secret-env.
+    /// Use the client credentials grant (a service, no person signs in), with the client id
+    /// and the secret named above.
     #[arg(long, env = "MCPGEN_CLIENT_CREDENTIALS")]
     pub client_credentials: bool,
     /// Scope to ask for (repeatable); without it the server's challenge or metadata decides.

@@ -39,13 +39,14 @@ pub(crate) async fn serve_with_oauth(
     client: reqwest::Client,
     config: StreamableHttpClientTransportConfig,
     handler: Answerer,
+    headers: &http::HeaderMap,
     options: &OAuthOptions,
     allow_private: bool,
     timeout: Duration,
 ) -> Result<RunningService<RoleClient, Answerer>, String> {
     let mut current = manager(url, options, allow_private).await?;
     let restored = current.initialize_from_store().await.unwrap_or(false);
-    if !restored && let Some(challenge) = probe(&client, url.as_str()).await? {
+    if !restored && let Some(challenge) = probe(&client, url.as_str(), headers, None).await? {
         current = authorize(current, Some(&challenge), options, url.as_str()).await?;
     }
     let mut last_error = String::new();
@@ -77,7 +78,7 @@ pub(crate) async fn serve_with_oauth(
         }
         // Refused with the token we had (revoked, or too little scope): sign in again with
         // what the server's challenge now asks for.
-        let challenge = probe_with(&client, url.as_str(), token.as_deref()).await?;
+        let challenge = probe(&client, url.as_str(), headers, token.as_deref()).await?;
         let Some(challenge) = challenge else {
             break;
         };
@@ -85,35 +86,4 @@ pub(crate) async fn serve_with_oauth(
         current = authorize(fresh, Some(&challenge), options, url.as_str()).await?;
     }
     Err(format!("the MCP handshake with {url} failed: {last_error}"))
-}
-
-/// [`probe`] with a bearer token, if any.
-async fn probe_with(
-    client: &reqwest::Client,
-    url: &str,
-    token: Option<&str>,
-) -> Result<Option<String>, String> {
-    match token {
-        None => probe(client, url).await,
-        Some(token) => {
-            let answer = client
-                .post(url)
-                .bearer_auth(token)
-                .header("content-type", "application/json")
-                .header("accept", "application/json, text/event-stream")
-                .body(r#"{"jsonrpc":"2.0","id":0,"method":"ping"}"#)
-                .send()
-                .await
-                .map_err(|e| format!("cannot reach {url}: {}", crate::error_chain(&e)))?;
-            let status = answer.status().as_u16();
-            Ok((status == 401 || status == 403).then(|| {
-                answer
-                    .headers()
-                    .get("www-authenticate")
-                    .and_then(|v| v.to_str().ok())
-                    .unwrap_or("Bearer")
-                    .to_owned()
-            }))
-        }
-    }
 }

@@ -7,15 +7,25 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use super::{Grant, OAuthOptions};
 
-/// Asks `url` whether it needs a token: the `WWW-Authenticate` challenge of a 401 or 403
-/// answer (an empty one when the header is missing), or `None` when the server does not ask
-/// for one.
-pub(crate) async fn probe(client: &reqwest::Client, url: &str) -> Result<Option<String>, String> {
-    let answer = client
+/// Asks `url`, with the configured `headers` and `token` (if any), whether it needs a
+/// (better) token: the `WWW-Authenticate` challenge of a 401 or 403 answer (`Bearer` when the
+/// header is missing), or `None` when the server accepts the request as it is.
+pub(crate) async fn probe(
+    client: &reqwest::Client,
+    url: &str,
+    headers: &http::HeaderMap,
+    token: Option<&str>,
+) -> Result<Option<String>, String> {
+    let mut request = client
         .post(url)
+        .headers(headers.clone())
         .header("content-type", "application/json")
         .header("accept", "application/json, text/event-stream")
-        .body(r#"{"jsonrpc":"2.0","id":0,"method":"ping"}"#)
+        .body(r#"{"jsonrpc":"2.0","id":0,"method":"ping"}"#);
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    let answer = request
         .send()
         .await
         .map_err(|e| format!("cannot reach {url}: {}", crate::error_chain(&e)))?;
