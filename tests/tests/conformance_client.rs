@@ -7,7 +7,12 @@
 
 use mcpgen_tests::{node_bin, repo_root, workspace_binary};
 
+/// One suite run at a time: each runs its scenarios at once, and some of them (`sse-retry`)
+/// time the client's reconnection, which a machine busy with several suites delays.
+static ONE_SUITE: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 async fn run_client_suite(entry: &str, selection: &[&str], baseline: Option<&str>) {
+    let _one = ONE_SUITE.lock().await;
     let node = node_bin("node");
     let script = repo_root().join("tests/node/node_modules").join(entry);
     let client = workspace_binary("mcpgen-conformance-client");
@@ -112,6 +117,7 @@ async fn conformance_client_2026_07_28() {
 /// a file only the user can read.
 #[tokio::test]
 async fn mcpgen_tools_signs_in_with_client_credentials() {
+    let _one = ONE_SUITE.lock().await;
     let node = node_bin("node");
     let script =
         repo_root().join("tests/node/node_modules/@modelcontextprotocol/conformance/dist/index.js");

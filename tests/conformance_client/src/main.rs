@@ -94,7 +94,7 @@ fn oauth(scenario: &str, context: &Value) -> OAuthOptions {
 async fn run(url: &str, scenario: &str, context: &Value) -> Result<(), String> {
     let config = McpConfig::from_json_str(
         &json!({"mcpServers": {"conformance": {
-            "url": url, "allow_private": true, "timeout_ms": 20000
+            "url": url, "allow_private": true, "timeout_ms": 60000
         }}})
         .to_string(),
     )
