@@ -182,8 +182,7 @@ impl Session {
                         handler(),
                         &headers,
                         options,
-                        config.allow_private,
-                        timeout,
+                        config,
                     )
                     .await
                     .map_err(fail)?;

@@ -3,7 +3,6 @@
 //! little scope: step-up).
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use rmcp::service::RunningService;
 use rmcp::transport::StreamableHttpClientTransport;
@@ -14,6 +13,7 @@ use rmcp::{RoleClient, ServiceExt};
 use super::step_up::StepUp;
 use super::{OAuthOptions, TokenFile, authorize, probe};
 use crate::answer::Answerer;
+use crate::config::ServerConfig;
 
 /// A new manager for the server at `url`, with its token store.
 pub(crate) async fn manager(
@@ -33,7 +33,8 @@ pub(crate) async fn manager(
     Ok(manager)
 }
 
-/// Connects `handler` to `url` with a token as `options` say, signing in when needed.
+/// Connects `handler` to `url` with a token as `options` say, signing in when needed; the
+/// server entry's `allow_private` and `timeout` apply.
 pub(crate) async fn serve_with_oauth(
     url: &url::Url,
     client: reqwest::Client,
@@ -41,9 +42,9 @@ pub(crate) async fn serve_with_oauth(
     handler: Answerer,
     headers: &http::HeaderMap,
     options: &OAuthOptions,
-    allow_private: bool,
-    timeout: Duration,
+    server: &ServerConfig,
 ) -> Result<RunningService<RoleClient, Answerer>, String> {
+    let (allow_private, timeout) = (server.allow_private, server.timeout);
     let mut current = manager(url, options, allow_private).await?;
     let restored = current.initialize_from_store().await.unwrap_or(false);
     if !restored && let Some(challenge) = probe(&client, url.as_str(), headers, None).await? {
