@@ -62,7 +62,9 @@ async fn run_client_suite(entry: &str, selection: &[&str], baseline: Option<&str
     );
     assert!(
         output.status.success(),
-        "conformance client ({entry} {selection:?}) failed outside the baseline:\n{summary}"
+        "conformance client ({entry} {selection:?}) failed outside the baseline:\n{summary}\n\
+         the whole run:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
     );
     // The scenarios that must pass whatever the baseline says.
     for must_pass in [

@@ -47,8 +47,28 @@ pub(crate) async fn serve_with_oauth(
     let (allow_private, timeout) = (server.allow_private, server.timeout);
     let mut current = manager(url, options, allow_private).await?;
     let restored = current.initialize_from_store().await.unwrap_or(false);
-    if !restored && let Some(challenge) = probe(&client, url.as_str(), headers, None).await? {
-        current = authorize(current, Some(&challenge), options, url.as_str()).await?;
+    if !restored {
+        match probe(&client, url.as_str(), headers, None).await? {
+            Some(challenge) => {
+                current = authorize(current, Some(&challenge), options, url.as_str()).await?;
+            }
+            // The server does not ask for a token: a plain session, without OAuth on its
+            // requests.
+            None => {
+                let transport = StreamableHttpClientTransport::with_client(client, config);
+                return match tokio::time::timeout(timeout, handler.serve(transport)).await {
+                    Ok(Ok(service)) => Ok(service),
+                    Ok(Err(e)) => Err(format!(
+                        "the MCP handshake with {url} failed: {}",
+                        crate::error_chain(&e)
+                    )),
+                    Err(_) => Err(format!(
+                        "the MCP handshake took longer than {} ms",
+                        timeout.as_millis()
+                    )),
+                };
+            }
+        }
     }
     let mut last_error = String::new();
     let shared = Arc::new(options.clone());
