@@ -17,7 +17,10 @@
 
 use serde_json::{Map, Value};
 
+use std::time::Instant;
+
 use crate::formats::result_text;
+use crate::observe::{Silent, ToolEvent, ToolObserver};
 use mcpgen_core::McpConnection;
 
 /// Where a tool comes from, for labels: `server/tool`.
@@ -73,25 +76,64 @@ where
     C: McpConnection + ToolOrigin + ?Sized,
     F: FnOnce(&str) -> Vec<EnrichCall>,
 {
+    enrich_observed(conn, message, select, &Silent).await
+}
+
+/// Enriches like [`enrich`], telling `observer` as each call starts (`calling server/tool`)
+/// and ends (`done` with its duration and `isError`, or `failed`).
+pub async fn enrich_observed<C, F>(
+    conn: &C,
+    message: &str,
+    select: F,
+    observer: &dyn ToolObserver,
+) -> Enrichment
+where
+    C: McpConnection + ToolOrigin + ?Sized,
+    F: FnOnce(&str) -> Vec<EnrichCall>,
+{
     let calls = select(message);
     let results = futures::future::join_all(calls.into_iter().map(|call| async move {
         let source = conn.origin(&call.tool).unwrap_or_else(|| call.tool.clone());
-        match conn.call_tool(&call.tool, call.args).await {
-            Ok(result) if !result.is_error => EnrichEntry {
-                source,
-                text: result_text(&result),
-                ok: true,
-            },
-            Ok(result) => EnrichEntry {
-                source,
-                text: result.joined_text(),
-                ok: false,
-            },
-            Err(e) => EnrichEntry {
-                source,
-                text: e.to_string(),
-                ok: false,
-            },
+        observer.event(&ToolEvent::Calling {
+            source: source.clone(),
+        });
+        let started = Instant::now();
+        let outcome = conn.call_tool(&call.tool, call.args).await;
+        let duration = started.elapsed();
+        match outcome {
+            Ok(result) => {
+                observer.event(&ToolEvent::Done {
+                    source: source.clone(),
+                    duration,
+                    is_error: result.is_error,
+                });
+                if result.is_error {
+                    EnrichEntry {
+                        source,
+                        text: result.joined_text(),
+                        ok: false,
+                    }
+                } else {
+                    EnrichEntry {
+                        source,
+                        text: result_text(&result),
+                        ok: true,
+                    }
+                }
+            }
+            Err(e) => {
+                let text = e.to_string();
+                observer.event(&ToolEvent::Failed {
+                    source: source.clone(),
+                    error: text.clone(),
+                    duration,
+                });
+                EnrichEntry {
+                    source,
+                    text,
+                    ok: false,
+                }
+            }
         }
     }))
     .await;
@@ -186,6 +228,47 @@ mod tests {
                 ("weather/forecast", true),
                 ("docs/search", false),
                 ("nope", false)
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn the_observer_hears_each_call_start_and_end() {
+        let heard = std::sync::Mutex::new(Vec::new());
+        let observer = |e: &ToolEvent| {
+            let line = match e {
+                ToolEvent::Calling { source } => format!("calling {source}"),
+                ToolEvent::Done {
+                    source, is_error, ..
+                } => format!("done {source} isError={is_error}"),
+                ToolEvent::Failed { source, error, .. } => format!("failed {source}: {error}"),
+            };
+            heard.lock().unwrap().push(line);
+        };
+        enrich_observed(
+            &Fake,
+            "Paris",
+            |_| {
+                vec![
+                    EnrichCall::new("forecast", args(json!({"city": "Paris"}))),
+                    EnrichCall::new("search", Map::new()),
+                    EnrichCall::new("lookup", Map::new()),
+                ]
+            },
+            &observer,
+        )
+        .await;
+        let mut heard = heard.into_inner().unwrap();
+        heard.sort();
+        assert_eq!(
+            heard,
+            [
+                "calling crm/lookup",
+                "calling docs/search",
+                "calling weather/forecast",
+                "done docs/search isError=true",
+                "done weather/forecast isError=false",
+                "failed crm/lookup: transport error: connection refused",
             ]
         );
     }

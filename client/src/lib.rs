@@ -7,6 +7,8 @@
 //! - [`registry`]: several servers behind one tool namespace, with a [`CircuitBreaker`] each.
 //! - [`formats`] and [`llm`]: tool definitions in OpenAI and Anthropic formats, and a
 //!   provider-agnostic tool-call loop.
+//! - [`answer`]: what the client answers when a server asks (elicitation, sampling, roots),
+//!   given to [`Session::connect_with`] or [`RegistryOptions::with_answers`].
 //! - [`ClientError`]: why connecting or calling failed. [`McpConnection`], [`call_typed`] and
 //!   their transport-neutral [`CallError`] come from `mcpgen-core`, where generated typed
 //!   client stubs find them; a [`Session`] and a [`Registry`] are [`McpConnection`]s, and a
@@ -21,23 +23,30 @@ pub mod ssrf;
 mod stdio;
 mod tool;
 
+pub mod answer;
 pub mod breaker;
 pub mod enrich;
 mod error;
 pub mod formats;
 pub mod llm;
 mod message;
+#[cfg(feature = "oauth")]
+pub mod oauth;
+pub mod observe;
 pub mod registry;
 
+pub use answer::{ClientAnswers, ElicitAnswer, ElicitRequest, Elicitor, Root};
 pub use breaker::{BreakerConfig, BreakerOpen, CircuitBreaker};
 pub use config::{ConfigError, ConfigProblem, McpConfig, ServerConfig, TransportConfig};
-pub use enrich::{EnrichCall, Enrichment, ToolOrigin, enrich};
+pub use enrich::{EnrichCall, Enrichment, ToolOrigin, enrich, enrich_observed};
 pub use error::ClientError;
 pub use formats::{ToolCall, ToolDefinition, ToolNames};
 pub use llm::{
     Llm, LlmError, LlmTurn, LoopError, LoopOptions, LoopOutcome, Message, run_tool_loop,
+    run_tool_loop_observed,
 };
 pub use mcpgen_core::{CallError, McpConnection, ToolAnnotations, call_typed};
+pub use observe::{ToolEvent, ToolObserver};
 pub use registry::{RegisteredTool, Registry, RegistryOptions, ServerFailure};
 pub use session::Session;
 pub use tool::ListedTool;

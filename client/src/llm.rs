@@ -50,12 +50,14 @@
 //! # }
 //! ```
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
+use crate::enrich::ToolOrigin;
 use crate::formats::{ToolDefinition, result_text};
 pub use crate::message::Message;
 use crate::message::ToolCall;
-use mcpgen_core::{BoxFuture, McpConnection, ToolResult};
+use crate::observe::{NoOrigin, Silent, ToolObserver, observed_call};
+use mcpgen_core::{BoxFuture, McpConnection};
 
 /// What the model answered in one turn.
 #[derive(Debug, Clone, PartialEq)]
@@ -202,32 +204,6 @@ fn summarize(text: &str, max: usize) -> String {
     }
 }
 
-/// Runs one call, turning every failure into a failed result the model can read.
-pub(crate) async fn call_as_result<C: McpConnection + ?Sized>(
-    conn: &C,
-    name: &str,
-    arguments: &Value,
-) -> ToolResult {
-    let args: Map<String, Value> = match arguments {
-        Value::Object(map) => map.clone(),
-        Value::String(raw) => {
-            return ToolResult::error(format!(
-                "the arguments for `{name}` are not valid JSON: {raw}"
-            ));
-        }
-        other => {
-            return ToolResult::error(format!(
-                "the arguments for `{name}` must be a JSON object, got {}",
-                mcpgen_core::json_kind(other)
-            ));
-        }
-    };
-    match conn.call_tool(name, args).await {
-        Ok(result) => result,
-        Err(e) => ToolResult::error(e.to_string()),
-    }
-}
-
 /// Runs the tool-call loop: asks `llm` with `messages` and `tools`; while it asks for tools,
 /// calls them through `conn` (the calls of one turn concurrently, results in the model's
 /// order), appends the results and asks again; returns the first final answer.
@@ -235,12 +211,47 @@ pub async fn run_tool_loop<L, C>(
     llm: &L,
     conn: &C,
     tools: &[ToolDefinition],
+    messages: Vec<Message>,
+    options: &LoopOptions,
+) -> Result<LoopOutcome, LoopError>
+where
+    L: Llm + ?Sized,
+    C: McpConnection + ?Sized,
+{
+    tool_loop(llm, conn, &NoOrigin, &Silent, tools, messages, options).await
+}
+
+/// Runs the tool-call loop like [`run_tool_loop`], telling `observer` as each tool call
+/// starts and ends (`calling server/tool`, `done` with its duration and `isError`, or
+/// `failed`); sources are labelled by `conn`'s [`ToolOrigin`].
+pub async fn run_tool_loop_observed<L, C>(
+    llm: &L,
+    conn: &C,
+    tools: &[ToolDefinition],
+    messages: Vec<Message>,
+    options: &LoopOptions,
+    observer: &dyn ToolObserver,
+) -> Result<LoopOutcome, LoopError>
+where
+    L: Llm + ?Sized,
+    C: McpConnection + ToolOrigin + ?Sized,
+{
+    tool_loop(llm, conn, conn, observer, tools, messages, options).await
+}
+
+async fn tool_loop<L, C, O>(
+    llm: &L,
+    conn: &C,
+    origin: &O,
+    observer: &dyn ToolObserver,
+    tools: &[ToolDefinition],
     mut messages: Vec<Message>,
     options: &LoopOptions,
 ) -> Result<LoopOutcome, LoopError>
 where
     L: Llm + ?Sized,
     C: McpConnection + ?Sized,
+    O: ToolOrigin + ?Sized,
 {
     let cap = options.max_iterations.max(1);
     let mut trace = Vec::new();
@@ -288,7 +299,7 @@ where
         let results = futures::future::join_all(
             calls
                 .iter()
-                .map(|call| call_as_result(conn, &call.name, &call.arguments)),
+                .map(|call| observed_call(conn, origin, observer, &call.name, &call.arguments)),
         )
         .await;
         for (call, result) in calls.into_iter().zip(results) {
@@ -325,7 +336,8 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use mcpgen_core::{Access, CallError, ToolAnnotations, ToolDef};
+    use mcpgen_core::{Access, CallError, ToolAnnotations, ToolDef, ToolResult};
+    use serde_json::Map;
 
     /// A model that plays a fixed script and records what it was shown.
     struct Scripted {
@@ -578,6 +590,57 @@ mod tests {
             "model call failed in turn 2: script exhausted"
         );
         assert_eq!(err.trace().len(), 1);
+    }
+
+    impl crate::enrich::ToolOrigin for Weather {
+        fn origin(&self, name: &str) -> Option<String> {
+            (name == "weather").then(|| "meteo/weather".to_owned())
+        }
+    }
+
+    #[tokio::test]
+    async fn the_observer_hears_every_call_of_the_loop() {
+        let llm = Scripted::new(vec![
+            calls(vec![
+                call("c1", "weather", json!({"city": "Paris"})),
+                call("c2", "weather", json!({"city": "Atlantis"})),
+                call("c3", "nope", json!({})),
+            ]),
+            LlmTurn::Final("done".into()),
+        ]);
+        let heard = Mutex::new(Vec::new());
+        let observer = |e: &crate::observe::ToolEvent| {
+            let line = match e {
+                crate::observe::ToolEvent::Done {
+                    source, is_error, ..
+                } => format!("done {source} isError={is_error}"),
+                other => other.to_string(),
+            };
+            heard.lock().unwrap().push(line);
+        };
+        run_tool_loop_observed(
+            &llm,
+            &Weather,
+            &defs(),
+            vec![Message::User("weather".into())],
+            &LoopOptions::default(),
+            &observer,
+        )
+        .await
+        .unwrap();
+        let mut heard = heard.into_inner().unwrap();
+        heard.sort();
+        assert_eq!(
+            heard,
+            [
+                "calling meteo/weather",
+                "calling meteo/weather",
+                "calling nope",
+                "done meteo/weather isError=false",
+                "done meteo/weather isError=true",
+                "failed nope: transport error: unknown tool `nope`",
+            ]
+        );
     }
 
     #[test]

@@ -36,7 +36,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 
-use crate::breaker::{BreakerConfig, CircuitBreaker, Clock, SystemClock};
+use crate::breaker::CircuitBreaker;
 use crate::config::{McpConfig, ServerConfig};
 use crate::enrich::ToolOrigin;
 use crate::error::ClientError;
@@ -51,55 +51,9 @@ pub const QUALIFIER: &str = "__";
 /// Default time to live of the cached tool list.
 pub const DEFAULT_TOOLS_TTL: Duration = Duration::from_secs(300);
 
-/// Registry settings.
-#[derive(Clone)]
-pub struct RegistryOptions {
-    /// How long a tool list is used before it is listed again (default five minutes).
-    pub tools_ttl: Duration,
-    /// The circuit breaker settings of every server.
-    pub breaker: BreakerConfig,
-    /// Where time comes from (the system clock unless a test sets another).
-    pub clock: Arc<dyn Clock>,
-}
+mod options;
 
-impl Default for RegistryOptions {
-    fn default() -> Self {
-        Self {
-            tools_ttl: DEFAULT_TOOLS_TTL,
-            breaker: BreakerConfig::default(),
-            clock: Arc::new(SystemClock),
-        }
-    }
-}
-
-impl std::fmt::Debug for RegistryOptions {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RegistryOptions")
-            .field("tools_ttl", &self.tools_ttl)
-            .field("breaker", &self.breaker)
-            .finish_non_exhaustive()
-    }
-}
-
-impl RegistryOptions {
-    /// Sets the tool list's time to live.
-    pub fn with_tools_ttl(mut self, ttl: Duration) -> Self {
-        self.tools_ttl = ttl;
-        self
-    }
-
-    /// Sets the circuit breaker settings.
-    pub fn with_breaker(mut self, breaker: BreakerConfig) -> Self {
-        self.breaker = breaker;
-        self
-    }
-
-    /// Sets the clock.
-    pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
-        self.clock = clock;
-        self
-    }
-}
+pub use options::RegistryOptions;
 
 /// One tool the registry offers.
 #[derive(Debug, Clone, PartialEq)]
@@ -295,7 +249,7 @@ impl Registry {
                         Err(Listed::Refused(e)) => return (name.clone(), Some(c), Err(e)),
                     }
                 }
-                let c = match Session::connect(name, config).await {
+                let c = match Session::connect_for_registry(name, config, &self.options).await {
                     Ok(session) => Arc::new(Connected {
                         session,
                         breaker: CircuitBreaker::with_clock(

@@ -13,6 +13,7 @@ use serde_json::{Map, Value};
 use tokio::io::AsyncBufReadExt;
 use tokio::process::Child;
 
+use crate::answer::{Answerer, ClientAnswers};
 use crate::config::{ServerConfig, TransportConfig};
 use crate::error::ClientError;
 use crate::frame::too_large_size;
@@ -21,6 +22,11 @@ use crate::stdio::StdioTransport;
 use crate::tool::ListedTool;
 use crate::{error_chain, ssrf};
 use mcpgen_core::{BoxFuture, CallError, Content, McpConnection, ToolResult};
+
+#[cfg(feature = "oauth")]
+type OAuthRef<'a> = Option<&'a crate::oauth::OAuthOptions>;
+#[cfg(not(feature = "oauth"))]
+type OAuthRef<'a> = Option<&'a std::convert::Infallible>;
 
 /// How long a stdio server gets to exit after its stdin closes before it is killed.
 const EXIT_GRACE: Duration = Duration::from_secs(3);
@@ -34,7 +40,7 @@ const MAX_TOOL_PAGES: usize = 1000;
 pub struct Session {
     name: String,
     config: ServerConfig,
-    service: RunningService<RoleClient, ()>,
+    service: RunningService<RoleClient, Answerer>,
     child: Option<Child>,
 }
 
@@ -50,8 +56,55 @@ impl std::fmt::Debug for Session {
 
 impl Session {
     /// Connects to server `name` as `config` describes and completes the MCP handshake,
-    /// within the configured timeout.
+    /// within the configured timeout. The session answers no server request and declares
+    /// no client capability (see [`Session::connect_with`]).
     pub async fn connect(name: &str, config: &ServerConfig) -> Result<Session, ClientError> {
+        Self::connect_with(name, config, &ClientAnswers::default()).await
+    }
+
+    /// Connects like [`Session::connect`], answering the server's requests (elicitation,
+    /// sampling, roots) with `answers` and declaring the capabilities they provide.
+    pub async fn connect_with(
+        name: &str,
+        config: &ServerConfig,
+        answers: &ClientAnswers,
+    ) -> Result<Session, ClientError> {
+        Self::connect_inner(name, config, answers, None).await
+    }
+
+    /// Connects like [`Session::connect_with`]; a Streamable HTTP server that asks for a
+    /// token (401, or 403 `insufficient_scope`) gets one as `oauth` says (see
+    /// [`oauth`](crate::oauth)). stdio and legacy SSE servers are connected as without it.
+    #[cfg(feature = "oauth")]
+    pub async fn connect_with_oauth(
+        name: &str,
+        config: &ServerConfig,
+        answers: &ClientAnswers,
+        oauth: &crate::oauth::OAuthOptions,
+    ) -> Result<Session, ClientError> {
+        Self::connect_inner(name, config, answers, Some(oauth)).await
+    }
+
+    /// Connects with a registry's answers (and OAuth settings).
+    pub(crate) async fn connect_for_registry(
+        name: &str,
+        config: &ServerConfig,
+        options: &crate::registry::RegistryOptions,
+    ) -> Result<Session, ClientError> {
+        #[cfg(feature = "oauth")]
+        let oauth = options.oauth.as_ref();
+        #[cfg(not(feature = "oauth"))]
+        let oauth = None;
+        Self::connect_inner(name, config, &options.answers, oauth).await
+    }
+
+    async fn connect_inner(
+        name: &str,
+        config: &ServerConfig,
+        answers: &ClientAnswers,
+        oauth: OAuthRef<'_>,
+    ) -> Result<Session, ClientError> {
+        let handler = || Answerer::new(name, answers);
         let timeout = config.timeout;
         let fail = |message: String| ClientError::Connect {
             server: name.to_owned(),
@@ -85,7 +138,8 @@ impl Session {
                 }
                 let transport = StdioTransport::new(name, &mut child, config.max_response_bytes)
                     .map_err(|e| fail(e.to_string()))?;
-                let service = match tokio::time::timeout(timeout, ().serve(transport)).await {
+                let service = match tokio::time::timeout(timeout, handler().serve(transport)).await
+                {
                     Ok(Ok(service)) => service,
                     Ok(Err(e)) => {
                         reap(&mut child).await;
@@ -116,12 +170,35 @@ impl Session {
                 // result is checked against `max_response_bytes` below. A lower rmcp bound
                 // would make an oversized event close the whole transport instead of failing
                 // the one call with a clear error.
-                let transport = StreamableHttpClientTransport::with_client(
-                    client,
+                let transport_config =
                     StreamableHttpClientTransportConfig::with_uri(parsed.as_str())
-                        .custom_headers(custom),
-                );
-                let service = match tokio::time::timeout(timeout, ().serve(transport)).await {
+                        .custom_headers(custom);
+                #[cfg(feature = "oauth")]
+                if let Some(options) = oauth {
+                    let service = crate::oauth::serve_with_oauth(
+                        &parsed,
+                        client,
+                        transport_config,
+                        handler(),
+                        &headers,
+                        options,
+                        config,
+                    )
+                    .await
+                    .map_err(fail)?;
+                    return Ok(Session {
+                        name: name.to_owned(),
+                        config: config.clone(),
+                        service,
+                        child: None,
+                    });
+                }
+                #[cfg(not(feature = "oauth"))]
+                let _ = oauth;
+                let transport =
+                    StreamableHttpClientTransport::with_client(client, transport_config);
+                let service = match tokio::time::timeout(timeout, handler().serve(transport)).await
+                {
                     Ok(Ok(service)) => service,
                     Ok(Err(e)) => {
                         return Err(fail(format!(
@@ -150,7 +227,7 @@ impl Session {
                         config.max_response_bytes,
                     )
                     .await?;
-                    ().serve(transport).await.map_err(|e| {
+                    handler().serve(transport).await.map_err(|e| {
                         fail(format!(
                             "the MCP handshake with {url} failed: {}",
                             error_chain(&e)
@@ -323,6 +400,13 @@ impl McpConnection for Session {
                 .await
                 .map_err(CallError::from)
         })
+    }
+}
+
+impl crate::enrich::ToolOrigin for Session {
+    /// `server/tool` for every tool (the session does not check that the tool exists).
+    fn origin(&self, name: &str) -> Option<String> {
+        Some(format!("{}/{name}", self.name))
     }
 }
 

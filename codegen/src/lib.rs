@@ -11,11 +11,13 @@
 //! - [`lower`]: turn each selected operation into an [`ir::Tool`] (arguments, body, schemas
 //!   through [`schema`], access and annotations);
 //! - [`naming`]: where tool, argument and Rust names are decided;
-//! - [`emit`]: turn the IR into a formatted crate.
+//! - [`emit`]: turn the IR into a formatted crate;
+//! - [`diff`]: what changed between two tool surfaces (`mcpgen diff`).
 #![deny(missing_docs)]
 
 pub mod allowlist;
 pub mod budget;
+pub mod diff;
 pub mod emit;
 pub mod error;
 pub mod ir;
@@ -272,21 +274,25 @@ pub fn spec_folders(root: &Path) -> Result<Vec<SpecFolder>, Error> {
         .flatten()
         .map(|e| e.path())
         .filter(|p| p.is_dir())
-        .filter_map(|dir| {
-            let spec = find_spec_file(&dir)?;
-            let tools = dir.join("mcp_tools.yaml");
-            let folder = dir.file_name()?.to_string_lossy().into_owned();
-            let plugins = Some(dir.join("plugins")).filter(|p| p.is_dir());
-            tools.is_file().then_some(SpecFolder {
-                folder,
-                spec,
-                tools,
-                plugins,
-            })
-        })
+        .filter_map(|dir| spec_folder(&dir))
         .collect();
     out.sort_by(|a, b| a.folder.cmp(&b.folder));
     Ok(out)
+}
+
+/// The spec folder at `dir` (a spec file `openapi.{json,yaml,yml}` and `mcp_tools.yaml`,
+/// optionally `plugins/`), or `None` when it lacks either file.
+pub fn spec_folder(dir: &Path) -> Option<SpecFolder> {
+    let spec = find_spec_file(dir)?;
+    let tools = dir.join("mcp_tools.yaml");
+    let folder = dir.file_name()?.to_string_lossy().into_owned();
+    let plugins = Some(dir.join("plugins")).filter(|p| p.is_dir());
+    tools.is_file().then_some(SpecFolder {
+        folder,
+        spec,
+        tools,
+        plugins,
+    })
 }
 
 /// Generates the crate of one spec folder as `generate` does for the repository's `generated/`:

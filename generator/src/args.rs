@@ -6,8 +6,7 @@ use clap::{Args, Parser, Subcommand};
 use mcpgen_codegen::select::OperationFilter;
 
 use crate::fetch::FetchArgs;
-
-use crate::{client_cmd, sizes};
+use crate::{client_cmd, diff_cmd, sizes};
 
 /// Turn an OpenAPI document (Swagger 2.0, OpenAPI 3.0 or 3.1) plus a reviewed allowlist
 /// (`mcp_tools.yaml`) into a typed MCP tool crate.
@@ -42,6 +41,11 @@ pub(crate) enum Command {
     /// Write a Markdown table of each spec's `tools/list` size (bytes, approximate tokens,
     /// largest tool) for every `output_schema` mode and client profile, generated in memory.
     Sizes(sizes::SizesArgs),
+    /// What changed between two tool surfaces (tools.json files, generated crates or spec
+    /// folders): tools added and removed, breaking and compatible input changes, output
+    /// schema changes, access, annotation, scope and confirmation changes (read → write is a
+    /// security change). Markdown, or JSON with --json; --fail-on sets the exit code.
+    Diff(diff_cmd::DiffArgs),
 }
 
 #[derive(Subcommand)]
@@ -106,7 +110,8 @@ pub(crate) struct GenerateArgs {
     /// most 60 characters).
     #[arg(long, value_name = "P", requires = "spec")]
     pub(crate) profile: Option<mcpgen_codegen::profile::Profile>,
-    /// Do not write: exit 1 and name the files that differ from a fresh generation.
+    /// Do not write: exit 1 and name the files that differ from a fresh generation; when a
+    /// `tools.json` would change, print what changed in its tools (as `mcpgen diff` does).
     #[arg(long)]
     pub(crate) check: bool,
     /// Repository root holding `specs/` and `generated/` (default: the nearest folder

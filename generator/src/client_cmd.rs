@@ -1,11 +1,15 @@
 //! `mcpgen tools` and `mcpgen call`: list and call the tools of configured MCP servers.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use clap::Args;
 use mcpgen_client::formats::result_text;
+use mcpgen_client::oauth::OAuthOptions;
 use mcpgen_client::registry::{Registry, RegistryOptions};
-use mcpgen_client::{McpConfig, Session};
+use mcpgen_client::{ClientAnswers, McpConfig, Root, Session};
+
+use crate::ask::Terminal;
 use mcpgen_runtime::{Content, ToolResult};
 use serde_json::{Map, Value, json};
 
@@ -16,6 +20,115 @@ pub struct ConfigArg {
     /// MCPGEN_MCP_CONFIG, else ~/.config/mcpgen/mcp_servers.json).
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// A folder servers may work in, listed when they ask for roots (repeatable; without
+    /// it no roots are offered). Questions a server asks (elicitation, such as the
+    /// confirmation of a `confirm: true` tool) are asked on the terminal; at the end of
+    /// input they are cancelled.
+    #[arg(
+        long = "root",
+        value_name = "DIR",
+        env = "MCPGEN_ROOTS",
+        value_delimiter = ','
+    )]
+    pub roots: Vec<PathBuf>,
+    #[command(flatten)]
+    pub oauth: OAuthArgs,
+}
+
+/// How `tools` and `call` sign in to a Streamable HTTP server that asks for an OAuth token
+/// (answers 401 with a `WWW-Authenticate` challenge). Without flags: authorization code with
+/// PKCE, the browser opened (and the URL printed), the client registered dynamically.
+#[derive(Args, Debug, Clone)]
+pub struct OAuthArgs {
+    /// HTTPS URL of this client's Client ID Metadata Document, used as its client id where
+    /// the authorization server supports those (dynamic registration otherwise).
+    #[arg(long, value_name = "URL", env = "MCPGEN_CLIENT_METADATA_URL")]
+    pub client_metadata_url: Option<String>,
+    /// A client id registered with the authorization server beforehand.
+    #[arg(long, value_name = "ID", env = "MCPGEN_CLIENT_ID")]
+    pub client_id: Option<String>,
+    /// Name of the environment variable holding the client's secret (for a confidential
+    /// client, and for the client credentials grant).
+    #[arg(long, value_name = "VAR", env = "MCPGEN_CLIENT_SECRET_ENV")]
+    pub client_secret_env: Option<String>,
+    /// Use the client credentials grant (a service, no person signs in), with the client id
+    /// and the secret named above.
+    #[arg(long, env = "MCPGEN_CLIENT_CREDENTIALS")]
+    pub client_credentials: bool,
+    /// Scope to ask for (repeatable); without it the server's challenge or metadata decides.
+    #[arg(
+        long = "scope",
+        value_name = "SCOPE",
+        env = "MCPGEN_OAUTH_SCOPES",
+        value_delimiter = ' '
+    )]
+    pub scopes: Vec<String>,
+    /// Folder of token files (one per server, mode 0600; default
+    /// $XDG_CONFIG_HOME/mcpgen/tokens, else ~/.config/mcpgen/tokens).
+    #[arg(long, value_name = "DIR", env = "MCPGEN_TOKEN_DIR")]
+    pub token_dir: Option<PathBuf>,
+    /// Loopback port of the sign-in redirect (http://127.0.0.1:PORT/callback; default: any
+    /// free port).
+    #[arg(
+        long,
+        value_name = "PORT",
+        env = "MCPGEN_REDIRECT_PORT",
+        default_value_t = 0
+    )]
+    pub redirect_port: u16,
+}
+
+impl OAuthArgs {
+    /// The client's OAuth settings.
+    fn options(&self) -> Result<OAuthOptions, String> {
+        let secret = match &self.client_secret_env {
+            Some(var) => Some(std::env::var(var).map_err(|_| {
+                format!("error: --client-secret-env: the environment variable {var} is not set")
+            })?),
+            None => None,
+        };
+        let mut options = OAuthOptions::new();
+        if self.client_credentials {
+            let (Some(id), Some(secret)) = (&self.client_id, secret.clone()) else {
+                return Err(
+                    "error: --client-credentials needs --client-id and --client-secret-env"
+                        .to_owned(),
+                );
+            };
+            options = OAuthOptions::client_credentials(id.clone(), secret);
+        } else if let Some(id) = &self.client_id {
+            options = options.with_client(id.clone(), secret);
+        }
+        if let Some(url) = &self.client_metadata_url {
+            options = options.with_client_metadata_url(url.clone());
+        }
+        options.scopes = self.scopes.clone();
+        options.redirect_port = self.redirect_port;
+        if let Some(dir) = &self.token_dir {
+            options.token_dir = Some(dir.clone());
+        }
+        Ok(options)
+    }
+}
+
+impl ConfigArg {
+    /// What the client answers when a server asks: questions on the terminal, and the
+    /// `--root` folders.
+    fn answers(&self) -> Result<ClientAnswers, String> {
+        let mut answers = ClientAnswers::new().with_elicitor(Arc::new(Terminal::default()));
+        if !self.roots.is_empty() {
+            let mut roots = Vec::new();
+            for dir in &self.roots {
+                let absolute = std::path::absolute(dir)
+                    .map_err(|e| format!("error: --root {}: {e}", dir.display()))?;
+                roots.push(Root::from_path(&absolute).ok_or_else(|| {
+                    format!("error: --root {}: not a usable folder path", dir.display())
+                })?);
+            }
+            answers = answers.with_roots(roots);
+        }
+        Ok(answers)
+    }
 }
 
 /// `mcpgen tools`.
@@ -100,9 +213,14 @@ pub fn tools(args: ToolsArgs) -> Result<(), String> {
             }
         ));
     }
+    let answers = args.config.answers()?;
+    let oauth = args.config.oauth.options()?;
     let rt = runtime()?;
     let (mut tools, failures) = rt.block_on(async {
-        let registry = Registry::connect_with(&config, RegistryOptions::default()).await;
+        let options = RegistryOptions::default()
+            .with_answers(answers)
+            .with_oauth(oauth);
+        let registry = Registry::connect_with(&config, options).await;
         let tools = registry.tools().await;
         let failures = registry.failures();
         // Failures to close are not worth failing a listing for.
@@ -230,9 +348,11 @@ pub fn call(args: CallArgs) -> Result<(), String> {
             args.server
         ));
     }
+    let answers = args.config.answers()?;
+    let oauth = args.config.oauth.options()?;
     let rt = runtime()?;
     let outcome = rt.block_on(async {
-        let session = Session::connect(&args.server, server).await?;
+        let session = Session::connect_with_oauth(&args.server, server, &answers, &oauth).await?;
         let result = session.call_tool(&args.tool, tool_args).await;
         let _ = session.shutdown().await;
         result

@@ -122,6 +122,18 @@ fn finish_crate(
             print_heaviest(generation, top);
             return Ok(());
         }
+        if diff.iter().any(|d| d.starts_with("tools.json ")) {
+            match crate::diff_cmd::check_diff(out, &generation.server) {
+                Ok(changes) => print!(
+                    "{}",
+                    changes.to_markdown(
+                        &format!("{}/tools.json", shown.display()),
+                        "fresh generation"
+                    )
+                ),
+                Err(e) => eprintln!("warning: cannot compare tools.json: {e}"),
+            }
+        }
         let list: Vec<String> = diff
             .iter()
             .map(|d| format!("  {}/{d}", shown.display()))

@@ -5,7 +5,9 @@ use std::process::ExitCode;
 use clap::Parser;
 
 mod args;
+mod ask;
 mod client_cmd;
+mod diff_cmd;
 mod fetch;
 mod generate;
 mod init_list;
@@ -30,6 +32,7 @@ fn main() -> ExitCode {
         Command::Tools(args) => client_cmd::tools(args),
         Command::Call(args) => client_cmd::call(args),
         Command::Sizes(args) => sizes::sizes(args),
+        Command::Diff(args) => diff_cmd::diff_cmd(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -22,6 +22,7 @@ mod error;
 mod fixtures;
 mod names;
 mod openai;
+mod openai_stream;
 mod result;
 
 pub use crate::message::ToolCall;
@@ -35,4 +36,5 @@ pub use names::{MAX_PROVIDER_NAME_LEN, ToolNames};
 pub use openai::{
     openai_messages, openai_text, openai_tool_message, openai_tools, parse_openai_tool_calls,
 };
+pub use openai_stream::OpenAiStream;
 pub use result::result_text;

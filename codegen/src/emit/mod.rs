@@ -3,7 +3,7 @@
 //! are `quote!` tokens formatted by prettyplease; the other files come from templates.
 
 mod client;
-mod files;
+pub(crate) mod files;
 pub mod search;
 mod templates;
 mod tools;

@@ -1,0 +1,199 @@
+//! Getting a token: the probe that finds the server's challenge, and the grants.
+
+use rmcp::transport::auth::{
+    AuthorizationManager, AuthorizationRequest, AuthorizationSession, ClientCredentialsConfig,
+};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use super::{Grant, OAuthOptions};
+
+/// Asks `url`, with the configured `headers` and `token` (if any), whether it needs a
+/// (better) token: the `WWW-Authenticate` challenge of a 401 or 403 answer (`Bearer` when the
+/// header is missing), or `None` when the server accepts the request as it is.
+pub(crate) async fn probe(
+    client: &reqwest::Client,
+    url: &str,
+    headers: &http::HeaderMap,
+    token: Option<&str>,
+) -> Result<Option<String>, String> {
+    let mut request = client
+        .post(url)
+        .headers(headers.clone())
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(r#"{"jsonrpc":"2.0","id":0,"method":"ping"}"#);
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    let answer = request
+        .send()
+        .await
+        .map_err(|e| format!("cannot reach {url}: {}", crate::error_chain(&e)))?;
+    let status = answer.status().as_u16();
+    if status != 401 && status != 403 {
+        return Ok(None);
+    }
+    Ok(Some(
+        answer
+            .headers()
+            .get("www-authenticate")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("Bearer")
+            .to_owned(),
+    ))
+}
+
+/// Gets a token for the server at `resource` that sent `challenge`, as `options` say; returns
+/// the manager holding it (and saving it to its credential store).
+pub(crate) async fn authorize(
+    mut manager: AuthorizationManager,
+    challenge: Option<&str>,
+    options: &OAuthOptions,
+    resource: &str,
+) -> Result<AuthorizationManager, String> {
+    let resolution = manager
+        .resolve_metadata_from_challenge(challenge)
+        .await
+        .map_err(|e| format!("authorization server discovery failed: {e}"))?;
+    manager.set_metadata(resolution.metadata);
+    match options.grant {
+        Grant::ClientCredentials => {
+            let (Some(id), Some(secret)) = (&options.client_id, &options.client_secret) else {
+                return Err("client credentials need a client id and a client secret".to_owned());
+            };
+            let scopes = if options.scopes.is_empty() {
+                manager.select_initial_scopes(&[]).await
+            } else {
+                options.scopes.clone()
+            };
+            let config = ClientCredentialsConfig::ClientSecret {
+                client_id: id.clone(),
+                client_secret: secret.clone(),
+                scopes,
+                resource: Some(resource.to_owned()),
+            };
+            manager
+                .configure_client_credentials(&config)
+                .map_err(|e| format!("client credentials: {e}"))?;
+            manager
+                .exchange_client_credentials(&config)
+                .await
+                .map_err(|e| format!("client credentials: {e}"))?;
+            Ok(manager)
+        }
+        Grant::AuthorizationCode => code_flow(manager, challenge, options).await,
+    }
+}
+
+/// Authorization code with PKCE and a loopback redirect.
+async fn code_flow(
+    manager: AuthorizationManager,
+    challenge: Option<&str>,
+    options: &OAuthOptions,
+) -> Result<AuthorizationManager, String> {
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", options.redirect_port))
+        .await
+        .map_err(|e| format!("cannot listen for the sign-in redirect: {e}"))?;
+    let port = listener
+        .local_addr()
+        .map_err(|e| format!("cannot listen for the sign-in redirect: {e}"))?
+        .port();
+    let redirect = format!("http://127.0.0.1:{port}/callback");
+    let mut request = AuthorizationRequest::new(redirect.clone())
+        .with_client_name(options.client_name.clone())
+        .with_initial_scope_selection();
+    if !options.scopes.is_empty() {
+        request = request.with_scopes(options.scopes.iter().cloned());
+    }
+    if let Some(url) = &options.client_metadata_url {
+        request = request.with_client_metadata_url(url.clone());
+    }
+    if let Some(id) = &options.client_id {
+        request = request.with_preregistered_client(id.clone());
+        if let Some(secret) = &options.client_secret {
+            request = request.with_client_secret(secret.clone());
+        }
+    }
+    if let Some(challenge) = challenge {
+        request = request.with_challenge(challenge.to_owned());
+    }
+    let session = AuthorizationSession::new(manager, request)
+        .await
+        .map_err(|(_, e)| format!("cannot start the sign-in: {e}"))?;
+    // The browser may only finish once the redirect has been answered, so both run at once.
+    let waiting = tokio::time::timeout(options.sign_in_timeout, wait_for_callback(&listener, port));
+    let (opened, waited) = tokio::join!(
+        options.browser.open(session.get_authorization_url()),
+        waiting
+    );
+    let callback = match waited {
+        Ok(Ok(url)) => url,
+        Ok(Err(e)) => return Err(e),
+        Err(_) => {
+            return Err(match opened {
+                Err(e) => format!("cannot open the sign-in page: {e}"),
+                Ok(()) => format!(
+                    "no sign-in within {} s (the redirect to {redirect} never came)",
+                    options.sign_in_timeout.as_secs()
+                ),
+            });
+        }
+    };
+    session
+        .handle_callback_url(&callback)
+        .await
+        .map_err(|e| format!("the sign-in failed: {e}"))?;
+    Ok(session.auth_manager)
+}
+
+/// Waits for the browser's redirect to `/callback` and answers it; returns the full URL.
+async fn wait_for_callback(
+    listener: &tokio::net::TcpListener,
+    port: u16,
+) -> Result<String, String> {
+    loop {
+        let (mut stream, _) = listener
+            .accept()
+            .await
+            .map_err(|e| format!("the sign-in redirect: {e}"))?;
+        let mut buf = vec![0u8; 16 * 1024];
+        let mut len = 0;
+        // The request line and headers; the redirect is a GET without a body.
+        while len < buf.len() {
+            match stream.read(&mut buf[len..]).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => len += n,
+            }
+            if buf[..len].windows(4).any(|w| w == b"\r\n\r\n") {
+                break;
+            }
+        }
+        let head = String::from_utf8_lossy(&buf[..len]);
+        let target = head
+            .lines()
+            .next()
+            .and_then(|line| line.split_whitespace().nth(1))
+            .unwrap_or("/")
+            .to_owned();
+        let is_callback = target.starts_with("/callback");
+        let body = if is_callback {
+            "Signed in. You can close this window."
+        } else {
+            "Not found"
+        };
+        let status = if is_callback {
+            "200 OK"
+        } else {
+            "404 Not Found"
+        };
+        let reply = format!(
+            "HTTP/1.1 {status}\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        let _ = stream.write_all(reply.as_bytes()).await;
+        let _ = stream.shutdown().await;
+        if is_callback {
+            return Ok(format!("http://127.0.0.1:{port}{target}"));
+        }
+    }
+}

@@ -1,0 +1,111 @@
+//! Step-up: a request refused with 403 `insufficient_scope` signs in again for the scopes
+//! the server's challenge names, then is sent once more with the new token. A session steps
+//! up at most [`MAX_STEP_UPS`] times, so a server that keeps refusing cannot keep the person
+//! signing in.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use futures::stream::BoxStream;
+use http::{HeaderName, HeaderValue};
+use rmcp::model::ClientJsonRpcMessage;
+use rmcp::transport::auth::{AuthClient, AuthError};
+use rmcp::transport::streamable_http_client::{
+    SseError, StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
+};
+
+use super::OAuthOptions;
+
+/// Most sign-ins for more scope in one session.
+pub(crate) const MAX_STEP_UPS: u32 = 2;
+
+/// rmcp's authorizing HTTP client, stepping up on `insufficient_scope`.
+#[derive(Clone)]
+pub(crate) struct StepUp {
+    pub(crate) inner: AuthClient<reqwest::Client>,
+    pub(crate) options: Arc<OAuthOptions>,
+    pub(crate) url: Arc<url::Url>,
+    pub(crate) allow_private: bool,
+    pub(crate) step_ups: Arc<AtomicU32>,
+}
+
+type Error = StreamableHttpError<reqwest::Error>;
+
+impl StepUp {
+    /// Signs in again for what `challenge` asks; false when no more step-ups are allowed.
+    async fn step_up(&self, challenge: &str) -> Result<bool, Error> {
+        if self.step_ups.fetch_add(1, Ordering::SeqCst) >= MAX_STEP_UPS {
+            return Ok(false);
+        }
+        let mut current = self.inner.auth_manager.lock().await;
+        let fresh = super::connect::manager(&self.url, &self.options, self.allow_private)
+            .await
+            .map_err(|e| Error::from(AuthError::AuthorizationFailed(e)))?;
+        let signed_in = super::authorize(fresh, Some(challenge), &self.options, self.url.as_str())
+            .await
+            .map_err(|e| Error::from(AuthError::AuthorizationFailed(e)))?;
+        *current = signed_in;
+        Ok(true)
+    }
+}
+
+impl StreamableHttpClient for StepUp {
+    type Error = reqwest::Error;
+
+    async fn post_message(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<StreamableHttpPostResponse, Error> {
+        let first = self
+            .inner
+            .post_message(
+                uri.clone(),
+                message.clone(),
+                session_id.clone(),
+                auth_header,
+                custom_headers.clone(),
+            )
+            .await;
+        match first {
+            Err(StreamableHttpError::InsufficientScope(refused)) => {
+                if !self.step_up(&refused.www_authenticate_header).await? {
+                    return Err(StreamableHttpError::InsufficientScope(refused));
+                }
+                self.inner
+                    .post_message(uri, message, session_id, None, custom_headers)
+                    .await
+            }
+            other => other,
+        }
+    }
+
+    async fn delete_session(
+        &self,
+        uri: Arc<str>,
+        session_id: Arc<str>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<(), Error> {
+        self.inner
+            .delete_session(uri, session_id, auth_header, custom_headers)
+            .await
+    }
+
+    async fn get_stream(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<BoxStream<'static, Result<sse_stream::Sse, SseError>>, Error> {
+        self.inner
+            .get_stream(uri, session_id, last_event_id, auth_header, custom_headers)
+            .await
+    }
+}

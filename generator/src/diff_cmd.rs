@@ -1,0 +1,103 @@
+//! `mcpgen diff OLD NEW`: what changed between two tool surfaces, as Markdown for a
+//! pull-request comment or as JSON, with `--fail-on` for CI; and the diff that
+//! `generate --check` prints when a `tools.json` would change.
+
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use mcpgen_codegen::diff::{FailOn, Surface, SurfaceDiff, diff};
+use mcpgen_codegen::{Settings, spec_folder};
+
+/// `mcpgen diff`.
+#[derive(Args, Debug)]
+pub(crate) struct DiffArgs {
+    /// The old surface: a `tools.json` file, a generated crate folder holding one, or a spec
+    /// folder (`openapi.{json,yaml,yml}` and `mcp_tools.yaml`, with `plugins/` if any),
+    /// generated in memory. Spec folders also compare scopes, confirmation and plugins.
+    #[arg(value_name = "OLD")]
+    old: PathBuf,
+    /// The new surface, in any of the forms OLD takes.
+    #[arg(value_name = "NEW")]
+    new: PathBuf,
+    /// Print JSON: {"summary": {kind: count}, "changes": [{kind, tool, pointer, message}]},
+    /// kinds removed, breaking, security, added, output, policy, compatible.
+    #[arg(long)]
+    json: bool,
+    /// Exit 1 when the diff has a change of this kind: `breaking` (a removed tool or a
+    /// breaking input change), `security` (read → write, destructive, confirmation or scope
+    /// loosened or changed) or `any`. Without it the exit code is 0 whatever changed.
+    #[arg(long, value_name = "WHAT", env = "MCPGEN_DIFF_FAIL_ON")]
+    fail_on: Option<FailOn>,
+}
+
+/// Reads one side of a diff.
+fn load(path: &Path) -> Result<Surface, String> {
+    let label = path.display().to_string();
+    let file = if path.is_dir() {
+        let tools_json = path.join("tools.json");
+        if tools_json.is_file() {
+            tools_json
+        } else if let Some(folder) = spec_folder(path) {
+            let mut settings = Settings::new().with_default_name(folder.folder.clone());
+            if let Some(dir) = &folder.plugins {
+                settings = settings.with_plugins(dir.clone());
+            }
+            let generation = mcpgen_codegen::generate(&folder.spec, &folder.tools, &settings)
+                .map_err(|e| format!("error: {label}: generation failed\n{e}"))?;
+            return Ok(Surface::from_server(&generation.server));
+        } else {
+            return Err(format!(
+                "error: {label}: neither a tools.json nor a spec folder (openapi.json|yaml|yml with mcp_tools.yaml) is there"
+            ));
+        }
+    } else {
+        path.to_path_buf()
+    };
+    let text =
+        std::fs::read_to_string(&file).map_err(|e| format!("error: {}: {e}", file.display()))?;
+    Surface::from_tools_json(&text, &file.display().to_string()).map_err(|e| format!("error: {e}"))
+}
+
+/// Runs `mcpgen diff`.
+pub(crate) fn diff_cmd(args: DiffArgs) -> Result<(), String> {
+    let old = load(&args.old)?;
+    let new = load(&args.new)?;
+    let changes = diff(&old, &new);
+    if args.json {
+        println!("{:#}", changes.to_json());
+    } else {
+        print!(
+            "{}",
+            changes.to_markdown(
+                &args.old.display().to_string(),
+                &args.new.display().to_string()
+            )
+        );
+    }
+    match args.fail_on {
+        Some(fail_on) if changes.fails(fail_on) => Err(String::new()),
+        _ => Ok(()),
+    }
+}
+
+/// The diff from the `tools.json` in `crate_dir` (none: an empty surface) to `server`'s
+/// tools, for `generate --check`.
+pub(crate) fn check_diff(
+    crate_dir: &Path,
+    server: &mcpgen_codegen::ir::Server,
+) -> Result<SurfaceDiff, String> {
+    let path = crate_dir.join("tools.json");
+    let old = match std::fs::read_to_string(&path) {
+        Ok(text) => Surface::from_tools_json(&text, &path.display().to_string())
+            .map_err(|e| e.to_string())?,
+        Err(_) => Surface::default(),
+    };
+    let mut new = Surface::from_server(server);
+    // The file has no scopes, confirmation or plugins; compare like with like.
+    for tool in new.tools.values_mut() {
+        tool.scope = None;
+        tool.confirm = None;
+        tool.plugin = None;
+    }
+    Ok(diff(&old, &new))
+}

@@ -1,0 +1,145 @@
+//! `mcpgen-conformance-client URL`: what the conformance suite's client scenarios ask of a
+//! client, done with `mcpgen-client`. The suite names the scenario in
+//! `MCP_CONFORMANCE_SCENARIO` and passes credentials in `MCP_CONFORMANCE_CONTEXT` (JSON); the
+//! client connects (signing in with OAuth when the server asks), lists the tools and calls
+//! the ones the scenario expects. Sign-in is headless: the authorization URL is fetched and
+//! its redirect followed to the loopback callback, as a browser would.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcpgen_client::answer::{ClientAnswers, ElicitAnswer, ElicitRequest, Elicitor};
+use mcpgen_client::oauth::{Browser, OAuthOptions};
+use mcpgen_client::{McpConfig, Session};
+use mcpgen_core::BoxFuture;
+use serde_json::{Map, Value, json};
+
+/// The client id the suite's CIMD scenario expects (its metadata document URL).
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+
+/// Accepts every form with the defaults its schema gives.
+struct Defaults;
+
+impl Elicitor for Defaults {
+    fn elicit<'a>(&'a self, request: &'a ElicitRequest) -> BoxFuture<'a, ElicitAnswer> {
+        Box::pin(async move {
+            let mut answer = Map::new();
+            for (name, field) in request.fields() {
+                if let Some(default) = field.get("default") {
+                    answer.insert(name.to_owned(), default.clone());
+                }
+            }
+            ElicitAnswer::Accept(answer)
+        })
+    }
+}
+
+/// Fetches the authorization URL and follows its redirects until one reaches the loopback
+/// callback, which ends the sign-in.
+struct Headless;
+
+impl Browser for Headless {
+    fn open<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Result<(), String>> {
+        Box::pin(async move {
+            let client = reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .map_err(|e| e.to_string())?;
+            let mut next = url.to_owned();
+            for _ in 0..10 {
+                let answer = client
+                    .get(&next)
+                    .send()
+                    .await
+                    .map_err(|e| format!("GET {next}: {e}"))?;
+                let Some(location) = answer
+                    .headers()
+                    .get("location")
+                    .and_then(|v| v.to_str().ok())
+                else {
+                    return Ok(());
+                };
+                let base = reqwest::Url::parse(&next).map_err(|e| e.to_string())?;
+                next = base.join(location).map_err(|e| e.to_string())?.to_string();
+            }
+            Err("too many redirects during sign-in".to_owned())
+        })
+    }
+}
+
+fn context_str(context: &Value, key: &str) -> Option<String> {
+    context.get(key).and_then(Value::as_str).map(str::to_owned)
+}
+
+/// The OAuth settings for `scenario`.
+fn oauth(scenario: &str, context: &Value) -> OAuthOptions {
+    let id = context_str(context, "client_id");
+    let secret = context_str(context, "client_secret");
+    let mut options = match (scenario, id, secret) {
+        (s, Some(id), Some(secret)) if s.contains("client-credentials") => {
+            OAuthOptions::client_credentials(id, secret)
+        }
+        (_, Some(id), secret) => OAuthOptions::new().with_client(id, secret),
+        _ => OAuthOptions::new(),
+    };
+    options = options
+        .with_client_metadata_url(CLIENT_METADATA_URL)
+        .with_token_dir(None)
+        .with_browser(Arc::new(Headless));
+    options.sign_in_timeout = Duration::from_secs(20);
+    options
+}
+
+async fn run(url: &str, scenario: &str, context: &Value) -> Result<(), String> {
+    let config = McpConfig::from_json_str(
+        &json!({"mcpServers": {"conformance": {
+            "url": url, "allow_private": true, "timeout_ms": 60000
+        }}})
+        .to_string(),
+    )
+    .map_err(|e| e.to_string())?;
+    let server = config
+        .servers
+        .get("conformance")
+        .ok_or("the configuration has no server")?;
+    let answers = ClientAnswers::new().with_elicitor(Arc::new(Defaults));
+    let session =
+        Session::connect_with_oauth("conformance", server, &answers, &oauth(scenario, context))
+            .await
+            .map_err(|e| e.to_string())?;
+    let tools = session.list_tools().await.map_err(|e| e.to_string())?;
+    let calls: Vec<(String, Value)> = match scenario {
+        "initialize" => Vec::new(),
+        "tools_call" => vec![("add_numbers".into(), json!({"a": 5, "b": 3}))],
+        _ => tools.iter().map(|t| (t.name.clone(), json!({}))).collect(),
+    };
+    for (tool, args) in calls {
+        let args = args.as_object().cloned().unwrap_or_default();
+        session
+            .call_tool(&tool, args)
+            .await
+            .map_err(|e| format!("tools/call {tool}: {e}"))?;
+    }
+    session.shutdown().await.map_err(|e| e.to_string())
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let Some(url) = std::env::args().nth(1) else {
+        eprintln!("usage: mcpgen-conformance-client URL (scenario in MCP_CONFORMANCE_SCENARIO)");
+        return ExitCode::from(2);
+    };
+    let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
+    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|c| serde_json::from_str(&c).ok())
+        .unwrap_or(Value::Null);
+    match run(&url, &scenario, &context).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{scenario}: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
