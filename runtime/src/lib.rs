@@ -37,6 +37,8 @@ pub mod auth;
 pub mod cli;
 pub mod completion;
 pub mod input;
+#[cfg(feature = "metrics")]
+pub mod metrics;
 mod local;
 pub mod notify;
 #[cfg(feature = "openapi")]
@@ -48,6 +50,7 @@ pub mod resource;
 pub mod search;
 pub mod server;
 pub mod toolset;
+pub mod trace;
 #[cfg(feature = "openapi")]
 pub mod upstream;
 mod wire;

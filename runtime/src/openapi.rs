@@ -54,8 +54,10 @@ impl ToolSet for OpenApiTools {
         ctx: &'a CallContext,
     ) -> BoxFuture<'a, Result<ToolResult, ToolError>> {
         Box::pin(async move {
+            let started = std::time::Instant::now();
             let invoked = self.upstream.invoke_with(tool, args, ctx).await;
             ctx.report_upstream(invoked.status, invoked.timed_out);
+            ctx.report_upstream_latency(started.elapsed());
             Ok(invoked.result)
         })
     }

@@ -20,7 +20,9 @@ mod tracing_sink;
 
 use std::sync::Arc;
 
-pub use event::{AuditEvent, AuditStatus, args_digest, canonical_json};
+pub use event::{
+    AuditEvent, AuditStatus, MAX_ERROR_CHARS, args_digest, canonical_json, error_text,
+};
 pub use jsonl::{Fsync, JsonlSink, ParseFsyncError};
 pub use multi::MultiSink;
 pub use time::{now_rfc3339, rfc3339};
@@ -36,6 +38,34 @@ pub trait AuditSink: Send + Sync + 'static {
 
     /// Makes every event recorded so far durable (called on graceful shutdown).
     fn flush<'a>(&'a self) -> BoxFuture<'a, ()>;
+
+    /// How the sink is doing (for metrics). By default: nothing queued, spooled or failed.
+    fn health(&self) -> AuditHealth {
+        AuditHealth::default()
+    }
+}
+
+/// How an audit sink is doing, as the metrics report it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AuditHealth {
+    /// Records handed to the sink and not yet written.
+    pub queued: u64,
+    /// Records kept in a local spool file until their destination is back.
+    pub spooled: u64,
+    /// Errors so far (failed writes or syncs; each was logged with the record it concerned).
+    pub errors: u64,
+}
+
+impl std::ops::Add for AuditHealth {
+    type Output = Self;
+
+    fn add(self, other: Self) -> Self {
+        Self {
+            queued: self.queued + other.queued,
+            spooled: self.spooled + other.spooled,
+            errors: self.errors + other.errors,
+        }
+    }
 }
 
 impl<S: AuditSink + ?Sized> AuditSink for Arc<S> {
@@ -45,5 +75,9 @@ impl<S: AuditSink + ?Sized> AuditSink for Arc<S> {
 
     fn flush<'a>(&'a self) -> BoxFuture<'a, ()> {
         (**self).flush()
+    }
+
+    fn health(&self) -> AuditHealth {
+        (**self).health()
     }
 }

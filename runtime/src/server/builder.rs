@@ -24,6 +24,8 @@ use crate::ToolSet;
 use crate::audit::{AuditSink, MultiSink};
 use crate::auth::Authenticator;
 use crate::input::RequestStates;
+#[cfg(feature = "metrics")]
+use crate::metrics::{Metrics, MetricsEndpoint};
 use crate::prompt::PromptSet;
 use crate::resource::ResourceSet;
 
@@ -56,6 +58,10 @@ pub struct ServerBuilder {
     prompts: PromptSet,
     resources: ResourceSet,
     request_state_key: Option<Vec<u8>>,
+    #[cfg(feature = "metrics")]
+    metrics: Option<Arc<Metrics>>,
+    #[cfg(feature = "metrics")]
+    metrics_endpoint: Option<MetricsEndpoint>,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -260,6 +266,25 @@ impl ServerBuilder {
         self
     }
 
+    #[cfg(feature = "metrics")]
+    /// Counts calls, durations, upstream requests, refusals and audit health in `metrics`
+    /// (see [`crate::metrics`]); serve them with a [`MetricsEndpoint`] on a listener of their
+    /// own, or on the server's with [`metrics_endpoint`](Self::metrics_endpoint).
+    pub fn metrics(mut self, metrics: Arc<Metrics>) -> Self {
+        self.metrics = Some(metrics);
+        self
+    }
+
+    #[cfg(feature = "metrics")]
+    /// Serves `endpoint` at `/metrics` on the server's own HTTP listener and counts in its
+    /// metrics. Give it a token ([`MetricsEndpoint::with_token`]) unless only the monitoring
+    /// can reach the listener.
+    pub fn metrics_endpoint(mut self, endpoint: MetricsEndpoint) -> Self {
+        self.metrics = Some(endpoint.metrics().clone());
+        self.metrics_endpoint = Some(endpoint);
+        self
+    }
+
     /// Checks the configuration, parses and compiles every tool's schemas, and builds the
     /// server. All problems are reported together.
     pub fn build(self) -> Result<Server, ServerError> {
@@ -340,6 +365,14 @@ impl ServerBuilder {
         let serve_root = !self.root.sets.is_empty() || self.mounts.is_empty();
         let rate = Arc::new(RateLimiter::new(self.rate_limit));
         let inflight = Arc::new(InFlight::default());
+        #[cfg(feature = "metrics")]
+        if let Some(metrics) = &self.metrics {
+            let counted = inflight.clone();
+            metrics.attach(
+                Arc::new(move || counted.count()),
+                Arc::new(self.audit.clone()),
+            );
+        }
         let mut mounts = Vec::with_capacity(self.mounts.len());
         for (mount, tools) in self.mounts.into_iter().zip(mounted_tools) {
             let Some(tools) = tools else {
@@ -380,6 +413,8 @@ impl ServerBuilder {
                 prompts: Prompts::default(),
                 resources: Resources::default(),
                 server_config: rmcp::model::ServerConfig::default(),
+                #[cfg(feature = "metrics")]
+                metrics: self.metrics.clone(),
             });
             mounts.push(Mounted {
                 name: mount.name,
@@ -417,12 +452,16 @@ impl ServerBuilder {
             prompts,
             resources,
             server_config: rmcp::model::ServerConfig::default(),
+            #[cfg(feature = "metrics")]
+            metrics: self.metrics,
         });
         Ok(Server {
             inner: Arc::new(inner),
             mounts: mounts.into(),
             #[cfg(feature = "http")]
             serve_root,
+            #[cfg(feature = "metrics")]
+            metrics_endpoint: self.metrics_endpoint,
         })
     }
 }
@@ -456,6 +495,10 @@ impl Server {
             prompts: PromptSet::new(),
             resources: ResourceSet::new(),
             request_state_key: None,
+            #[cfg(feature = "metrics")]
+            metrics: None,
+            #[cfg(feature = "metrics")]
+            metrics_endpoint: None,
         }
     }
 }

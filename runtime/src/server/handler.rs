@@ -32,6 +32,7 @@ use crate::ForwardedHeaders;
 use crate::notify::{Cancellation, LogLevel, Notifier, SessionLogLevel};
 use crate::principal::Principal;
 use crate::resource::Subscriber;
+use crate::trace::TraceParent;
 use crate::{CallContext, CallerCredential, ToolResult};
 
 /// How long a client may cache a `tools/list` answer: the lists are fixed at start-up.
@@ -136,6 +137,7 @@ impl McpHandler {
             .with_notifier(notifier)
             .with_cancellation(Cancellation::from_token(ctx.ct.clone()));
         let parts = ctx.extensions.get::<http::request::Parts>();
+        call.trace = incoming_trace(parts, ctx).map(|parent| parent.child());
         call.caller_credential = self.credential.clone().or_else(|| {
             parts.and_then(|parts| parts.extensions.get::<CallerCredential>().cloned())
         });
@@ -165,6 +167,23 @@ impl McpHandler {
             .get::<http::request::Parts>()
             .and_then(|parts| parts.extensions.get::<Principal>())
     }
+}
+
+/// The `traceparent` a request continues: its HTTP header, else its `_meta.traceparent`.
+fn incoming_trace(
+    parts: Option<&http::request::Parts>,
+    ctx: &RequestContext<RoleServer>,
+) -> Option<TraceParent> {
+    let from_header = parts
+        .and_then(|parts| parts.headers.get(crate::trace::TRACEPARENT))
+        .and_then(|value| value.to_str().ok())
+        .and_then(TraceParent::parse);
+    from_header.or_else(|| {
+        ctx.meta
+            .get(crate::trace::TRACEPARENT)
+            .and_then(|value| value.as_str())
+            .and_then(TraceParent::parse)
+    })
 }
 
 /// What `tools/list` shows `principal`: the meta-tools and pinned tools in search mode, else

@@ -52,9 +52,11 @@ use super::error::ServerError;
 use super::handler::McpHandler;
 use super::param_headers::ParamHeaders;
 use super::rebinding::Rebinding;
+use super::refused::{audit_refused, auth_reason};
 use super::reply::{AUTH_ERROR_CODE, jsonrpc_error, unauthorized};
 use super::state::{Inner, Server};
 use crate::CallerCredential;
+use crate::audit::AuditStatus;
 use crate::auth::{AuthError, Authenticator, credential_from_headers};
 use crate::principal::Principal;
 
@@ -91,6 +93,8 @@ async fn authenticate(
             Ok(principal) => principal,
             Err(error) => {
                 tracing::debug!(%error, path = request.uri().path(), "request refused");
+                let kind = (AuditStatus::Unauthenticated, auth_reason(&error));
+                audit_refused(&inner, request, None, kind, &error.to_string()).await;
                 return unauthorized(&error);
             }
         },
@@ -104,16 +108,28 @@ async fn authenticate(
     next.run(request).await
 }
 
+/// The `Host`/`Origin` policy, and the catalog whose audit records the calls it refuses
+/// (`None` for routes that serve no calls).
+#[derive(Clone)]
+struct RebindingGuard {
+    policy: Arc<Rebinding>,
+    inner: Option<Arc<Inner>>,
+}
+
 /// Refuses requests with a disallowed `Host` or `Origin`.
 async fn check_rebinding(
-    State(policy): State<Arc<Rebinding>>,
+    State(guard): State<RebindingGuard>,
     request: Request,
     next: Next,
 ) -> Response {
-    match policy.check(request.uri(), request.headers()) {
+    match guard.policy.check(request.uri(), request.headers()) {
         Ok(()) => next.run(request).await,
         Err(refusal) => {
             tracing::warn!(%refusal, "request refused (possible DNS rebinding or cross-origin call)");
+            if let Some(inner) = &guard.inner {
+                let kind = (AuditStatus::Forbidden, "host_or_origin");
+                audit_refused(inner, request, None, kind, &refusal.to_string()).await;
+            }
             jsonrpc_error(StatusCode::FORBIDDEN, -32000, &refusal.to_string())
         }
     }
@@ -245,6 +261,8 @@ impl Owners {
 struct SessionOwners {
     owners: Arc<Mutex<Owners>>,
     manager: Arc<LocalSessionManager>,
+    /// Audits the calls refused because their session belongs to someone else.
+    inner: Arc<Inner>,
 }
 
 impl SessionOwners {
@@ -295,6 +313,9 @@ async fn bind_session(
         .is_some_and(|(owner, _)| *owner != principal);
     if owned_by_other {
         tracing::warn!(%session, principal = %principal.id, "request refused: the session belongs to another principal");
+        let kind = (AuditStatus::Forbidden, "session_owner");
+        let reason = "session belongs to another principal";
+        audit_refused(&state.inner, request, Some(&principal), kind, reason).await;
         return jsonrpc_error(
             StatusCode::FORBIDDEN,
             AUTH_ERROR_CODE,
@@ -336,6 +357,7 @@ fn mcp_routes(inner: &Arc<Inner>, path: &str, sessions: CancellationToken) -> Ro
     let owners = SessionOwners {
         owners: Arc::default(),
         manager: manager.clone(),
+        inner: inner.clone(),
     };
     // Checked when the server was built; a table that fails here has no tool to check.
     let param_headers = ParamHeaders::build(&inner.catalog).unwrap_or_default();
@@ -384,7 +406,11 @@ fn protected_routes(
 fn guarded(routes: Router, inner: &Arc<Inner>, policy: &Arc<Rebinding>, own: bool) -> Router {
     let body = middleware::from_fn_with_state(inner.max_body_bytes, limit_body);
     let auth = middleware::from_fn_with_state(inner.clone(), authenticate);
-    let rebinding = middleware::from_fn_with_state(policy.clone(), check_rebinding);
+    let guard = RebindingGuard {
+        policy: policy.clone(),
+        inner: Some(inner.clone()),
+    };
+    let rebinding = middleware::from_fn_with_state(guard, check_rebinding);
     if own {
         routes.layer(body).layer(auth).layer(rebinding)
     } else {
@@ -420,11 +446,23 @@ pub(crate) fn build_router(
         .route("/.well-known/mcp.json", get(card::well_known))
         .route("/mcp/server-card", get(card::server_card))
         .with_state(inner.clone())
-        .layer(middleware::from_fn_with_state(policy, check_rebinding));
-    Router::new()
+        .layer(middleware::from_fn_with_state(
+            RebindingGuard {
+                policy,
+                inner: None,
+            },
+            check_rebinding,
+        ));
+    let router = Router::new()
         .route("/healthz", get(|| async { "ok" }))
         .merge(cards)
-        .merge(protected)
+        .merge(protected);
+    #[cfg(feature = "metrics")]
+    if let Some(endpoint) = &server.metrics_endpoint {
+        // Its own bearer token, not the MCP credentials: a scraper holds no API key.
+        return endpoint.router().merge(router);
+    }
+    router
 }
 
 impl Server {

@@ -61,6 +61,8 @@ mod rate;
 #[cfg(feature = "http")]
 mod rebinding;
 #[cfg(feature = "http")]
+mod refused;
+#[cfg(feature = "http")]
 mod reply;
 mod resources;
 #[cfg(feature = "search")]
