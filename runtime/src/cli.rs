@@ -9,6 +9,11 @@ use std::time::Duration;
 
 use clap::{CommandFactory, FromArgMatches, Parser, ValueEnum};
 
+#[cfg(feature = "metrics")]
+mod metrics;
+#[cfg(feature = "metrics")]
+pub use metrics::MetricsArgs;
+
 use crate::audit::{Fsync, JsonlSink, TracingSink};
 use crate::auth::{AuthChain, Authenticator, KeyStore, TokenAuthority};
 use crate::server::{OutputCheck, Server, ServerBuilder, ToolMode, Unconfirmable, shutdown_signal};
@@ -189,6 +194,10 @@ pub struct ServeArgs {
     /// replica the same file; without it each process makes a random key at start.
     #[arg(long, env = "MCPGEN_REQUEST_STATE_KEY_FILE", value_name = "FILE")]
     pub request_state_key_file: Option<PathBuf>,
+    /// Prometheus metrics (`--metrics`, `--metrics-listen`, `--metrics-token-env`).
+    #[cfg(feature = "metrics")]
+    #[command(flatten)]
+    pub metrics: MetricsArgs,
 }
 
 fn parse_positive_bytes(s: &str) -> Result<usize, String> {
@@ -378,7 +387,9 @@ fn authenticator(app: &App, args: &ServeArgs) -> Result<Option<AuthChain>, Strin
 }
 
 /// The server as the flags configure it (authentication, audit, limits, output check, header
-/// forwarding) around `tools`, not yet built. [`main`] serves what this builds.
+/// forwarding, metrics) around `tools`, not yet built. [`main`] serves what this builds.
+/// With `--metrics-listen`, the metrics listener is bound and served from here (on the
+/// current Tokio runtime).
 pub fn server_builder(
     app: &App,
     args: &ServeArgs,
@@ -423,6 +434,14 @@ fn builder_with_auth(
         let sink = JsonlSink::open(path, args.audit_fsync)
             .map_err(|e| format!("audit log {}: {e}", path.display()))?;
         builder = builder.audit(sink);
+    }
+    #[cfg(feature = "metrics")]
+    {
+        let (configured, separate) = args.metrics.configure(builder)?;
+        builder = configured;
+        if let Some(separate) = separate {
+            metrics::serve_separate(separate)?;
+        }
     }
     Ok(match auth {
         Some(chain) => builder.authenticator(chain),

@@ -37,9 +37,9 @@ pub mod auth;
 pub mod cli;
 pub mod completion;
 pub mod input;
+mod local;
 #[cfg(feature = "metrics")]
 pub mod metrics;
-mod local;
 pub mod notify;
 #[cfg(feature = "openapi")]
 pub mod openapi;

@@ -187,7 +187,9 @@ impl CallContext {
 
     /// Records how long the call's upstream exchange took (for the upstream-latency metric).
     pub fn report_upstream_latency(&self, latency: Duration) {
-        let micros = u64::try_from(latency.as_micros()).unwrap_or(u64::MAX).max(1);
+        let micros = u64::try_from(latency.as_micros())
+            .unwrap_or(u64::MAX)
+            .max(1);
         self.upstream.micros.store(micros, Ordering::Relaxed);
     }
 

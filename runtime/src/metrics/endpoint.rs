@@ -133,7 +133,10 @@ async fn scrape(State(endpoint): State<MetricsEndpoint>, request: Request) -> Re
             .into_response();
     }
     (
-        [(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")],
+        [(
+            header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
         endpoint.metrics.render(),
     )
         .into_response()

@@ -76,7 +76,12 @@ impl std::fmt::Debug for Metrics {
 #[error("cannot set up the metrics registry: {0}")]
 pub struct MetricsError(#[from] prometheus::Error);
 
-fn counter(registry: &Registry, name: &str, help: &str, labels: &[&str]) -> prometheus::Result<IntCounterVec> {
+fn counter(
+    registry: &Registry,
+    name: &str,
+    help: &str,
+    labels: &[&str],
+) -> prometheus::Result<IntCounterVec> {
     let vec = IntCounterVec::new(Opts::new(name, help), labels)?;
     registry.register(Box::new(vec.clone()))?;
     Ok(vec)

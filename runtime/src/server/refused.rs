@@ -11,8 +11,8 @@ use serde_json::{Map, Value};
 
 use super::pipeline::echoed;
 use super::state::Inner;
-use crate::auth::AuthError;
 use crate::audit::{AuditEvent, AuditSink, AuditStatus, args_digest, error_text, now_rfc3339};
+use crate::auth::AuthError;
 use crate::principal::Principal;
 use crate::trace::{TRACEPARENT, TraceParent};
 

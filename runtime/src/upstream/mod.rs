@@ -254,8 +254,7 @@ impl Upstream {
                 if let Some(ctx) = ctx {
                     // The upstream request is a span of the call's trace.
                     if let Some(trace) = &ctx.trace
-                        && let Ok(value) =
-                            http::HeaderValue::from_str(&trace.child().to_string())
+                        && let Ok(value) = http::HeaderValue::from_str(&trace.child().to_string())
                     {
                         prepared.headers.insert(crate::trace::TRACEPARENT, value);
                     }
