@@ -40,7 +40,7 @@ fn event(n: usize) -> AuditEvent {
         upstream_status: n.is_multiple_of(3).then_some(200),
         args_sha256: args_digest(&args),
         args: n.is_multiple_of(5).then(|| Value::Object(args)),
-        error: (n % 7 != 0).then(|| format!("failure {n}: \"quoted\"\nsecond line")),
+        error: (!n.is_multiple_of(7)).then(|| format!("failure {n}: \"quoted\"\nsecond line")),
         trace_id: n
             .is_multiple_of(4)
             .then(|| format!("4bf92f3577b34da6a3ce929d0e0e{n:04x}")),

@@ -65,7 +65,7 @@ pub(crate) async fn audit_refused(
             .and_then(|v| v.to_str().ok())
             .and_then(TraceParent::parse);
         for call in calls {
-            let trace_id = trace_id.or_else(|| call.trace).map(|t| t.trace_id());
+            let trace_id = trace_id.or(call.trace).map(|t| t.trace_id());
             let def = inner.catalog.get(&call.tool).map(|entry| entry.def);
             #[cfg(feature = "metrics")]
             if let Some(metrics) = &inner.metrics {
