@@ -9,8 +9,12 @@ use std::time::Duration;
 
 use clap::{CommandFactory, FromArgMatches, Parser, ValueEnum};
 
+#[cfg(any(feature = "postgres", feature = "sqlite"))]
+mod audit_db;
 #[cfg(feature = "metrics")]
 mod metrics;
+#[cfg(any(feature = "postgres", feature = "sqlite"))]
+pub use audit_db::AuditDbArgs;
 #[cfg(feature = "metrics")]
 pub use metrics::MetricsArgs;
 
@@ -198,6 +202,11 @@ pub struct ServeArgs {
     #[cfg(feature = "metrics")]
     #[command(flatten)]
     pub metrics: MetricsArgs,
+    /// Audit records in PostgreSQL or SQLite (`--audit-db`, `--audit-db-spool`,
+    /// `--audit-db-unavailable`).
+    #[cfg(any(feature = "postgres", feature = "sqlite"))]
+    #[command(flatten)]
+    pub audit_db: AuditDbArgs,
 }
 
 fn parse_positive_bytes(s: &str) -> Result<usize, String> {
@@ -433,6 +442,10 @@ fn builder_with_auth(
     if let Some(path) = &args.audit_log {
         let sink = JsonlSink::open(path, args.audit_fsync)
             .map_err(|e| format!("audit log {}: {e}", path.display()))?;
+        builder = builder.audit(sink);
+    }
+    #[cfg(any(feature = "postgres", feature = "sqlite"))]
+    if let Some(sink) = args.audit_db.sink(args.audit_fsync)? {
         builder = builder.audit(sink);
     }
     #[cfg(feature = "metrics")]

@@ -134,6 +134,7 @@ fn status_is_written_in_snake_case() {
         (AuditStatus::NotConfirmed, "not_confirmed"),
         (AuditStatus::Unauthenticated, "unauthenticated"),
         (AuditStatus::Forbidden, "forbidden"),
+        (AuditStatus::Unavailable, "unavailable"),
     ];
     assert_eq!(AuditStatus::ALL.len(), all.len());
     for (status, name) in all {

@@ -83,6 +83,9 @@ pub enum AuditStatus {
     /// The request was refused with HTTP 403 before reaching the tool (a disallowed `Host` or
     /// `Origin`, or a session that belongs to another principal).
     Forbidden,
+    /// The call was refused before it started because a backend the configuration makes
+    /// essential was unreachable (the audit database with `--audit-db-unavailable refuse`).
+    Unavailable,
 }
 
 impl AuditStatus {
@@ -100,11 +103,12 @@ impl AuditStatus {
             Self::NotConfirmed => "not_confirmed",
             Self::Unauthenticated => "unauthenticated",
             Self::Forbidden => "forbidden",
+            Self::Unavailable => "unavailable",
         }
     }
 
     /// Every status, in declaration order (for metrics and tests).
-    pub const ALL: [AuditStatus; 11] = [
+    pub const ALL: [AuditStatus; 12] = [
         Self::Ok,
         Self::ToolError,
         Self::InvalidArguments,
@@ -116,6 +120,7 @@ impl AuditStatus {
         Self::NotConfirmed,
         Self::Unauthenticated,
         Self::Forbidden,
+        Self::Unavailable,
     ];
 }
 

@@ -12,6 +12,8 @@
 //! Events never carry credentials: the principal and key id name the caller, and the
 //! arguments appear only as a digest unless the operator asks for them (`--audit-args`).
 
+#[cfg(any(feature = "postgres", feature = "sqlite"))]
+mod db;
 mod event;
 mod jsonl;
 mod multi;
@@ -20,6 +22,10 @@ mod tracing_sink;
 
 use std::sync::Arc;
 
+#[cfg(any(feature = "postgres", feature = "sqlite"))]
+pub use db::{
+    DEFAULT_SPOOL, DbSink, DbSinkConfig, DbSinkError, DbUnavailable, DbUrlError, redacted,
+};
 pub use event::{
     AuditEvent, AuditStatus, MAX_ERROR_CHARS, args_digest, canonical_json, error_text,
 };
@@ -42,6 +48,13 @@ pub trait AuditSink: Send + Sync + 'static {
     /// How the sink is doing (for metrics). By default: nothing queued, spooled or failed.
     fn health(&self) -> AuditHealth {
         AuditHealth::default()
+    }
+
+    /// Whether the server may start new calls: `false` while a destination the operator made
+    /// essential is away (the audit database with `--audit-db-unavailable refuse`). By
+    /// default always `true`.
+    fn ready(&self) -> bool {
+        true
     }
 }
 
@@ -79,5 +92,9 @@ impl<S: AuditSink + ?Sized> AuditSink for Arc<S> {
 
     fn health(&self) -> AuditHealth {
         (**self).health()
+    }
+
+    fn ready(&self) -> bool {
+        (**self).ready()
     }
 }

@@ -78,4 +78,8 @@ impl AuditSink for MultiSink {
             .map(|s| s.health())
             .fold(AuditHealth::default(), |a, b| a + b)
     }
+
+    fn ready(&self) -> bool {
+        self.sinks.iter().all(|s| s.ready())
+    }
 }

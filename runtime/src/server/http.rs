@@ -455,6 +455,10 @@ pub(crate) fn build_router(
         ));
     let router = Router::new()
         .route("/healthz", get(|| async { "ok" }))
+        .route(
+            "/readyz",
+            get(super::ready::readyz).with_state(inner.clone()),
+        )
         .merge(cards)
         .merge(protected);
     #[cfg(feature = "metrics")]

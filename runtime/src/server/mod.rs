@@ -59,6 +59,8 @@ mod pipeline;
 mod prompts;
 mod rate;
 #[cfg(feature = "http")]
+mod ready;
+#[cfg(feature = "http")]
 mod rebinding;
 #[cfg(feature = "http")]
 mod refused;

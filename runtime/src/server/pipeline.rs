@@ -244,6 +244,17 @@ pub(crate) async fn call_tool(
     };
     pending.def = Some(entry.def);
 
+    if !inner.audit.ready() {
+        let error = format!(
+            "tool `{name}` was not called: the audit database is unreachable, and this server \
+             refuses calls it cannot record; retry later"
+        );
+        pending
+            .finish(AuditStatus::Unavailable, Some(error.clone()))
+            .await;
+        return Answer::Result(ToolResult::error(error));
+    }
+
     if let Err(limited) = inner.rate.check(principal) {
         let error = format!("tool `{name}` was not called: {limited}");
         pending
