@@ -61,7 +61,7 @@ pub(super) enum Backend {
 }
 
 /// How long getting a connection may take before the database counts as unreachable.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 
 impl Backend {
     /// A pool for `url` (`postgres://…`, `postgresql://…` or `sqlite://…`); connects lazily,

@@ -20,7 +20,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio::sync::{mpsc, oneshot};
 
@@ -195,6 +195,7 @@ impl DbSink {
             shared: Arc::clone(&shared),
             migrated: false,
             url: url.clone(),
+            last_attempt: Instant::now(),
         };
         runtime.spawn(writer.run(receiver));
         Ok(Self {
@@ -286,6 +287,8 @@ struct Writer {
     shared: Arc<Shared>,
     migrated: bool,
     url: String,
+    /// When the database was last tried while away.
+    last_attempt: Instant,
 }
 
 impl Writer {
@@ -294,8 +297,14 @@ impl Writer {
         let mut batch = Vec::with_capacity(BATCH);
         loop {
             let waiting = !self.migrated || self.spool.len() > 0;
+            // While the database is away, retry every second, busy or idle.
+            if waiting && self.last_attempt.elapsed() >= RETRY {
+                self.reach().await;
+                continue;
+            }
             let first = if waiting {
-                match tokio::time::timeout(RETRY, receiver.recv()).await {
+                let wait = RETRY.saturating_sub(self.last_attempt.elapsed());
+                match tokio::time::timeout(wait, receiver.recv()).await {
                     Ok(Some(message)) => message,
                     Ok(None) => break,
                     Err(_) => {
@@ -325,6 +334,13 @@ impl Writer {
     /// Creates the tables if needed and replays the spool; records whether the database
     /// answered.
     async fn reach(&mut self) {
+        self.try_reach().await;
+        // Counted from the end of the attempt: a slow failure still leaves a second for
+        // the records waiting in the queue.
+        self.last_attempt = Instant::now();
+    }
+
+    async fn try_reach(&mut self) {
         if !self.migrated {
             match self.backend.migrate().await {
                 Ok(()) => self.migrated = true,
