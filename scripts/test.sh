@@ -21,6 +21,12 @@ if [[ ! -x tests/python/.venv/bin/python || tests/python/requirements.txt -nt te
   touch tests/python/.venv
 fi
 
+step "PostgreSQL (apt), which the audit database tests start on loopback"
+if ! compgen -G "/usr/lib/postgresql/*/bin/initdb" > /dev/null; then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql
+fi
+
 step "cargo fmt --check"
 cargo fmt --all -- --check
 
@@ -32,6 +38,8 @@ cargo run --quiet --locked -p generator -- generate --check
 
 step "build every binary (the end-to-end tests start the generated servers)"
 cargo build --workspace --bins --locked
+# The Synaplan server with its audit database backends, for tests/tests/audit_db.rs.
+cargo build -p synaplan-mcp --features postgres,sqlite --locked
 
 step "cargo test"
 if [[ "${MCPGEN_CORPUS:-}" == "1" ]]; then

@@ -132,7 +132,7 @@ struct Shared {
 }
 
 enum Message {
-    Record(Keyed, Option<oneshot::Sender<()>>),
+    Record(Box<Keyed>, Option<oneshot::Sender<()>>),
     Flush(oneshot::Sender<()>),
 }
 
@@ -239,8 +239,10 @@ impl AuditSink for DbSink {
                 (None, None)
             };
             self.shared.queued.fetch_add(1, Ordering::Relaxed);
-            if let Err(mpsc::error::SendError(Message::Record(keyed, _))) =
-                self.sender.send(Message::Record(keyed, ack)).await
+            if let Err(mpsc::error::SendError(Message::Record(keyed, _))) = self
+                .sender
+                .send(Message::Record(Box::new(keyed), ack))
+                .await
             {
                 self.shared.queued.fetch_sub(1, Ordering::Relaxed);
                 self.shared.errors.fetch_add(1, Ordering::Relaxed);
@@ -402,7 +404,7 @@ impl Writer {
         for message in batch.drain(..) {
             match message {
                 Message::Record(keyed, ack) => {
-                    records.push(keyed);
+                    records.push(*keyed);
                     acks.extend(ack);
                 }
                 Message::Flush(ack) => flushes.push(ack),
@@ -428,7 +430,7 @@ impl Writer {
                 false
             };
             if !inserted {
-                self.to_spool(&records);
+                self.spool_records(&records);
             }
             self.shared
                 .queued
@@ -442,7 +444,7 @@ impl Writer {
         }
     }
 
-    fn to_spool(&mut self, records: &[Keyed]) {
+    fn spool_records(&mut self, records: &[Keyed]) {
         let sync = self.fsync != Fsync::Never;
         if let Err(error) = self.spool.append(records, sync) {
             self.shared.errors.fetch_add(1, Ordering::Relaxed);
