@@ -27,6 +27,12 @@ if ! compgen -G "/usr/lib/postgresql/*/bin/initdb" > /dev/null; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql
 fi
 
+step "Redis (apt), which the shared rate limit tests start on loopback"
+if ! command -v redis-server > /dev/null; then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server
+fi
+
 step "cargo fmt --check"
 cargo fmt --all -- --check
 
@@ -38,8 +44,9 @@ cargo run --quiet --locked -p generator -- generate --check
 
 step "build every binary (the end-to-end tests start the generated servers)"
 cargo build --workspace --bins --locked
-# The Synaplan server with its audit database backends, for tests/tests/audit_db.rs.
-cargo build -p synaplan-mcp --features postgres,sqlite --locked
+# The Synaplan server with its audit database and Redis backends, for tests/tests/audit_db.rs
+# and tests/tests/shared_limits.rs.
+cargo build -p synaplan-mcp --features postgres,sqlite,redis --locked
 
 step "cargo test"
 if [[ "${MCPGEN_CORPUS:-}" == "1" ]]; then

@@ -160,9 +160,10 @@ pub struct ServeArgs {
     /// Record the raw arguments in audit records (by default only their SHA-256).
     #[arg(long, env = "MCPGEN_AUDIT_ARGS")]
     pub audit_args: bool,
-    /// Calls per second per principal, e.g. `10/s` (a key's own limit in the keys file wins).
-    #[arg(long, env = "MCPGEN_RATE_LIMIT", value_parser = parse_rate)]
-    pub rate_limit: Option<f64>,
+    /// Calls per principal: `10/s`, `10/min` or `100/h` (bursts of one second's, minute's or
+    /// hour's worth; a key's own limit in the keys file wins).
+    #[arg(long, env = "MCPGEN_RATE_LIMIT", value_parser = parse_rate, value_name = "N/s|N/min|N/h")]
+    pub rate_limit: Option<RateSpec>,
     /// Origin allowed to call the HTTP endpoints (repeatable).
     #[arg(
         long = "allowed-origin",
@@ -198,6 +199,26 @@ pub struct ServeArgs {
     /// replica the same file; without it each process makes a random key at start.
     #[arg(long, env = "MCPGEN_REQUEST_STATE_KEY_FILE", value_name = "FILE")]
     pub request_state_key_file: Option<PathBuf>,
+    /// Keep the rate limits in Redis or Valkey, shared by every replica:
+    /// `redis://[:PASSWORD@]HOST[:PORT][/DB]` (`rediss://` for TLS).
+    #[cfg(feature = "redis")]
+    #[arg(
+        long,
+        env = "MCPGEN_RATE_LIMIT_REDIS",
+        hide_env_values = true,
+        value_name = "URL"
+    )]
+    pub rate_limit_redis: Option<String>,
+    /// While Redis is unreachable: `open` (calls go ahead unlimited, with a warning and a
+    /// metric) or `closed` (calls are refused and `/readyz` reports not ready).
+    #[cfg(feature = "redis")]
+    #[arg(
+        long,
+        env = "MCPGEN_RATE_LIMIT_REDIS_UNAVAILABLE",
+        value_enum,
+        default_value = "open"
+    )]
+    pub rate_limit_redis_unavailable: crate::server::RedisUnavailable,
     /// Prometheus metrics (`--metrics`, `--metrics-listen`, `--metrics-token-env`).
     #[cfg(feature = "metrics")]
     #[command(flatten)]
@@ -216,12 +237,39 @@ fn parse_positive_bytes(s: &str) -> Result<usize, String> {
     }
 }
 
-fn parse_rate(s: &str) -> Result<f64, String> {
-    let n = s.trim().trim_end_matches("/s").trim();
-    match n.parse::<f64>() {
-        Ok(v) if v > 0.0 && v.is_finite() => Ok(v),
+/// A rate limit as written on the command line: calls per second, and how many may come at
+/// once (one window's worth).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RateSpec {
+    /// Sustained calls per second.
+    pub per_second: f64,
+    /// Calls let through at once.
+    pub burst: f64,
+}
+
+/// `N/s`, `N/min`, `N/h` (or a bare `N`, per second).
+pub fn parse_rate(s: &str) -> Result<RateSpec, String> {
+    let text = s.trim();
+    let (count, window) = match text.split_once('/') {
+        Some((count, unit)) => {
+            let window = match unit.trim().to_ascii_lowercase().as_str() {
+                "s" | "sec" | "second" => 1.0,
+                "m" | "min" | "minute" => 60.0,
+                "h" | "hour" => 3600.0,
+                _ => f64::NAN,
+            };
+            (count.trim(), window)
+        }
+        None => (text, 1.0),
+    };
+    match count.parse::<f64>() {
+        Ok(n) if n > 0.0 && n.is_finite() && window.is_finite() => Ok(RateSpec {
+            per_second: n / window,
+            burst: n.max(1.0),
+        }),
         _ => Err(format!(
-            "`{s}` is not a rate; write calls per second, e.g. `10/s`"
+            "`{s}` is not a rate; write calls per second, minute or hour, e.g. `10/s`, \
+             `10/min`, `100/h`"
         )),
     }
 }
@@ -426,7 +474,8 @@ fn builder_with_auth(
         .tool_set(tools)
         .audit(TracingSink::new())
         .audit_args(args.audit_args)
-        .rate_limit(args.rate_limit)
+        .rate_limit(args.rate_limit.map(|r| r.per_second))
+        .rate_limit_burst(args.rate_limit.map(|r| r.burst))
         .allowed_origins(args.allowed_origins.clone())
         .allowed_hosts(args.allowed_hosts.clone())
         .max_body_bytes(args.max_body_bytes)
@@ -443,6 +492,12 @@ fn builder_with_auth(
         let sink = JsonlSink::open(path, args.audit_fsync)
             .map_err(|e| format!("audit log {}: {e}", path.display()))?;
         builder = builder.audit(sink);
+    }
+    #[cfg(feature = "redis")]
+    if let Some(url) = &args.rate_limit_redis {
+        let limiter = crate::server::RedisLimiter::new(url, args.rate_limit_redis_unavailable)
+            .map_err(|e| e.to_string())?;
+        builder = builder.shared_rate_limits(limiter);
     }
     #[cfg(any(feature = "postgres", feature = "sqlite"))]
     if let Some(sink) = args.audit_db.sink(args.audit_fsync)? {

@@ -15,6 +15,7 @@
 //! | `mcpgen_audit_queue_depth` | gauge | |
 //! | `mcpgen_audit_spooled_records` | gauge | |
 //! | `mcpgen_audit_errors_total` | counter | |
+//! | `mcpgen_rate_limit_store_errors_total` | counter | |
 //!
 //! `tool` is a name from the tool table, or `(unknown)` for a name the table does not have
 //! (names sent by clients never become labels). No label carries a credential, a principal or
@@ -56,6 +57,7 @@ pub struct Metrics {
     audit_queue: IntGauge,
     audit_spooled: IntGauge,
     audit_errors: IntCounter,
+    rate_store_errors: IntCounter,
     /// What the gauges read when rendered: calls in progress, and the audit sinks.
     probes: OnceLock<Probes>,
 }
@@ -109,7 +111,13 @@ impl Metrics {
             "Audit sink errors (failed writes or syncs)",
         )?;
         r.register(Box::new(audit_errors.clone()))?;
+        let rate_store_errors = IntCounter::new(
+            "mcpgen_rate_limit_store_errors_total",
+            "Calls let through unlimited because the shared rate limit store was unreachable",
+        )?;
+        r.register(Box::new(rate_store_errors.clone()))?;
         Ok(Self {
+            rate_store_errors,
             calls: counter(
                 &r,
                 "mcpgen_tool_calls_total",
@@ -207,6 +215,11 @@ impl Metrics {
         self.upstream_duration
             .with_label_values(&[def.name])
             .observe(latency.as_secs_f64());
+    }
+
+    /// Counts a call let through unlimited because the shared store was away.
+    pub(crate) fn rate_limit_store_error(&self) {
+        self.rate_store_errors.inc();
     }
 
     /// Counts a request refused with 401 or 403; `reason` is a fixed word (see the table).

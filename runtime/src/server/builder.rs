@@ -43,6 +43,9 @@ pub struct ServerBuilder {
     audit: MultiSink,
     audit_args: bool,
     rate_limit: Option<f64>,
+    rate_burst: Option<f64>,
+    #[cfg(feature = "redis")]
+    shared_rate: Option<Arc<super::shared_rate::RedisLimiter>>,
     #[cfg(feature = "http")]
     allowed_origins: Vec<String>,
     #[cfg(feature = "http")]
@@ -175,6 +178,20 @@ impl ServerBuilder {
     /// principal's own limit overrides it.
     pub fn rate_limit(mut self, per_second: Option<f64>) -> Self {
         self.rate_limit = per_second;
+        self
+    }
+
+    /// Sets how many calls the default rate limit lets through at once (default: one
+    /// second's worth, at least one); e.g. 10 for a limit of ten a minute.
+    pub fn rate_limit_burst(mut self, burst: Option<f64>) -> Self {
+        self.rate_burst = burst;
+        self
+    }
+
+    #[cfg(feature = "redis")]
+    /// Keeps the rate limits in Redis, shared by every replica (see [`RedisLimiter`](super::RedisLimiter)).
+    pub fn shared_rate_limits(mut self, limiter: Arc<super::shared_rate::RedisLimiter>) -> Self {
+        self.shared_rate = Some(limiter);
         self
     }
 
@@ -363,7 +380,10 @@ impl ServerBuilder {
         };
         #[cfg(feature = "http")]
         let serve_root = !self.root.sets.is_empty() || self.mounts.is_empty();
-        let rate = Arc::new(RateLimiter::new(self.rate_limit));
+        let rate = RateLimiter::new(self.rate_limit).with_default_burst(self.rate_burst);
+        #[cfg(feature = "redis")]
+        let rate = rate.with_shared(self.shared_rate);
+        let rate = Arc::new(rate);
         let inflight = Arc::new(InFlight::default());
         #[cfg(feature = "metrics")]
         if let Some(metrics) = &self.metrics {
@@ -480,6 +500,9 @@ impl Server {
             audit: MultiSink::new(),
             audit_args: false,
             rate_limit: None,
+            rate_burst: None,
+            #[cfg(feature = "redis")]
+            shared_rate: None,
             #[cfg(feature = "http")]
             allowed_origins: Vec::new(),
             #[cfg(feature = "http")]

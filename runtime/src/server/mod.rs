@@ -71,6 +71,8 @@ mod resources;
 mod search;
 #[cfg(feature = "search")]
 mod search_call;
+#[cfg(feature = "redis")]
+mod shared_rate;
 mod shutdown;
 #[cfg(feature = "legacy-sse")]
 mod sse;
@@ -91,6 +93,8 @@ pub use mount::{MAX_CATALOG_NAME_LEN, Mount};
 pub use reply::AUTH_ERROR_CODE;
 #[cfg(feature = "search")]
 pub use search::{CALL_TOOL, DESCRIBE_TOOL, SEARCH_TOOL};
+#[cfg(feature = "redis")]
+pub use shared_rate::{RedisLimiter, RedisUnavailable, RedisUrlError};
 pub use shutdown::shutdown_signal;
 pub use state::Server;
 

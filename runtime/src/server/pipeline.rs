@@ -23,6 +23,7 @@ use serde_json::{Map, Value};
 use tokio::sync::Notify;
 
 use super::confirm::{Confirmation, confirm};
+use super::rate::Refused;
 use super::{Inner, OutputCheck};
 use crate::audit::{
     AuditEvent, AuditSink, AuditStatus, MAX_ERROR_CHARS, args_digest, error_text, now_rfc3339,
@@ -255,12 +256,31 @@ pub(crate) async fn call_tool(
         return Answer::Result(ToolResult::error(error));
     }
 
-    if let Err(limited) = inner.rate.check(principal) {
-        let error = format!("tool `{name}` was not called: {limited}");
-        pending
-            .finish(AuditStatus::RateLimited, Some(error.clone()))
-            .await;
-        return Answer::Result(ToolResult::error(error));
+    match inner.rate.admit(principal).await {
+        Ok(()) => {}
+        Err(Refused::Limited(limited)) => {
+            let error = format!("tool `{name}` was not called: {limited}");
+            pending
+                .finish(AuditStatus::RateLimited, Some(error.clone()))
+                .await;
+            return Answer::Result(ToolResult::error(error));
+        }
+        Err(Refused::Unavailable) => {
+            let error = format!(
+                "tool `{name}` was not called: the rate limit store is unreachable, and this \
+                 server refuses calls it cannot limit; retry later"
+            );
+            pending
+                .finish(AuditStatus::Unavailable, Some(error.clone()))
+                .await;
+            return Answer::Result(ToolResult::error(error));
+        }
+    }
+    #[cfg(feature = "metrics")]
+    if inner.rate.failing_open()
+        && let Some(metrics) = &inner.metrics
+    {
+        metrics.rate_limit_store_error();
     }
 
     let (args, verdict) = inner.catalog.validators().validate_map(name, args);

@@ -2,7 +2,11 @@
 //!
 //! A principal's own limit ([`Principal::rate_limit`], e.g. from the keys file) overrides the
 //! server default; with neither, calls are not limited. A bucket holds up to one second's worth
-//! of calls (at least one), so short bursts pass and the sustained rate is the limit.
+//! of calls (at least one), or for a server default written per minute or hour (`10/min`), one
+//! such window's worth, so short bursts pass and the sustained rate is the limit.
+//!
+//! With a shared store (feature `redis`), the same limits are kept in Redis for every replica
+//! (see `shared_rate.rs`) instead of in this process.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -45,7 +49,21 @@ struct Bucket {
 #[derive(Debug)]
 pub(crate) struct RateLimiter {
     default: Option<f64>,
+    /// The default limit's burst, when it is not one second's worth.
+    default_burst: Option<f64>,
     buckets: Mutex<HashMap<String, Bucket>>,
+    /// Limits kept in Redis for every replica, instead of the buckets above.
+    #[cfg(feature = "redis")]
+    shared: Option<std::sync::Arc<super::shared_rate::RedisLimiter>>,
+}
+
+/// Why the rate limit refused a call.
+pub(crate) enum Refused {
+    /// Over the limit.
+    Limited(RateLimited),
+    /// The shared store is unreachable and fails closed.
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    Unavailable,
 }
 
 /// Whether `rate` is usable as a limit (finite and positive).
@@ -62,8 +80,27 @@ impl RateLimiter {
     pub(crate) fn new(default: Option<f64>) -> Self {
         Self {
             default: default.filter(|r| is_valid_rate(*r)),
+            default_burst: None,
             buckets: Mutex::new(HashMap::new()),
+            #[cfg(feature = "redis")]
+            shared: None,
         }
+    }
+
+    /// The same limiter, whose default limit allows bursts of `burst` calls.
+    pub(crate) fn with_default_burst(mut self, burst: Option<f64>) -> Self {
+        self.default_burst = burst.filter(|b| is_valid_rate(*b));
+        self
+    }
+
+    /// The same limiter, keeping its limits in Redis.
+    #[cfg(feature = "redis")]
+    pub(crate) fn with_shared(
+        mut self,
+        shared: Option<std::sync::Arc<super::shared_rate::RedisLimiter>>,
+    ) -> Self {
+        self.shared = shared;
+        self
     }
 
     /// The limit that applies to `principal`, if any.
@@ -72,6 +109,55 @@ impl RateLimiter {
             .rate_limit
             .filter(|r| is_valid_rate(*r))
             .or(self.default)
+    }
+
+    /// The burst of `principal`'s limit `rate`.
+    fn burst_for(&self, principal: &Principal, rate: f64) -> f64 {
+        match (
+            principal.rate_limit.filter(|r| is_valid_rate(*r)),
+            self.default_burst,
+        ) {
+            (None, Some(burst)) => burst.max(1.0),
+            _ => capacity(rate),
+        }
+    }
+
+    /// Whether calls can be admitted now (not while a shared store that fails closed is away).
+    pub(crate) fn ready(&self) -> bool {
+        #[cfg(feature = "redis")]
+        if let Some(shared) = &self.shared {
+            return shared.ready();
+        }
+        true
+    }
+
+    /// Whether the shared store is away and calls go ahead unlimited (for the metric).
+    #[cfg(feature = "metrics")]
+    pub(crate) fn failing_open(&self) -> bool {
+        #[cfg(feature = "redis")]
+        if let Some(shared) = &self.shared {
+            return shared.failing_open();
+        }
+        false
+    }
+
+    /// Takes one call from `principal`'s allowance, in Redis when shared, else here.
+    pub(crate) async fn admit(&self, principal: &Principal) -> Result<(), Refused> {
+        #[cfg(feature = "redis")]
+        if let Some(shared) = &self.shared {
+            let Some(rate) = self.rate_for(principal) else {
+                return Ok(());
+            };
+            let burst = self.burst_for(principal, rate);
+            return match shared.check(&principal.id, rate, burst).await {
+                super::shared_rate::SharedVerdict::Allowed => Ok(()),
+                super::shared_rate::SharedVerdict::Limited(retry_after) => {
+                    Err(Refused::Limited(RateLimited { rate, retry_after }))
+                }
+                super::shared_rate::SharedVerdict::Unavailable => Err(Refused::Unavailable),
+            };
+        }
+        self.check(principal).map_err(Refused::Limited)
     }
 
     /// Takes one call from `principal`'s bucket, or says when to retry.
@@ -83,7 +169,7 @@ impl RateLimiter {
         let Some(rate) = self.rate_for(principal) else {
             return Ok(());
         };
-        let cap = capacity(rate);
+        let cap = self.burst_for(principal, rate);
         let mut buckets = self
             .buckets
             .lock()
