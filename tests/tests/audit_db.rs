@@ -419,13 +419,29 @@ async fn a_mixed_run_leaves_exactly_one_row_per_call_with_its_status_and_error()
         ),
         2
     );
-    // The README's admin questions run as written.
+    // The README's admin questions run as written, and answer about this run.
+    let readme =
+        std::fs::read_to_string(mcpgen_tests::repo_root().join("README.md")).expect("README.md");
+    let sql = readme
+        .split("```sql\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("the README's SQL block");
+    let questions: Vec<&str> = sql
+        .split(";\n")
+        .map(str::trim)
+        .filter(|q| !q.is_empty())
+        .collect();
+    assert_eq!(questions.len(), 4, "{sql}");
+    for question in &questions {
+        assert!(!pg.query(question).is_empty(), "no answer to {question}");
+    }
+    let per_user = pg.query(questions[0]);
     assert!(
-        !pg.query(
-            "SELECT principal, tool, count(*) FROM mcpgen_audit \
-             WHERE time > now() - interval '1 day' GROUP BY principal, tool ORDER BY 3 DESC"
-        )
-        .is_empty()
+        per_user
+            .iter()
+            .any(|row| row.starts_with("alice|synaplan_list_files|2|2")),
+        "{per_user:#?}"
     );
     server.start_kill().ok();
 }
