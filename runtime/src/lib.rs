@@ -75,7 +75,7 @@ pub use resource::{
     Resource, ResourceBody, ResourceContents, ResourceError, ResourceSet, ResourceTemplate,
     ResourceUpdates, TemplateRead,
 };
-pub use toolset::{CallContext, CallerCredential, ForwardedHeaders, ToolError, ToolSet};
+pub use toolset::{CallContext, CallerCredential, ForwardedHeaders, ToolError, ToolRate, ToolSet};
 #[cfg(feature = "openapi")]
 pub use upstream::{Credential, Invoked, PreparedRequest, Upstream, UpstreamConfig, UpstreamError};
 

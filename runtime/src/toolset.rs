@@ -257,4 +257,32 @@ pub trait ToolSet: Send + Sync + 'static {
     fn search_index(&self) -> Option<&'static str> {
         None
     }
+
+    /// Rate limits of single tools (from the allowlist's `rate_limit:`), each applying per
+    /// principal on top of the principal's own limit. None by default.
+    fn rate_limits(&self) -> &'static [ToolRate] {
+        &[]
+    }
+}
+
+/// A tool's own rate limit: `per_second` calls a second for each principal, `burst` at once.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ToolRate {
+    /// The tool's name.
+    pub tool: &'static str,
+    /// Sustained calls per second.
+    pub per_second: f64,
+    /// Calls let through at once.
+    pub burst: f64,
+}
+
+impl ToolRate {
+    /// `tool` limited to `per_second` calls a second, `burst` at once.
+    pub const fn new(tool: &'static str, per_second: f64, burst: f64) -> Self {
+        Self {
+            tool,
+            per_second,
+            burst,
+        }
+    }
 }

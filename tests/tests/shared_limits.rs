@@ -30,9 +30,19 @@ async fn wait_port(port: u16) {
 
 /// A stateless (2026-07-28) call of `synaplan_list_prompts`; whether the rate limit refused it.
 async fn call_is_limited(http: &reqwest::Client, url: &str, id: u32) -> bool {
+    let answer = call(http, url, id, "synaplan_list_prompts").await;
+    let result = &answer["result"];
+    if result["isError"] == true {
+        assert!(result.to_string().contains("rate limit"), "{answer}");
+    }
+    result["isError"] == true
+}
+
+/// A stateless (2026-07-28) call of `tool` without arguments; the JSON-RPC answer.
+async fn call(http: &reqwest::Client, url: &str, id: u32, tool: &str) -> Value {
     let body = json!({
         "jsonrpc": "2.0", "id": id, "method": "tools/call",
-        "params": {"name": "synaplan_list_prompts", "arguments": {}, "_meta": {
+        "params": {"name": tool, "arguments": {}, "_meta": {
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
             "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
             "io.modelcontextprotocol/clientCapabilities": {}
@@ -44,7 +54,7 @@ async fn call_is_limited(http: &reqwest::Client, url: &str, id: u32) -> bool {
         .header("accept", "application/json, text/event-stream")
         .header("mcp-protocol-version", "2026-07-28")
         .header("mcp-method", "tools/call")
-        .header("mcp-name", "synaplan_list_prompts")
+        .header("mcp-name", tool)
         .body(body.to_string())
         .send()
         .await
@@ -52,15 +62,8 @@ async fn call_is_limited(http: &reqwest::Client, url: &str, id: u32) -> bool {
         .json()
         .await
         .expect("json");
-    let result = &answer["result"];
-    assert!(result.is_object(), "{answer}");
-    if result["isError"] == true {
-        let text = result.to_string();
-        assert!(text.contains("rate limit"), "{answer}");
-        true
-    } else {
-        false
-    }
+    assert!(answer["result"].is_object(), "{answer}");
+    answer
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -97,6 +100,41 @@ async fn a_principal_limited_to_n_a_minute_gets_n_across_two_replicas() {
         allowed[0] > 0 && allowed[1] > 0,
         "both replicas served: {allowed:?}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_per_tool_limit_from_the_allowlist_holds_across_replicas() {
+    // specs/synaplan/mcp_tools.yaml: `synaplan_list_chats` has `rate_limit: 5/min`.
+    let port = free_port();
+    let _redis = start_redis(port);
+    wait_port(port).await;
+    let upstream = synaplan_stand_in().await;
+    let redis_url = format!("redis://127.0.0.1:{port}");
+    let flags = ["--no-auth", "--rate-limit-redis", redis_url.as_str()];
+    let (_a, a) = start_synaplan_http(&upstream.url, &flags).await;
+    let (_b, b) = start_synaplan_http(&upstream.url, &flags).await;
+    let http = reqwest::Client::new();
+    let mut allowed = 0;
+    for id in 0..20 {
+        let url = if id % 2 == 0 { &a } else { &b };
+        let answer = call(&http, url, id, "synaplan_list_chats").await;
+        if !answer.to_string().contains("rate limit exceeded") {
+            allowed += 1;
+        }
+        // Other tools are not held by it.
+        assert!(!call_is_limited(&http, url, 1000 + id).await);
+    }
+    assert!(
+        (4..=6).contains(&allowed),
+        "5 a minute across both replicas, got {allowed}"
+    );
+    // Calls that reached the tool went upstream; refused ones did not.
+    let reached = upstream
+        .received()
+        .iter()
+        .filter(|r| r.uri.starts_with("/api/v1/chats"))
+        .count();
+    assert_eq!(reached, allowed);
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -380,7 +380,16 @@ impl ServerBuilder {
         };
         #[cfg(feature = "http")]
         let serve_root = !self.root.sets.is_empty() || self.mounts.is_empty();
-        let rate = RateLimiter::new(self.rate_limit).with_default_burst(self.rate_burst);
+        let tool_limits: Vec<crate::ToolRate> = self
+            .root
+            .sets
+            .iter()
+            .chain(self.mounts.iter().flat_map(|m| m.catalog.sets.iter()))
+            .flat_map(|set| set.rate_limits().iter().copied())
+            .collect();
+        let rate = RateLimiter::new(self.rate_limit)
+            .with_default_burst(self.rate_burst)
+            .with_tool_limits(&tool_limits);
         #[cfg(feature = "redis")]
         let rate = rate.with_shared(self.shared_rate);
         let rate = Arc::new(rate);

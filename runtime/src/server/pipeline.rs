@@ -256,7 +256,7 @@ pub(crate) async fn call_tool(
         return Answer::Result(ToolResult::error(error));
     }
 
-    match inner.rate.admit(principal).await {
+    match inner.rate.admit(principal, entry.def.name).await {
         Ok(()) => {}
         Err(Refused::Limited(limited)) => {
             let error = format!("tool `{name}` was not called: {limited}");

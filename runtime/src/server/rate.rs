@@ -52,6 +52,8 @@ pub(crate) struct RateLimiter {
     /// The default limit's burst, when it is not one second's worth.
     default_burst: Option<f64>,
     buckets: Mutex<HashMap<String, Bucket>>,
+    /// Per-tool limits (calls per second, burst), per principal.
+    tool_limits: HashMap<&'static str, (f64, f64)>,
     /// Limits kept in Redis for every replica, instead of the buckets above.
     #[cfg(feature = "redis")]
     shared: Option<std::sync::Arc<super::shared_rate::RedisLimiter>>,
@@ -82,9 +84,21 @@ impl RateLimiter {
             default: default.filter(|r| is_valid_rate(*r)),
             default_burst: None,
             buckets: Mutex::new(HashMap::new()),
+            tool_limits: HashMap::new(),
             #[cfg(feature = "redis")]
             shared: None,
         }
+    }
+
+    /// The same limiter, with per-tool limits (each principal gets each tool's allowance).
+    pub(crate) fn with_tool_limits(mut self, limits: &[crate::ToolRate]) -> Self {
+        for limit in limits {
+            if is_valid_rate(limit.per_second) {
+                self.tool_limits
+                    .insert(limit.tool, (limit.per_second, limit.burst.max(1.0)));
+            }
+        }
+        self
     }
 
     /// The same limiter, whose default limit allows bursts of `burst` calls.
@@ -141,15 +155,27 @@ impl RateLimiter {
         false
     }
 
-    /// Takes one call from `principal`'s allowance, in Redis when shared, else here.
-    pub(crate) async fn admit(&self, principal: &Principal) -> Result<(), Refused> {
+    /// Takes one call from `principal`'s allowance and, when `tool` has a limit of its own
+    /// (allowlist `rate_limit:`), from `principal`'s allowance for `tool`; in Redis when
+    /// shared, else here.
+    pub(crate) async fn admit(&self, principal: &Principal, tool: &str) -> Result<(), Refused> {
+        if let Some(rate) = self.rate_for(principal) {
+            let burst = self.burst_for(principal, rate);
+            self.take(&format!("p:{}", principal.id), rate, burst)
+                .await?;
+        }
+        if let Some(&(rate, burst)) = self.tool_limits.get(tool) {
+            // Tool names never hold `:`, so the key cannot collide with another.
+            self.take(&format!("t:{tool}:{}", principal.id), rate, burst)
+                .await?;
+        }
+        Ok(())
+    }
+
+    async fn take(&self, key: &str, rate: f64, burst: f64) -> Result<(), Refused> {
         #[cfg(feature = "redis")]
         if let Some(shared) = &self.shared {
-            let Some(rate) = self.rate_for(principal) else {
-                return Ok(());
-            };
-            let burst = self.burst_for(principal, rate);
-            return match shared.check(&principal.id, rate, burst).await {
+            return match shared.check(key, rate, burst).await {
                 super::shared_rate::SharedVerdict::Allowed => Ok(()),
                 super::shared_rate::SharedVerdict::Limited(retry_after) => {
                     Err(Refused::Limited(RateLimited { rate, retry_after }))
@@ -157,30 +183,33 @@ impl RateLimiter {
                 super::shared_rate::SharedVerdict::Unavailable => Err(Refused::Unavailable),
             };
         }
-        self.check(principal).map_err(Refused::Limited)
+        self.take_local(key, rate, burst, Instant::now())
+            .map_err(Refused::Limited)
     }
 
-    /// Takes one call from `principal`'s bucket, or says when to retry.
-    pub(crate) fn check(&self, principal: &Principal) -> Result<(), RateLimited> {
-        self.check_at(principal, Instant::now())
-    }
-
+    #[cfg(test)]
     fn check_at(&self, principal: &Principal, now: Instant) -> Result<(), RateLimited> {
         let Some(rate) = self.rate_for(principal) else {
             return Ok(());
         };
         let cap = self.burst_for(principal, rate);
+        self.take_local(&format!("p:{}", principal.id), rate, cap, now)
+    }
+
+    /// Takes one call from the bucket `key` (`rate` per second, holding `cap`), or says when
+    /// to retry.
+    fn take_local(&self, key: &str, rate: f64, cap: f64, now: Instant) -> Result<(), RateLimited> {
         let mut buckets = self
             .buckets
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if !buckets.contains_key(&principal.id) && buckets.len() >= PRUNE_ABOVE {
+        if !buckets.contains_key(key) && buckets.len() >= PRUNE_ABOVE {
             // Drop buckets that have refilled completely: forgetting them changes nothing.
             buckets.retain(|_, b| {
                 b.tokens + now.saturating_duration_since(b.last).as_secs_f64() * rate < cap
             });
         }
-        let bucket = buckets.entry(principal.id.clone()).or_insert(Bucket {
+        let bucket = buckets.entry(key.to_owned()).or_insert(Bucket {
             tokens: cap,
             last: now,
         });
@@ -214,7 +243,7 @@ mod tests {
     fn without_a_limit_everything_passes() {
         let limiter = RateLimiter::new(None);
         for _ in 0..1000 {
-            assert!(limiter.check(&principal(None)).is_ok());
+            assert!(limiter.check_at(&principal(None), Instant::now()).is_ok());
         }
     }
 
@@ -248,6 +277,26 @@ mod tests {
         assert!(limiter.check_at(&p, now).is_ok());
         let refused = limiter.check_at(&p, now).unwrap_err();
         assert!((refused.retry_after.as_secs_f64() - 2.0).abs() < 1e-9);
+    }
+
+    #[tokio::test]
+    async fn a_tool_limit_holds_per_principal_beside_the_principal_limit() {
+        let limiter = RateLimiter::new(None).with_tool_limits(&[crate::ToolRate::new(
+            "costly",
+            2.0 / 60.0,
+            2.0,
+        )]);
+        let alice = principal(None);
+        let mut bob = principal(None);
+        bob.id = "bob".into();
+        assert!(limiter.admit(&alice, "costly").await.is_ok());
+        assert!(limiter.admit(&alice, "costly").await.is_ok());
+        assert!(matches!(
+            limiter.admit(&alice, "costly").await,
+            Err(Refused::Limited(_))
+        ));
+        assert!(limiter.admit(&alice, "cheap").await.is_ok());
+        assert!(limiter.admit(&bob, "costly").await.is_ok());
     }
 
     #[test]
