@@ -199,6 +199,15 @@ pub struct ServeArgs {
     /// replica the same file; without it each process makes a random key at start.
     #[arg(long, env = "MCPGEN_REQUEST_STATE_KEY_FILE", value_name = "FILE")]
     pub request_state_key_file: Option<PathBuf>,
+    /// Seconds a shutdown (SIGTERM, Ctrl-C) waits for the calls in progress to finish; new
+    /// calls are refused from the signal on, and the audit is flushed before exit.
+    #[arg(
+        long,
+        env = "MCPGEN_SHUTDOWN_TIMEOUT",
+        default_value_t = 30,
+        value_name = "SECONDS"
+    )]
+    pub shutdown_timeout: u64,
     /// Keep the rate limits in Redis or Valkey, shared by every replica:
     /// `redis://[:PASSWORD@]HOST[:PORT][/DB]` (`rediss://` for TLS).
     #[cfg(feature = "redis")]
@@ -474,6 +483,7 @@ fn builder_with_auth(
         .tool_set(tools)
         .audit(TracingSink::new())
         .audit_args(args.audit_args)
+        .shutdown_timeout(Duration::from_secs(args.shutdown_timeout))
         .rate_limit(args.rate_limit.map(|r| r.per_second))
         .rate_limit_burst(args.rate_limit.map(|r| r.burst))
         .allowed_origins(args.allowed_origins.clone())

@@ -550,25 +550,40 @@ impl Server {
             Some(result) => result,
             None => {
                 // Stop accepting; let calls in progress finish and their responses go out;
-                // then close what is still open (session streams).
+                // then close what is still open (session streams). The server keeps being
+                // polled meanwhile, so it closes its listener at once: a connection made
+                // after the signal is refused, never served half-way.
                 stop.cancel();
-                if tokio::time::timeout(
-                    self.inner.shutdown_timeout,
-                    self.inner.inflight.wait_idle(),
-                )
-                .await
-                .is_err()
-                {
-                    tracing::warn!("shutdown: calls still in progress after the timeout");
-                }
-                match tokio::time::timeout(RESPONSE_GRACE, &mut serving).await {
-                    Ok(result) => result,
-                    Err(_) => {
-                        sessions.cancel();
-                        tokio::time::timeout(RESPONSE_GRACE, &mut serving)
-                            .await
-                            .unwrap_or(Ok(()))
+                let calls = async {
+                    if tokio::time::timeout(
+                        self.inner.shutdown_timeout,
+                        self.inner.inflight.wait_idle(),
+                    )
+                    .await
+                    .is_err()
+                    {
+                        tracing::warn!("shutdown: calls still in progress after the timeout");
                     }
+                };
+                let mut calls = std::pin::pin!(calls);
+                let finished = tokio::select! {
+                    result = &mut serving => {
+                        calls.await;
+                        Some(result)
+                    }
+                    () = &mut calls => None,
+                };
+                match finished {
+                    Some(result) => result,
+                    None => match tokio::time::timeout(RESPONSE_GRACE, &mut serving).await {
+                        Ok(result) => result,
+                        Err(_) => {
+                            sessions.cancel();
+                            tokio::time::timeout(RESPONSE_GRACE, &mut serving)
+                                .await
+                                .unwrap_or(Ok(()))
+                        }
+                    },
                 }
             }
         };
