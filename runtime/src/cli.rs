@@ -44,6 +44,20 @@ pub struct App {
     pub security_schemes: &'static [SecurityScheme],
 }
 
+/// How log lines are written to stderr (`--log-format`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    /// Human-readable lines.
+    #[default]
+    Text,
+    /// One JSON object per line, with the fields of the spans it happened in (a call that
+    /// continues a trace logs inside a `tool_call` span carrying its `trace_id`).
+    Json,
+}
+
+/// The log format [`main`] read from the flags, for [`block_on_main`].
+static LOG_FORMAT: std::sync::OnceLock<LogFormat> = std::sync::OnceLock::new();
+
 /// Which transport to serve.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Transport {
@@ -199,6 +213,10 @@ pub struct ServeArgs {
     /// replica the same file; without it each process makes a random key at start.
     #[arg(long, env = "MCPGEN_REQUEST_STATE_KEY_FILE", value_name = "FILE")]
     pub request_state_key_file: Option<PathBuf>,
+    /// Log lines on stderr: `text` or `json` (structured, with the trace id of calls that
+    /// continue a trace). The level comes from `RUST_LOG` (default `info`).
+    #[arg(long, env = "MCPGEN_LOG_FORMAT", value_enum, default_value = "text")]
+    pub log_format: LogFormat,
     /// Seconds a shutdown (SIGTERM, Ctrl-C) waits for the calls in progress to finish; new
     /// calls are refused from the signal on, and the audit is flushed before exit.
     #[arg(
@@ -293,6 +311,7 @@ pub fn main<T: ToolSet>(app: App, make_tools: impl FnOnce(Upstream) -> T) -> Exi
         Ok(args) => args,
         Err(e) => e.exit(),
     };
+    let _ = LOG_FORMAT.set(args.log_format);
     block_on_main(run(app, args, make_tools))
 }
 
@@ -323,11 +342,15 @@ pub fn block_on_main(main: impl Future<Output = Result<(), String>>) -> ExitCode
 fn init_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,rmcp=warn"));
-    let _ = tracing_subscriber::fmt()
+    let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .with_writer(std::io::stderr)
-        .try_init();
+        .with_writer(std::io::stderr);
+    let _ = match LOG_FORMAT.get().copied().unwrap_or_default() {
+        LogFormat::Json => builder.json().with_current_span(true).try_init(),
+        LogFormat::Text => builder
+            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+            .try_init(),
+    };
 }
 
 /// The upstream client from flags: base URL and credentials for the spec's schemes.

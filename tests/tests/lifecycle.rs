@@ -174,3 +174,84 @@ async fn sigterm_during_50_slow_calls_completes_or_refuses_each_and_audits_every
         "every completed call, and only those, is audited"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn json_logs_carry_the_trace_id_of_a_call() {
+    let upstream = mcpgen_tests::synaplan_stand_in().await;
+    let port = free_port();
+    let mut server = tokio::process::Command::new(workspace_binary("synaplan-mcp"))
+        .args([
+            "--transport",
+            "http",
+            "--no-auth",
+            "--upstream-url",
+            &upstream.url,
+        ])
+        .args([
+            "--listen",
+            &format!("127.0.0.1:{port}"),
+            "--log-format",
+            "json",
+        ])
+        .env("RUST_LOG", "info")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("server starts");
+    let url = format!("http://127.0.0.1:{port}");
+    assert!(wait_ready(&format!("{url}/healthz")).await, "server is up");
+    let trace_id = "0af7651916cd43dd8448eb211c80319c";
+    let body = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "synaplan_list_prompts", "arguments": {}, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "traceparent": format!("00-{trace_id}-b7ad6b7169203331-01")
+        }}
+    });
+    let answer: Value = reqwest::Client::new()
+        .post(format!("{url}/mcp"))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", "synaplan_list_prompts")
+        .body(body.to_string())
+        .send()
+        .await
+        .expect("request")
+        .json()
+        .await
+        .expect("json");
+    assert_ne!(answer["result"]["isError"], true, "{answer}");
+    // The trace in `_meta` reached the upstream too.
+    let carried = upstream.received()[0]
+        .header("traceparent")
+        .unwrap_or_default()
+        .to_owned();
+    assert!(carried.starts_with(&format!("00-{trace_id}-")), "{carried}");
+
+    let pid = server.id().expect("pid").to_string();
+    std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .expect("kill -TERM");
+    let out = tokio::time::timeout(Duration::from_secs(30), server.wait_with_output())
+        .await
+        .expect("the server exits")
+        .expect("output");
+    let logs = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<Value> = logs
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))
+        .collect();
+    let audit = lines
+        .iter()
+        .find(|l| l["target"] == "mcpgen::audit")
+        .unwrap_or_else(|| panic!("no audit line in {logs}"));
+    assert_eq!(audit["span"]["name"], "tool_call", "{audit}");
+    assert_eq!(audit["span"]["trace_id"], trace_id, "{audit}");
+    assert_eq!(audit["fields"]["trace_id"], trace_id, "{audit}");
+}

@@ -20,6 +20,7 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
+use tracing::Instrument;
 
 use super::pipeline::{self, Answer};
 #[cfg(feature = "search")]
@@ -406,6 +407,11 @@ impl ServerHandler for McpHandler {
             .and_then(|mode| Some((mode, mode.meta_tool(&request.name)?)));
         #[cfg(not(feature = "search"))]
         let meta: Option<std::convert::Infallible> = None;
+        // A call continuing a trace runs in a span carrying its trace id, so every log line
+        // of the call (JSON logs included) names the trace.
+        let span = call.trace.as_ref().map_or_else(tracing::Span::none, |trace| {
+            tracing::info_span!("tool_call", trace_id = %trace.trace_id(), tool = %request.name)
+        });
         // Both calls are boxed: rmcp moves the future of each request several times (into a
         // spawned task among others), so it is kept small.
         let (name, answer) = match meta {
@@ -413,26 +419,32 @@ impl ServerHandler for McpHandler {
             // tool is answered as if it had been called directly.
             #[cfg(feature = "search")]
             Some((mode, meta)) => {
-                let routed = Box::pin(search_call::answer(
-                    &self.inner,
-                    mode,
-                    principal,
-                    meta,
-                    &request.name,
-                    request.arguments,
-                    call,
-                ))
+                let routed = Box::pin(
+                    search_call::answer(
+                        &self.inner,
+                        mode,
+                        principal,
+                        meta,
+                        &request.name,
+                        request.arguments,
+                        call,
+                    )
+                    .instrument(span),
+                )
                 .await;
                 (routed.name, routed.answer)
             }
             None => {
-                let answer = Box::pin(pipeline::call_tool(
-                    &self.inner,
-                    principal,
-                    &request.name,
-                    request.arguments,
-                    call,
-                ))
+                let answer = Box::pin(
+                    pipeline::call_tool(
+                        &self.inner,
+                        principal,
+                        &request.name,
+                        request.arguments,
+                        call,
+                    )
+                    .instrument(span),
+                )
                 .await;
                 (request.name.to_string(), answer)
             }
