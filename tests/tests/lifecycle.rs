@@ -179,7 +179,7 @@ async fn sigterm_during_50_slow_calls_completes_or_refuses_each_and_audits_every
 async fn json_logs_carry_the_trace_id_of_a_call() {
     let upstream = mcpgen_tests::synaplan_stand_in().await;
     let port = free_port();
-    let mut server = tokio::process::Command::new(workspace_binary("synaplan-mcp"))
+    let server = tokio::process::Command::new(workspace_binary("synaplan-mcp"))
         .args([
             "--transport",
             "http",
