@@ -45,8 +45,8 @@ cargo run --quiet --locked -p generator -- generate --check
 step "build every binary (the end-to-end tests start the generated servers)"
 cargo build --workspace --bins --locked
 # The Synaplan server with its audit database and Redis backends, for tests/tests/audit_db.rs
-# and tests/tests/shared_limits.rs.
-cargo build -p synaplan-mcp --features postgres,sqlite,redis --locked
+# tests/tests/shared_limits.rs and tests/tests/traces.rs.
+cargo build -p synaplan-mcp --features postgres,sqlite,redis,otel --locked
 
 step "cargo test"
 if [[ "${MCPGEN_CORPUS:-}" == "1" ]]; then

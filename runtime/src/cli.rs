@@ -13,6 +13,8 @@ use clap::{CommandFactory, FromArgMatches, Parser, ValueEnum};
 mod audit_db;
 #[cfg(feature = "metrics")]
 mod metrics;
+#[cfg(feature = "otel")]
+pub(crate) mod otel;
 #[cfg(any(feature = "postgres", feature = "sqlite"))]
 pub use audit_db::AuditDbArgs;
 #[cfg(feature = "metrics")]
@@ -57,6 +59,10 @@ pub enum LogFormat {
 
 /// The log format [`main`] read from the flags, for [`block_on_main`].
 static LOG_FORMAT: std::sync::OnceLock<LogFormat> = std::sync::OnceLock::new();
+
+/// The server name [`main`] was given, as the traces' default service name.
+#[cfg(feature = "otel")]
+static SERVICE: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
 
 /// Which transport to serve.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -312,6 +318,8 @@ pub fn main<T: ToolSet>(app: App, make_tools: impl FnOnce(Upstream) -> T) -> Exi
         Err(e) => e.exit(),
     };
     let _ = LOG_FORMAT.set(args.log_format);
+    #[cfg(feature = "otel")]
+    let _ = SERVICE.set(app.name);
     block_on_main(run(app, args, make_tools))
 }
 
@@ -319,7 +327,20 @@ pub fn main<T: ToolSet>(app: App, make_tools: impl FnOnce(Upstream) -> T) -> Exi
 /// turns its outcome into an exit code, printing the error: the body of a server binary's
 /// `main`, for servers built by hand (application tools) as for generated ones.
 pub fn block_on_main(main: impl Future<Output = Result<(), String>>) -> ExitCode {
-    init_logging();
+    let tracing = init_logging();
+    #[cfg(feature = "otel")]
+    let tracing = match tracing {
+        Ok(tracing) => tracing,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return ExitCode::FAILURE;
+        }
+    };
+    #[cfg(not(feature = "otel"))]
+    if let Err(message) = tracing {
+        eprintln!("error: {message}");
+        return ExitCode::FAILURE;
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -330,7 +351,16 @@ pub fn block_on_main(main: impl Future<Output = Result<(), String>>) -> ExitCode
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(main) {
+    let outcome = runtime.block_on(main);
+    drop(runtime);
+    // Spans still in the batch go out before the process ends.
+    #[cfg(feature = "otel")]
+    if let Some(provider) = tracing
+        && let Err(error) = provider.shutdown()
+    {
+        eprintln!("warning: OpenTelemetry export at exit: {error}");
+    }
+    match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("error: {message}");
@@ -339,18 +369,48 @@ pub fn block_on_main(main: impl Future<Output = Result<(), String>>) -> ExitCode
     }
 }
 
-fn init_logging() {
+/// What logging set up that must be closed at exit: the trace exporter, when traces are
+/// exported.
+#[cfg(feature = "otel")]
+type Tracing = Option<opentelemetry_sdk::trace::SdkTracerProvider>;
+#[cfg(not(feature = "otel"))]
+type Tracing = ();
+
+fn init_logging() -> Result<Tracing, String> {
+    use tracing_subscriber::Layer as _;
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::util::SubscriberInitExt as _;
+
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,rmcp=warn"));
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr);
-    let _ = match LOG_FORMAT.get().copied().unwrap_or_default() {
-        LogFormat::Json => builder.json().with_current_span(true).try_init(),
-        LogFormat::Text => builder
+    let fmt = match LOG_FORMAT.get().copied().unwrap_or_default() {
+        LogFormat::Json => tracing_subscriber::fmt::layer()
+            .json()
+            .with_current_span(true)
+            .with_writer(std::io::stderr)
+            .boxed(),
+        LogFormat::Text => tracing_subscriber::fmt::layer()
             .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-            .try_init(),
+            .with_writer(std::io::stderr)
+            .boxed(),
     };
+    let registry = tracing_subscriber::registry().with(filter).with(fmt);
+    #[cfg(feature = "otel")]
+    {
+        if otel::wanted() {
+            let provider = otel::provider(SERVICE.get().copied().unwrap_or("mcpgen"))?;
+            let _ = registry.with(otel::layer(&provider)).try_init();
+            crate::trace::set_exporting(true);
+            return Ok(Some(provider));
+        }
+        let _ = registry.try_init();
+        Ok(None)
+    }
+    #[cfg(not(feature = "otel"))]
+    {
+        let _ = registry.try_init();
+        Ok(())
+    }
 }
 
 /// The upstream client from flags: base URL and credentials for the spec's schemes.

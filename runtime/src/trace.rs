@@ -10,6 +10,20 @@ use std::fmt;
 /// The `traceparent` header name.
 pub const TRACEPARENT: &str = "traceparent";
 
+/// Whether traces are exported (OpenTelemetry is set up): then every call belongs to a trace,
+/// a new one when the request did not continue one.
+static EXPORTING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Marks traces as exported (called once the exporter is set up).
+pub fn set_exporting(on: bool) {
+    EXPORTING.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether traces are exported.
+pub fn exporting() -> bool {
+    EXPORTING.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// A position in a W3C trace: the trace id, the id of the span that is the parent of what
 /// happens next, and the trace flags.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,6 +91,16 @@ impl TraceParent {
     /// The span id as 16 lowercase hex digits.
     pub fn span_id(&self) -> String {
         hex(&self.span_id)
+    }
+
+    /// The trace id's 16 bytes.
+    pub fn trace_id_bytes(&self) -> [u8; 16] {
+        self.trace_id
+    }
+
+    /// The span id's 8 bytes.
+    pub fn span_id_bytes(&self) -> [u8; 8] {
+        self.span_id
     }
 
     /// Whether the sampled flag is set.

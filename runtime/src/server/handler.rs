@@ -138,7 +138,9 @@ impl McpHandler {
             .with_notifier(notifier)
             .with_cancellation(Cancellation::from_token(ctx.ct.clone()));
         let parts = ctx.extensions.get::<http::request::Parts>();
-        call.trace = incoming_trace(parts, ctx).map(|parent| parent.child());
+        call.trace = incoming_trace(parts, ctx)
+            .or_else(|| crate::trace::exporting().then(TraceParent::new_root))
+            .map(|parent| parent.child());
         call.caller_credential = self.credential.clone().or_else(|| {
             parts.and_then(|parts| parts.extensions.get::<CallerCredential>().cloned())
         });
@@ -409,9 +411,22 @@ impl ServerHandler for McpHandler {
         let meta: Option<std::convert::Infallible> = None;
         // A call continuing a trace runs in a span carrying its trace id, so every log line
         // of the call (JSON logs included) names the trace.
-        let span = call.trace.as_ref().map_or_else(tracing::Span::none, |trace| {
-            tracing::info_span!("tool_call", trace_id = %trace.trace_id(), tool = %request.name)
-        });
+        let span = call
+            .trace
+            .as_ref()
+            .map_or_else(tracing::Span::none, |trace| {
+                let span = tracing::info_span!(
+                    "tool_call",
+                    trace_id = %trace.trace_id(),
+                    tool = %request.name,
+                    status = tracing::field::Empty,
+                    upstream_status = tracing::field::Empty,
+                    principal = tracing::field::Empty,
+                );
+                #[cfg(feature = "otel")]
+                crate::cli::otel::continue_trace(&span, trace);
+                span
+            });
         // Both calls are boxed: rmcp moves the future of each request several times (into a
         // spawned task among others), so it is kept small.
         let (name, answer) = match meta {

@@ -173,6 +173,17 @@ impl Pending<'_> {
         if let Some(metrics) = &self.inner.metrics {
             metrics.call_finished(self.def, status, self.started.elapsed());
         }
+        // The call's span (when it belongs to a trace) carries its outcome.
+        let span = tracing::Span::current();
+        if !span.is_none() {
+            span.record("status", status.as_str());
+            if let Some(code) = upstream_status {
+                span.record("upstream_status", code);
+            }
+            if let Some(principal) = self.principal {
+                span.record("principal", principal.id.as_str());
+            }
+        }
         if self.inner.audit.is_empty() {
             return;
         }
