@@ -21,6 +21,18 @@ if [[ ! -x tests/python/.venv/bin/python || tests/python/requirements.txt -nt te
   touch tests/python/.venv
 fi
 
+step "PostgreSQL (apt), which the audit database tests start on loopback"
+if ! compgen -G "/usr/lib/postgresql/*/bin/initdb" > /dev/null; then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql
+fi
+
+step "Redis (apt), which the shared rate limit tests start on loopback"
+if ! command -v redis-server > /dev/null; then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server
+fi
+
 step "cargo fmt --check"
 cargo fmt --all -- --check
 
@@ -35,6 +47,9 @@ cargo publish --workspace --dry-run --no-verify --allow-dirty --quiet
 
 step "build every binary (the end-to-end tests start the generated servers)"
 cargo build --workspace --bins --locked
+# The Synaplan server with its audit database and Redis backends, for tests/tests/audit_db.rs
+# tests/tests/shared_limits.rs and tests/tests/traces.rs.
+cargo build -p synaplan-mcp --features postgres,sqlite,redis,otel --locked
 
 step "cargo test"
 if [[ "${MCPGEN_CORPUS:-}" == "1" ]]; then

@@ -175,6 +175,36 @@ pub struct Entry {
     pub schema_budget: Option<usize>,
     /// The server block's `max_description_len`.
     pub max_description_len: Option<usize>,
+    /// `rate_limit: 10/min`: calls each principal may make of this tool (`N/s`, `N/min` or
+    /// `N/h`), a window's worth at once.
+    pub rate_limit: Option<RateLimit>,
+}
+
+/// A per-tool rate limit from the allowlist.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RateLimit {
+    /// Sustained calls per second.
+    pub per_second: f64,
+    /// Calls allowed at once (the count written, e.g. 10 for `10/min`).
+    pub burst: f64,
+}
+
+impl RateLimit {
+    /// `N/s`, `N/min` or `N/h` with a positive whole `N`.
+    pub fn parse(text: &str) -> Option<Self> {
+        let (count, unit) = text.trim().split_once('/')?;
+        let count: u32 = count.trim().parse().ok().filter(|n| *n > 0)?;
+        let window = match unit.trim() {
+            "s" => 1.0,
+            "min" => 60.0,
+            "h" => 3600.0,
+            _ => return None,
+        };
+        Some(Self {
+            per_second: f64::from(count) / window,
+            burst: f64::from(count),
+        })
+    }
 }
 
 /// A value from the allowlist with where it was written.
@@ -244,6 +274,8 @@ pub(crate) struct RawEntry {
     output_schema: Option<Spanned<String>>,
     #[serde(default)]
     schema_budget: Option<usize>,
+    #[serde(default)]
+    rate_limit: Option<Spanned<String>>,
 }
 
 impl Allowlist {
@@ -282,7 +314,7 @@ impl Allowlist {
                      max_description_len/confirm_destructive and `mcp_tools:`, a list of \
                      entries with operation_id and optional name/title/description/access/\
                      annotations/confirm/scope/enabled/plugin/content_type/output_schema/\
-                     schema_budget)"
+                     schema_budget/rate_limit)"
                 ),
             }
         })?;
@@ -325,7 +357,22 @@ pub(crate) fn entry(
         output_schema: server.output_schema,
         schema_budget: e.schema_budget.or(server.schema_budget),
         max_description_len: server.max_description_len,
+        rate_limit: None,
     };
+    if let Some(limit) = e.rate_limit.map(located) {
+        entry.rate_limit =
+            Some(
+                RateLimit::parse(&limit.value).ok_or_else(|| Error::Allowlist {
+                    path: path.to_owned(),
+                    location: entry.location_of("rate_limit", &limit),
+                    message: format!(
+                        "rate_limit `{}` is not valid; write a whole number of calls per second, \
+                 minute or hour: `10/s`, `10/min` or `100/h`",
+                        limit.value
+                    ),
+                })?,
+            );
+    }
     if let Some(mode) = e.output_schema.map(located) {
         entry.output_schema =
             Some(

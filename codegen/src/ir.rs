@@ -90,6 +90,8 @@ pub struct Tool {
     pub required_scope: Option<String>,
     /// Plugin from the allowlist.
     pub plugin: Option<String>,
+    /// Per-tool rate limit from the allowlist: (calls per second, burst).
+    pub rate_limit: Option<(f64, f64)>,
     /// The operation's OpenAPI `tags`, in spec order (the search index reads them).
     pub tags: Vec<String>,
     /// The HTTP binding.

@@ -386,6 +386,33 @@ fn invalid_allowlist_values_are_errors_naming_the_entry() {
         .expect_err("an error")
         .to_string();
     assert!(e.contains("line 3"), "{e}");
+
+    for bad in ["10/fortnight", "0/min", "ten/s", "2.5/s", "10"] {
+        let e = generate(&format!(
+            "mcp_tools:\n  - operation_id: postDeep\n  - operation_id: getTree\n    rate_limit: {bad}\n"
+        ))
+        .expect_err("an error")
+        .to_string();
+        assert!(e.contains("entry 2 (operation_id `getTree`)"), "{e}");
+        assert!(e.contains(&format!("rate_limit `{bad}`")), "{e}");
+        assert!(e.contains("line 4") && e.contains("10/min"), "{e}");
+    }
+}
+
+#[test]
+fn a_rate_limit_reaches_the_tool_table() {
+    let g = generated(
+        "mcp_tools:\n  - operation_id: postDeep\n    rate_limit: 10/min\n  - operation_id: getTree\n",
+    );
+    assert_eq!(tool(&g, "post_deep").rate_limit, Some((10.0 / 60.0, 10.0)));
+    assert_eq!(tool(&g, "get_tree").rate_limit, None);
+    let tools = &g.emitted.files["src/tools.rs"];
+    assert!(tools.contains("RATE_LIMITS"), "{tools}");
+    assert!(tools.contains(".with_rate_limits(RATE_LIMITS)"), "{tools}");
+    assert!(
+        !g.emitted.files["tools.json"].contains("rate"),
+        "limits are not advertised"
+    );
 }
 
 #[test]

@@ -15,6 +15,16 @@ mod placement;
 pub use key_check_args::KeyCheckArgs;
 pub use oauth_args::OAuthArgs;
 pub use placement::PlacementArgs;
+#[cfg(any(feature = "postgres", feature = "sqlite"))]
+mod audit_db;
+#[cfg(feature = "metrics")]
+mod metrics;
+#[cfg(feature = "otel")]
+pub(crate) mod otel;
+#[cfg(any(feature = "postgres", feature = "sqlite"))]
+pub use audit_db::AuditDbArgs;
+#[cfg(feature = "metrics")]
+pub use metrics::MetricsArgs;
 
 use crate::audit::{Fsync, JsonlSink, TracingSink};
 use crate::auth::{AuthChain, Authenticator, DEFAULT_RELOAD_INTERVAL, TokenAuthority, WatchedKeys};
@@ -41,6 +51,24 @@ pub struct App {
     /// Security schemes the API accepts, for attaching upstream credentials.
     pub security_schemes: &'static [SecurityScheme],
 }
+
+/// How log lines are written to stderr (`--log-format`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    /// Human-readable lines.
+    #[default]
+    Text,
+    /// One JSON object per line, with the fields of the spans it happened in (a call that
+    /// continues a trace logs inside a `tool_call` span carrying its `trace_id`).
+    Json,
+}
+
+/// The log format [`main`] read from the flags, for [`block_on_main`].
+static LOG_FORMAT: std::sync::OnceLock<LogFormat> = std::sync::OnceLock::new();
+
+/// The server name [`main`] was given, as the traces' default service name.
+#[cfg(feature = "otel")]
+static SERVICE: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
 
 /// Which transport to serve.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -176,9 +204,10 @@ pub struct ServeArgs {
     /// Record the raw arguments in audit records (by default only their SHA-256).
     #[arg(long, env = "MCPGEN_AUDIT_ARGS")]
     pub audit_args: bool,
-    /// Calls per second per principal, e.g. `10/s` (a key's own limit in the keys file wins).
-    #[arg(long, env = "MCPGEN_RATE_LIMIT", value_parser = parse_rate)]
-    pub rate_limit: Option<f64>,
+    /// Calls per principal: `10/s`, `10/min` or `100/h` (bursts of one second's, minute's or
+    /// hour's worth; a key's own limit in the keys file wins).
+    #[arg(long, env = "MCPGEN_RATE_LIMIT", value_parser = parse_rate, value_name = "N/s|N/min|N/h")]
+    pub rate_limit: Option<RateSpec>,
     /// Origin allowed to call the HTTP endpoints (repeatable).
     #[arg(
         long = "allowed-origin",
@@ -220,6 +249,48 @@ pub struct ServeArgs {
     /// keys, put one key per line: the first seals, states sealed with any of them open.
     #[arg(long, env = "MCPGEN_REQUEST_STATE_KEY_FILE", value_name = "FILE")]
     pub request_state_key_file: Option<PathBuf>,
+    /// Log lines on stderr: `text` or `json` (structured, with the trace id of calls that
+    /// continue a trace). The level comes from `RUST_LOG` (default `info`).
+    #[arg(long, env = "MCPGEN_LOG_FORMAT", value_enum, default_value = "text")]
+    pub log_format: LogFormat,
+    /// Seconds a shutdown (SIGTERM, Ctrl-C) waits for the calls in progress to finish; new
+    /// calls are refused from the signal on, and the audit is flushed before exit.
+    #[arg(
+        long,
+        env = "MCPGEN_SHUTDOWN_TIMEOUT",
+        default_value_t = 30,
+        value_name = "SECONDS"
+    )]
+    pub shutdown_timeout: u64,
+    /// Keep the rate limits in Redis or Valkey, shared by every replica:
+    /// `redis://[:PASSWORD@]HOST[:PORT][/DB]` (`rediss://` for TLS).
+    #[cfg(feature = "redis")]
+    #[arg(
+        long,
+        env = "MCPGEN_RATE_LIMIT_REDIS",
+        hide_env_values = true,
+        value_name = "URL"
+    )]
+    pub rate_limit_redis: Option<String>,
+    /// While Redis is unreachable: `open` (calls go ahead unlimited, with a warning and a
+    /// metric) or `closed` (calls are refused and `/readyz` reports not ready).
+    #[cfg(feature = "redis")]
+    #[arg(
+        long,
+        env = "MCPGEN_RATE_LIMIT_REDIS_UNAVAILABLE",
+        value_enum,
+        default_value = "open"
+    )]
+    pub rate_limit_redis_unavailable: crate::server::RedisUnavailable,
+    /// Prometheus metrics (`--metrics`, `--metrics-listen`, `--metrics-token-env`).
+    #[cfg(feature = "metrics")]
+    #[command(flatten)]
+    pub metrics: MetricsArgs,
+    /// Audit records in PostgreSQL or SQLite (`--audit-db`, `--audit-db-spool`,
+    /// `--audit-db-unavailable`).
+    #[cfg(any(feature = "postgres", feature = "sqlite"))]
+    #[command(flatten)]
+    pub audit_db: AuditDbArgs,
 }
 
 fn parse_positive_bytes(s: &str) -> Result<usize, String> {
@@ -229,12 +300,39 @@ fn parse_positive_bytes(s: &str) -> Result<usize, String> {
     }
 }
 
-fn parse_rate(s: &str) -> Result<f64, String> {
-    let n = s.trim().trim_end_matches("/s").trim();
-    match n.parse::<f64>() {
-        Ok(v) if v > 0.0 && v.is_finite() => Ok(v),
+/// A rate limit as written on the command line: calls per second, and how many may come at
+/// once (one window's worth).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RateSpec {
+    /// Sustained calls per second.
+    pub per_second: f64,
+    /// Calls let through at once.
+    pub burst: f64,
+}
+
+/// `N/s`, `N/min`, `N/h` (or a bare `N`, per second).
+pub fn parse_rate(s: &str) -> Result<RateSpec, String> {
+    let text = s.trim();
+    let (count, window) = match text.split_once('/') {
+        Some((count, unit)) => {
+            let window = match unit.trim().to_ascii_lowercase().as_str() {
+                "s" | "sec" | "second" => 1.0,
+                "m" | "min" | "minute" => 60.0,
+                "h" | "hour" => 3600.0,
+                _ => f64::NAN,
+            };
+            (count.trim(), window)
+        }
+        None => (text, 1.0),
+    };
+    match count.parse::<f64>() {
+        Ok(n) if n > 0.0 && n.is_finite() && window.is_finite() => Ok(RateSpec {
+            per_second: n / window,
+            burst: n.max(1.0),
+        }),
         _ => Err(format!(
-            "`{s}` is not a rate; write calls per second, e.g. `10/s`"
+            "`{s}` is not a rate; write calls per second, minute or hour, e.g. `10/s`, \
+             `10/min`, `100/h`"
         )),
     }
 }
@@ -249,6 +347,9 @@ pub fn main<T: ToolSet>(app: App, make_tools: impl FnOnce(Upstream) -> T) -> Exi
         Ok(args) => args,
         Err(e) => e.exit(),
     };
+    let _ = LOG_FORMAT.set(args.log_format);
+    #[cfg(feature = "otel")]
+    let _ = SERVICE.set(app.name);
     block_on_main(run(app, args, make_tools))
 }
 
@@ -256,7 +357,20 @@ pub fn main<T: ToolSet>(app: App, make_tools: impl FnOnce(Upstream) -> T) -> Exi
 /// turns its outcome into an exit code, printing the error: the body of a server binary's
 /// `main`, for servers built by hand (application tools) as for generated ones.
 pub fn block_on_main(main: impl Future<Output = Result<(), String>>) -> ExitCode {
-    init_logging();
+    let tracing = init_logging();
+    #[cfg(feature = "otel")]
+    let tracing = match tracing {
+        Ok(tracing) => tracing,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return ExitCode::FAILURE;
+        }
+    };
+    #[cfg(not(feature = "otel"))]
+    if let Err(message) = tracing {
+        eprintln!("error: {message}");
+        return ExitCode::FAILURE;
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -267,7 +381,16 @@ pub fn block_on_main(main: impl Future<Output = Result<(), String>>) -> ExitCode
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(main) {
+    let outcome = runtime.block_on(main);
+    drop(runtime);
+    // Spans still in the batch go out before the process ends.
+    #[cfg(feature = "otel")]
+    if let Some(provider) = tracing
+        && let Err(error) = provider.shutdown()
+    {
+        eprintln!("warning: OpenTelemetry export at exit: {error}");
+    }
+    match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("error: {message}");
@@ -276,14 +399,48 @@ pub fn block_on_main(main: impl Future<Output = Result<(), String>>) -> ExitCode
     }
 }
 
-fn init_logging() {
+/// What logging set up that must be closed at exit: the trace exporter, when traces are
+/// exported.
+#[cfg(feature = "otel")]
+type Tracing = Option<opentelemetry_sdk::trace::SdkTracerProvider>;
+#[cfg(not(feature = "otel"))]
+type Tracing = ();
+
+fn init_logging() -> Result<Tracing, String> {
+    use tracing_subscriber::Layer as _;
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::util::SubscriberInitExt as _;
+
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,rmcp=warn"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .with_writer(std::io::stderr)
-        .try_init();
+    let fmt = match LOG_FORMAT.get().copied().unwrap_or_default() {
+        LogFormat::Json => tracing_subscriber::fmt::layer()
+            .json()
+            .with_current_span(true)
+            .with_writer(std::io::stderr)
+            .boxed(),
+        LogFormat::Text => tracing_subscriber::fmt::layer()
+            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+            .with_writer(std::io::stderr)
+            .boxed(),
+    };
+    let registry = tracing_subscriber::registry().with(filter).with(fmt);
+    #[cfg(feature = "otel")]
+    {
+        if otel::wanted() {
+            let provider = otel::provider(SERVICE.get().copied().unwrap_or("mcpgen"))?;
+            let _ = registry.with(otel::layer(&provider)).try_init();
+            crate::trace::set_exporting(true);
+            return Ok(Some(provider));
+        }
+        let _ = registry.try_init();
+        Ok(None)
+    }
+    #[cfg(not(feature = "otel"))]
+    {
+        let _ = registry.try_init();
+        Ok(())
+    }
 }
 
 /// The upstream client from flags: base URL and credentials for the spec's schemes.
@@ -417,7 +574,9 @@ fn authenticator(app: &App, args: &ServeArgs) -> Result<Option<AuthChain>, Strin
 }
 
 /// The server as the flags configure it (authentication, audit, limits, output check, header
-/// forwarding) around `tools`, not yet built. [`main`] serves what this builds.
+/// forwarding, metrics) around `tools`, not yet built. [`main`] serves what this builds.
+/// With `--metrics-listen`, the metrics listener is bound and served from here (on the
+/// current Tokio runtime).
 pub fn server_builder(
     app: &App,
     args: &ServeArgs,
@@ -446,7 +605,9 @@ fn builder_with_auth(
         .tool_set(tools)
         .audit(TracingSink::new())
         .audit_args(args.audit_args)
-        .rate_limit(args.rate_limit)
+        .shutdown_timeout(Duration::from_secs(args.shutdown_timeout))
+        .rate_limit(args.rate_limit.map(|r| r.per_second))
+        .rate_limit_burst(args.rate_limit.map(|r| r.burst))
         .allowed_origins(args.allowed_origins.clone())
         .allowed_hosts(args.allowed_hosts.clone())
         .max_body_bytes(args.max_body_bytes)
@@ -471,6 +632,24 @@ fn builder_with_auth(
         let sink = JsonlSink::open(path, args.audit_fsync)
             .map_err(|e| format!("audit log {}: {e}", path.display()))?;
         builder = builder.audit(sink);
+    }
+    #[cfg(feature = "redis")]
+    if let Some(url) = &args.rate_limit_redis {
+        let limiter = crate::server::RedisLimiter::new(url, args.rate_limit_redis_unavailable)
+            .map_err(|e| e.to_string())?;
+        builder = builder.shared_rate_limits(limiter);
+    }
+    #[cfg(any(feature = "postgres", feature = "sqlite"))]
+    if let Some(sink) = args.audit_db.sink(args.audit_fsync)? {
+        builder = builder.audit(sink);
+    }
+    #[cfg(feature = "metrics")]
+    {
+        let (configured, separate) = args.metrics.configure(builder)?;
+        builder = configured;
+        if let Some(separate) = separate {
+            metrics::serve_separate(separate)?;
+        }
     }
     Ok(match (auth, oauth) {
         (Some(chain), Some(oauth)) => builder.authenticator(chain).oauth(oauth),

@@ -38,6 +38,8 @@ pub mod cli;
 pub mod completion;
 pub mod input;
 mod local;
+#[cfg(feature = "metrics")]
+pub mod metrics;
 pub mod notify;
 #[cfg(feature = "openapi")]
 pub mod openapi;
@@ -48,6 +50,7 @@ pub mod resource;
 pub mod search;
 pub mod server;
 pub mod toolset;
+pub mod trace;
 #[cfg(feature = "openapi")]
 pub mod upstream;
 mod wire;
@@ -73,7 +76,7 @@ pub use resource::{
     Resource, ResourceBody, ResourceContents, ResourceError, ResourceSet, ResourceTemplate,
     ResourceUpdates, TemplateRead,
 };
-pub use toolset::{CallContext, CallerCredential, ForwardedHeaders, ToolError, ToolSet};
+pub use toolset::{CallContext, CallerCredential, ForwardedHeaders, ToolError, ToolRate, ToolSet};
 #[cfg(feature = "openapi")]
 pub use upstream::{Credential, Invoked, PreparedRequest, Upstream, UpstreamConfig, UpstreamError};
 

@@ -17,6 +17,7 @@ pub struct OpenApiTools {
     tools: &'static [ToolDef],
     upstream: Upstream,
     search_index: Option<&'static str>,
+    rate_limits: &'static [crate::ToolRate],
 }
 
 impl OpenApiTools {
@@ -26,6 +27,7 @@ impl OpenApiTools {
             tools,
             upstream,
             search_index: None,
+            rate_limits: &[],
         }
     }
 
@@ -33,6 +35,12 @@ impl OpenApiTools {
     /// search mode load instead of indexing the table at start-up.
     pub fn with_search_index(mut self, index: &'static str) -> Self {
         self.search_index = Some(index);
+        self
+    }
+
+    /// Attaches the per-tool rate limits compiled into the crate (its `RATE_LIMITS`).
+    pub fn with_rate_limits(mut self, limits: &'static [crate::ToolRate]) -> Self {
+        self.rate_limits = limits;
         self
     }
 
@@ -54,13 +62,19 @@ impl ToolSet for OpenApiTools {
         ctx: &'a CallContext,
     ) -> BoxFuture<'a, Result<ToolResult, ToolError>> {
         Box::pin(async move {
+            let started = std::time::Instant::now();
             let invoked = self.upstream.invoke_with(tool, args, ctx).await;
             ctx.report_upstream(invoked.status, invoked.timed_out);
+            ctx.report_upstream_latency(started.elapsed());
             Ok(invoked.result)
         })
     }
 
     fn search_index(&self) -> Option<&'static str> {
         self.search_index
+    }
+
+    fn rate_limits(&self) -> &'static [crate::ToolRate] {
+        self.rate_limits
     }
 }

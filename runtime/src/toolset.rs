@@ -1,12 +1,14 @@
 //! The trait servers dispatch tool calls through.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU16, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, Ordering};
+use std::time::Duration;
 
 use serde_json::{Map, Value};
 
 use crate::input::InputChannel;
 use crate::notify::{Cancellation, Notifier};
+use crate::trace::TraceParent;
 use crate::{BoxFuture, Principal, ToolDef, ToolResult};
 
 /// A credential the MCP caller presented (an API key or bearer token), handed on so an upstream
@@ -96,6 +98,10 @@ pub struct CallContext {
     /// How questions to the client travel (elicitation, sampling, roots); nobody to ask
     /// unless the call came from an MCP client.
     pub(crate) input: InputChannel,
+    /// The call's position in a W3C trace, when the request continued one (its
+    /// `traceparent`); an [`Upstream`](crate::Upstream) sends the trace on as `traceparent`,
+    /// and the audit record carries its trace id.
+    pub trace: Option<TraceParent>,
     /// What the call's upstream request reported, for the audit record.
     upstream: UpstreamReport,
 }
@@ -108,6 +114,8 @@ struct UpstreamReport {
     /// The HTTP status, 0 while none was reported.
     status: AtomicU16,
     timed_out: AtomicBool,
+    /// How long the upstream exchange took, in microseconds; 0 while none was reported.
+    micros: AtomicU64,
 }
 
 impl Clone for UpstreamReport {
@@ -115,6 +123,7 @@ impl Clone for UpstreamReport {
         Self {
             status: AtomicU16::new(self.status.load(Ordering::Relaxed)),
             timed_out: AtomicBool::new(self.timed_out.load(Ordering::Relaxed)),
+            micros: AtomicU64::new(self.micros.load(Ordering::Relaxed)),
         }
     }
 }
@@ -155,6 +164,12 @@ impl CallContext {
         self
     }
 
+    /// Sets the call's position in a trace.
+    pub fn with_trace(mut self, trace: TraceParent) -> Self {
+        self.trace = Some(trace);
+        self
+    }
+
     /// Sets the cancellation the call observes.
     pub fn with_cancellation(mut self, cancellation: Cancellation) -> Self {
         self.cancellation = cancellation;
@@ -168,6 +183,22 @@ impl CallContext {
             .status
             .store(status.unwrap_or(0), Ordering::Relaxed);
         self.upstream.timed_out.store(timed_out, Ordering::Relaxed);
+    }
+
+    /// Records how long the call's upstream exchange took (for the upstream-latency metric).
+    pub fn report_upstream_latency(&self, latency: Duration) {
+        let micros = u64::try_from(latency.as_micros())
+            .unwrap_or(u64::MAX)
+            .max(1);
+        self.upstream.micros.store(micros, Ordering::Relaxed);
+    }
+
+    /// How long the call's upstream exchange took, when a tool set reported it.
+    pub fn upstream_latency(&self) -> Option<Duration> {
+        match self.upstream.micros.load(Ordering::Relaxed) {
+            0 => None,
+            micros => Some(Duration::from_micros(micros)),
+        }
     }
 
     /// The upstream HTTP status reported for this call, if any.
@@ -225,5 +256,33 @@ pub trait ToolSet: Send + Sync + 'static {
     /// the static table at start-up instead.
     fn search_index(&self) -> Option<&'static str> {
         None
+    }
+
+    /// Rate limits of single tools (from the allowlist's `rate_limit:`), each applying per
+    /// principal on top of the principal's own limit. None by default.
+    fn rate_limits(&self) -> &'static [ToolRate] {
+        &[]
+    }
+}
+
+/// A tool's own rate limit: `per_second` calls a second for each principal, `burst` at once.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ToolRate {
+    /// The tool's name.
+    pub tool: &'static str,
+    /// Sustained calls per second.
+    pub per_second: f64,
+    /// Calls let through at once.
+    pub burst: f64,
+}
+
+impl ToolRate {
+    /// `tool` limited to `per_second` calls a second, `burst` at once.
+    pub const fn new(tool: &'static str, per_second: f64, burst: f64) -> Self {
+        Self {
+            tool,
+            per_second,
+            burst,
+        }
     }
 }

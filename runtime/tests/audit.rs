@@ -26,6 +26,7 @@ fn event(n: usize) -> AuditEvent {
         principal: Some("alice".to_owned()),
         key_id: n.is_multiple_of(2).then(|| "alice-laptop".to_owned()),
         tool: "synaplan_list_prompts".to_owned(),
+        operation_id: n.is_multiple_of(2).then(|| "get_api_prompts".to_owned()),
         status: match n % 7 {
             0 => AuditStatus::Ok,
             1 => AuditStatus::ToolError,
@@ -39,6 +40,10 @@ fn event(n: usize) -> AuditEvent {
         upstream_status: n.is_multiple_of(3).then_some(200),
         args_sha256: args_digest(&args),
         args: n.is_multiple_of(5).then(|| Value::Object(args)),
+        error: (!n.is_multiple_of(7)).then(|| format!("failure {n}: \"quoted\"\nsecond line")),
+        trace_id: n
+            .is_multiple_of(4)
+            .then(|| format!("4bf92f3577b34da6a3ce929d0e0e{n:04x}")),
     }
 }
 
@@ -127,7 +132,11 @@ fn status_is_written_in_snake_case() {
         (AuditStatus::Timeout, "timeout"),
         (AuditStatus::InputRequired, "input_required"),
         (AuditStatus::NotConfirmed, "not_confirmed"),
+        (AuditStatus::Unauthenticated, "unauthenticated"),
+        (AuditStatus::Forbidden, "forbidden"),
+        (AuditStatus::Unavailable, "unavailable"),
     ];
+    assert_eq!(AuditStatus::ALL.len(), all.len());
     for (status, name) in all {
         assert_eq!(serde_json::to_value(status).unwrap(), json!(name));
         assert_eq!(status.as_str(), name);

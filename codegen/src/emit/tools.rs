@@ -241,6 +241,26 @@ pub(crate) fn tokens(server: &ir::Server) -> TokenStream {
     });
     let table = server.tools.iter().map(const_ident);
     let tool_count = server.tools.len();
+    let limits: Vec<TokenStream> = server
+        .tools
+        .iter()
+        .filter_map(|t| {
+            let (per_second, burst) = t.rate_limit?;
+            let name = &t.name;
+            Some(quote! { ::mcpgen::ToolRate::new(#name, #per_second, #burst) })
+        })
+        .collect();
+    let (limits_item, with_limits) = if limits.is_empty() {
+        (quote! {}, quote! {})
+    } else {
+        (
+            quote! {
+                /// Per-tool rate limits from the allowlist (`rate_limit:`), per principal.
+                pub static RATE_LIMITS: &[::mcpgen::ToolRate] = &[#(#limits),*];
+            },
+            quote! { .with_rate_limits(RATE_LIMITS) },
+        )
+    };
     quote! {
         /// Server name.
         pub const SERVER_NAME: &str = #name;
@@ -260,10 +280,13 @@ pub(crate) fn tokens(server: &ir::Server) -> TokenStream {
         /// Every tool, in allowlist order.
         pub static TOOLS: &[::mcpgen::ToolDef; #tool_count] = &[#(#table),*];
 
+        #limits_item
+
         /// The tools, calling the API through `upstream`, with the search index compiled in.
         pub fn tool_set(upstream: ::mcpgen::Upstream) -> ::mcpgen::OpenApiTools {
             ::mcpgen::OpenApiTools::new(TOOLS, upstream)
                 .with_search_index(crate::search::SEARCH_INDEX)
+                #with_limits
         }
     }
 }

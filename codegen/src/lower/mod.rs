@@ -268,6 +268,7 @@ fn build_tool(
         confirm,
         required_scope: entry.scope.clone(),
         plugin: entry.plugin.clone(),
+        rate_limit: entry.rate_limit.map(|r| (r.per_second, r.burst)),
         tags: op.tags.clone(),
         http: ir::HttpBinding {
             method,

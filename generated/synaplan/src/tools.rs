@@ -1704,8 +1704,14 @@ pub static TOOLS: &[::mcpgen::ToolDef; 8usize] = &[
     SYNAPLAN_RENAME_CHAT_TOOL,
 ];
 
+/// Per-tool rate limits from the allowlist (`rate_limit:`), per principal.
+pub static RATE_LIMITS: &[::mcpgen::ToolRate] = &[
+    ::mcpgen::ToolRate::new("synaplan_list_chats", 0.08333333333333333f64, 5f64),
+];
+
 /// The tools, calling the API through `upstream`, with the search index compiled in.
 pub fn tool_set(upstream: ::mcpgen::Upstream) -> ::mcpgen::OpenApiTools {
     ::mcpgen::OpenApiTools::new(TOOLS, upstream)
         .with_search_index(crate::search::SEARCH_INDEX)
+        .with_rate_limits(RATE_LIMITS)
 }

@@ -16,6 +16,9 @@ pub struct AuditEvent {
     pub key_id: Option<String>,
     /// The tool name as the client sent it.
     pub tool: String,
+    /// The operationId of the API operation the tool calls (tools bound to an HTTP operation).
+    #[serde(default)]
+    pub operation_id: Option<String>,
     /// How the call ended.
     pub status: AuditStatus,
     /// Wall-clock duration of the call in milliseconds.
@@ -26,6 +29,29 @@ pub struct AuditEvent {
     pub args_sha256: String,
     /// The arguments themselves, only when the operator asked for them (`--audit-args`).
     pub args: Option<Value>,
+    /// Why the call did not succeed, as the client was told (cut to [`MAX_ERROR_CHARS`]);
+    /// `None` for `ok` and `input_required`.
+    #[serde(default)]
+    pub error: Option<String>,
+    /// The W3C trace id (32 lowercase hex digits) of the trace the call belongs to, when the
+    /// request carried a `traceparent` (HTTP header or `_meta`).
+    #[serde(default)]
+    pub trace_id: Option<String>,
+}
+
+/// Longest error text, in characters, an audit record keeps; longer texts are cut and end in `…`.
+pub const MAX_ERROR_CHARS: usize = 2000;
+
+/// `text` cut to [`MAX_ERROR_CHARS`] characters for an audit record's `error`.
+pub fn error_text(text: &str) -> String {
+    match text.char_indices().nth(MAX_ERROR_CHARS) {
+        None => text.to_owned(),
+        Some((cut, _)) => {
+            let mut s = text[..cut].to_owned();
+            s.push('…');
+            s
+        }
+    }
 }
 
 /// How a tool call ended.
@@ -52,6 +78,14 @@ pub enum AuditStatus {
     /// The tool needs the person's confirmation and did not get it (declined, cancelled, or a
     /// client that cannot ask); nothing was sent upstream.
     NotConfirmed,
+    /// The request was refused with HTTP 401: no credential, or one that is not valid.
+    Unauthenticated,
+    /// The request was refused with HTTP 403 before reaching the tool (a disallowed `Host` or
+    /// `Origin`, or a session that belongs to another principal).
+    Forbidden,
+    /// The call was refused before it started because a backend the configuration makes
+    /// essential was unreachable (the audit database with `--audit-db-unavailable refuse`).
+    Unavailable,
 }
 
 impl AuditStatus {
@@ -67,8 +101,27 @@ impl AuditStatus {
             Self::Timeout => "timeout",
             Self::InputRequired => "input_required",
             Self::NotConfirmed => "not_confirmed",
+            Self::Unauthenticated => "unauthenticated",
+            Self::Forbidden => "forbidden",
+            Self::Unavailable => "unavailable",
         }
     }
+
+    /// Every status, in declaration order (for metrics and tests).
+    pub const ALL: [AuditStatus; 12] = [
+        Self::Ok,
+        Self::ToolError,
+        Self::InvalidArguments,
+        Self::Denied,
+        Self::RateLimited,
+        Self::UpstreamError,
+        Self::Timeout,
+        Self::InputRequired,
+        Self::NotConfirmed,
+        Self::Unauthenticated,
+        Self::Forbidden,
+        Self::Unavailable,
+    ];
 }
 
 impl std::fmt::Display for AuditStatus {

@@ -12,13 +12,14 @@ use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
 
-use super::{AuditEvent, AuditSink};
+use super::{AuditEvent, AuditHealth, AuditSink};
 use crate::BoxFuture;
 
 /// Records that may wait for the writer before `record` itself waits for a slot.
@@ -89,6 +90,8 @@ pub struct JsonlSink {
     slots: Arc<Semaphore>,
     sender: Option<Sender<Message>>,
     writer: Option<JoinHandle<()>>,
+    /// Failed writes and syncs, and records the writer could not take.
+    errors: Arc<AtomicU64>,
 }
 
 impl fmt::Debug for JsonlSink {
@@ -126,7 +129,9 @@ impl JsonlSink {
         // A previous crash may have left a partial last line; start ours on a fresh one.
         let needs_newline = !ends_with_newline(&mut file).map_err(|e| context("read", e))?;
         let (sender, receiver) = mpsc::channel();
+        let errors = Arc::new(AtomicU64::new(0));
         let writer = Writer {
+            errors: Arc::clone(&errors),
             file,
             path: path.clone(),
             fsync,
@@ -145,6 +150,7 @@ impl JsonlSink {
             slots: Arc::new(Semaphore::new(QUEUE_CAPACITY)),
             sender: Some(sender),
             writer: Some(handle),
+            errors,
         })
     }
 
@@ -196,6 +202,7 @@ impl AuditSink for JsonlSink {
             };
             line.push(b'\n');
             if let Err(line) = self.submit(Some(line)).await {
+                self.errors.fetch_add(1, Ordering::Relaxed);
                 let record = line.map(|l| String::from_utf8_lossy(&l).trim_end().to_owned());
                 tracing::error!(
                     target: "mcpgen::audit",
@@ -205,6 +212,10 @@ impl AuditSink for JsonlSink {
                 );
             }
         })
+    }
+
+    fn health(&self) -> AuditHealth {
+        self.current_health()
     }
 
     fn flush<'a>(&'a self) -> BoxFuture<'a, ()> {
@@ -220,6 +231,18 @@ impl AuditSink for JsonlSink {
     }
 }
 
+impl JsonlSink {
+    /// Records waiting for the writer, and errors so far.
+    fn current_health(&self) -> AuditHealth {
+        let free = self.slots.available_permits();
+        AuditHealth {
+            queued: u64::try_from(QUEUE_CAPACITY.saturating_sub(free)).unwrap_or(u64::MAX),
+            spooled: 0,
+            errors: self.errors.load(Ordering::Relaxed),
+        }
+    }
+}
+
 impl Drop for JsonlSink {
     /// Lets the writer finish what is queued, sync (unless [`Fsync::Never`]) and stop.
     fn drop(&mut self) {
@@ -231,6 +254,7 @@ impl Drop for JsonlSink {
 }
 
 struct Writer {
+    errors: Arc<AtomicU64>,
     file: File,
     path: PathBuf,
     fsync: Fsync,
@@ -297,6 +321,7 @@ impl Writer {
                 Err(e) => {
                     // Part of the buffer may be in the file; start the next write on a new line.
                     self.needs_newline = true;
+                    self.errors.fetch_add(1, Ordering::Relaxed);
                     for line in batch.iter().filter_map(|m| m.line.as_deref()) {
                         tracing::error!(
                             target: "mcpgen::audit",
@@ -329,6 +354,7 @@ impl Writer {
 
     fn sync(&mut self) {
         if let Err(e) = self.file.sync_data() {
+            self.errors.fetch_add(1, Ordering::Relaxed);
             tracing::error!(
                 target: "mcpgen::audit",
                 path = %self.path.display(),

@@ -12,6 +12,8 @@
 //! Events never carry credentials: the principal and key id name the caller, and the
 //! arguments appear only as a digest unless the operator asks for them (`--audit-args`).
 
+#[cfg(any(feature = "postgres", feature = "sqlite"))]
+mod db;
 mod event;
 mod jsonl;
 mod multi;
@@ -20,7 +22,13 @@ mod tracing_sink;
 
 use std::sync::Arc;
 
-pub use event::{AuditEvent, AuditStatus, args_digest, canonical_json};
+#[cfg(any(feature = "postgres", feature = "sqlite"))]
+pub use db::{
+    DEFAULT_SPOOL, DbSink, DbSinkConfig, DbSinkError, DbUnavailable, DbUrlError, redacted,
+};
+pub use event::{
+    AuditEvent, AuditStatus, MAX_ERROR_CHARS, args_digest, canonical_json, error_text,
+};
 pub use jsonl::{Fsync, JsonlSink, ParseFsyncError};
 pub use multi::MultiSink;
 pub use time::{now_rfc3339, rfc3339};
@@ -36,6 +44,41 @@ pub trait AuditSink: Send + Sync + 'static {
 
     /// Makes every event recorded so far durable (called on graceful shutdown).
     fn flush<'a>(&'a self) -> BoxFuture<'a, ()>;
+
+    /// How the sink is doing (for metrics). By default: nothing queued, spooled or failed.
+    fn health(&self) -> AuditHealth {
+        AuditHealth::default()
+    }
+
+    /// Whether the server may start new calls: `false` while a destination the operator made
+    /// essential is away (the audit database with `--audit-db-unavailable refuse`). By
+    /// default always `true`.
+    fn ready(&self) -> bool {
+        true
+    }
+}
+
+/// How an audit sink is doing, as the metrics report it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AuditHealth {
+    /// Records handed to the sink and not yet written.
+    pub queued: u64,
+    /// Records kept in a local spool file until their destination is back.
+    pub spooled: u64,
+    /// Errors so far (failed writes or syncs; each was logged with the record it concerned).
+    pub errors: u64,
+}
+
+impl std::ops::Add for AuditHealth {
+    type Output = Self;
+
+    fn add(self, other: Self) -> Self {
+        Self {
+            queued: self.queued + other.queued,
+            spooled: self.spooled + other.spooled,
+            errors: self.errors + other.errors,
+        }
+    }
 }
 
 impl<S: AuditSink + ?Sized> AuditSink for Arc<S> {
@@ -45,5 +88,13 @@ impl<S: AuditSink + ?Sized> AuditSink for Arc<S> {
 
     fn flush<'a>(&'a self) -> BoxFuture<'a, ()> {
         (**self).flush()
+    }
+
+    fn health(&self) -> AuditHealth {
+        (**self).health()
+    }
+
+    fn ready(&self) -> bool {
+        (**self).ready()
     }
 }

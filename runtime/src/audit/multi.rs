@@ -3,7 +3,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use super::{AuditEvent, AuditSink};
+use super::{AuditEvent, AuditHealth, AuditSink};
 use crate::BoxFuture;
 
 /// Records every event in each of its sinks, concurrently; `record` returns when all have.
@@ -70,5 +70,16 @@ impl AuditSink for MultiSink {
         Box::pin(async move {
             futures::future::join_all(self.sinks.iter().map(|s| s.flush())).await;
         })
+    }
+
+    fn health(&self) -> AuditHealth {
+        self.sinks
+            .iter()
+            .map(|s| s.health())
+            .fold(AuditHealth::default(), |a, b| a + b)
+    }
+
+    fn ready(&self) -> bool {
+        self.sinks.iter().all(|s| s.ready())
     }
 }

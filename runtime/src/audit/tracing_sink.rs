@@ -25,11 +25,14 @@ impl AuditSink for TracingSink {
             principal = event.principal.as_deref(),
             key_id = event.key_id.as_deref(),
             tool = %event.tool,
+            operation_id = event.operation_id.as_deref(),
             status = event.status.as_str(),
             duration_ms = event.duration_ms,
             upstream_status = event.upstream_status,
             args_sha256 = %event.args_sha256,
             args,
+            error = event.error.as_deref(),
+            trace_id = event.trace_id.as_deref(),
             "tool call"
         );
         Box::pin(std::future::ready(()))

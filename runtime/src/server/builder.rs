@@ -27,6 +27,8 @@ use crate::ToolSet;
 use crate::audit::{AuditSink, MultiSink};
 use crate::auth::Authenticator;
 use crate::input::RequestStates;
+#[cfg(feature = "metrics")]
+use crate::metrics::{Metrics, MetricsEndpoint};
 use crate::prompt::PromptSet;
 use crate::resource::ResourceSet;
 
@@ -48,6 +50,9 @@ pub struct ServerBuilder {
     audit: MultiSink,
     audit_args: bool,
     rate_limit: Option<f64>,
+    rate_burst: Option<f64>,
+    #[cfg(feature = "redis")]
+    shared_rate: Option<Arc<super::shared_rate::RedisLimiter>>,
     #[cfg(feature = "http")]
     allowed_origins: Vec<String>,
     #[cfg(feature = "http")]
@@ -68,6 +73,10 @@ pub struct ServerBuilder {
     /// The OAuth resource server, if any.
     #[cfg(feature = "http")]
     site: super::resource_site::SiteConfig,
+    #[cfg(feature = "metrics")]
+    metrics: Option<Arc<Metrics>>,
+    #[cfg(feature = "metrics")]
+    metrics_endpoint: Option<MetricsEndpoint>,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -204,6 +213,20 @@ impl ServerBuilder {
         self
     }
 
+    /// Sets how many calls the default rate limit lets through at once (default: one
+    /// second's worth, at least one); e.g. 10 for a limit of ten a minute.
+    pub fn rate_limit_burst(mut self, burst: Option<f64>) -> Self {
+        self.rate_burst = burst;
+        self
+    }
+
+    #[cfg(feature = "redis")]
+    /// Keeps the rate limits in Redis, shared by every replica (see [`RedisLimiter`](super::RedisLimiter)).
+    pub fn shared_rate_limits(mut self, limiter: Arc<super::shared_rate::RedisLimiter>) -> Self {
+        self.shared_rate = Some(limiter);
+        self
+    }
+
     #[cfg(feature = "http")]
     /// Sets the browser origins allowed to call the HTTP endpoints (`scheme://host`,
     /// `scheme://host:port`, `scheme://host:*`, `null`, or `*`). Empty: loopback origins when
@@ -322,6 +345,25 @@ impl ServerBuilder {
         self
     }
 
+    #[cfg(feature = "metrics")]
+    /// Counts calls, durations, upstream requests, refusals and audit health in `metrics`
+    /// (see [`crate::metrics`]); serve them with a [`MetricsEndpoint`] on a listener of their
+    /// own, or on the server's with [`metrics_endpoint`](Self::metrics_endpoint).
+    pub fn metrics(mut self, metrics: Arc<Metrics>) -> Self {
+        self.metrics = Some(metrics);
+        self
+    }
+
+    #[cfg(feature = "metrics")]
+    /// Serves `endpoint` at `/metrics` on the server's own HTTP listener and counts in its
+    /// metrics. Give it a token ([`MetricsEndpoint::with_token`]) unless only the monitoring
+    /// can reach the listener.
+    pub fn metrics_endpoint(mut self, endpoint: MetricsEndpoint) -> Self {
+        self.metrics = Some(endpoint.metrics().clone());
+        self.metrics_endpoint = Some(endpoint);
+        self
+    }
+
     /// Checks the configuration, parses and compiles every tool's schemas, and builds the
     /// server. All problems are reported together.
     pub fn build(self) -> Result<Server, ServerError> {
@@ -411,8 +453,28 @@ impl ServerBuilder {
         };
         #[cfg(feature = "http")]
         let serve_root = !self.root.sets.is_empty() || self.mounts.is_empty();
-        let rate = Arc::new(RateLimiter::new(self.rate_limit));
+        let tool_limits: Vec<crate::ToolRate> = self
+            .root
+            .sets
+            .iter()
+            .chain(self.mounts.iter().flat_map(|m| m.catalog.sets.iter()))
+            .flat_map(|set| set.rate_limits().iter().copied())
+            .collect();
+        let rate = RateLimiter::new(self.rate_limit)
+            .with_default_burst(self.rate_burst)
+            .with_tool_limits(&tool_limits);
+        #[cfg(feature = "redis")]
+        let rate = rate.with_shared(self.shared_rate);
+        let rate = Arc::new(rate);
         let inflight = Arc::new(InFlight::default());
+        #[cfg(feature = "metrics")]
+        if let Some(metrics) = &self.metrics {
+            let counted = inflight.clone();
+            metrics.attach(
+                Arc::new(move || counted.count()),
+                Arc::new(self.audit.clone()),
+            );
+        }
         #[cfg(feature = "http")]
         let resource = self
             .site
@@ -452,6 +514,8 @@ impl ServerBuilder {
             prompts,
             resources,
             server_config: rmcp::model::ServerConfig::default(),
+            #[cfg(feature = "metrics")]
+            metrics: self.metrics,
         });
         let mut mounts = Vec::with_capacity(self.mounts.len());
         for (mount, tools) in self.mounts.into_iter().zip(mounted_tools) {
@@ -472,6 +536,8 @@ impl ServerBuilder {
             exposed: Arc::default(),
             #[cfg(feature = "http")]
             serve_root,
+            #[cfg(feature = "metrics")]
+            metrics_endpoint: self.metrics_endpoint,
         })
     }
 }
@@ -494,6 +560,9 @@ impl Server {
             audit: MultiSink::new(),
             audit_args: false,
             rate_limit: None,
+            rate_burst: None,
+            #[cfg(feature = "redis")]
+            shared_rate: None,
             #[cfg(feature = "http")]
             allowed_origins: Vec::new(),
             #[cfg(feature = "http")]
@@ -512,6 +581,10 @@ impl Server {
             previous_request_state_keys: Vec::new(),
             #[cfg(feature = "http")]
             site: Default::default(),
+            #[cfg(feature = "metrics")]
+            metrics: None,
+            #[cfg(feature = "metrics")]
+            metrics_endpoint: None,
         }
     }
 }

@@ -20,6 +20,7 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
+use tracing::Instrument;
 
 use super::describe::DESCRIBE_TOOL;
 use super::pipeline::{self, Answer};
@@ -33,6 +34,7 @@ use crate::ForwardedHeaders;
 use crate::notify::{Cancellation, LogLevel, Notifier, SessionLogLevel};
 use crate::principal::Principal;
 use crate::resource::Subscriber;
+use crate::trace::TraceParent;
 use crate::{CallContext, CallerCredential, ToolResult};
 
 /// How long a client may cache a `tools/list` answer: the lists are fixed at start-up.
@@ -137,6 +139,9 @@ impl McpHandler {
             .with_notifier(notifier)
             .with_cancellation(Cancellation::from_token(ctx.ct.clone()));
         let parts = ctx.extensions.get::<http::request::Parts>();
+        call.trace = incoming_trace(parts, ctx)
+            .or_else(|| crate::trace::exporting().then(TraceParent::new_root))
+            .map(|parent| parent.child());
         call.caller_credential = self.credential.clone().or_else(|| {
             parts.and_then(|parts| parts.extensions.get::<CallerCredential>().cloned())
         });
@@ -166,6 +171,23 @@ impl McpHandler {
             .get::<http::request::Parts>()
             .and_then(|parts| parts.extensions.get::<Principal>())
     }
+}
+
+/// The `traceparent` a request continues: its HTTP header, else its `_meta.traceparent`.
+fn incoming_trace(
+    parts: Option<&http::request::Parts>,
+    ctx: &RequestContext<RoleServer>,
+) -> Option<TraceParent> {
+    let from_header = parts
+        .and_then(|parts| parts.headers.get(crate::trace::TRACEPARENT))
+        .and_then(|value| value.to_str().ok())
+        .and_then(TraceParent::parse);
+    from_header.or_else(|| {
+        ctx.meta
+            .get(crate::trace::TRACEPARENT)
+            .and_then(|value| value.as_str())
+            .and_then(TraceParent::parse)
+    })
 }
 
 /// What `tools/list` shows `principal`: the meta-tools and pinned tools in search mode, else
@@ -412,6 +434,24 @@ impl ServerHandler for McpHandler {
             .and_then(|mode| Some((mode, mode.meta_tool(&request.name)?)));
         #[cfg(not(feature = "search"))]
         let meta: Option<std::convert::Infallible> = None;
+        // A call continuing a trace runs in a span carrying its trace id, so every log line
+        // of the call (JSON logs included) names the trace.
+        let span = call
+            .trace
+            .as_ref()
+            .map_or_else(tracing::Span::none, |trace| {
+                let span = tracing::info_span!(
+                    "tool_call",
+                    trace_id = %trace.trace_id(),
+                    tool = %request.name,
+                    status = tracing::field::Empty,
+                    upstream_status = tracing::field::Empty,
+                    principal = tracing::field::Empty,
+                );
+                #[cfg(feature = "otel")]
+                crate::cli::otel::continue_trace(&span, trace);
+                span
+            });
         // Both calls are boxed: rmcp moves the future of each request several times (into a
         // spawned task among others), so it is kept small.
         let (name, answer) = match meta {
@@ -419,15 +459,18 @@ impl ServerHandler for McpHandler {
             // tool is answered as if it had been called directly.
             #[cfg(feature = "search")]
             Some((mode, meta)) => {
-                let routed = Box::pin(search_call::answer(
-                    &self.inner,
-                    mode,
-                    principal,
-                    meta,
-                    &request.name,
-                    request.arguments,
-                    call,
-                ))
+                let routed = Box::pin(
+                    search_call::answer(
+                        &self.inner,
+                        mode,
+                        principal,
+                        meta,
+                        &request.name,
+                        request.arguments,
+                        call,
+                    )
+                    .instrument(span),
+                )
                 .await;
                 (routed.name, routed.answer)
             }
@@ -438,13 +481,16 @@ impl ServerHandler for McpHandler {
                 (request.name.to_string(), answer)
             }
             None => {
-                let answer = Box::pin(pipeline::call_tool(
-                    &self.inner,
-                    principal,
-                    &request.name,
-                    request.arguments,
-                    call,
-                ))
+                let answer = Box::pin(
+                    pipeline::call_tool(
+                        &self.inner,
+                        principal,
+                        &request.name,
+                        request.arguments,
+                        call,
+                    )
+                    .instrument(span),
+                )
                 .await;
                 (request.name.to_string(), answer)
             }

@@ -56,9 +56,11 @@ use super::handler::McpHandler;
 use super::oauth;
 use super::param_headers::ParamHeaders;
 use super::rebinding::Rebinding;
+use super::refused::{audit_refused, auth_reason};
 use super::reply::{AUTH_ERROR_CODE, jsonrpc_error, refused, unauthorized};
 use super::state::{Inner, Server};
 use crate::CallerCredential;
+use crate::audit::AuditStatus;
 use crate::auth::{AuthError, Authenticator, credential_from_headers};
 use crate::principal::Principal;
 
@@ -100,7 +102,14 @@ async fn authenticate(
                 Ok(principal) => principal,
                 Err(error) => {
                     tracing::debug!(%error, path = request.uri().path(), "request refused");
-                    return refused(&error, challenge(&inner, &request, &error));
+                    let challenge = challenge(&inner, &request, &error);
+                    let status = match error {
+                        AuthError::Unavailable(_) => AuditStatus::Unavailable,
+                        _ => AuditStatus::Unauthenticated,
+                    };
+                    let kind = (status, auth_reason(&error));
+                    audit_refused(&inner, request, None, kind, &error.to_string()).await;
+                    return refused(&error, challenge);
                 }
             }
         }
@@ -143,16 +152,28 @@ fn challenge(_: &Inner, _: &Request, _: &AuthError) -> Option<String> {
     None
 }
 
+/// The `Host`/`Origin` policy, and the catalog whose audit records the calls it refuses
+/// (`None` for routes that serve no calls).
+#[derive(Clone)]
+struct RebindingGuard {
+    policy: Arc<Rebinding>,
+    inner: Option<Arc<Inner>>,
+}
+
 /// Refuses requests with a disallowed `Host` or `Origin`.
 async fn check_rebinding(
-    State(policy): State<Arc<Rebinding>>,
+    State(guard): State<RebindingGuard>,
     request: Request,
     next: Next,
 ) -> Response {
-    match policy.check(request.uri(), request.headers()) {
+    match guard.policy.check(request.uri(), request.headers()) {
         Ok(()) => next.run(request).await,
         Err(refusal) => {
             tracing::warn!(%refusal, "request refused (possible DNS rebinding or cross-origin call)");
+            if let Some(inner) = &guard.inner {
+                let kind = (AuditStatus::Forbidden, "host_or_origin");
+                audit_refused(inner, request, None, kind, &refusal.to_string()).await;
+            }
             jsonrpc_error(StatusCode::FORBIDDEN, -32000, &refusal.to_string())
         }
     }
@@ -284,6 +305,8 @@ impl Owners {
 struct SessionOwners {
     owners: Arc<Mutex<Owners>>,
     manager: Arc<LocalSessionManager>,
+    /// Audits the calls refused because their session belongs to someone else.
+    inner: Arc<Inner>,
 }
 
 impl SessionOwners {
@@ -334,6 +357,9 @@ async fn bind_session(
         .is_some_and(|(owner, _)| *owner != principal);
     if owned_by_other {
         tracing::warn!(%session, principal = %principal.id, "request refused: the session belongs to another principal");
+        let kind = (AuditStatus::Forbidden, "session_owner");
+        let reason = "session belongs to another principal";
+        audit_refused(&state.inner, request, Some(&principal), kind, reason).await;
         return jsonrpc_error(
             StatusCode::FORBIDDEN,
             AUTH_ERROR_CODE,
@@ -375,6 +401,7 @@ fn mcp_routes(inner: &Arc<Inner>, path: &str, sessions: CancellationToken) -> Ro
     let owners = SessionOwners {
         owners: Arc::default(),
         manager: manager.clone(),
+        inner: inner.clone(),
     };
     // Checked when the server was built; a table that fails here has no tool to check.
     let param_headers = ParamHeaders::build(&inner.catalog).unwrap_or_default();
@@ -441,7 +468,11 @@ fn transport_routes(
 fn guarded(routes: Router, inner: &Arc<Inner>, policy: &Arc<Rebinding>, own: bool) -> Router {
     let body = middleware::from_fn_with_state(inner.max_body_bytes, limit_body);
     let auth = middleware::from_fn_with_state(inner.clone(), authenticate);
-    let rebinding = middleware::from_fn_with_state(policy.clone(), check_rebinding);
+    let guard = RebindingGuard {
+        policy: policy.clone(),
+        inner: Some(inner.clone()),
+    };
+    let rebinding = middleware::from_fn_with_state(guard, check_rebinding);
     if own {
         routes.layer(body).layer(auth).layer(rebinding)
     } else {
@@ -512,11 +543,27 @@ pub(crate) fn build_router(
         &server.mounts,
         server.serve_root,
     ));
-    let cards = cards.layer(middleware::from_fn_with_state(policy, check_rebinding));
-    Router::new()
+    let cards = cards.layer(middleware::from_fn_with_state(
+        RebindingGuard {
+            policy,
+            inner: None,
+        },
+        check_rebinding,
+    ));
+    let router = Router::new()
         .route(&placement.root_path("/healthz"), get(|| async { "ok" }))
+        .route(
+            &placement.root_path("/readyz"),
+            get(super::ready::readyz).with_state(inner.clone()),
+        )
         .merge(cards)
-        .merge(protected)
+        .merge(protected);
+    #[cfg(feature = "metrics")]
+    if let Some(endpoint) = &server.metrics_endpoint {
+        // Its own bearer token, not the MCP credentials: a scraper holds no API key.
+        return endpoint.router().merge(router);
+    }
+    router
 }
 
 impl Server {
@@ -603,25 +650,40 @@ impl Server {
             Some(result) => result,
             None => {
                 // Stop accepting; let calls in progress finish and their responses go out;
-                // then close what is still open (session streams).
+                // then close what is still open (session streams). The server keeps being
+                // polled meanwhile, so it closes its listener at once: a connection made
+                // after the signal is refused, never served half-way.
                 stop.cancel();
-                if tokio::time::timeout(
-                    self.inner.shutdown_timeout,
-                    self.inner.inflight.wait_idle(),
-                )
-                .await
-                .is_err()
-                {
-                    tracing::warn!("shutdown: calls still in progress after the timeout");
-                }
-                match tokio::time::timeout(RESPONSE_GRACE, &mut serving).await {
-                    Ok(result) => result,
-                    Err(_) => {
-                        sessions.cancel();
-                        tokio::time::timeout(RESPONSE_GRACE, &mut serving)
-                            .await
-                            .unwrap_or(Ok(()))
+                let calls = async {
+                    if tokio::time::timeout(
+                        self.inner.shutdown_timeout,
+                        self.inner.inflight.wait_idle(),
+                    )
+                    .await
+                    .is_err()
+                    {
+                        tracing::warn!("shutdown: calls still in progress after the timeout");
                     }
+                };
+                let mut calls = std::pin::pin!(calls);
+                let finished = tokio::select! {
+                    result = &mut serving => {
+                        calls.await;
+                        Some(result)
+                    }
+                    () = &mut calls => None,
+                };
+                match finished {
+                    Some(result) => result,
+                    None => match tokio::time::timeout(RESPONSE_GRACE, &mut serving).await {
+                        Ok(result) => result,
+                        Err(_) => {
+                            sessions.cancel();
+                            tokio::time::timeout(RESPONSE_GRACE, &mut serving)
+                                .await
+                                .unwrap_or(Ok(()))
+                        }
+                    },
                 }
             }
         };

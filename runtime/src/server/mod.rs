@@ -69,7 +69,11 @@ mod placement;
 mod prompts;
 mod rate;
 #[cfg(feature = "http")]
+mod ready;
+#[cfg(feature = "http")]
 mod rebinding;
+#[cfg(feature = "http")]
+mod refused;
 #[cfg(feature = "http")]
 mod reply;
 #[cfg(feature = "http")]
@@ -79,6 +83,8 @@ mod resources;
 mod search;
 #[cfg(feature = "search")]
 mod search_call;
+#[cfg(feature = "redis")]
+mod shared_rate;
 mod shutdown;
 #[cfg(feature = "legacy-sse")]
 mod sse;
@@ -102,6 +108,8 @@ pub use placement::Placement;
 pub use reply::AUTH_ERROR_CODE;
 #[cfg(feature = "search")]
 pub use search::{CALL_TOOL, SEARCH_TOOL};
+#[cfg(feature = "redis")]
+pub use shared_rate::{RedisLimiter, RedisUnavailable, RedisUrlError};
 pub use shutdown::shutdown_signal;
 pub use state::Server;
 

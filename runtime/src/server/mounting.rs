@@ -142,6 +142,8 @@ pub(super) fn mounted_inner(
         prompts: Prompts::default(),
         resources: Resources::default(),
         server_config: rmcp::model::ServerConfig::default(),
+        #[cfg(feature = "metrics")]
+        metrics: root.metrics.clone(),
     };
     super::builder::configured(inner)
 }

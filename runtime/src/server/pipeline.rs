@@ -23,10 +23,13 @@ use serde_json::{Map, Value};
 use tokio::sync::Notify;
 
 use super::confirm::{Confirmation, confirm};
+use super::rate::Refused;
 use super::{Inner, OutputCheck};
-use crate::audit::{AuditEvent, AuditSink, AuditStatus, args_digest, now_rfc3339};
+use crate::audit::{
+    AuditEvent, AuditSink, AuditStatus, MAX_ERROR_CHARS, args_digest, error_text, now_rfc3339,
+};
 use crate::input::{self, InputRequired, Refusal, RoundEnd};
-use crate::{CallContext, Principal, ToolError, ToolResult};
+use crate::{CallContext, Content, Principal, ToolDef, ToolError, ToolResult};
 
 /// Longest tool name written to an audit record or echoed in an error (names of unknown tools
 /// come from the client).
@@ -119,6 +122,12 @@ impl InFlight {
         InFlightGuard(self)
     }
 
+    /// Calls in progress.
+    #[cfg(feature = "metrics")]
+    pub(crate) fn count(&self) -> usize {
+        self.count.load(Ordering::Acquire)
+    }
+
     /// Resolves once no call is in progress.
     pub(crate) async fn wait_idle(&self) {
         loop {
@@ -141,16 +150,40 @@ struct Pending<'a> {
     request_id: Option<String>,
     principal: Option<&'a Principal>,
     tool: &'a str,
+    /// The tool table's entry, once the tool is known to exist.
+    def: Option<&'static ToolDef>,
+    trace_id: Option<String>,
     args_sha256: String,
     args: Option<Value>,
 }
 
 impl Pending<'_> {
-    async fn finish(self, status: AuditStatus) {
-        self.finish_with(status, None).await;
+    /// Records a call that ended with `status`; `error` says why it failed (`None` on success).
+    async fn finish(self, status: AuditStatus, error: Option<String>) {
+        self.finish_with(status, None, error).await;
     }
 
-    async fn finish_with(self, status: AuditStatus, upstream_status: Option<u16>) {
+    async fn finish_with(
+        self,
+        status: AuditStatus,
+        upstream_status: Option<u16>,
+        error: Option<String>,
+    ) {
+        #[cfg(feature = "metrics")]
+        if let Some(metrics) = &self.inner.metrics {
+            metrics.call_finished(self.def, status, self.started.elapsed());
+        }
+        // The call's span (when it belongs to a trace) carries its outcome.
+        let span = tracing::Span::current();
+        if !span.is_none() {
+            span.record("status", status.as_str());
+            if let Some(code) = upstream_status {
+                span.record("upstream_status", code);
+            }
+            if let Some(principal) = self.principal {
+                span.record("principal", principal.id.as_str());
+            }
+        }
         if self.inner.audit.is_empty() {
             return;
         }
@@ -161,11 +194,17 @@ impl Pending<'_> {
             principal: self.principal.map(|p| p.id.clone()),
             key_id: self.principal.and_then(|p| p.key_id.clone()),
             tool: echoed(self.tool),
+            operation_id: self
+                .def
+                .and_then(|def| def.http.as_ref())
+                .map(|http| http.operation_id.to_owned()),
             status,
             duration_ms,
             upstream_status,
             args_sha256: self.args_sha256,
             args: self.args,
+            error: error.as_deref().map(error_text),
+            trace_id: self.trace_id,
         };
         self.inner.audit.record(event).await;
     }
@@ -188,7 +227,7 @@ pub(crate) async fn call_tool(
     } else {
         String::new()
     };
-    let pending = Pending {
+    let mut pending = Pending {
         inner,
         started: Instant::now(),
         time: if auditing {
@@ -199,6 +238,8 @@ pub(crate) async fn call_tool(
         request_id: ctx.request_id.clone(),
         principal,
         tool: name,
+        def: None,
+        trace_id: ctx.trace.as_ref().map(|t| t.trace_id()),
         args_sha256,
         args: (auditing && inner.audit_args).then(|| Value::Object(args.clone())),
     };
@@ -208,28 +249,63 @@ pub(crate) async fn call_tool(
     let (principal, entry) = match (principal, inner.catalog.get(name)) {
         (Some(p), Some(entry)) if p.may_call(entry.def) => (p, entry),
         _ => {
-            pending.finish(AuditStatus::Denied).await;
+            let error = unknown_tool_message(name);
+            pending.finish(AuditStatus::Denied, Some(error)).await;
             return Answer::UnknownTool;
         }
     };
+    pending.def = Some(entry.def);
 
-    if let Err(limited) = inner.rate.check(principal) {
-        pending.finish(AuditStatus::RateLimited).await;
-        return Answer::Result(ToolResult::error(format!(
-            "tool `{name}` was not called: {limited}"
-        )));
+    if !inner.audit.ready() {
+        let error = format!(
+            "tool `{name}` was not called: the audit database is unreachable, and this server \
+             refuses calls it cannot record; retry later"
+        );
+        pending
+            .finish(AuditStatus::Unavailable, Some(error.clone()))
+            .await;
+        return Answer::Result(ToolResult::error(error));
+    }
+
+    match inner.rate.admit(principal, entry.def.name).await {
+        Ok(()) => {}
+        Err(Refused::Limited(limited)) => {
+            let error = format!("tool `{name}` was not called: {limited}");
+            pending
+                .finish(AuditStatus::RateLimited, Some(error.clone()))
+                .await;
+            return Answer::Result(ToolResult::error(error));
+        }
+        Err(Refused::Unavailable) => {
+            let error = format!(
+                "tool `{name}` was not called: the rate limit store is unreachable, and this \
+                 server refuses calls it cannot limit; retry later"
+            );
+            pending
+                .finish(AuditStatus::Unavailable, Some(error.clone()))
+                .await;
+            return Answer::Result(ToolResult::error(error));
+        }
+    }
+    #[cfg(feature = "metrics")]
+    if inner.rate.failing_open()
+        && let Some(metrics) = &inner.metrics
+    {
+        metrics.rate_limit_store_error();
     }
 
     let (args, verdict) = inner.catalog.validators().validate_map(name, args);
     if let Err(problem) = verdict {
-        pending.finish(AuditStatus::InvalidArguments).await;
-        return Answer::Result(ToolResult::error(format!(
-            "invalid arguments for tool `{name}`: {problem}"
-        )));
+        let error = format!("invalid arguments for tool `{name}`: {problem}");
+        pending
+            .finish(AuditStatus::InvalidArguments, Some(error.clone()))
+            .await;
+        return Answer::Result(ToolResult::error(error));
     }
 
     let Some(set) = inner.sets.get(entry.set) else {
-        pending.finish(AuditStatus::ToolError).await;
+        let error = "the tool's tool set is missing".to_owned();
+        pending.finish(AuditStatus::ToolError, Some(error)).await;
         return Answer::UnknownTool;
     };
     let binding = if ctx.input.is_stateless() {
@@ -238,7 +314,8 @@ pub(crate) async fn call_tool(
         Vec::new()
     };
     if let Err(refused) = open_input(inner, &ctx, &binding) {
-        pending.finish(AuditStatus::InvalidArguments).await;
+        let error = answer_error(&refused);
+        pending.finish(AuditStatus::InvalidArguments, error).await;
         return refused;
     }
     ctx.principal = Some(Arc::new(principal.clone()));
@@ -247,18 +324,21 @@ pub(crate) async fn call_tool(
         match confirm(inner, &ctx, entry.def, &args).await {
             Confirmation::Confirmed => {}
             Confirmation::Refused(result) => {
-                pending.finish(AuditStatus::NotConfirmed).await;
+                let error = Some(result_text(&result));
+                pending.finish(AuditStatus::NotConfirmed, error).await;
                 return Answer::Result(result);
             }
             Confirmation::Pending => {
                 if let Some((status, answer)) = pending_input(inner, &ctx, &binding) {
-                    pending.finish(status).await;
+                    let error = answer_error(&answer);
+                    pending.finish(status, error).await;
                     return answer;
                 }
-                pending.finish(AuditStatus::NotConfirmed).await;
-                return Answer::Result(ToolResult::error(format!(
-                    "tool `{name}` was not called: not confirmed"
-                )));
+                let error = format!("tool `{name}` was not called: not confirmed");
+                pending
+                    .finish(AuditStatus::NotConfirmed, Some(error.clone()))
+                    .await;
+                return Answer::Result(ToolResult::error(error));
             }
         }
     }
@@ -273,10 +353,16 @@ pub(crate) async fn call_tool(
     // one that recovered from an unanswered question keeps its own result.
     let failed = !matches!(&outcome, Ok(Ok(result)) if !result.is_error);
     if failed && let Some((status, answer)) = pending_input(inner, &ctx, &binding) {
-        pending.finish(status).await;
+        let error = answer_error(&answer);
+        pending.finish(status, error).await;
         return answer;
     }
     let upstream_status = ctx.upstream_status();
+    #[cfg(feature = "metrics")]
+    if let (Some(metrics), Some(latency)) = (&inner.metrics, ctx.upstream_latency()) {
+        let timed_out = ctx.upstream_timed_out();
+        metrics.upstream_finished(entry.def, upstream_status, timed_out, latency);
+    }
     let (status, answer) = match outcome {
         Ok(Ok(result)) => {
             let mut result = check_output(inner, name, result);
@@ -319,8 +405,37 @@ pub(crate) async fn call_tool(
             )
         }
     };
-    pending.finish_with(status, upstream_status).await;
+    let error = answer_error(&answer);
+    pending.finish_with(status, upstream_status, error).await;
     answer
+}
+
+/// The error text an answer gave the client, for the audit record (`None` for a success and
+/// for a question to the client).
+fn answer_error(answer: &Answer) -> Option<String> {
+    match answer {
+        Answer::Result(result) if result.is_error => Some(result_text(result)),
+        Answer::Result(_) | Answer::InputRequired(_) => None,
+        Answer::UnknownTool => Some("the tool set that lists this tool refused it".to_owned()),
+        Answer::Refused(refusal) => Some(refusal.to_error().message.to_string()),
+    }
+}
+
+/// The text blocks of a result, joined by newlines, cut for the audit record.
+fn result_text(result: &ToolResult) -> String {
+    let mut text = String::new();
+    for content in &result.content {
+        if let Content::Text(t) = content {
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            text.push_str(t);
+            if text.len() > 4 * MAX_ERROR_CHARS {
+                break;
+            }
+        }
+    }
+    error_text(&text)
 }
 
 /// Checks a successful result's structured content against the tool's output schema, as the

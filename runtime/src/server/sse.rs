@@ -33,8 +33,10 @@ use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use tokio_util::sync::CancellationToken;
 
 use super::handler::McpHandler;
+use super::refused::audit_refused;
 use super::reply::{jsonrpc_error, unauthorized};
 use super::state::Inner;
+use crate::audit::AuditStatus;
 use crate::auth::AuthError;
 use crate::principal::Principal;
 
@@ -229,15 +231,14 @@ async fn post_message(State(state): State<SseState>, request: Request) -> Respon
         let Some(session) = sessions.get(id.as_str()) else {
             return session_not_found();
         };
-        if session.principal != principal {
-            tracing::warn!(session = %id, principal = %principal.id, "message refused: the session belongs to another caller");
-            return jsonrpc_error(
-                StatusCode::FORBIDDEN,
-                -32001,
-                "the session belongs to another caller",
-            );
-        }
-        session.to_server.clone()
+        (session.principal == principal).then(|| session.to_server.clone())
+    };
+    let Some(to_server) = to_server else {
+        tracing::warn!(session = %id, principal = %principal.id, "message refused: the session belongs to another caller");
+        let reason = "the session belongs to another caller";
+        let kind = (AuditStatus::Forbidden, "session_owner");
+        audit_refused(&state.inner, request, Some(&principal), kind, reason).await;
+        return jsonrpc_error(StatusCode::FORBIDDEN, -32001, reason);
     };
     // The request's parts go along with each message, as rmcp does on `/mcp`, so a call sees
     // the credential and headers of the POST that carried it.

@@ -74,6 +74,9 @@ pub(crate) struct Inner {
     /// Served at `/mcp` only; empty for mounts.
     pub(crate) resources: Resources,
     pub(crate) server_config: rmcp::model::ServerConfig,
+    /// Shared by every catalog of the server.
+    #[cfg(feature = "metrics")]
+    pub(crate) metrics: Option<Arc<crate::metrics::Metrics>>,
 }
 
 impl Inner {
@@ -107,6 +110,9 @@ pub struct Server {
     /// when there are no mounts.
     #[cfg(feature = "http")]
     pub(super) serve_root: bool,
+    /// `/metrics` on the server's own listener.
+    #[cfg(feature = "metrics")]
+    pub(super) metrics_endpoint: Option<crate::metrics::MetricsEndpoint>,
 }
 
 impl std::fmt::Debug for Server {

@@ -252,6 +252,12 @@ impl Upstream {
                 let mut prepared = request::build(&base.url, binding, args)?;
                 self.auth.apply(&mut prepared.headers, &mut prepared.url);
                 if let Some(ctx) = ctx {
+                    // The upstream request is a span of the call's trace.
+                    if let Some(trace) = &ctx.trace
+                        && let Ok(value) = http::HeaderValue::from_str(&trace.child().to_string())
+                    {
+                        prepared.headers.insert(crate::trace::TRACEPARENT, value);
+                    }
                     self.pass_through.apply(
                         &mut prepared.headers,
                         &mut prepared.url,
