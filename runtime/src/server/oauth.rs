@@ -77,12 +77,10 @@ pub(crate) fn metadata_routes(
     let placement = &inner.placement;
     let mut root = Router::new();
     if serve_root && inner.resource.oauth.is_some() {
-        root = root
-            .route(METADATA_PATH, get(metadata))
-            .route(
-                &format!("{METADATA_PATH}{}", inner.resource.path),
-                get(metadata),
-            );
+        root = root.route(METADATA_PATH, get(metadata)).route(
+            &format!("{METADATA_PATH}{}", inner.resource.path),
+            get(metadata),
+        );
         if !placement.base_path.is_empty() {
             root = root.route(&placement.root_path(METADATA_PATH), get(metadata));
         }
