@@ -184,10 +184,33 @@ fn every_spec_under_every_profile_advertises_valid_schemas_of_its_dialect() {
                         continue;
                     };
                     let what = format!("{}/{profile}: tool `{name}` {key}", folder.folder);
+                    if name == mcpgen_runtime::DESCRIBE_TOOLS.name {
+                        // The meta-tool listed next to summarised tools comes from mcpgen-core;
+                        // its schema uses only keywords every dialect reads alike.
+                        let core: Value =
+                            serde_json::from_str(mcpgen_runtime::DESCRIBE_TOOLS.input_schema)
+                                .expect("JSON");
+                        assert_eq!(schema, &core, "{what}");
+                        continue;
+                    }
                     check_schema(schema, profile, &what);
                     // The tool table serves exactly what tools.json shows.
                     let pretty = serde_json::to_string_pretty(schema).expect("a schema prints");
                     assert!(table.contains(&pretty), "{what}: not in src/tools.rs");
+                }
+            }
+            // The full schemas kept beside summarised ones follow the profile too.
+            let full: Value =
+                serde_json::from_str(&files["tools.full.json"]).expect("tools.full.json parses");
+            for tool in full["tools"].as_array().expect("tools") {
+                for key in ["inputSchema", "outputSchema"] {
+                    if let Some(schema) = tool.get(key) {
+                        let what = format!(
+                            "{}/{profile}: full {key} of {}",
+                            folder.folder, tool["name"]
+                        );
+                        check_schema(schema, profile, &what);
+                    }
                 }
             }
             // A profile changes what is advertised, never the Rust types (`cursor` may rename

@@ -708,3 +708,67 @@ async fn tokens_signed_with_rs256_es256_and_eddsa_are_accepted() {
         assert_eq!(response.status(), 200, "{kid:?} {header}");
     }
 }
+
+#[tokio::test]
+async fn under_a_base_path_the_metadata_and_the_audience_follow_the_public_url() {
+    let mut auth = AuthServer::start().await;
+    let upstream = synaplan_stand_in().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let keys = admin_keys_file(dir.path()).display().to_string();
+    let port = mcpgen_tests::free_port();
+    let origin = format!("http://127.0.0.1:{port}");
+    let public = format!("{origin}/api/v1/mcp");
+    let child = tokio::process::Command::new(workspace_binary("synaplan-mcp"))
+        .args(["--transport", "http", "--upstream-url", &upstream.url])
+        .args(["--listen", &format!("127.0.0.1:{port}")])
+        .args(["--keys", &keys, "--oauth-issuer", &auth.issuer])
+        .args(["--base-path", "/api/v1/mcp", "--public-url", &public])
+        .env("RUST_LOG", "error")
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("synaplan-mcp starts");
+    let _server = KillOnDrop(child);
+    assert!(wait_ready(&format!("{public}/healthz")).await, "not up");
+
+    // RFC 9728's path-suffixed form, and the same under the prefix for a proxy that forwards
+    // only the prefix: both name the public URL as the resource.
+    for path in [
+        "/.well-known/oauth-protected-resource/api/v1/mcp",
+        "/api/v1/mcp/.well-known/oauth-protected-resource",
+    ] {
+        let metadata: Value = reqwest::get(format!("{origin}{path}"))
+            .await
+            .expect("answers")
+            .error_for_status()
+            .unwrap_or_else(|e| panic!("{path}: {e}"))
+            .json()
+            .await
+            .expect("JSON");
+        assert_eq!(metadata["resource"], json!(public), "{path}");
+    }
+
+    // A 401 points at the metadata of the resource under the prefix.
+    let refused = post_to(&public, None, "synaplan_list_prompts").await;
+    assert_eq!(refused.status(), 401);
+    let expected =
+        format!("resource_metadata=\"{origin}/.well-known/oauth-protected-resource/api/v1/mcp\"");
+    assert!(
+        challenge(&refused).contains(&expected),
+        "{}",
+        challenge(&refused)
+    );
+
+    // The audience is the public URL: a token for it calls a tool, one for `/mcp` does not.
+    let token = auth
+        .token(json!({"aud": public, "scope": "mcp:read"}))
+        .await;
+    let called = post_to(&public, Some(&token), "synaplan_list_prompts").await;
+    assert_eq!(called.status(), 200);
+    let elsewhere = auth
+        .token(json!({"aud": format!("{origin}/mcp"), "scope": "mcp:read"}))
+        .await;
+    let refused = post_to(&public, Some(&elsewhere), "synaplan_list_prompts").await;
+    assert_eq!(refused.status(), 401);
+}
