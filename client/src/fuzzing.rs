@@ -16,7 +16,10 @@ pub struct FuzzEvent {
     pub oversized: Option<(u64, Option<String>)>,
 }
 
-fn frame_parts(frame: Frame) -> (Option<Vec<u8>>, Option<(u64, Option<String>)>) {
+/// A finished frame: its bytes if within the cap, else its size and the id found in it.
+pub type FuzzFrame = (Option<Vec<u8>>, Option<(u64, Option<String>)>);
+
+fn frame_parts(frame: Frame) -> FuzzFrame {
     match frame {
         Frame::Complete(bytes) => (Some(bytes), None),
         Frame::Oversized { size, id } => (
@@ -45,10 +48,7 @@ pub fn sse_events(limit: usize, chunks: &[&[u8]]) -> Vec<FuzzEvent> {
 
 /// Pushes `chunks` into one capped frame of `limit` bytes and finishes it: the bytes if
 /// within the cap, else the size and the id found.
-pub fn capped_frame(
-    limit: usize,
-    chunks: &[&[u8]],
-) -> (Option<Vec<u8>>, Option<(u64, Option<String>)>) {
+pub fn capped_frame(limit: usize, chunks: &[&[u8]]) -> FuzzFrame {
     let mut capped = Capped::new(limit);
     for chunk in chunks {
         capped.push(chunk);
