@@ -26,11 +26,6 @@ fuzz_target!(|data: &[u8]| {
         return;
     }
     let tolerant = tolerant_output(documented);
-    assert_eq!(
-        tolerant_output(&tolerant),
-        tolerant,
-        "relaxing is idempotent"
-    );
     let (Some(strict), Some(relaxed)) = (validator(documented), validator(&tolerant)) else {
         return;
     };
