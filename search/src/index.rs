@@ -663,7 +663,9 @@ mod tests {
             &format!(" {FORMAT_VERSION} {TOKENIZER_VERSION} "),
             1,
         );
-        let error = SearchIndex::parse(&text).err().expect("an error");
+        let Err(error) = SearchIndex::parse(&text) else {
+            panic!("the index was accepted");
+        };
         assert!(error.message.contains("missing"), "{}", error.message);
     }
 }
