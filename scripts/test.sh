@@ -39,6 +39,14 @@ cargo fmt --all -- --check
 step "cargo clippy (warnings are errors)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
+step "the fuzz targets compile (fuzz/ is a workspace of its own; scripts/fuzz.sh runs them)"
+if ! command -v c++ >/dev/null 2>&1; then
+  # libfuzzer-sys builds libFuzzer from C++ source.
+  apt-get install -y g++
+fi
+cargo fmt --manifest-path fuzz/Cargo.toml -- --check
+cargo check --manifest-path fuzz/Cargo.toml --locked
+
 step "generated/ matches a fresh generation"
 cargo run --quiet --locked -p generator -- generate --check
 

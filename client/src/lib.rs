@@ -17,6 +17,10 @@
 
 pub mod config;
 mod frame;
+/// Entry points for the fuzz targets (feature `fuzzing`); not part of the API.
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 mod session;
 mod sse;
 pub mod ssrf;

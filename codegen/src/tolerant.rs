@@ -12,7 +12,9 @@
 //! - `oneOf` becomes `anyOf` (branches without `required` overlap, and `oneOf` would then fail
 //!   on data that fits two of them);
 //! - validation-only keywords (`enum`, `const`, `pattern`, length, range and count limits) are
-//!   dropped; an enum's values move into the description so the model still sees them.
+//!   dropped; an enum's values move into the description so the model still sees them;
+//! - `not` and `if` subschemas stay as documented, so that relaxing never rejects data the
+//!   documented schema accepts.
 //!
 //! The documented schema is kept beside it for `strict` servers, which report any mismatch.
 
@@ -79,7 +81,12 @@ fn relax(schema: &mut Value) {
             }
         }
     }
+    // `not` and `if` are left as documented: relaxing what `not` excludes would reject more,
+    // and relaxing an `if` would send documented data to the other branch.
     for key in keywords::SUBSCHEMA {
+        if matches!(*key, "not" | "if") {
+            continue;
+        }
         if let Some(sub) = map.get_mut(*key) {
             relax(sub);
         }
@@ -248,6 +255,32 @@ mod tests {
                 "anyOf": [{"type": "object"}],
                 "allOf": [{"anyOf": [{"type": "object"}, {"type": "object"}]}]
             })
+        );
+    }
+
+    #[test]
+    fn what_not_excludes_and_if_conditions_stay_as_documented() {
+        // What the `output_check` fuzz target checks: relaxing the inside of `not` would reject
+        // `"ab"`, which the documented schema accepts. Each property is wrapped to accept null.
+        let documented = json!({
+            "type": "object",
+            "properties": {
+                "a": {"not": {"type": "string", "minLength": 3}},
+                "b": {"if": {"type": "string", "maxLength": 2}, "then": {"const": "x"}, "else": {"type": "string"}}
+            }
+        });
+        let tolerant = tolerant_output(&documented);
+        assert_eq!(
+            tolerant["properties"]["a"]["anyOf"][0]["not"],
+            json!({"type": "string", "minLength": 3})
+        );
+        assert_eq!(
+            tolerant["properties"]["b"]["anyOf"][0]["if"],
+            json!({"type": "string", "maxLength": 2})
+        );
+        assert_eq!(
+            tolerant["properties"]["b"]["anyOf"][0]["then"],
+            json!({"description": "Documented values: x."})
         );
     }
 }

@@ -225,6 +225,10 @@ pub struct ServeArgs {
     /// Largest request body accepted, in bytes.
     #[arg(long, env = "MCPGEN_MAX_BODY_BYTES", default_value_t = 4 * 1024 * 1024)]
     pub max_body_bytes: usize,
+    /// Seconds a client may take to send a request body after its headers; a client that
+    /// stalls longer gets HTTP 408 and its connection is closed.
+    #[arg(long, env = "MCPGEN_BODY_READ_TIMEOUT", default_value_t = 30)]
+    pub body_read_timeout: u64,
     /// What `tools/list` shows: `all` tools the caller may call, or `search` (for large APIs):
     /// the meta-tools `search_tools`, `describe_tools` and `call_tool`, plus the `--pin` tools.
     #[arg(long, env = "MCPGEN_TOOL_MODE", value_enum, default_value = "all")]
@@ -611,6 +615,7 @@ fn builder_with_auth(
         .allowed_origins(args.allowed_origins.clone())
         .allowed_hosts(args.allowed_hosts.clone())
         .max_body_bytes(args.max_body_bytes)
+        .body_read_timeout(Duration::from_secs(args.body_read_timeout))
         .output_check(args.output_check)
         .unconfirmable(args.unconfirmable_calls)
         .forward_headers(args.forward_headers.clone())

@@ -360,7 +360,10 @@ impl SearchIndex {
                 ),
             ));
         }
-        let mut docs = Vec::with_capacity(tools);
+        // Counts come from the text: reserve no more than its lines can hold, so a header
+        // that claims billions of tools is an error about a missing line, not an abort.
+        let lines_left = text.lines().count().saturating_sub(1);
+        let mut docs = Vec::with_capacity(tools.min(lines_left));
         for _ in 0..tools {
             let (n, line) = lines
                 .next()
@@ -374,7 +377,7 @@ impl SearchIndex {
                 )
             })?);
         }
-        let mut terms: Vec<(String, Vec<Posting>)> = Vec::with_capacity(term_count);
+        let mut terms: Vec<(String, Vec<Posting>)> = Vec::with_capacity(term_count.min(lines_left));
         for (n, line) in lines {
             let mut parts = line.split(' ');
             let term = parts.next().unwrap_or_default();
@@ -649,5 +652,20 @@ mod tests {
         assert_eq!(first("open a pull request"), Some("pulls_create"));
         assert_eq!(first("show pull requests"), Some("pulls_list"));
         assert_eq!(first("remove a pull request"), Some("pulls_delete"));
+    }
+
+    #[test]
+    fn a_header_claiming_huge_counts_is_an_error_not_an_abort() {
+        // Found by the `search_query` fuzz target: the declared counts were reserved up front.
+        let text = "mcpgen-search-index 2 1 99999999199999 2 1 99999999";
+        let text = text.replacen(
+            " 2 1 ",
+            &format!(" {FORMAT_VERSION} {TOKENIZER_VERSION} "),
+            1,
+        );
+        let Err(error) = SearchIndex::parse(&text) else {
+            panic!("the index was accepted");
+        };
+        assert!(error.message.contains("missing"), "{}", error.message);
     }
 }

@@ -59,6 +59,8 @@ pub struct ServerBuilder {
     allowed_hosts: Vec<String>,
     #[cfg(feature = "http")]
     max_body_bytes: usize,
+    #[cfg(feature = "http")]
+    body_read_timeout: Duration,
     shutdown_timeout: Duration,
     output_check: OutputCheck,
     unconfirmable: Unconfirmable,
@@ -249,6 +251,15 @@ impl ServerBuilder {
     /// requests get HTTP 413.
     pub fn max_body_bytes(mut self, bytes: usize) -> Self {
         self.max_body_bytes = bytes;
+        self
+    }
+
+    #[cfg(feature = "http")]
+    /// Sets how long a client may take to send a request body once its headers have arrived
+    /// (default [`DEFAULT_BODY_READ_TIMEOUT`](super::DEFAULT_BODY_READ_TIMEOUT)); a client that
+    /// stalls longer gets HTTP 408 and its connection is closed.
+    pub fn body_read_timeout(mut self, timeout: Duration) -> Self {
+        self.body_read_timeout = timeout;
         self
     }
 
@@ -504,6 +515,8 @@ impl ServerBuilder {
             rebinding,
             #[cfg(feature = "http")]
             max_body_bytes: self.max_body_bytes,
+            #[cfg(feature = "http")]
+            body_read_timeout: self.body_read_timeout,
             shutdown_timeout: self.shutdown_timeout,
             output_check: self.output_check,
             unconfirmable: self.unconfirmable,
@@ -569,6 +582,8 @@ impl Server {
             allowed_hosts: Vec::new(),
             #[cfg(feature = "http")]
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            #[cfg(feature = "http")]
+            body_read_timeout: super::config::DEFAULT_BODY_READ_TIMEOUT,
             shutdown_timeout: DEFAULT_SHUTDOWN_TIMEOUT,
             output_check: OutputCheck::default(),
             unconfirmable: Unconfirmable::default(),

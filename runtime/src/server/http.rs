@@ -187,8 +187,18 @@ fn too_large(max: usize) -> Response {
     )
 }
 
-/// Reads the body up to the limit (413 beyond it) and hands it on buffered.
-async fn limit_body(State(max): State<usize>, request: Request, next: Next) -> Response {
+/// The body-size layer's settings: the largest body, and how long a client may take to send it.
+#[derive(Clone, Copy)]
+struct BodyLimits {
+    max: usize,
+    timeout: Duration,
+}
+
+/// Reads the body up to the limit (413 beyond it) within the read timeout (408 past it, so a
+/// client that stalls mid-body does not hold its connection and buffer forever) and hands it
+/// on buffered.
+async fn limit_body(State(limits): State<BodyLimits>, request: Request, next: Next) -> Response {
+    let max = limits.max;
     let declared = request
         .headers()
         .get(header::CONTENT_LENGTH)
@@ -198,21 +208,48 @@ async fn limit_body(State(max): State<usize>, request: Request, next: Next) -> R
         return too_large(max);
     }
     let (parts, body) = request.into_parts();
-    let mut stream = body.into_data_stream();
-    let mut buffered = Vec::new();
-    while let Some(chunk) = stream.next().await {
-        let Ok(chunk) = chunk else {
-            return jsonrpc_error(
-                StatusCode::BAD_REQUEST,
-                -32600,
-                "the request body could not be read",
-            );
-        };
-        if buffered.len() + chunk.len() > max {
-            return too_large(max);
+    let read = async {
+        let mut stream = body.into_data_stream();
+        let mut buffered = Vec::new();
+        while let Some(chunk) = stream.next().await {
+            let Ok(chunk) = chunk else {
+                return Err(jsonrpc_error(
+                    StatusCode::BAD_REQUEST,
+                    -32600,
+                    "the request body could not be read",
+                ));
+            };
+            if buffered.len() + chunk.len() > max {
+                return Err(too_large(max));
+            }
+            buffered.extend_from_slice(&chunk);
         }
-        buffered.extend_from_slice(&chunk);
-    }
+        Ok(buffered)
+    };
+    let buffered = match tokio::time::timeout(limits.timeout, read).await {
+        Ok(Ok(buffered)) => buffered,
+        Ok(Err(refusal)) => return refusal,
+        Err(_) => {
+            tracing::debug!(
+                path = parts.uri.path(),
+                "request refused: the body did not arrive in time"
+            );
+            let mut response = jsonrpc_error(
+                StatusCode::REQUEST_TIMEOUT,
+                -32600,
+                &format!(
+                    "the request body did not arrive within {} ms",
+                    limits.timeout.as_millis()
+                ),
+            );
+            // The rest of the body may still be on its way: do not read it, close.
+            response.headers_mut().insert(
+                header::CONNECTION,
+                header::HeaderValue::from_static("close"),
+            );
+            return response;
+        }
+    };
     next.run(Request::from_parts(parts, Body::from(buffered)))
         .await
 }
@@ -412,7 +449,9 @@ fn mcp_routes(inner: &Arc<Inner>, path: &str, sessions: CancellationToken) -> Ro
             manager,
             config,
         );
-    let mut router = Router::new().route_service(path, service);
+    let mut router = Router::new()
+        .route_service(path, service)
+        .route_layer(middleware::from_fn(super::malformed::answer_malformed));
     if !param_headers.is_empty() {
         router = router.route_layer(middleware::from_fn_with_state(
             Arc::new(param_headers),
@@ -466,7 +505,11 @@ fn transport_routes(
 /// unknown path is authenticated like `/mcp`); a mount's only on its routes, so that its
 /// authenticators never answer for a path outside the mount.
 fn guarded(routes: Router, inner: &Arc<Inner>, policy: &Arc<Rebinding>, own: bool) -> Router {
-    let body = middleware::from_fn_with_state(inner.max_body_bytes, limit_body);
+    let limits = BodyLimits {
+        max: inner.max_body_bytes,
+        timeout: inner.body_read_timeout,
+    };
+    let body = middleware::from_fn_with_state(limits, limit_body);
     let auth = middleware::from_fn_with_state(inner.clone(), authenticate);
     let guard = RebindingGuard {
         policy: policy.clone(),

@@ -57,6 +57,8 @@ mod error;
 mod handler;
 #[cfg(feature = "http")]
 mod http;
+#[cfg(feature = "http")]
+mod malformed;
 mod mount;
 mod mounting;
 #[cfg(feature = "oauth")]
@@ -94,10 +96,10 @@ mod stdio;
 mod validate;
 
 pub use builder::ServerBuilder;
-#[cfg(feature = "http")]
-pub use config::DEFAULT_MAX_BODY_BYTES;
 #[cfg(feature = "search")]
 pub use config::ToolMode;
+#[cfg(feature = "http")]
+pub use config::{DEFAULT_BODY_READ_TIMEOUT, DEFAULT_MAX_BODY_BYTES};
 pub use config::{DEFAULT_SHUTDOWN_TIMEOUT, OutputCheck, Unconfirmable};
 pub use describe::DESCRIBE_TOOL;
 pub use error::{ConfigProblem, ServerError};

@@ -132,6 +132,8 @@ pub(super) fn mounted_inner(
         rebinding: root.rebinding.clone(),
         #[cfg(feature = "http")]
         max_body_bytes: root.max_body_bytes,
+        #[cfg(feature = "http")]
+        body_read_timeout: root.body_read_timeout,
         shutdown_timeout: root.shutdown_timeout,
         output_check: root.output_check,
         unconfirmable: root.unconfirmable,

@@ -33,6 +33,7 @@ use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use tokio_util::sync::CancellationToken;
 
 use super::handler::McpHandler;
+use super::malformed::{INVALID_REQUEST, PARSE_ERROR};
 use super::refused::audit_refused;
 use super::reply::{jsonrpc_error, unauthorized};
 use super::state::Inner;
@@ -265,9 +266,16 @@ async fn forward(
     let messages = match parse_messages(body) {
         Ok(messages) => messages,
         Err(error) => {
+            // Bytes that are not JSON are a parse error; JSON that is not a message is an
+            // invalid request.
+            let code = if serde_json::from_slice::<serde::de::IgnoredAny>(body).is_err() {
+                PARSE_ERROR
+            } else {
+                INVALID_REQUEST
+            };
             return jsonrpc_error(
                 StatusCode::BAD_REQUEST,
-                -32700,
+                code,
                 &format!("not a JSON-RPC message: {error}"),
             );
         }

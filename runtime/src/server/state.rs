@@ -60,6 +60,8 @@ pub(crate) struct Inner {
     pub(crate) rebinding: RebindingConfig,
     #[cfg(feature = "http")]
     pub(crate) max_body_bytes: usize,
+    #[cfg(feature = "http")]
+    pub(crate) body_read_timeout: Duration,
     pub(crate) shutdown_timeout: Duration,
     pub(crate) output_check: OutputCheck,
     pub(crate) unconfirmable: Unconfirmable,
