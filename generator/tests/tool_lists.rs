@@ -98,7 +98,9 @@ fn synaplan_exposes_the_v1_allowlist_and_nothing_else() {
             "synaplan_list_files",
             "synaplan_get_config",
             // The `chat-organizer` plugin's (specs/synaplan/plugins/), after the allowlist's.
-            "synaplan_rename_chat"
+            "synaplan_rename_chat",
+            // Listed after the tools: `synaplan_get_config`'s output schema is summarised.
+            "describe_tools"
         ]
     );
     let search = &tools(synaplan)[3];
