@@ -49,6 +49,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
+use super::authn::authenticate;
 use super::card;
 use super::error::ServerError;
 use super::handler::McpHandler;
@@ -56,12 +57,11 @@ use super::handler::McpHandler;
 use super::oauth;
 use super::param_headers::ParamHeaders;
 use super::rebinding::Rebinding;
-use super::refused::{audit_refused, auth_reason};
-use super::reply::{AUTH_ERROR_CODE, jsonrpc_error, refused, unauthorized};
+use super::refused::audit_refused;
+use super::reply::{AUTH_ERROR_CODE, jsonrpc_error, unauthorized};
 use super::state::{Inner, Server};
-use crate::CallerCredential;
 use crate::audit::AuditStatus;
-use crate::auth::{AuthError, Authenticator, credential_from_headers};
+use crate::auth::AuthError;
 use crate::principal::Principal;
 
 /// Most `/mcp` sessions whose owner is remembered; beyond it the oldest session is closed.
@@ -82,75 +82,6 @@ const HEADER_MISMATCH_CODE: i64 = -32020;
 /// How long, after the calls in progress have finished, shutdown lets their responses be
 /// written before closing the streams that are still open.
 const RESPONSE_GRACE: Duration = Duration::from_millis(500);
-
-/// Authenticates the request and puts the [`Principal`] into its extensions, together with the
-/// credential presented (as a [`CallerCredential`], for pass-through to upstreams).
-async fn authenticate(
-    State(inner): State<Arc<Inner>>,
-    mut request: Request,
-    next: Next,
-) -> Response {
-    let credential = credential_from_headers(request.headers());
-    let principal = match &inner.auth {
-        None => Principal::unrestricted("anonymous"),
-        Some(chain) => {
-            let resource = inner.resource.resource_url(request.headers());
-            match chain
-                .authenticate_for(credential.as_deref(), &resource)
-                .await
-            {
-                Ok(principal) => principal,
-                Err(error) => {
-                    tracing::debug!(%error, path = request.uri().path(), "request refused");
-                    let challenge = challenge(&inner, &request, &error);
-                    let status = match error {
-                        AuthError::Unavailable(_) => AuditStatus::Unavailable,
-                        _ => AuditStatus::Unauthenticated,
-                    };
-                    let kind = (status, auth_reason(&error));
-                    audit_refused(&inner, request, None, kind, &error.to_string()).await;
-                    return refused(&error, challenge);
-                }
-            }
-        }
-    };
-    // An OAuth access token is never sent upstream (it was issued for this server).
-    let passable = !is_oauth(&principal);
-    request.extensions_mut().insert(principal);
-    if let Some(credential) = credential.filter(|c| passable && !c.is_empty()) {
-        request
-            .extensions_mut()
-            .insert(CallerCredential::new(credential));
-    }
-    next.run(request).await
-}
-
-/// Whether `principal` authenticated with an OAuth access token.
-fn is_oauth(principal: &Principal) -> bool {
-    #[cfg(feature = "oauth")]
-    return principal
-        .key_id
-        .as_deref()
-        .is_some_and(|id| id.starts_with(crate::auth::oauth::OAUTH_KEY_ID_PREFIX));
-    #[cfg(not(feature = "oauth"))]
-    {
-        let _ = principal;
-        false
-    }
-}
-
-/// The `WWW-Authenticate` of a 401 on `inner`'s catalog, when OAuth configures one.
-#[cfg(feature = "oauth")]
-fn challenge(inner: &Inner, request: &Request, error: &AuthError) -> Option<String> {
-    let presented = (*error != AuthError::Missing).then(|| error.to_string());
-    super::oauth::challenge(&inner.resource, request.headers(), presented.as_deref())
-}
-
-/// Without OAuth, every 401 carries the default challenge.
-#[cfg(not(feature = "oauth"))]
-fn challenge(_: &Inner, _: &Request, _: &AuthError) -> Option<String> {
-    None
-}
 
 /// The `Host`/`Origin` policy, and the catalog whose audit records the calls it refuses
 /// (`None` for routes that serve no calls).

@@ -43,6 +43,8 @@
 //! Prompts ([`ServerBuilder::prompts`]) and resources ([`ServerBuilder::resources`]) are served
 //! at `/mcp`, next to the server's own tools.
 
+#[cfg(feature = "http")]
+mod authn;
 mod builder;
 #[cfg(feature = "http")]
 mod card;
