@@ -230,6 +230,34 @@ async fn two_replicas_behind_nginx_serve_both_eras_without_a_failure() {
         (on_a * per_session, (ids.len() - on_a) * per_session),
         "every call of a session is served by the replica its id names"
     );
+
+    // Legacy HTTP+SSE: the `sessionId` of the message URL names the replica too. Two
+    // streams, opened round robin, one on each replica.
+    for _ in 0..2 {
+        let run = tokio::process::Command::new(python())
+            .arg(repo_root().join("tests/python/call_tool.py"))
+            .args(["sse", TOOL, "{}", &format!("http://127.0.0.1:{port}/sse")])
+            .arg(format!("X-API-Key={KEY}"))
+            .kill_on_drop(true)
+            .output();
+        // A message posted to the wrong replica is never answered on the stream.
+        let out = tokio::time::timeout(Duration::from_secs(30), run)
+            .await
+            .expect("the legacy SSE call is answered within 30 s")
+            .expect("the Python client runs");
+        let printed = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            printed.contains(r#""ok": true"#) && printed.contains(r#""isError": false"#),
+            "a legacy SSE call through nginx: {printed}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let (a_sse, b_sse) = audited(&audit_a, &audit_b, 2002).await;
+    assert_eq!(
+        (a_sse - a_total, b_sse - b_total),
+        (1, 1),
+        "one legacy SSE session on each replica"
+    );
 }
 
 #[tokio::test]
