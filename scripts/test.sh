@@ -33,6 +33,12 @@ if ! command -v redis-server > /dev/null; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server
 fi
 
+step "nginx (apt), the load balancer in front of two replicas in tests/tests/replicas.rs"
+if ! command -v nginx > /dev/null; then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx
+fi
+
 step "cargo fmt --check"
 cargo fmt --all -- --check
 

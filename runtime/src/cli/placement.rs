@@ -1,4 +1,5 @@
-//! The flags that place a server behind a proxy: `--base-path` and `--public-url`.
+//! The flags that place a server behind a proxy: `--base-path`, `--public-url` and
+//! `--replica-name`.
 
 use crate::server::ServerBuilder;
 
@@ -17,6 +18,13 @@ pub struct PlacementArgs {
     /// SSE `endpoint` event, the server cards) is built from it.
     #[arg(long, env = "MCPGEN_PUBLIC_URL", value_name = "URL")]
     pub public_url: Option<String>,
+    /// This replica's name among several behind one load balancer (1 to 32 ASCII letters,
+    /// digits, `-` or `_`). Session ids it issues then start with `NAME.`, so the balancer can
+    /// send each session's requests to the replica holding it: route on the prefix of the
+    /// `Mcp-Session-Id` header (and of the legacy SSE `sessionId` query parameter), and
+    /// balance requests without one (stateless calls, new sessions) freely.
+    #[arg(long, env = "MCPGEN_REPLICA_NAME", value_name = "NAME")]
+    pub replica_name: Option<String>,
 }
 
 impl PlacementArgs {
@@ -27,6 +35,9 @@ impl PlacementArgs {
         }
         if let Some(url) = &self.public_url {
             builder = builder.public_url(url.clone());
+        }
+        if let Some(name) = &self.replica_name {
+            builder = builder.replica_name(name.clone());
         }
         builder
     }

@@ -46,6 +46,8 @@ pub struct ServerBuilder {
     #[cfg(feature = "http")]
     public_url: Option<String>,
     #[cfg(feature = "http")]
+    replica_name: Option<String>,
+    #[cfg(feature = "http")]
     insecure_no_auth: bool,
     audit: MultiSink,
     audit_args: bool,
@@ -131,6 +133,16 @@ impl ServerBuilder {
     /// credentials is refused by [`build`](Self::build).
     pub fn public_url(mut self, url: impl Into<String>) -> Self {
         self.public_url = Some(url.into());
+        self
+    }
+
+    #[cfg(feature = "http")]
+    /// Names this replica (`--replica-name`): every session id it issues starts with
+    /// `name.`, so that a load balancer can send the requests of a session to the replica
+    /// holding it (stateless requests go anywhere). 1 to 32 ASCII letters, digits, `-` or
+    /// `_`; anything else is refused by [`build`](Self::build).
+    pub fn replica_name(mut self, name: impl Into<String>) -> Self {
+        self.replica_name = Some(name.into());
         self
     }
 
@@ -394,6 +406,14 @@ impl ServerBuilder {
         };
         #[cfg(not(feature = "http"))]
         let placement = ();
+        #[cfg(feature = "http")]
+        if let Some(reason) = self
+            .replica_name
+            .as_deref()
+            .and_then(super::replica::name_problem)
+        {
+            problems.push(ConfigProblem::InvalidPlacement { reason });
+        }
         let request_states = match RequestStates::new(
             self.request_state_key.as_deref(),
             &self.previous_request_state_keys,
@@ -499,6 +519,8 @@ impl ServerBuilder {
             card_name: self.card_name,
             #[cfg(feature = "http")]
             placement,
+            #[cfg(feature = "http")]
+            replica: self.replica_name.map(Arc::from),
             sets: self.root.sets,
             catalog: tools.catalog,
             #[cfg(feature = "search")]
@@ -568,6 +590,8 @@ impl Server {
             base_path: None,
             #[cfg(feature = "http")]
             public_url: None,
+            #[cfg(feature = "http")]
+            replica_name: None,
             #[cfg(feature = "http")]
             insecure_no_auth: false,
             audit: MultiSink::new(),

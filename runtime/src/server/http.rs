@@ -373,6 +373,7 @@ fn mcp_routes(inner: &Arc<Inner>, path: &str, sessions: CancellationToken) -> Ro
     };
     // Checked when the server was built; a table that fails here has no tool to check.
     let param_headers = ParamHeaders::build(&inner.catalog).unwrap_or_default();
+    let replica = inner.replica.clone();
     let inner = inner.clone();
     let service: StreamableHttpService<McpHandler, LocalSessionManager> =
         StreamableHttpService::new(
@@ -389,7 +390,14 @@ fn mcp_routes(inner: &Arc<Inner>, path: &str, sessions: CancellationToken) -> Ro
             check_param_headers,
         ));
     }
-    router.route_layer(middleware::from_fn_with_state(owners, bind_session))
+    let router = router.route_layer(middleware::from_fn_with_state(owners, bind_session));
+    match &replica {
+        Some(name) => router.route_layer(middleware::from_fn_with_state(
+            name.clone(),
+            super::replica::prefix_sessions,
+        )),
+        None => router,
+    }
 }
 
 /// The routes of one catalog that need a credential: Streamable HTTP at `base` (`/mcp`, or

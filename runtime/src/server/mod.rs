@@ -79,6 +79,8 @@ mod rebinding;
 #[cfg(feature = "http")]
 mod refused;
 #[cfg(feature = "http")]
+mod replica;
+#[cfg(feature = "http")]
 mod reply;
 #[cfg(feature = "http")]
 mod resource_site;

@@ -116,6 +116,8 @@ pub(super) fn mounted_inner(
         card_name: None,
         #[cfg(feature = "http")]
         placement: root.placement.clone(),
+        #[cfg(feature = "http")]
+        replica: root.replica.clone(),
         sets: config.sets,
         catalog: tools.catalog,
         #[cfg(feature = "search")]

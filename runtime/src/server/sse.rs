@@ -112,7 +112,10 @@ async fn open_stream(State(state): State<SseState>, request: Request) -> Respons
     let Some(principal) = principal_of(&request) else {
         return unauthorized(&AuthError::Missing);
     };
-    let id = rmcp::transport::common::server_side_http::session_id();
+    let mut id = rmcp::transport::common::server_side_http::session_id();
+    if let Some(replica) = &state.inner.replica {
+        id = super::replica::issued(replica, &id).into();
+    }
     let ct = state.shutdown.child_token();
     let (to_server, from_client) = mpsc::channel::<ClientJsonRpcMessage>(CHANNEL_CAPACITY);
     let (to_client, from_server) = mpsc::channel::<ServerJsonRpcMessage>(CHANNEL_CAPACITY);

@@ -41,6 +41,9 @@ pub(crate) struct Inner {
     /// The base path and public URL; shared by every catalog of the server.
     #[cfg(feature = "http")]
     pub(crate) placement: Arc<Placement>,
+    /// The name session ids start with (`--replica-name`); shared by every catalog.
+    #[cfg(feature = "http")]
+    pub(crate) replica: Option<Arc<str>>,
     pub(crate) sets: Vec<Arc<dyn ToolSet>>,
     pub(crate) catalog: Catalog,
     /// Set in search mode.

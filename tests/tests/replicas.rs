@@ -1,0 +1,289 @@
+//! Two replicas of the generated Synaplan server behind a real nginx (from the system's
+//! packages, started here as a child process on loopback), driven by the official Python SDK
+//! client: 1,000 calls in the stateless 2026-07-28 era, balanced round robin over both
+//! replicas, and 1,000 calls in the session era, where each replica names its session ids
+//! (`--replica-name`) and nginx routes a session's requests on that prefix. Each replica
+//! writes its own audit file, so the audit records say which replica served each call.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use mcpgen_tests::{
+    KillOnDrop, admin_keys_file, free_port, repo_root, start_synaplan_http, synaplan_stand_in,
+    wait_port,
+};
+use serde_json::Value;
+
+const TOOL: &str = "synaplan_list_prompts";
+const KEY: &str = "admin-key-0123456789";
+
+/// nginx's configuration: requests whose session id (the `Mcp-Session-Id` header, or the
+/// legacy SSE `sessionId` query parameter) starts with `a.` or `b.` go to that replica,
+/// every other request round robin to either; temporary files, pid and logs in `dir`.
+fn nginx_conf(dir: &Path, listen: u16, a: &str, b: &str) -> String {
+    let dir = dir.display();
+    // One process (no master and workers): killing it leaves nothing behind, and as root it
+    // keeps the test's own user instead of handing requests to workers running as `nobody`.
+    format!(
+        r#"daemon off;
+master_process off;
+pid {dir}/nginx.pid;
+error_log {dir}/error.log warn;
+events {{ worker_connections 1024; }}
+http {{
+    access_log off;
+    client_body_temp_path {dir}/client_body;
+    proxy_temp_path {dir}/proxy;
+    fastcgi_temp_path {dir}/fastcgi;
+    uwsgi_temp_path {dir}/uwsgi;
+    scgi_temp_path {dir}/scgi;
+
+    map "$http_mcp_session_id$arg_sessionId" $mcp_replica {{
+        default  mcp_any;
+        "~^a\."  mcp_a;
+        "~^b\."  mcp_b;
+    }}
+    upstream mcp_any {{ server {a}; server {b}; keepalive 32; }}
+    upstream mcp_a {{ server {a}; keepalive 16; }}
+    upstream mcp_b {{ server {b}; keepalive 16; }}
+
+    server {{
+        listen 127.0.0.1:{listen};
+        location / {{
+            proxy_pass http://$mcp_replica;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+            proxy_set_header Host $http_host;
+            proxy_buffering off;
+            proxy_read_timeout 300s;
+        }}
+    }}
+}}
+"#
+    )
+}
+
+/// Starts nginx in front of the replicas at `a` and `b` (`127.0.0.1:PORT`); returns it and
+/// its port once it accepts connections.
+async fn start_nginx(dir: &Path, a: &str, b: &str) -> (KillOnDrop, u16) {
+    let port = free_port();
+    let conf = dir.join("nginx.conf");
+    std::fs::write(&conf, nginx_conf(dir, port, a, b)).expect("write nginx.conf");
+    let child = tokio::process::Command::new("nginx")
+        .arg("-p")
+        .arg(dir)
+        .arg("-e")
+        .arg(dir.join("error.log"))
+        .arg("-c")
+        .arg(&conf)
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("nginx is installed (scripts/test.sh installs it with apt-get install nginx)");
+    let nginx = KillOnDrop(child);
+    assert!(
+        wait_port(port).await,
+        "nginx listens on {port}: {}",
+        std::fs::read_to_string(dir.join("error.log")).unwrap_or_default()
+    );
+    (nginx, port)
+}
+
+/// The Python SDK's interpreter, installed by `scripts/test.sh` into `tests/python/.venv`.
+fn python() -> PathBuf {
+    let path = repo_root().join("tests/python/.venv/bin/python");
+    assert!(
+        path.exists(),
+        "{} is missing; run scripts/test.sh, which installs tests/python/requirements.txt",
+        path.display()
+    );
+    path
+}
+
+/// `clients` official Python clients, side by side, each making `calls` calls of [`TOOL`]
+/// through `url` in `era` (`stateless` or `session`); what `replica_calls.py` printed.
+async fn python_calls(url: &str, era: &str, clients: u32, calls: u32) -> Value {
+    let out = tokio::time::timeout(
+        Duration::from_secs(120),
+        tokio::process::Command::new(python())
+            .arg(repo_root().join("tests/python/replica_calls.py"))
+            .args([url, era, &clients.to_string(), &calls.to_string(), TOOL])
+            .arg(format!("X-API-Key={KEY}"))
+            .kill_on_drop(true)
+            .output(),
+    )
+    .await
+    .expect("the Python clients finish within 120 s")
+    .expect("the Python client runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    serde_json::from_str(stdout.lines().last().unwrap_or_default()).unwrap_or_else(|_| {
+        panic!(
+            "the Python client printed no JSON line ({era}, status {}):\n{stdout}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+/// Successful calls of [`TOOL`] in the audit file at `path`.
+fn audited_ok(path: &Path) -> usize {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|record| record["tool"] == TOOL && record["status"] == "ok")
+        .count()
+}
+
+/// The successful calls audited by replicas `a` and `b`, once they add up to `total` (the
+/// audit is written in batches); at most ten seconds.
+async fn audited(a: &Path, b: &Path, total: usize) -> (usize, usize) {
+    let mut counts = (0, 0);
+    for _ in 0..100 {
+        counts = (audited_ok(a), audited_ok(b));
+        if counts.0 + counts.1 >= total {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    counts
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn two_replicas_behind_nginx_serve_both_eras_without_a_failure() {
+    let upstream = synaplan_stand_in().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let keys = admin_keys_file(dir.path());
+    let keys = keys.to_str().expect("utf8");
+    let audit_a = dir.path().join("a.jsonl");
+    let audit_b = dir.path().join("b.jsonl");
+    let replica = |name: &'static str, audit: &Path| {
+        let audit = audit.to_str().expect("utf8").to_owned();
+        let url = upstream.url.clone();
+        async move {
+            start_synaplan_http(
+                &url,
+                &[
+                    "--keys",
+                    keys,
+                    "--replica-name",
+                    name,
+                    "--audit-log",
+                    &audit,
+                ],
+            )
+            .await
+        }
+    };
+    let (_a, url_a) = replica("a", &audit_a).await;
+    let (_b, url_b) = replica("b", &audit_b).await;
+    let nginx_dir = dir.path().join("nginx");
+    std::fs::create_dir(&nginx_dir).expect("nginx folder");
+    let (_nginx, port) = start_nginx(
+        &nginx_dir,
+        url_a.trim_start_matches("http://"),
+        url_b.trim_start_matches("http://"),
+    )
+    .await;
+    let url = format!("http://127.0.0.1:{port}/mcp");
+
+    // Stateless: no session, every request on whichever replica nginx picks.
+    let stateless = python_calls(&url, "stateless", 10, 100).await;
+    assert_eq!(stateless["failed"], 0, "{stateless}");
+    assert_eq!(stateless["ok"], 1000, "{stateless}");
+    assert_eq!(stateless["versions"], serde_json::json!(["2026-07-28"]));
+    assert_eq!(stateless["sessions"], serde_json::json!([]), "{stateless}");
+    let (a, b) = audited(&audit_a, &audit_b, 1000).await;
+    assert_eq!(a + b, 1000, "one audit record per stateless call");
+    assert!(
+        a >= 300 && b >= 300,
+        "each replica serves at least 30% of the stateless calls: a {a}, b {b}"
+    );
+
+    // Sessions: opened round robin on either replica, then routed on their id's prefix.
+    let session = python_calls(&url, "session", 10, 100).await;
+    assert_eq!(session["failed"], 0, "{session}");
+    assert_eq!(session["ok"], 1000, "{session}");
+    let ids: Vec<&str> = session["sessions"]
+        .as_array()
+        .expect("session ids")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(ids.len(), 10, "one session per client: {ids:?}");
+    assert!(
+        !session["versions"].to_string().contains("2026-07-28"),
+        "the session era: {session}"
+    );
+    assert!(
+        ids.iter().any(|id| id.starts_with("a.")) && ids.iter().any(|id| id.starts_with("b.")),
+        "sessions on both replicas, named by them: {ids:?}"
+    );
+    let (a_total, b_total) = audited(&audit_a, &audit_b, 2000).await;
+    assert_eq!(a_total + b_total, 2000, "one audit record per call");
+    let per_session = 100;
+    let on_a = ids.iter().filter(|id| id.starts_with("a.")).count();
+    assert_eq!(
+        (a_total - a, b_total - b),
+        (on_a * per_session, (ids.len() - on_a) * per_session),
+        "every call of a session is served by the replica its id names"
+    );
+
+    // Legacy HTTP+SSE: the `sessionId` of the message URL names the replica too. Two
+    // streams, opened round robin, one on each replica.
+    for _ in 0..2 {
+        let run = tokio::process::Command::new(python())
+            .arg(repo_root().join("tests/python/call_tool.py"))
+            .args(["sse", TOOL, "{}", &format!("http://127.0.0.1:{port}/sse")])
+            .arg(format!("X-API-Key={KEY}"))
+            .kill_on_drop(true)
+            .output();
+        // A message posted to the wrong replica is never answered on the stream.
+        let out = tokio::time::timeout(Duration::from_secs(30), run)
+            .await
+            .expect("the legacy SSE call is answered within 30 s")
+            .expect("the Python client runs");
+        let printed = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            printed.contains(r#""ok": true"#) && printed.contains(r#""isError": false"#),
+            "a legacy SSE call through nginx: {printed}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let (a_sse, b_sse) = audited(&audit_a, &audit_b, 2002).await;
+    assert_eq!(
+        (a_sse - a_total, b_sse - b_total),
+        (1, 1),
+        "one legacy SSE session on each replica"
+    );
+}
+
+#[tokio::test]
+async fn a_replica_name_that_cannot_start_a_session_id_stops_the_start() {
+    let out = tokio::process::Command::new(mcpgen_tests::workspace_binary("synaplan-mcp"))
+        .args([
+            "--transport",
+            "http",
+            "--no-auth",
+            "--listen",
+            "127.0.0.1:0",
+        ])
+        .args([
+            "--upstream-url",
+            "http://127.0.0.1:9",
+            "--replica-name",
+            "a.b",
+        ])
+        .kill_on_drop(true)
+        .output()
+        .await
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "started with a bad replica name");
+    assert!(
+        stderr.contains("--replica-name") && stderr.contains("letters, digits"),
+        "the message names the flag and the fix: {stderr}"
+    );
+}
