@@ -12,10 +12,12 @@ use clap::{CommandFactory, FromArgMatches, Parser, ValueEnum};
 mod key_check_args;
 mod oauth_args;
 mod placement;
+mod upstream_guard;
 mod values;
 pub use key_check_args::KeyCheckArgs;
 pub use oauth_args::OAuthArgs;
 pub use placement::PlacementArgs;
+pub use upstream_guard::UpstreamGuardArgs;
 pub use values::{RateSpec, parse_rate};
 use values::{parse_positive_bytes, request_state_keys};
 #[cfg(any(feature = "postgres", feature = "sqlite"))]
@@ -145,6 +147,10 @@ pub struct ServeArgs {
         value_parser = parse_positive_bytes
     )]
     pub upstream_max_response_bytes: usize,
+    /// The upstream's concurrency cap, circuit breaker and retry (`--upstream-max-concurrency`,
+    /// `--upstream-queue-timeout`, `--upstream-breaker-*`, `--upstream-no-retry`).
+    #[command(flatten)]
+    pub upstream_guard: UpstreamGuardArgs,
     /// Check tool results against their output schema: `tolerant` (the advertised schema,
     /// which tolerates fields left out, added or null; data that still does not fit becomes an
     /// error result carrying it as text), `strict` (the documented schema; any mismatch is an
@@ -415,7 +421,8 @@ pub fn upstream(app: &App, args: &ServeArgs) -> Result<Upstream, String> {
         .ok_or("no upstream URL: pass --upstream-url (or set MCPGEN_UPSTREAM_URL)")?;
     let mut config = UpstreamConfig::new(url)
         .with_timeout(Duration::from_secs(args.upstream_timeout))
-        .with_max_response_bytes(args.upstream_max_response_bytes);
+        .with_max_response_bytes(args.upstream_max_response_bytes)
+        .with_guard(args.upstream_guard.config());
     if let Some(key) = &args.upstream_api_key {
         let mut attached = false;
         for scheme in app.security_schemes {
