@@ -238,6 +238,16 @@ pub struct ServeArgs {
     /// stalls longer gets HTTP 408 and its connection is closed.
     #[arg(long, env = "MCPGEN_BODY_READ_TIMEOUT", default_value_t = 30)]
     pub body_read_timeout: u64,
+    /// Seconds a client may take to send a request's headers; a slower client (e.g. one that
+    /// trickles them byte by byte) has its connection closed.
+    #[arg(
+        long,
+        env = "MCPGEN_HEADER_READ_TIMEOUT",
+        default_value_t = 30,
+        value_parser = clap::value_parser!(u64).range(1..),
+        value_name = "SECONDS"
+    )]
+    pub header_read_timeout: u64,
     /// What `tools/list` shows: `all` tools the caller may call, or `search` (for large APIs):
     /// the meta-tools `search_tools`, `describe_tools` and `call_tool`, plus the `--pin` tools.
     #[arg(long, env = "MCPGEN_TOOL_MODE", value_enum, default_value = "all")]
@@ -582,6 +592,7 @@ fn builder_with_auth(
         .allowed_hosts(args.allowed_hosts.clone())
         .max_body_bytes(args.max_body_bytes)
         .body_read_timeout(Duration::from_secs(args.body_read_timeout))
+        .header_read_timeout(Duration::from_secs(args.header_read_timeout))
         .output_check(args.output_check)
         .unconfirmable(args.unconfirmable_calls)
         .forward_headers(args.forward_headers.clone())
