@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 use clap::Parser as _;
 use mcpgen_runtime::cli::ServeArgs;
 use mcpgen_runtime::server::{DEFAULT_HEADER_READ_TIMEOUT, Server};
-use support::{Notes, Recorder, Running, builder};
+use serde_json::json;
+use support::{Notes, Recorder, Running, builder, call, connect, text};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -105,6 +106,26 @@ async fn a_request_sent_in_time_is_served_on_a_kept_alive_connection() {
             .expect("the request succeeds");
         assert!(response.status().is_success());
     }
+    running.stop().await.expect("the server stops");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_session_outlives_the_header_read_timeout_idle_and_in_long_calls() {
+    let running = server(Duration::from_secs(1)).await;
+    let client = connect(&running.url, "reader-key").await;
+    // Idle for longer than the timeout, then calls whose answers take as long as it.
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    for _ in 0..2 {
+        let result = tokio::time::timeout(
+            Duration::from_secs(10),
+            client.call_tool(call("slow", json!({"ms": 1000}))),
+        )
+        .await
+        .expect("answered in time")
+        .expect("answered");
+        assert_eq!(text(&result), "waited 1000 ms");
+    }
+    let _ = client.cancel().await;
     running.stop().await.expect("the server stops");
 }
 
