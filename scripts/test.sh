@@ -27,6 +27,12 @@ if ! compgen -G "/usr/lib/postgresql/*/bin/initdb" > /dev/null; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql
 fi
 
+step "sqlite3 (apt), which the SQLite audit test reads its database with"
+if ! command -v sqlite3 > /dev/null; then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq sqlite3
+fi
+
 step "Redis (apt), which the shared rate limit tests start on loopback"
 if ! command -v redis-server > /dev/null; then
   apt-get update -qq

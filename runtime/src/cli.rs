@@ -12,10 +12,12 @@ use clap::{CommandFactory, FromArgMatches, Parser, ValueEnum};
 mod key_check_args;
 mod oauth_args;
 mod placement;
+mod upstream_guard;
 mod values;
 pub use key_check_args::KeyCheckArgs;
 pub use oauth_args::OAuthArgs;
 pub use placement::PlacementArgs;
+pub use upstream_guard::UpstreamGuardArgs;
 pub use values::{RateSpec, parse_rate};
 use values::{parse_positive_bytes, request_state_keys};
 #[cfg(any(feature = "postgres", feature = "sqlite"))]
@@ -145,6 +147,10 @@ pub struct ServeArgs {
         value_parser = parse_positive_bytes
     )]
     pub upstream_max_response_bytes: usize,
+    /// The upstream's concurrency cap, circuit breaker and retry (`--upstream-max-concurrency`,
+    /// `--upstream-queue-timeout`, `--upstream-breaker-*`, `--upstream-no-retry`).
+    #[command(flatten)]
+    pub upstream_guard: UpstreamGuardArgs,
     /// Check tool results against their output schema: `tolerant` (the advertised schema,
     /// which tolerates fields left out, added or null; data that still does not fit becomes an
     /// error result carrying it as text), `strict` (the documented schema; any mismatch is an
@@ -232,6 +238,16 @@ pub struct ServeArgs {
     /// stalls longer gets HTTP 408 and its connection is closed.
     #[arg(long, env = "MCPGEN_BODY_READ_TIMEOUT", default_value_t = 30)]
     pub body_read_timeout: u64,
+    /// Seconds a client may take to send a request's headers; a slower client (e.g. one that
+    /// trickles them byte by byte) has its connection closed.
+    #[arg(
+        long,
+        env = "MCPGEN_HEADER_READ_TIMEOUT",
+        default_value_t = 30,
+        value_parser = clap::value_parser!(u64).range(1..),
+        value_name = "SECONDS"
+    )]
+    pub header_read_timeout: u64,
     /// What `tools/list` shows: `all` tools the caller may call, or `search` (for large APIs):
     /// the meta-tools `search_tools`, `describe_tools` and `call_tool`, plus the `--pin` tools.
     #[arg(long, env = "MCPGEN_TOOL_MODE", value_enum, default_value = "all")]
@@ -415,7 +431,8 @@ pub fn upstream(app: &App, args: &ServeArgs) -> Result<Upstream, String> {
         .ok_or("no upstream URL: pass --upstream-url (or set MCPGEN_UPSTREAM_URL)")?;
     let mut config = UpstreamConfig::new(url)
         .with_timeout(Duration::from_secs(args.upstream_timeout))
-        .with_max_response_bytes(args.upstream_max_response_bytes);
+        .with_max_response_bytes(args.upstream_max_response_bytes)
+        .with_guard(args.upstream_guard.config());
     if let Some(key) = &args.upstream_api_key {
         let mut attached = false;
         for scheme in app.security_schemes {
@@ -575,6 +592,7 @@ fn builder_with_auth(
         .allowed_hosts(args.allowed_hosts.clone())
         .max_body_bytes(args.max_body_bytes)
         .body_read_timeout(Duration::from_secs(args.body_read_timeout))
+        .header_read_timeout(Duration::from_secs(args.header_read_timeout))
         .output_check(args.output_check)
         .unconfirmable(args.unconfirmable_calls)
         .forward_headers(args.forward_headers.clone())

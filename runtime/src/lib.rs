@@ -78,7 +78,10 @@ pub use resource::{
 };
 pub use toolset::{CallContext, CallerCredential, ForwardedHeaders, ToolError, ToolRate, ToolSet};
 #[cfg(feature = "openapi")]
-pub use upstream::{Credential, Invoked, PreparedRequest, Upstream, UpstreamConfig, UpstreamError};
+pub use upstream::{
+    Credential, GuardConfig, GuardRefusal, GuardReport, Invoked, PreparedRequest, Upstream,
+    UpstreamConfig, UpstreamError,
+};
 
 /// JSON Schema for application tools' types (schemars 1.x): derive
 /// [`JsonSchema`](schemars::JsonSchema) on what `#[mcp_tool]` functions take and return.

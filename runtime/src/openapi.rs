@@ -65,7 +65,11 @@ impl ToolSet for OpenApiTools {
             let started = std::time::Instant::now();
             let invoked = self.upstream.invoke_with(tool, args, ctx).await;
             ctx.report_upstream(invoked.status, invoked.timed_out);
-            ctx.report_upstream_latency(started.elapsed());
+            ctx.report_upstream_guard(invoked.guard);
+            // A call the guard refused sent no request, so there is no latency to count.
+            if invoked.guard.refused.is_none() {
+                ctx.report_upstream_latency(started.elapsed());
+            }
             Ok(invoked.result)
         })
     }

@@ -1,7 +1,7 @@
 //! The trait servers dispatch tool calls through.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use serde_json::{Map, Value};
@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 use crate::input::InputChannel;
 use crate::notify::{Cancellation, Notifier};
 use crate::trace::TraceParent;
+use crate::upstream::GuardReport;
 use crate::{BoxFuture, Principal, ToolDef, ToolResult};
 
 /// A credential the MCP caller presented (an API key or bearer token), handed on so an upstream
@@ -116,6 +117,8 @@ struct UpstreamReport {
     timed_out: AtomicBool,
     /// How long the upstream exchange took, in microseconds; 0 while none was reported.
     micros: AtomicU64,
+    /// What the upstream's guard did with the call.
+    guard: Mutex<GuardReport>,
 }
 
 impl Clone for UpstreamReport {
@@ -124,6 +127,7 @@ impl Clone for UpstreamReport {
             status: AtomicU16::new(self.status.load(Ordering::Relaxed)),
             timed_out: AtomicBool::new(self.timed_out.load(Ordering::Relaxed)),
             micros: AtomicU64::new(self.micros.load(Ordering::Relaxed)),
+            guard: Mutex::new(*self.guard.lock().unwrap_or_else(PoisonError::into_inner)),
         }
     }
 }
@@ -207,6 +211,25 @@ impl CallContext {
             0 => None,
             status => Some(status),
         }
+    }
+
+    /// Records what the upstream's guard (concurrency cap, circuit breaker, retry) did with
+    /// the call; the audit status and the metrics show it.
+    pub fn report_upstream_guard(&self, guard: GuardReport) {
+        *self
+            .upstream
+            .guard
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = guard;
+    }
+
+    /// What the upstream's guard did with the call, as reported.
+    pub fn upstream_guard(&self) -> GuardReport {
+        *self
+            .upstream
+            .guard
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Whether the call's upstream request was reported as timed out.

@@ -354,9 +354,16 @@ async fn retry_after_is_passed_on() {
         call(&server, &get("/down")).await,
         Invoked::new(ToolResult::error(
             "GET /down failed with status 503 Service Unavailable (empty body)\nThe upstream \
-             asks to retry after Wed, 21 Oct 2015 07:28:00 GMT."
+             asks to retry after Wed, 21 Oct 2015 07:28:00 GMT.\nThe request was retried once \
+             after a short wait and failed again; the upstream API may be briefly \
+             unavailable, retry later."
         ))
         .with_status(503)
+        // A GET answered 503 is sent once more.
+        .with_guard(mcpgen_runtime::GuardReport {
+            retried: true,
+            ..Default::default()
+        })
     );
 }
 

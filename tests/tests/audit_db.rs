@@ -446,6 +446,99 @@ async fn a_mixed_run_leaves_exactly_one_row_per_call_with_its_status_and_error()
     server.start_kill().ok();
 }
 
+/// The rows of `sql` in the SQLite database `db`, columns joined by `|`, read with the
+/// system's `sqlite3`.
+fn sqlite_query(db: &Path, sql: &str) -> Vec<String> {
+    let out = Command::new("sqlite3")
+        .args(["-batch", "-separator", "|"])
+        .arg(db)
+        .arg(sql)
+        .output()
+        .expect("sqlite3 runs (apt-get install sqlite3)");
+    assert!(
+        out.status.success(),
+        "sqlite3 {sql}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+#[tokio::test]
+async fn sqlite_gets_one_row_per_call_as_the_jsonl_log_has_it() {
+    let upstream = synaplan_stand_in().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let audit = dir.path().join("audit.jsonl");
+    let db = dir.path().join("audit.db");
+    let db_flag = format!("sqlite://{}", db.display());
+    let (mut server, url) = start_server(
+        &upstream.url,
+        dir.path(),
+        &[
+            "--audit-db",
+            &db_flag,
+            "--audit-fsync",
+            "always",
+            "--audit-log",
+            audit.to_str().expect("utf8"),
+        ],
+    )
+    .await;
+    let http = reqwest::Client::new();
+    let list = "synaplan_list_prompts";
+    // ok ×2, invalid arguments, upstream 500 ×2, unauthenticated.
+    for id in 1..=2 {
+        let (status, answer) = raw_call(&http, &url, id, READER, list, json!({})).await;
+        assert_eq!(status, 200);
+        assert_ne!(answer["result"]["isError"], true, "{answer}");
+    }
+    raw_call(&http, &url, 3, READER, list, json!({"language": "english"})).await;
+    for id in 4..=5 {
+        raw_call(&http, &url, id, READER, "synaplan_list_files", json!({})).await;
+    }
+    assert_eq!(raw_call(&http, &url, 6, None, list, json!({})).await.0, 401);
+
+    let from_file: BTreeSet<(String, String, String, String)> = std::fs::read_to_string(&audit)
+        .expect("audit log")
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("json"))
+        .map(|r| {
+            let field = |name: &str| r[name].as_str().unwrap_or_default().replace('\n', " ");
+            (
+                field("request_id"),
+                field("status"),
+                field("tool"),
+                field("error"),
+            )
+        })
+        .collect();
+    assert_eq!(from_file.len(), 6, "{from_file:#?}");
+    let from_db: BTreeSet<(String, String, String, String)> = sqlite_query(
+        &db,
+        "SELECT coalesce(request_id, ''), status, tool, \
+         replace(coalesce(error, ''), char(10), ' ') FROM mcpgen_audit",
+    )
+    .iter()
+    .map(|row| {
+        let mut cols = row.splitn(4, '|').map(str::to_owned);
+        let mut col = || cols.next().unwrap_or_default();
+        (col(), col(), col(), col())
+    })
+    .collect();
+    assert_eq!(from_db, from_file);
+    assert_eq!(
+        sqlite_query(
+            &db,
+            "SELECT count(*) FROM mcpgen_audit WHERE upstream_status = 500 \
+             AND operation_id IS NOT NULL AND length(args_sha256) = 64 AND duration_ms >= 0"
+        ),
+        ["2"]
+    );
+    server.start_kill().ok();
+}
+
 /// Calls from `workers` concurrent loops, each with ids of its own, until `stop` is set;
 /// returns the ids of the calls that were answered (acknowledged).
 fn call_loops(

@@ -84,7 +84,9 @@ pub enum AuditStatus {
     /// `Origin`, or a session that belongs to another principal).
     Forbidden,
     /// The call was refused before it started because a backend the configuration makes
-    /// essential was unreachable (the audit database with `--audit-db-unavailable refuse`).
+    /// essential was unreachable (the audit database with `--audit-db-unavailable refuse`),
+    /// or because the upstream API's circuit breaker is open or its concurrency cap stayed
+    /// full (nothing was sent upstream).
     Unavailable,
 }
 

@@ -9,6 +9,10 @@
 //! | `mcpgen_tool_call_duration_seconds` | histogram | `tool` |
 //! | `mcpgen_upstream_requests_total` | counter | `tool`, `code` (HTTP status, `timeout` or `error`) |
 //! | `mcpgen_upstream_duration_seconds` | histogram | `tool` |
+//! | `mcpgen_upstream_retries_total` | counter | `tool` |
+//! | `mcpgen_upstream_refused_total` | counter | `tool`, `reason` (`circuit_open`, `concurrency_cap`) |
+//! | `mcpgen_upstream_queued_total` | counter | `tool` |
+//! | `mcpgen_upstream_circuit_opened_total` | counter | `tool` (the call whose failure opened it) |
 //! | `mcpgen_calls_in_flight` | gauge | |
 //! | `mcpgen_auth_failures_total` | counter | `reason` (`missing`, `invalid`, `expired`, `wrong_audience`, `host_or_origin`, `session_owner`) |
 //! | `mcpgen_rate_limited_total` | counter | `tool` |
@@ -35,6 +39,7 @@ pub use endpoint::{METRICS_PATH, MIN_TOKEN_LEN, MetricsEndpoint, MetricsTokenErr
 
 use crate::ToolDef;
 use crate::audit::{AuditSink, AuditStatus};
+use crate::upstream::GuardReport;
 
 /// The `tool` label of a name that is not in the tool table.
 pub const UNKNOWN_TOOL: &str = "(unknown)";
@@ -51,6 +56,10 @@ pub struct Metrics {
     call_duration: HistogramVec,
     upstream_requests: IntCounterVec,
     upstream_duration: HistogramVec,
+    upstream_retries: IntCounterVec,
+    upstream_refused: IntCounterVec,
+    upstream_queued: IntCounterVec,
+    circuit_opened: IntCounterVec,
     in_flight: IntGauge,
     auth_failures: IntCounterVec,
     rate_limited: IntCounterVec,
@@ -140,6 +149,30 @@ impl Metrics {
                 "mcpgen_upstream_duration_seconds",
                 "Latency of upstream API requests by tool",
             )?,
+            upstream_retries: counter(
+                &r,
+                "mcpgen_upstream_retries_total",
+                "Upstream requests sent a second time (idempotent, after a refused connection or 502/503/504), by tool",
+                &["tool"],
+            )?,
+            upstream_refused: counter(
+                &r,
+                "mcpgen_upstream_refused_total",
+                "Tool calls not sent upstream: circuit breaker open, or no slot under the concurrency cap in time",
+                &["tool", "reason"],
+            )?,
+            upstream_queued: counter(
+                &r,
+                "mcpgen_upstream_queued_total",
+                "Tool calls that waited for a slot under the upstream concurrency cap, by tool",
+                &["tool"],
+            )?,
+            circuit_opened: counter(
+                &r,
+                "mcpgen_upstream_circuit_opened_total",
+                "Times the upstream circuit breaker opened, by the tool whose call opened it",
+                &["tool"],
+            )?,
             in_flight: gauge(&r, "mcpgen_calls_in_flight", "Tool calls in progress")?,
             auth_failures: counter(
                 &r,
@@ -215,6 +248,25 @@ impl Metrics {
         self.upstream_duration
             .with_label_values(&[def.name])
             .observe(latency.as_secs_f64());
+    }
+
+    /// Counts what the upstream's guard did with one call of `def`.
+    pub(crate) fn upstream_guarded(&self, def: &ToolDef, guard: GuardReport) {
+        let tool = [def.name];
+        if guard.queued {
+            self.upstream_queued.with_label_values(&tool).inc();
+        }
+        if let Some(refusal) = guard.refused {
+            self.upstream_refused
+                .with_label_values(&[def.name, refusal.as_str()])
+                .inc();
+        }
+        if guard.retried {
+            self.upstream_retries.with_label_values(&tool).inc();
+        }
+        if guard.opened_circuit {
+            self.circuit_opened.with_label_values(&tool).inc();
+        }
     }
 
     /// Counts a call let through unlimited because the shared store was away.

@@ -63,6 +63,8 @@ pub struct ServerBuilder {
     max_body_bytes: usize,
     #[cfg(feature = "http")]
     body_read_timeout: Duration,
+    #[cfg(feature = "http")]
+    header_read_timeout: Duration,
     shutdown_timeout: Duration,
     output_check: OutputCheck,
     unconfirmable: Unconfirmable,
@@ -272,6 +274,17 @@ impl ServerBuilder {
     /// stalls longer gets HTTP 408 and its connection is closed.
     pub fn body_read_timeout(mut self, timeout: Duration) -> Self {
         self.body_read_timeout = timeout;
+        self
+    }
+
+    #[cfg(feature = "http")]
+    /// Sets how long a client may take to send a request's headers, from its first byte (or,
+    /// on a kept-alive connection, from the end of the previous response) to the blank line
+    /// (default [`DEFAULT_HEADER_READ_TIMEOUT`](super::DEFAULT_HEADER_READ_TIMEOUT)); a client
+    /// that is slower has its connection closed, so trickled headers cannot hold connections.
+    /// Applies to [`Server::serve_http`] and [`Server::serve_listener`].
+    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
+        self.header_read_timeout = timeout;
         self
     }
 
@@ -571,6 +584,8 @@ impl ServerBuilder {
             exposed: Arc::default(),
             #[cfg(feature = "http")]
             serve_root,
+            #[cfg(feature = "http")]
+            header_read_timeout: self.header_read_timeout,
             #[cfg(feature = "metrics")]
             metrics_endpoint: self.metrics_endpoint,
         })
@@ -608,6 +623,8 @@ impl Server {
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             #[cfg(feature = "http")]
             body_read_timeout: super::config::DEFAULT_BODY_READ_TIMEOUT,
+            #[cfg(feature = "http")]
+            header_read_timeout: super::config::DEFAULT_HEADER_READ_TIMEOUT,
             shutdown_timeout: DEFAULT_SHUTDOWN_TIMEOUT,
             output_check: OutputCheck::default(),
             unconfirmable: Unconfirmable::default(),

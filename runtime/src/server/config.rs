@@ -18,6 +18,10 @@ pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 #[cfg(feature = "http")]
 pub const DEFAULT_BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// Default time a client may take to send a request's headers: 30 seconds.
+#[cfg(feature = "http")]
+pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// Default time shutdown waits for calls in progress.
 pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(30);
 

@@ -31,7 +31,7 @@
 //! JSON-RPC error -32020, HeaderMismatch, on a mismatch; see `param_headers.rs`).
 
 use std::collections::{BTreeMap, HashMap};
-use std::future::{Future, IntoFuture};
+use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -611,17 +611,9 @@ impl Server {
             tracing::info!(%local, auth = mount.inner.auth.is_some(), "serving catalog `{}` at {path} and {path}/sse", mount.name);
         }
         let stop = CancellationToken::new();
-        // A response streamed as SSE (session requests) goes out in several writes; with
-        // Nagle's algorithm on, each later write waits for the client's delayed ACK (about
-        // 40 ms on Linux).
-        let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
-            if let Err(error) = tcp.set_nodelay(true) {
-                tracing::debug!(%error, "cannot set TCP_NODELAY on a connection");
-            }
-        });
-        let serving = axum::serve(listener, router)
-            .with_graceful_shutdown(stop.clone().cancelled_owned())
-            .into_future();
+        // Connections are served by hyper's builder, which bounds the time to send headers.
+        let serving =
+            super::connections::serve(listener, router, self.header_read_timeout, stop.clone());
         let mut serving = std::pin::pin!(serving);
         let mut shutdown = std::pin::pin!(shutdown);
         let early = tokio::select! {

@@ -54,6 +54,8 @@ mod catalog_config;
 mod catalog_routes;
 mod config;
 mod confirm;
+#[cfg(feature = "http")]
+mod connections;
 mod describe;
 mod error;
 mod handler;
@@ -103,7 +105,7 @@ pub use builder::ServerBuilder;
 #[cfg(feature = "search")]
 pub use config::ToolMode;
 #[cfg(feature = "http")]
-pub use config::{DEFAULT_BODY_READ_TIMEOUT, DEFAULT_MAX_BODY_BYTES};
+pub use config::{DEFAULT_BODY_READ_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_MAX_BODY_BYTES};
 pub use config::{DEFAULT_SHUTDOWN_TIMEOUT, OutputCheck, Unconfirmable};
 pub use describe::DESCRIBE_TOOL;
 pub use error::{ConfigProblem, ServerError};

@@ -358,10 +358,14 @@ pub(crate) async fn call_tool(
         return answer;
     }
     let upstream_status = ctx.upstream_status();
+    let guard = ctx.upstream_guard();
     #[cfg(feature = "metrics")]
-    if let (Some(metrics), Some(latency)) = (&inner.metrics, ctx.upstream_latency()) {
-        let timed_out = ctx.upstream_timed_out();
-        metrics.upstream_finished(entry.def, upstream_status, timed_out, latency);
+    if let Some(metrics) = &inner.metrics {
+        if let Some(latency) = ctx.upstream_latency() {
+            let timed_out = ctx.upstream_timed_out();
+            metrics.upstream_finished(entry.def, upstream_status, timed_out, latency);
+        }
+        metrics.upstream_guarded(entry.def, guard);
     }
     let (status, answer) = match outcome {
         Ok(Ok(result)) => {
@@ -373,6 +377,9 @@ pub(crate) async fn call_tool(
             }
             let status = if !result.is_error {
                 AuditStatus::Ok
+            } else if guard.refused.is_some() {
+                // Refused unsent by the upstream's circuit breaker or concurrency cap.
+                AuditStatus::Unavailable
             } else if ctx.upstream_timed_out() {
                 AuditStatus::Timeout
             } else if entry.def.http.is_some() {

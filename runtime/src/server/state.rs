@@ -115,6 +115,9 @@ pub struct Server {
     /// when there are no mounts.
     #[cfg(feature = "http")]
     pub(super) serve_root: bool,
+    /// How long a client may take to send a request's headers.
+    #[cfg(feature = "http")]
+    pub(super) header_read_timeout: std::time::Duration,
     /// `/metrics` on the server's own listener.
     #[cfg(feature = "metrics")]
     pub(super) metrics_endpoint: Option<crate::metrics::MetricsEndpoint>,

@@ -12,7 +12,8 @@
 //! - `credentials`: configured credentials per security scheme and pass-through of the
 //!   caller's credential, and how they are applied to a request;
 //! - `base_url`: checking and showing base URLs; `error`: why a client cannot be built;
-//! - `response`: reading the response under a size cap and mapping it to a result.
+//! - `response`: reading the response under a size cap and mapping it to a result;
+//! - `guard`: the concurrency cap, circuit breaker and retry that every call passes through.
 //!
 //! Failures of any kind — a missing argument, an unreachable upstream, a timeout, a 4xx/5xx — come
 //! back as a result with `is_error` set, never as a success that hides them.
@@ -22,6 +23,7 @@ mod base_url;
 mod body;
 mod credentials;
 mod error;
+mod guard;
 mod invoked;
 mod media;
 mod request;
@@ -30,9 +32,14 @@ mod style;
 
 pub use credentials::Credential;
 pub use error::UpstreamError;
-pub use invoked::Invoked;
+pub use guard::{
+    DEFAULT_BREAKER_COOLDOWN, DEFAULT_BREAKER_THRESHOLD, DEFAULT_MAX_CONCURRENCY,
+    DEFAULT_QUEUE_TIMEOUT, GuardConfig,
+};
+pub use invoked::{GuardRefusal, GuardReport, Invoked};
 
 use std::borrow::Cow;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use reqwest::header::HeaderValue;
@@ -41,7 +48,7 @@ use tracing::Instrument;
 
 use base_url::{check_url, redact_url_text};
 
-use crate::{CallContext, HttpBinding, SecurityScheme, ToolDef, ToolResult};
+use crate::{CallContext, Content, HttpBinding, SecurityScheme, ToolDef, ToolResult};
 
 /// The default cap on how much of a response body is read: 1 MiB.
 pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 1024 * 1024;
@@ -66,6 +73,8 @@ pub struct UpstreamConfig {
     /// Security schemes the caller's own credential ([`CallContext::caller_credential`]) is
     /// sent in. Empty (the default): the caller's credential is never sent upstream.
     pub pass_through: Vec<SecurityScheme>,
+    /// The concurrency cap, circuit breaker and retry of calls to this upstream.
+    pub guard: GuardConfig,
 }
 
 impl UpstreamConfig {
@@ -78,7 +87,14 @@ impl UpstreamConfig {
             timeout: DEFAULT_TIMEOUT,
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
             pass_through: Vec::new(),
+            guard: GuardConfig::default(),
         }
+    }
+
+    /// Sets the concurrency cap, circuit breaker and retry of calls to this upstream.
+    pub fn with_guard(mut self, guard: GuardConfig) -> Self {
+        self.guard = guard;
+        self
     }
 
     /// Adds a credential.
@@ -127,6 +143,8 @@ pub struct Upstream {
     display_base: String,
     auth: credentials::Auth,
     pass_through: credentials::PassThrough,
+    /// The cap, breaker and retry, shared by every clone.
+    guard: Arc<guard::Guard>,
 }
 
 impl std::fmt::Debug for Upstream {
@@ -136,6 +154,7 @@ impl std::fmt::Debug for Upstream {
             .field("credentials", &self.config.credentials)
             .field("timeout", &self.config.timeout)
             .field("max_response_bytes", &self.config.max_response_bytes)
+            .field("guard", self.guard.config())
             .finish_non_exhaustive()
     }
 }
@@ -162,6 +181,7 @@ impl Upstream {
         let http_no_redirects = client(reqwest::redirect::Policy::none())?;
         let base = config.base_url.trim_end_matches('/').to_owned();
         Ok(Self {
+            guard: Arc::new(guard::Guard::new(config.guard)),
             config,
             http,
             http_no_redirects,
@@ -190,6 +210,12 @@ impl Upstream {
     ///
     /// Redirects are followed only for GET, HEAD and OPTIONS, at most five, and only on the same
     /// origin; any other 3xx is an error naming its `Location`.
+    ///
+    /// Every call passes the upstream's guard ([`GuardConfig`]): it may wait for a slot under
+    /// the concurrency cap, is refused unsent (an error result saying the upstream is
+    /// unavailable) while the circuit breaker is open, and a request of an idempotent method
+    /// that could not connect or got 502, 503 or 504 is sent once more. [`Invoked::guard`]
+    /// says which happened.
     ///
     /// Arguments that cannot be placed on the wire (a missing required path parameter, a header
     /// value with a line break, an unsupported content type) give an error result and send no
@@ -328,39 +354,54 @@ impl Upstream {
         } else {
             &self.http_no_redirects
         };
-        let mut builder = client.request(method, url).headers(headers);
+        let mut builder = client.request(method.clone(), url).headers(headers);
         if let Some(body) = body {
             builder = builder
                 .header(reqwest::header::CONTENT_TYPE, body.content_type)
                 .body(body.bytes);
         }
+        let mut report = GuardReport::default();
+        let mut admitted = match self.guard.admit(&mut report).await {
+            Ok(admitted) => admitted,
+            Err(why) => {
+                tracing::debug!(refused = ?report.refused, "upstream call not sent");
+                return Invoked::new(ToolResult::error(format!("{what} was not sent: {why}")))
+                    .with_guard(report);
+            }
+        };
+        // A copy for the one retry (bodies are bytes, so the copy always exists).
+        let spare = if self.guard.config().retry && guard::retry::idempotent(&method) {
+            builder.try_clone()
+        } else {
+            None
+        };
         let started = Instant::now();
         let cap = self.config.max_response_bytes;
-        let exchange = async {
-            let mut resp = builder.send().await?;
-            let status = resp.status();
-            let header = |name| {
-                resp.headers()
-                    .get(name)
-                    .and_then(|v: &HeaderValue| v.to_str().ok())
-                    .map(str::to_owned)
-            };
-            let mut head = response::Head {
-                content_type: header(reqwest::header::CONTENT_TYPE),
-                retry_after: header(reqwest::header::RETRY_AFTER),
-                location: header(reqwest::header::LOCATION),
-                redirect_stopped: None,
-            };
-            if status.is_redirection()
-                && let Some(location) = &head.location
+        let first = exchange(builder, safe, cap).await;
+        self.guard
+            .record(&mut admitted.ticket, failed(&first), &mut report);
+        let outcome = match spare {
+            Some(spare)
+                if guard::retry::worth_retrying(first.as_ref().map(|(status, ..)| *status))
+                    && self.guard.may_retry(&method, &admitted.ticket) =>
             {
-                head.redirect_stopped =
-                    Some(redirect_stop_reason(safe, status, resp.url(), location));
+                let delay = guard::retry::jitter();
+                tracing::debug!(
+                    delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
+                    status = first.as_ref().ok().map(|(status, ..)| status.as_u16()),
+                    "upstream request failed; retrying once"
+                );
+                tokio::time::sleep(delay).await;
+                report.retried = true;
+                let second = exchange(spare, safe, cap).await;
+                self.guard
+                    .record(&mut admitted.ticket, failed(&second), &mut report);
+                second
             }
-            let body = response::read_capped(&mut resp, cap).await?;
-            Ok::<_, reqwest::Error>((status, head, body))
+            _ => first,
         };
-        match exchange.await {
+        drop(admitted);
+        let mut invoked = match outcome {
             Ok((status, head, body)) => {
                 tracing::debug!(
                     status = status.as_u16(),
@@ -381,7 +422,65 @@ impl Upstream {
                 );
                 response::map_error(&what, &err, self.config.timeout, display_base)
             }
+        };
+        if report.retried && invoked.result.is_error {
+            note_retry(&mut invoked.result);
         }
+        invoked.with_guard(report)
+    }
+}
+
+/// Adds to a failed result's message that its request was sent twice.
+fn note_retry(result: &mut ToolResult) {
+    const NOTE: &str = "The request was retried once after a short wait and failed again; the \
+                        upstream API may be briefly unavailable, retry later.";
+    match result.content.iter_mut().rev().find_map(|c| match c {
+        Content::Text(text) => Some(text),
+        _ => None,
+    }) {
+        Some(text) => {
+            text.push('\n');
+            text.push_str(NOTE);
+        }
+        None => result.content.push(Content::Text(NOTE.to_owned())),
+    }
+}
+
+/// What one request came to: the response's status, head and (capped) body, or the error
+/// that kept it from being answered.
+type Exchange = Result<(reqwest::StatusCode, response::Head, response::CappedBody), reqwest::Error>;
+
+/// Sends one request and reads its response under the cap; `safe` says whether redirects
+/// were followed (for the reason given when one was not).
+async fn exchange(builder: reqwest::RequestBuilder, safe: bool, cap: usize) -> Exchange {
+    let mut resp = builder.send().await?;
+    let status = resp.status();
+    let header = |name| {
+        resp.headers()
+            .get(name)
+            .and_then(|v: &HeaderValue| v.to_str().ok())
+            .map(str::to_owned)
+    };
+    let mut head = response::Head {
+        content_type: header(reqwest::header::CONTENT_TYPE),
+        retry_after: header(reqwest::header::RETRY_AFTER),
+        location: header(reqwest::header::LOCATION),
+        redirect_stopped: None,
+    };
+    if status.is_redirection()
+        && let Some(location) = &head.location
+    {
+        head.redirect_stopped = Some(redirect_stop_reason(safe, status, resp.url(), location));
+    }
+    let body = response::read_capped(&mut resp, cap).await?;
+    Ok((status, head, body))
+}
+
+/// Whether a request failed as the circuit breaker counts failures: no answer, or a 5xx.
+fn failed(exchange: &Exchange) -> bool {
+    match exchange {
+        Ok((status, ..)) => status.is_server_error(),
+        Err(_) => true,
     }
 }
 

@@ -191,62 +191,12 @@ impl Backend {
             return Ok(());
         }
         match self {
+            // PostgreSQL reads the time and the arguments from text with casts; SQLite keeps
+            // both as text.
             #[cfg(feature = "postgres")]
-            Self::Postgres(pool) => {
-                let mut tx = pool.begin().await?;
-                for chunk in records.chunks(INSERT_CHUNK) {
-                    let mut query = sqlx::QueryBuilder::<sqlx::Postgres>::new(INSERT_HEAD);
-                    query.push_values(chunk, |mut row, r| {
-                        let e = &r.event;
-                        row.push_bind(r.id.clone())
-                            .push_bind(e.time.clone())
-                            .push_unseparated("::timestamptz")
-                            .push_bind(e.request_id.clone())
-                            .push_bind(e.principal.clone())
-                            .push_bind(e.key_id.clone())
-                            .push_bind(e.tool.clone())
-                            .push_bind(e.operation_id.clone())
-                            .push_bind(e.status.as_str())
-                            .push_bind(duration(e.duration_ms))
-                            .push_bind(e.upstream_status.map(i32::from))
-                            .push_bind(e.args_sha256.clone())
-                            .push_bind(e.args.as_ref().map(|a| a.to_string()))
-                            .push_unseparated("::jsonb")
-                            .push_bind(e.error.clone())
-                            .push_bind(e.trace_id.clone());
-                    });
-                    query.push(" ON CONFLICT (id) DO NOTHING");
-                    query.build().execute(&mut *tx).await?;
-                }
-                tx.commit().await
-            }
+            Self::Postgres(pool) => insert_batch(pool, records, "::timestamptz", "::jsonb").await,
             #[cfg(feature = "sqlite")]
-            Self::Sqlite(pool) => {
-                let mut tx = pool.begin().await?;
-                for chunk in records.chunks(INSERT_CHUNK) {
-                    let mut query = sqlx::QueryBuilder::<sqlx::Sqlite>::new(INSERT_HEAD);
-                    query.push_values(chunk, |mut row, r| {
-                        let e = &r.event;
-                        row.push_bind(r.id.clone())
-                            .push_bind(e.time.clone())
-                            .push_bind(e.request_id.clone())
-                            .push_bind(e.principal.clone())
-                            .push_bind(e.key_id.clone())
-                            .push_bind(e.tool.clone())
-                            .push_bind(e.operation_id.clone())
-                            .push_bind(e.status.as_str())
-                            .push_bind(duration(e.duration_ms))
-                            .push_bind(e.upstream_status.map(i32::from))
-                            .push_bind(e.args_sha256.clone())
-                            .push_bind(e.args.as_ref().map(|a| a.to_string()))
-                            .push_bind(e.error.clone())
-                            .push_bind(e.trace_id.clone());
-                    });
-                    query.push(" ON CONFLICT (id) DO NOTHING");
-                    query.build().execute(&mut *tx).await?;
-                }
-                tx.commit().await
-            }
+            Self::Sqlite(pool) => insert_batch(pool, records, "", "").await,
         }
     }
 
@@ -266,6 +216,53 @@ const INSERT_CHUNK: usize = 500;
 
 const INSERT_HEAD: &str = "INSERT INTO mcpgen_audit (id, time, request_id, principal, key_id, \
      tool, operation_id, status, duration_ms, upstream_status, args_sha256, args, error, trace_id) ";
+
+/// Inserts `records` into `pool`'s database in one transaction, [`INSERT_CHUNK`] rows per
+/// statement, skipping ids already there; `time_cast` and `args_cast` follow the bound
+/// `time` and `args` texts (each database's spelling of the conversion, or nothing).
+async fn insert_batch<DB>(
+    pool: &sqlx::Pool<DB>,
+    records: &[Keyed],
+    time_cast: &str,
+    args_cast: &str,
+) -> Result<(), sqlx::Error>
+where
+    DB: sqlx::Database,
+    DB::Arguments: sqlx::IntoArguments<DB>,
+    for<'c> &'c mut DB::Connection: sqlx::Executor<'c, Database = DB>,
+    String: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    Option<String>: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    &'static str: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    i64: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    Option<i32>: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+{
+    let mut tx = pool.begin().await?;
+    for chunk in records.chunks(INSERT_CHUNK) {
+        let mut query = sqlx::QueryBuilder::<DB>::new(INSERT_HEAD);
+        query.push_values(chunk, |mut row, r| {
+            let e = &r.event;
+            row.push_bind(r.id.clone())
+                .push_bind(e.time.clone())
+                .push_unseparated(time_cast)
+                .push_bind(e.request_id.clone())
+                .push_bind(e.principal.clone())
+                .push_bind(e.key_id.clone())
+                .push_bind(e.tool.clone())
+                .push_bind(e.operation_id.clone())
+                .push_bind(e.status.as_str())
+                .push_bind(duration(e.duration_ms))
+                .push_bind(e.upstream_status.map(i32::from))
+                .push_bind(e.args_sha256.clone())
+                .push_bind(e.args.as_ref().map(|a| a.to_string()))
+                .push_unseparated(args_cast)
+                .push_bind(e.error.clone())
+                .push_bind(e.trace_id.clone());
+        });
+        query.push(" ON CONFLICT (id) DO NOTHING");
+        query.build().execute(&mut *tx).await?;
+    }
+    tx.commit().await
+}
 
 fn duration(ms: u64) -> i64 {
     i64::try_from(ms).unwrap_or(i64::MAX)
