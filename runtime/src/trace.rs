@@ -24,6 +24,12 @@ pub fn exporting() -> bool {
     EXPORTING.load(std::sync::atomic::Ordering::Relaxed)
 }
 
+/// The position of an HTTP request's own span (exported traces only), put into the request's
+/// extensions by the HTTP layer: the calls of the request continue it, so the request's span
+/// is their parent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct RequestSpan(pub(crate) TraceParent);
+
 /// A position in a W3C trace: the trace id, the id of the span that is the parent of what
 /// happens next, and the trace flags.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,6 +65,16 @@ impl TraceParent {
             trace_id,
             span_id,
             flags,
+        })
+    }
+
+    /// The position of a span known by its ids (an exported span's own); `None` for an
+    /// all-zero trace or span id.
+    pub fn from_ids(trace_id: [u8; 16], span_id: [u8; 8], sampled: bool) -> Option<Self> {
+        (trace_id != [0; 16] && span_id != [0; 8]).then_some(Self {
+            trace_id,
+            span_id,
+            flags: u8::from(sampled),
         })
     }
 

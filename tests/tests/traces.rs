@@ -1,8 +1,9 @@
 //! OpenTelemetry traces of the generated Synaplan server (built with its `otel` feature), a real
 //! child process configured only by the standard `OTEL_*` variables, exporting OTLP/HTTP (JSON)
-//! to a receiver on loopback: one trace per call, the upstream request of each call carries the
-//! same trace id in `traceparent`, an incoming `traceparent` is continued, and the audit record
-//! names the trace.
+//! to a receiver on loopback: one trace per call, with a span per HTTP request (method, route,
+//! status) that continues an incoming `traceparent` header and is the parent of the call's
+//! span; the upstream request of each call carries the same trace id in `traceparent`, a
+//! `traceparent` in `_meta` is continued too, and the audit record names the trace.
 
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
@@ -42,21 +43,53 @@ async fn receiver() -> (String, Arc<Mutex<Vec<Value>>>) {
     (format!("http://{addr}"), got)
 }
 
-/// (trace id, span name, attributes) of every span received.
-fn spans(exports: &[Value]) -> Vec<(String, String, Value)> {
+/// One span as exported.
+#[derive(Debug, Clone)]
+struct Span {
+    trace: String,
+    id: String,
+    parent: String,
+    name: String,
+    attributes: Value,
+}
+
+impl Span {
+    /// The value of attribute `key` (`stringValue` or `intValue`, as text).
+    fn attribute(&self, key: &str) -> String {
+        self.attributes
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|a| a["key"] == key)
+            .map(|a| {
+                let value = &a["value"];
+                value["stringValue"]
+                    .as_str()
+                    .map(str::to_owned)
+                    .unwrap_or_else(|| match &value["intValue"] {
+                        Value::String(s) => s.clone(),
+                        other => other.to_string(),
+                    })
+            })
+            .unwrap_or_default()
+    }
+}
+
+/// Every span received.
+fn spans(exports: &[Value]) -> Vec<Span> {
+    let hex = |v: &Value| v.as_str().unwrap_or_default().to_ascii_lowercase();
     let mut out = Vec::new();
     for export in exports {
         for resource in export["resourceSpans"].as_array().into_iter().flatten() {
             for scope in resource["scopeSpans"].as_array().into_iter().flatten() {
                 for span in scope["spans"].as_array().into_iter().flatten() {
-                    out.push((
-                        span["traceId"]
-                            .as_str()
-                            .unwrap_or_default()
-                            .to_ascii_lowercase(),
-                        span["name"].as_str().unwrap_or_default().to_owned(),
-                        span["attributes"].clone(),
-                    ));
+                    out.push(Span {
+                        trace: hex(&span["traceId"]),
+                        id: hex(&span["spanId"]),
+                        parent: hex(&span["parentSpanId"]),
+                        name: span["name"].as_str().unwrap_or_default().to_owned(),
+                        attributes: span["attributes"].clone(),
+                    });
                 }
             }
         }
@@ -64,7 +97,16 @@ fn spans(exports: &[Value]) -> Vec<(String, String, Value)> {
     out
 }
 
-async fn call(url: &str, id: u32, traceparent: Option<&str>) {
+/// A stateless call of `synaplan_list_prompts`, with `traceparent` as the HTTP header and
+/// `meta_traceparent` in `_meta`.
+async fn call(url: &str, id: u32, traceparent: Option<&str>, meta_traceparent: Option<&str>) {
+    let mut meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {}});
+    if let Some(traceparent) = meta_traceparent {
+        meta["traceparent"] = json!(traceparent);
+    }
     let mut request = reqwest::Client::new()
         .post(format!("{url}/mcp"))
         .header("content-type", "application/json")
@@ -74,10 +116,7 @@ async fn call(url: &str, id: u32, traceparent: Option<&str>) {
         .header("mcp-name", "synaplan_list_prompts")
         .body(
             json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-                "params": {"name": "synaplan_list_prompts", "arguments": {}, "_meta": {
-                    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                    "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
-                    "io.modelcontextprotocol/clientCapabilities": {}}}})
+                "params": {"name": "synaplan_list_prompts", "arguments": {}, "_meta": meta}})
             .to_string(),
         );
     if let Some(traceparent) = traceparent {
@@ -124,12 +163,28 @@ async fn every_call_is_one_exported_trace_carried_upstream_and_audited() {
     assert!(wait_ready(&format!("{url}/healthz")).await, "server is up");
 
     let incoming = "4bf92f3577b34da6a3ce929d0e0e4736";
-    call(&url, 1, Some(&format!("00-{incoming}-00f067aa0ba902b7-01"))).await;
+    let incoming_parent = "00f067aa0ba902b7";
+    call(
+        &url,
+        1,
+        Some(&format!("00-{incoming}-{incoming_parent}-01")),
+        None,
+    )
+    .await;
     for id in 2..=5 {
-        call(&url, id, None).await;
+        call(&url, id, None, None).await;
     }
+    let in_meta = "0af7651916cd43dd8448eb211c80319c";
+    let in_meta_parent = "b7ad6b7169203331";
+    call(
+        &url,
+        6,
+        None,
+        Some(&format!("00-{in_meta}-{in_meta_parent}-01")),
+    )
+    .await;
 
-    // The upstream saw one trace per call, the incoming one continued.
+    // The upstream saw one trace per call, the incoming ones continued.
     let upstream_traces: Vec<String> = upstream
         .received()
         .iter()
@@ -142,36 +197,80 @@ async fn every_call_is_one_exported_trace_carried_upstream_and_audited() {
                 .to_owned()
         })
         .collect();
-    assert_eq!(upstream_traces.len(), 5);
+    assert_eq!(upstream_traces.len(), 6);
     let distinct: BTreeSet<String> = upstream_traces.iter().cloned().collect();
-    assert_eq!(distinct.len(), 5, "one trace per call: {upstream_traces:?}");
+    assert_eq!(distinct.len(), 6, "one trace per call: {upstream_traces:?}");
     assert_eq!(
         upstream_traces[0], incoming,
-        "the incoming trace is continued"
+        "the incoming header's trace is continued"
+    );
+    assert_eq!(
+        upstream_traces[5], in_meta,
+        "the trace in `_meta` is continued"
     );
 
-    // The collector receives one tool_call span per call, in the same traces.
-    let mut exported = BTreeSet::new();
+    // The collector receives, per call, a tool_call span whose parent is the HTTP request's
+    // span (itself a child of the incoming header's position).
+    let mut exported = Vec::new();
     for _ in 0..100 {
-        let got = exports.lock().expect("lock").clone();
-        exported = spans(&got)
-            .into_iter()
-            .filter(|(_, name, _)| name == "tool_call")
-            .map(|(trace, _, attributes)| {
-                let text = attributes.to_string();
-                assert!(
-                    text.contains("synaplan_list_prompts") && text.contains("\"ok\""),
-                    "the span carries the tool and status: {text}"
-                );
-                trace
-            })
-            .collect();
-        if exported.len() >= 5 {
+        exported = spans(&exports.lock().expect("lock"));
+        let calls = exported.iter().filter(|s| s.name == "tool_call").count();
+        let requests = exported.iter().filter(|s| s.name == "http_request").count();
+        if calls >= 6 && requests >= 6 {
             break;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    assert_eq!(exported, distinct, "exported traces are the calls' traces");
+    let tool_calls: Vec<&Span> = exported.iter().filter(|s| s.name == "tool_call").collect();
+    let requests: Vec<&Span> = exported
+        .iter()
+        .filter(|s| s.name == "http_request")
+        .collect();
+    assert_eq!(tool_calls.len(), 6, "{exported:?}");
+    assert_eq!(requests.len(), 6, "one span per HTTP request: {exported:?}");
+    let exported_traces: BTreeSet<String> = tool_calls.iter().map(|s| s.trace.clone()).collect();
+    assert_eq!(
+        exported_traces, distinct,
+        "exported traces are the calls' traces"
+    );
+    for request in &requests {
+        assert_eq!(request.attribute("http.request.method"), "POST");
+        assert_eq!(request.attribute("http.route"), "/mcp");
+        assert_eq!(request.attribute("http.response.status_code"), "200");
+    }
+    for trace in &upstream_traces {
+        let tool_call = tool_calls
+            .iter()
+            .find(|s| &s.trace == trace)
+            .expect("a tool_call span");
+        let text = tool_call.attributes.to_string();
+        assert!(
+            text.contains("synaplan_list_prompts") && text.contains("\"ok\""),
+            "the span carries the tool and status: {text}"
+        );
+        if trace == in_meta {
+            // The trace came in the body: the call continues it, not the HTTP request's new
+            // trace.
+            assert_eq!(tool_call.parent, in_meta_parent);
+            continue;
+        }
+        let request = requests
+            .iter()
+            .find(|s| &s.trace == trace)
+            .expect("an http_request span in the call's trace");
+        assert_eq!(
+            tool_call.parent, request.id,
+            "the HTTP request's span is the tool_call's parent"
+        );
+        if trace == incoming {
+            assert_eq!(
+                request.parent, incoming_parent,
+                "the HTTP request's span continues the incoming traceparent"
+            );
+        } else {
+            assert_eq!(request.parent, "", "a new trace starts at the HTTP request");
+        }
+    }
 
     // The audit records name the same traces.
     let audited: BTreeSet<String> = std::fs::read_to_string(&audit)

@@ -1,5 +1,5 @@
-//! OpenTelemetry trace export (feature `otel`): spans of tool calls go to an OTLP collector
-//! configured by the standard variables (`OTEL_EXPORTER_OTLP_ENDPOINT` or
+//! OpenTelemetry trace export (feature `otel`): spans of HTTP requests and tool calls go to an
+//! OTLP collector configured by the standard variables (`OTEL_EXPORTER_OTLP_ENDPOINT` or
 //! `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, `OTEL_EXPORTER_OTLP_PROTOCOL` = `http/protobuf` or
 //! `http/json`, `OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_SERVICE_NAME`, `OTEL_BSP_*`). Export is on
 //! when an endpoint is set, unless `OTEL_SDK_DISABLED=true` or `OTEL_TRACES_EXPORTER=none`.
@@ -62,9 +62,33 @@ where
     tracing_opentelemetry::layer().with_tracer(provider.tracer("mcpgen"))
 }
 
+/// Makes `span` a child of `parent` (the position the request continued, or a new root) and
+/// starts it; returns the span's own position, which what happens inside it continues (the
+/// upstream request, a call inside an HTTP request), or `None` when the span is not exported
+/// (filtered out by the log level).
+pub(crate) fn start_child(span: &tracing::Span, parent: &TraceParent) -> Option<TraceParent> {
+    continue_trace(span, parent);
+    start(span)
+}
+
+/// Starts `span` (the child of the span it was created in, or the root of a new trace) and
+/// returns its own position; `None` when it is not exported.
+pub(crate) fn start(span: &tracing::Span) -> Option<TraceParent> {
+    let context = span.context();
+    let own = context.span().span_context().clone();
+    if !own.is_valid() {
+        return None;
+    }
+    TraceParent::from_ids(
+        own.trace_id().to_bytes(),
+        own.span_id().to_bytes(),
+        own.is_sampled(),
+    )
+}
+
 /// Makes `span` part of `trace` (its parent: the position the request continued, or a new
 /// root), so the exported span has the trace id the audit record and the upstream see.
-pub(crate) fn continue_trace(span: &tracing::Span, trace: &TraceParent) {
+fn continue_trace(span: &tracing::Span, trace: &TraceParent) {
     let context = SpanContext::new(
         TraceId::from_bytes(trace.trace_id_bytes()),
         SpanId::from_bytes(trace.span_id_bytes()),

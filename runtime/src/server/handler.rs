@@ -139,9 +139,9 @@ impl McpHandler {
             .with_notifier(notifier)
             .with_cancellation(Cancellation::from_token(ctx.ct.clone()));
         let parts = ctx.extensions.get::<http::request::Parts>();
+        // The position the call continues; each kind of request makes its own span below it.
         call.trace = incoming_trace(parts, ctx)
-            .or_else(|| crate::trace::exporting().then(TraceParent::new_root))
-            .map(|parent| parent.child());
+            .or_else(|| crate::trace::exporting().then(TraceParent::new_root));
         call.caller_credential = self.credential.clone().or_else(|| {
             parts.and_then(|parts| parts.extensions.get::<CallerCredential>().cloned())
         });
@@ -174,6 +174,9 @@ impl McpHandler {
 }
 
 /// The `traceparent` a request continues: its HTTP header, else its `_meta.traceparent`.
+/// With traces exported, the HTTP request's own span stands in for the header (it continues
+/// the header's trace, or starts one); a `_meta.traceparent` still wins over a span that
+/// started a new trace.
 fn incoming_trace(
     parts: Option<&http::request::Parts>,
     ctx: &RequestContext<RoleServer>,
@@ -182,12 +185,17 @@ fn incoming_trace(
         .and_then(|parts| parts.headers.get(crate::trace::TRACEPARENT))
         .and_then(|value| value.to_str().ok())
         .and_then(TraceParent::parse);
-    from_header.or_else(|| {
-        ctx.meta
-            .get(crate::trace::TRACEPARENT)
-            .and_then(|value| value.as_str())
-            .and_then(TraceParent::parse)
-    })
+    let request_span = parts
+        .and_then(|parts| parts.extensions.get::<crate::trace::RequestSpan>())
+        .map(|span| span.0);
+    if from_header.is_some() {
+        return request_span.or(from_header);
+    }
+    ctx.meta
+        .get(crate::trace::TRACEPARENT)
+        .and_then(|value| value.as_str())
+        .and_then(TraceParent::parse)
+        .or(request_span)
 }
 
 /// What `tools/list` shows `principal`: the meta-tools and pinned tools in search mode, else
@@ -266,6 +274,7 @@ impl ServerHandler for McpHandler {
         context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::GetPromptResponse, ErrorData> {
         let mut call = self.call_context(&context);
+        call.trace = call.trace.map(|parent| parent.child());
         call.input = crate::input::channel(
             &context,
             request.input_responses.take(),
@@ -436,22 +445,28 @@ impl ServerHandler for McpHandler {
         let meta: Option<std::convert::Infallible> = None;
         // A call continuing a trace runs in a span carrying its trace id, so every log line
         // of the call (JSON logs included) names the trace.
-        let span = call
-            .trace
-            .as_ref()
-            .map_or_else(tracing::Span::none, |trace| {
+        // Exported, the span is a child of the position continued (the HTTP request's span,
+        // or the caller's), and the upstream request continues the span itself.
+        let span = match call.trace {
+            None => tracing::Span::none(),
+            Some(parent) => {
                 let span = tracing::info_span!(
                     "tool_call",
-                    trace_id = %trace.trace_id(),
+                    trace_id = %parent.trace_id(),
                     tool = %request.name,
                     status = tracing::field::Empty,
                     upstream_status = tracing::field::Empty,
                     principal = tracing::field::Empty,
                 );
                 #[cfg(feature = "otel")]
-                crate::cli::otel::continue_trace(&span, trace);
+                let own =
+                    crate::cli::otel::start_child(&span, &parent).unwrap_or_else(|| parent.child());
+                #[cfg(not(feature = "otel"))]
+                let own = parent.child();
+                call.trace = Some(own);
                 span
-            });
+            }
+        };
         // Both calls are boxed: rmcp moves the future of each request several times (into a
         // spawned task among others), so it is kept small.
         let (name, answer) = match meta {

@@ -509,6 +509,8 @@ pub(crate) fn build_router(
         sessions.clone(),
         mount_routes,
     ));
+    #[cfg(feature = "otel")]
+    let protected = super::http_trace::traced(protected);
     let cards = Router::new()
         .route(
             &placement.root_path("/.well-known/mcp.json"),

@@ -61,6 +61,8 @@ mod error;
 mod handler;
 #[cfg(feature = "http")]
 mod http;
+#[cfg(all(feature = "http", feature = "otel"))]
+mod http_trace;
 #[cfg(feature = "http")]
 mod malformed;
 mod mount;

@@ -59,13 +59,22 @@ pub(crate) async fn audit_refused(
     };
     let calls = tool_calls(&bytes);
     if !calls.is_empty() {
-        let trace_id = parts
+        let from_header = parts
             .headers
             .get(TRACEPARENT)
             .and_then(|v| v.to_str().ok())
             .and_then(TraceParent::parse);
+        // With traces exported, the request's own span (see the handler's `incoming_trace`).
+        let request_span = parts
+            .extensions
+            .get::<crate::trace::RequestSpan>()
+            .map(|span| span.0);
         for call in calls {
-            let trace_id = trace_id.or(call.trace).map(|t| t.trace_id());
+            let trace = match from_header {
+                Some(header) => Some(request_span.unwrap_or(header)),
+                None => call.trace.or(request_span),
+            };
+            let trace_id = trace.map(|t| t.trace_id());
             let def = inner.catalog.get(&call.tool).map(|entry| entry.def);
             #[cfg(feature = "metrics")]
             if let Some(metrics) = &inner.metrics {
