@@ -6,6 +6,56 @@ use rmcp::transport::auth::{
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use super::{Grant, OAuthOptions};
+use crate::answer::Answerer;
+use crate::config::Lifecycle;
+
+/// The request a probe sends: a `ping` before an `initialize` handshake, the session's own
+/// `server/discover` (with its request metadata and headers) before a 2026-07-28 session.
+pub(crate) struct ProbeRequest {
+    body: String,
+    headers: Vec<(&'static str, &'static str)>,
+}
+
+impl ProbeRequest {
+    /// The probe for a session started with `lifecycle` by `handler`.
+    pub(crate) fn new(lifecycle: Lifecycle, handler: &Answerer) -> Self {
+        use rmcp::ClientHandler;
+        use rmcp::model::{
+            ClientJsonRpcMessage, ClientRequest, DiscoverRequest, DiscoverRequestParams,
+            ProtocolVersion, RequestId, RequestMetaObject,
+        };
+        let ping = || Self {
+            body: r#"{"jsonrpc":"2.0","id":0,"method":"ping"}"#.to_owned(),
+            headers: Vec::new(),
+        };
+        if lifecycle == Lifecycle::Initialize {
+            return ping();
+        }
+        let info = handler.get_info();
+        let mut discover = DiscoverRequest::new(DiscoverRequestParams {});
+        discover
+            .extensions
+            .insert(RequestMetaObject::with_client_context(
+                ProtocolVersion::V_2026_07_28,
+                info.client_info,
+                info.capabilities,
+            ));
+        let message = ClientJsonRpcMessage::request(
+            ClientRequest::DiscoverRequest(discover),
+            RequestId::Number(0),
+        );
+        match serde_json::to_string(&message) {
+            Ok(body) => Self {
+                body,
+                headers: vec![
+                    ("mcp-protocol-version", "2026-07-28"),
+                    ("mcp-method", "server/discover"),
+                ],
+            },
+            Err(_) => ping(),
+        }
+    }
+}
 
 /// Asks `url`, with the configured `headers` and `token` (if any), whether it needs a
 /// (better) token: the `WWW-Authenticate` challenge of a 401 or 403 answer (`Bearer` when the
@@ -15,13 +65,17 @@ pub(crate) async fn probe(
     url: &str,
     headers: &http::HeaderMap,
     token: Option<&str>,
+    probe: &ProbeRequest,
 ) -> Result<Option<String>, String> {
     let mut request = client
         .post(url)
         .headers(headers.clone())
         .header("content-type", "application/json")
         .header("accept", "application/json, text/event-stream")
-        .body(r#"{"jsonrpc":"2.0","id":0,"method":"ping"}"#);
+        .body(probe.body.clone());
+    for (name, value) in &probe.headers {
+        request = request.header(*name, *value);
+    }
     if let Some(token) = token {
         request = request.bearer_auth(token);
     }

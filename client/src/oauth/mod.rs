@@ -33,7 +33,7 @@ use std::time::Duration;
 use mcpgen_core::BoxFuture;
 
 pub(crate) use connect::serve_with_oauth;
-pub(crate) use flow::{authorize, probe};
+pub(crate) use flow::{ProbeRequest, authorize, probe};
 pub use store::{TokenFile, default_token_dir};
 
 /// How the client gets its token.

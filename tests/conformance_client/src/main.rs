@@ -91,10 +91,21 @@ fn oauth(scenario: &str, context: &Value) -> OAuthOptions {
     options
 }
 
-async fn run(url: &str, scenario: &str, context: &Value) -> Result<(), String> {
+/// The lifecycle for the protocol revision the suite tests (`MCP_CONFORMANCE_PROTOCOL_VERSION`):
+/// `server/discover` from 2026-07-28 on, the `initialize` handshake before.
+fn lifecycle(version: &str) -> &'static str {
+    if version >= "2026-07-28" {
+        "discover"
+    } else {
+        "initialize"
+    }
+}
+
+async fn run(url: &str, scenario: &str, context: &Value, version: &str) -> Result<(), String> {
     let config = McpConfig::from_json_str(
         &json!({"mcpServers": {"conformance": {
-            "url": url, "allow_private": true, "timeout_ms": 60000
+            "url": url, "allow_private": true, "timeout_ms": 60000,
+            "lifecycle": lifecycle(version)
         }}})
         .to_string(),
     )
@@ -109,9 +120,23 @@ async fn run(url: &str, scenario: &str, context: &Value) -> Result<(), String> {
             .await
             .map_err(|e| e.to_string())?;
     let tools = session.list_tools().await.map_err(|e| e.to_string())?;
-    let calls: Vec<(String, Value)> = match scenario {
-        "initialize" => Vec::new(),
-        "tools_call" => vec![("add_numbers".into(), json!({"a": 5, "b": 3}))],
+    // The calls the suite names in its context (with their arguments), else every tool.
+    let named: Option<Vec<(String, Value)>> = context
+        .get("toolCalls")
+        .and_then(Value::as_array)
+        .map(|calls| {
+            calls
+                .iter()
+                .filter_map(|c| {
+                    let name = c.get("name")?.as_str()?.to_owned();
+                    Some((name, c.get("arguments").cloned().unwrap_or(json!({}))))
+                })
+                .collect()
+        });
+    let calls: Vec<(String, Value)> = match (scenario, named) {
+        ("initialize", _) => Vec::new(),
+        (_, Some(named)) => named,
+        ("tools_call", None) => vec![("add_numbers".into(), json!({"a": 5, "b": 3}))],
         _ => tools.iter().map(|t| (t.name.clone(), json!({}))).collect(),
     };
     for (tool, args) in calls {
@@ -135,7 +160,8 @@ async fn main() -> ExitCode {
         .ok()
         .and_then(|c| serde_json::from_str(&c).ok())
         .unwrap_or(Value::Null);
-    match run(&url, &scenario, &context).await {
+    let version = std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION").unwrap_or_default();
+    match run(&url, &scenario, &context, &version).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("{scenario}: {e}");
