@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcpgen_client::answer::{ClientAnswers, ElicitAnswer, ElicitRequest, Elicitor};
-use mcpgen_client::oauth::{Browser, OAuthOptions};
+use mcpgen_client::oauth::{Browser, ClientKey, IdentityProvider, OAuthOptions};
 use mcpgen_client::{McpConfig, Session};
 use mcpgen_core::BoxFuture;
 use serde_json::{Map, Value, json};
@@ -76,11 +76,38 @@ fn context_str(context: &Value, key: &str) -> Option<String> {
 fn oauth(scenario: &str, context: &Value) -> OAuthOptions {
     let id = context_str(context, "client_id");
     let secret = context_str(context, "client_secret");
-    let mut options = match (scenario, id, secret) {
-        (s, Some(id), Some(secret)) if s.contains("client-credentials") => {
+    let key = context_str(context, "private_key_pem");
+    let idp = match (
+        context_str(context, "idp_issuer"),
+        context_str(context, "idp_token_endpoint"),
+        context_str(context, "idp_client_id"),
+        context_str(context, "idp_id_token"),
+    ) {
+        (Some(issuer), Some(token_endpoint), Some(client_id), Some(id_token)) => {
+            Some(IdentityProvider {
+                issuer,
+                token_endpoint,
+                client_id,
+                id_token,
+            })
+        }
+        _ => None,
+    };
+    let credentials = scenario.contains("client-credentials");
+    let mut options = match (id, secret, idp, key) {
+        (Some(id), Some(secret), Some(idp), _) => OAuthOptions::enterprise_managed(idp, id, secret),
+        (Some(id), _, None, Some(pem)) if credentials => OAuthOptions::client_credentials_with_key(
+            id,
+            ClientKey {
+                pem: pem.into_bytes(),
+                algorithm: context_str(context, "signing_algorithm")
+                    .unwrap_or_else(|| "ES256".to_owned()),
+            },
+        ),
+        (Some(id), Some(secret), None, None) if credentials => {
             OAuthOptions::client_credentials(id, secret)
         }
-        (_, Some(id), secret) => OAuthOptions::new().with_client(id, secret),
+        (Some(id), secret, _, _) => OAuthOptions::new().with_client(id, secret),
         _ => OAuthOptions::new(),
     };
     options = options
