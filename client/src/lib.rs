@@ -21,6 +21,7 @@ mod frame;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
+mod listen;
 mod session;
 mod sse;
 pub mod ssrf;
@@ -41,7 +42,7 @@ pub mod registry;
 
 pub use answer::{ClientAnswers, ElicitAnswer, ElicitRequest, Elicitor, Root};
 pub use breaker::{BreakerConfig, BreakerOpen, CircuitBreaker};
-pub use config::{ConfigError, ConfigProblem, McpConfig, ServerConfig, TransportConfig};
+pub use config::{ConfigError, ConfigProblem, Lifecycle, McpConfig, ServerConfig, TransportConfig};
 pub use enrich::{EnrichCall, Enrichment, ToolOrigin, enrich, enrich_observed};
 pub use error::ClientError;
 pub use formats::{ToolCall, ToolDefinition, ToolNames};

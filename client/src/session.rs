@@ -6,7 +6,6 @@ use std::time::Duration;
 
 use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock, PaginatedRequestParams};
 use rmcp::service::{RunningService, ServiceError};
-use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Map, Value};
@@ -17,6 +16,7 @@ use crate::answer::{Answerer, ClientAnswers};
 use crate::config::{ServerConfig, TransportConfig};
 use crate::error::ClientError;
 use crate::frame::too_large_size;
+use crate::listen::ServeError;
 use crate::sse::SseTransport;
 use crate::stdio::StdioTransport;
 use crate::tool::ListedTool;
@@ -195,19 +195,20 @@ impl Session {
                 }
                 #[cfg(not(feature = "oauth"))]
                 let _ = oauth;
-                let transport =
-                    StreamableHttpClientTransport::with_client(client, transport_config);
-                let service = match tokio::time::timeout(timeout, handler().serve(transport)).await
-                {
-                    Ok(Ok(service)) => service,
-                    Ok(Err(e)) => {
-                        return Err(fail(format!(
-                            "the MCP handshake with {url} failed: {}",
-                            error_chain(&e)
-                        )));
+                let service = crate::listen::serve_http(
+                    handler(),
+                    client,
+                    transport_config,
+                    config.lifecycle,
+                    timeout,
+                )
+                .await
+                .map_err(|e| match e {
+                    ServeError::Handshake(e) => {
+                        fail(format!("the MCP handshake with {url} failed: {e}"))
                     }
-                    Err(_) => return Err(timed_out()),
-                };
+                    ServeError::TimedOut => timed_out(),
+                })?;
                 Ok(Session {
                     name: name.to_owned(),
                     config: config.clone(),
@@ -310,11 +311,10 @@ impl Session {
         let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(args);
         // On timeout the request future is dropped, and rmcp sends
         // `notifications/cancelled` for the abandoned request.
-        let result =
-            tokio::time::timeout(self.config.timeout, self.service.peer().call_tool(params))
-                .await
-                .map_err(|_| self.timeout_error(&operation))?
-                .map_err(|e| self.service_error(&operation, e))?;
+        let result = tokio::time::timeout(self.config.timeout, self.service.call_tool(params))
+            .await
+            .map_err(|_| self.timeout_error(&operation))?
+            .map_err(|e| self.service_error(&operation, e))?;
         let size = encoded_size(&result);
         if size > self.config.max_response_bytes as u64 {
             return Err(ClientError::ResponseTooLarge {

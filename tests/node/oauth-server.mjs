@@ -13,7 +13,9 @@
 //   {"op": "introspections"}  -> {"count": N, "authenticated": bool} (calls of /introspect so
 //                                far, and whether each carried client credentials)
 // Tokens from its /token endpoint (the flows clients run) carry `aud` = the `resource`
-// parameter the client sent (RFC 8707) and `sub` = the client id.
+// parameter the client sent (RFC 8707) and `sub` = the client id; its /authorize endpoint
+// redirects straight back with a code (no login page), and the token for that code carries
+// the scope asked for there.
 import { createInterface } from "node:readline";
 import { OAuth2Server, Events } from "oauth2-mock-server";
 
@@ -22,9 +24,19 @@ const server = new OAuth2Server(undefined, undefined, {
   endpoints: { introspect: "/builtin-introspect" },
 });
 const first = await server.issuer.keys.generate("RS256");
+// The scope a person approved at /authorize, by the code it was redirected with: the token
+// for that code carries it (the server itself would give authorization codes scope "dummy").
+const approved = new Map();
+server.service.on(Events.BeforeAuthorizeRedirect, (redirect, req) => {
+  const code = redirect.url.searchParams.get("code");
+  if (code && typeof req.query?.scope === "string") approved.set(code, req.query.scope);
+});
 server.service.on(Events.BeforeTokenSigning, (token, req) => {
   const body = req.body ?? {};
   if (body.resource) token.payload.aud = body.resource;
+  if (body.grant_type === "authorization_code" && approved.has(body.code)) {
+    token.payload.scope = approved.get(body.code);
+  }
   const basic = (req.headers.authorization ?? "").replace(/^Basic\s+/i, "");
   const clientId = body.client_id ?? (basic ? Buffer.from(basic, "base64").toString().split(":")[0] : undefined);
   token.payload.sub = decodeURIComponent(clientId ?? "anonymous-client");

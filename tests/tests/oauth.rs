@@ -492,9 +492,9 @@ async fn a_rotated_key_is_accepted_once_the_jwks_is_refetched() {
     );
 }
 
-#[tokio::test]
-async fn the_official_typescript_client_completes_the_flow_and_calls_a_tool() {
-    let f = start(&[]).await;
+/// Runs the official TypeScript SDK client (tests/node/oauth-client.mjs) against the server
+/// of `f` with `grant`; checks it listed the tools and called one, and returns its report.
+async fn official_client_calls_a_tool(f: &Fixture, grant: &str) -> Value {
     let output = tokio::process::Command::new(node_bin("node"))
         .arg(node_file("oauth-client.mjs"))
         .args([
@@ -503,6 +503,7 @@ async fn the_official_typescript_client_completes_the_flow_and_calls_a_tool() {
             "{}",
             &f.auth.issuer,
             "mcp:read",
+            grant,
         ])
         .stderr(Stdio::inherit())
         .output()
@@ -521,7 +522,56 @@ async fn the_official_typescript_client_completes_the_flow_and_calls_a_tool() {
     );
     let tools = out["tools"].as_array().expect("tools");
     assert!(tools.contains(&json!("synaplan_list_prompts")), "{out}");
-    assert!(!tools.contains(&json!("synaplan_send_message")), "{out}");
+    out
+}
+
+/// Whether the official client's report lists `synaplan_send_message` (a write).
+fn lists_a_write(out: &Value) -> bool {
+    out["tools"]
+        .as_array()
+        .is_some_and(|t| t.contains(&json!("synaplan_send_message")))
+}
+
+#[tokio::test]
+async fn the_official_typescript_client_completes_the_flow_and_calls_a_tool() {
+    let f = start(&[]).await;
+    let out = official_client_calls_a_tool(&f, "client_credentials").await;
+    assert!(!lists_a_write(&out), "mcp:read lists no write: {out}");
+}
+
+/// The official client signs a person in: authorization code with PKCE (S256) at the
+/// authorization server it discovered from the 401, for this server's resource, with the
+/// scopes the metadata offers; the code comes back on its redirect URI (oauth2-mock-server
+/// has no login page: its /authorize redirects straight back, as a browser would be).
+#[tokio::test]
+async fn the_official_typescript_client_signs_in_with_authorization_code_and_pkce() {
+    let f = start(&[]).await;
+    let out = official_client_calls_a_tool(&f, "authorization_code").await;
+    let flow = &out["flow"];
+    assert_eq!(flow["grant"], json!("authorization_code"), "{out}");
+    assert_eq!(flow["pkce"], json!("S256"), "{out}");
+    assert_eq!(flow["resource"], json!(f.resource()), "{out}");
+    assert_eq!(
+        flow["redirect"],
+        json!("http://127.0.0.1:1/callback"),
+        "{out}"
+    );
+    assert!(
+        flow["authorize"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with(f.auth.issuer.trim_end_matches('/')),
+        "{out}"
+    );
+    // The scope asked for at the authorization server is what the token carries, and
+    // what the tool list shows.
+    let scopes: Vec<&str> = flow["scope"]
+        .as_str()
+        .unwrap_or_default()
+        .split(' ')
+        .collect();
+    assert!(scopes.contains(&"mcp:read"), "{out}");
+    assert_eq!(lists_a_write(&out), scopes.contains(&"mcp:write"), "{out}");
 }
 
 #[tokio::test]

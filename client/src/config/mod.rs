@@ -33,5 +33,6 @@ mod parse;
 pub use error::{ConfigError, ConfigProblem};
 pub use load::CONFIG_ENV;
 pub use model::{
-    DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS, McpConfig, ServerConfig, TransportConfig,
+    DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS, Lifecycle, McpConfig, ServerConfig,
+    TransportConfig,
 };

@@ -32,6 +32,33 @@ pub struct ServerConfig {
     pub allow_private: bool,
     /// Largest response accepted, in bytes; a larger one is an error, never truncated.
     pub max_response_bytes: usize,
+    /// How a Streamable HTTP session starts (stdio and legacy SSE always initialize).
+    pub lifecycle: Lifecycle,
+}
+
+/// How a Streamable HTTP session starts: the server entry's `lifecycle` field.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Lifecycle {
+    /// The `initialize` handshake (MCP 2025-11-25 and earlier): `"initialize"`, the default.
+    #[default]
+    Initialize,
+    /// `server/discover` and self-contained requests (MCP 2026-07-28): `"discover"`.
+    Discover,
+    /// `server/discover`, falling back to `initialize` for a server that does not know it:
+    /// `"auto"`.
+    Auto,
+}
+
+impl Lifecycle {
+    /// The lifecycle named `name` in a server entry.
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "initialize" => Some(Self::Initialize),
+            "discover" => Some(Self::Discover),
+            "auto" => Some(Self::Auto),
+            _ => None,
+        }
+    }
 }
 
 /// The transport of one server. Its `Debug` output shows the names of `env` variables and
@@ -107,6 +134,7 @@ impl ServerConfig {
             timeout: Duration::from_millis(DEFAULT_TIMEOUT_MS),
             allow_private: false,
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+            lifecycle: Lifecycle::Initialize,
         }
     }
 

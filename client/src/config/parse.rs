@@ -10,7 +10,8 @@ use super::error::{ConfigError, ConfigProblem};
 use super::expand::{Lookup, expand_map};
 use super::fields::{bool_field, string_field, string_list, string_map, uint_field};
 use super::model::{
-    DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS, McpConfig, ServerConfig, TransportConfig,
+    DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS, Lifecycle, McpConfig, ServerConfig,
+    TransportConfig,
 };
 use mcpgen_core::json_kind;
 
@@ -87,6 +88,7 @@ const FIELDS: &[&str] = &[
     "timeout_ms",
     "allow_private",
     "max_response_bytes",
+    "lifecycle",
 ];
 
 /// Collects problems for one entry; returns the entry only if it had none.
@@ -154,6 +156,17 @@ fn parse_server(
     if max_response_bytes == 0 {
         problem("max_response_bytes", "must be at least 1".into());
     }
+
+    let lifecycle = match string_field(map, "lifecycle", &mut problem) {
+        None => Lifecycle::Initialize,
+        Some(name) => Lifecycle::from_name(&name).unwrap_or_else(|| {
+            problem(
+                "lifecycle",
+                format!("`{name}` is not one of initialize, discover, auto"),
+            );
+            Lifecycle::Initialize
+        }),
+    };
 
     let transport = match (command, url) {
         (Some(_), Some(_)) => {
@@ -239,6 +252,7 @@ fn parse_server(
         timeout: Duration::from_millis(timeout_ms),
         allow_private,
         max_response_bytes,
+        lifecycle,
     })
 }
 
@@ -282,11 +296,12 @@ mod tests {
             r#"{"mcpServers": {
                 "files": {"command": "npx", "args": ["-y", "fs", "${DIR}"], "env": {"T": "Bearer ${TOKEN}!"}},
                 "remote": {"url": "https://mcp.example.com/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}},
+                "modern": {"url": "https://mcp.example.com/mcp", "lifecycle": "discover"},
                 "legacy": {"url": "http://old.example.com/sse", "transport": "sse", "timeout_ms": 500,
                            "allow_private": true, "max_response_bytes": 2048, "tools": ["a", "b"], "disabled": true}
             }}"#,
         );
-        assert_eq!(config.servers.len(), 3);
+        assert_eq!(config.servers.len(), 4);
         let files = &config.servers["files"];
         assert_eq!(
             files.transport,
@@ -311,11 +326,17 @@ mod tests {
         assert!(matches!(legacy.transport, TransportConfig::Sse { .. }));
         assert_eq!(legacy.timeout, Duration::from_millis(500));
         assert_eq!(legacy.max_response_bytes, 2048);
+        assert_eq!(legacy.lifecycle, Lifecycle::Initialize);
+        assert_eq!(
+            config.servers["modern"].lifecycle,
+            Lifecycle::Discover,
+            "the entry's lifecycle"
+        );
         assert!(legacy.allow_private && legacy.disabled);
         assert!(legacy.allows_tool("a") && !legacy.allows_tool("c"));
         assert_eq!(
             config.enabled().map(|(n, _)| n).collect::<Vec<_>>(),
-            ["files", "remote"]
+            ["files", "modern", "remote"]
         );
     }
 
@@ -385,6 +406,7 @@ mod tests {
                 "httpargs": {"url": "http://h/x", "args": ["a"]},
                 "zero": {"command": "x", "timeout_ms": 0, "max_response_bytes": 0},
                 "header": {"url": "http://h/x", "headers": {"bad name": "v"}},
+                "era": {"url": "http://h/x", "lifecycle": "stateless"},
                 "scalar": 3
             }}"#,
         );
@@ -409,6 +431,7 @@ mod tests {
             "{p:?}"
         );
         assert!(has(&p, "httpargs", "args", "only stdio servers"), "{p:?}");
+        assert!(has(&p, "era", "lifecycle", "not one of"), "{p:?}");
         assert!(has(&p, "zero", "timeout_ms", "at least 1"), "{p:?}");
         assert!(has(&p, "zero", "max_response_bytes", "at least 1"), "{p:?}");
         assert!(

@@ -4,16 +4,16 @@
 
 use std::sync::Arc;
 
+use rmcp::RoleClient;
 use rmcp::service::RunningService;
-use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::auth::{AuthClient, AuthorizationManager};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::{RoleClient, ServiceExt};
 
 use super::step_up::StepUp;
-use super::{OAuthOptions, TokenFile, authorize, probe};
+use super::{OAuthOptions, ProbeRequest, TokenFile, authorize, probe};
 use crate::answer::Answerer;
 use crate::config::ServerConfig;
+use crate::listen::ServeError;
 
 /// A new manager for the server at `url`, with its token store.
 pub(crate) async fn manager(
@@ -47,26 +47,24 @@ pub(crate) async fn serve_with_oauth(
     let (allow_private, timeout) = (server.allow_private, server.timeout);
     let mut current = manager(url, options, allow_private).await?;
     let restored = current.initialize_from_store().await.unwrap_or(false);
+    let first = ProbeRequest::new(server.lifecycle, &handler);
     if !restored {
-        match probe(&client, url.as_str(), headers, None).await? {
+        match probe(&client, url.as_str(), headers, None, &first).await? {
             Some(challenge) => {
                 current = authorize(current, Some(&challenge), options, url.as_str()).await?;
             }
             // The server does not ask for a token: a plain session, without OAuth on its
             // requests.
             None => {
-                let transport = StreamableHttpClientTransport::with_client(client, config);
-                return match tokio::time::timeout(timeout, handler.serve(transport)).await {
-                    Ok(Ok(service)) => Ok(service),
-                    Ok(Err(e)) => Err(format!(
-                        "the MCP handshake with {url} failed: {}",
-                        crate::error_chain(&e)
-                    )),
-                    Err(_) => Err(format!(
-                        "the MCP handshake took longer than {} ms",
-                        timeout.as_millis()
-                    )),
-                };
+                return crate::listen::serve_http(
+                    handler,
+                    client,
+                    config,
+                    server.lifecycle,
+                    timeout,
+                )
+                .await
+                .map_err(|e| handshake_error(e, url, timeout));
             }
         }
     }
@@ -83,23 +81,25 @@ pub(crate) async fn serve_with_oauth(
             allow_private,
             step_ups: Arc::default(),
         };
-        let transport = StreamableHttpClientTransport::with_client(step_up, config.clone());
-        match tokio::time::timeout(timeout, handler.clone().serve(transport)).await {
-            Ok(Ok(service)) => return Ok(service),
-            Ok(Err(e)) => last_error = crate::error_chain(&e),
-            Err(_) => {
-                return Err(format!(
-                    "the MCP handshake took longer than {} ms",
-                    timeout.as_millis()
-                ));
-            }
+        let served = crate::listen::serve_http(
+            handler.clone(),
+            step_up,
+            config.clone(),
+            server.lifecycle,
+            timeout,
+        )
+        .await;
+        match served {
+            Ok(service) => return Ok(service),
+            Err(ServeError::Handshake(e)) => last_error = e,
+            Err(e) => return Err(handshake_error(e, url, timeout)),
         }
         if attempt == 1 {
             break;
         }
         // Refused with the token we had (revoked, or too little scope): sign in again with
         // what the server's challenge now asks for.
-        let challenge = probe(&client, url.as_str(), headers, token.as_deref()).await?;
+        let challenge = probe(&client, url.as_str(), headers, token.as_deref(), &first).await?;
         let Some(challenge) = challenge else {
             break;
         };
@@ -107,4 +107,15 @@ pub(crate) async fn serve_with_oauth(
         current = authorize(fresh, Some(&challenge), options, url.as_str()).await?;
     }
     Err(format!("the MCP handshake with {url} failed: {last_error}"))
+}
+
+/// The message for a session that did not start.
+fn handshake_error(error: ServeError, url: &url::Url, timeout: std::time::Duration) -> String {
+    match error {
+        ServeError::Handshake(e) => format!("the MCP handshake with {url} failed: {e}"),
+        ServeError::TimedOut => format!(
+            "the MCP handshake took longer than {} ms",
+            timeout.as_millis()
+        ),
+    }
 }

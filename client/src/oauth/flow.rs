@@ -1,11 +1,62 @@
 //! Getting a token: the probe that finds the server's challenge, and the grants.
 
 use rmcp::transport::auth::{
-    AuthorizationManager, AuthorizationRequest, AuthorizationSession, ClientCredentialsConfig,
+    AuthError, AuthorizationManager, AuthorizationMetadata, AuthorizationRequest,
+    AuthorizationSession, ClientCredentialsConfig, JwtSigningAlgorithm,
 };
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use super::{Grant, OAuthOptions};
+use crate::answer::Answerer;
+use crate::config::Lifecycle;
+
+/// The request a probe sends: a `ping` before an `initialize` handshake, the session's own
+/// `server/discover` (with its request metadata and headers) before a 2026-07-28 session.
+pub(crate) struct ProbeRequest {
+    body: String,
+    headers: Vec<(&'static str, &'static str)>,
+}
+
+impl ProbeRequest {
+    /// The probe for a session started with `lifecycle` by `handler`.
+    pub(crate) fn new(lifecycle: Lifecycle, handler: &Answerer) -> Self {
+        use rmcp::ClientHandler;
+        use rmcp::model::{
+            ClientJsonRpcMessage, ClientRequest, DiscoverRequest, DiscoverRequestParams,
+            ProtocolVersion, RequestId, RequestMetaObject,
+        };
+        let ping = || Self {
+            body: r#"{"jsonrpc":"2.0","id":0,"method":"ping"}"#.to_owned(),
+            headers: Vec::new(),
+        };
+        if lifecycle == Lifecycle::Initialize {
+            return ping();
+        }
+        let info = handler.get_info();
+        let mut discover = DiscoverRequest::new(DiscoverRequestParams {});
+        discover
+            .extensions
+            .insert(RequestMetaObject::with_client_context(
+                ProtocolVersion::V_2026_07_28,
+                info.client_info,
+                info.capabilities,
+            ));
+        let message = ClientJsonRpcMessage::request(
+            ClientRequest::DiscoverRequest(discover),
+            RequestId::Number(0),
+        );
+        match serde_json::to_string(&message) {
+            Ok(body) => Self {
+                body,
+                headers: vec![
+                    ("mcp-protocol-version", "2026-07-28"),
+                    ("mcp-method", "server/discover"),
+                ],
+            },
+            Err(_) => ping(),
+        }
+    }
+}
 
 /// Asks `url`, with the configured `headers` and `token` (if any), whether it needs a
 /// (better) token: the `WWW-Authenticate` challenge of a 401 or 403 answer (`Bearer` when the
@@ -15,13 +66,17 @@ pub(crate) async fn probe(
     url: &str,
     headers: &http::HeaderMap,
     token: Option<&str>,
+    probe: &ProbeRequest,
 ) -> Result<Option<String>, String> {
     let mut request = client
         .post(url)
         .headers(headers.clone())
         .header("content-type", "application/json")
         .header("accept", "application/json, text/event-stream")
-        .body(r#"{"jsonrpc":"2.0","id":0,"method":"ping"}"#);
+        .body(probe.body.clone());
+    for (name, value) in &probe.headers {
+        request = request.header(*name, *value);
+    }
     if let Some(token) = token {
         request = request.bearer_auth(token);
     }
@@ -51,38 +106,149 @@ pub(crate) async fn authorize(
     options: &OAuthOptions,
     resource: &str,
 ) -> Result<AuthorizationManager, String> {
-    let resolution = manager
-        .resolve_metadata_from_challenge(challenge)
-        .await
-        .map_err(|e| format!("authorization server discovery failed: {e}"))?;
-    manager.set_metadata(resolution.metadata);
+    let metadata = match manager.resolve_metadata_from_challenge(challenge).await {
+        Ok(resolution) => resolution.metadata,
+        Err(AuthError::AuthorizationServerMismatch { .. })
+            if let Some(metadata) = legacy_metadata(resource, challenge).await =>
+        {
+            metadata
+        }
+        Err(e) => return Err(format!("authorization server discovery failed: {e}")),
+    };
+    manager.set_metadata(metadata.clone());
     match options.grant {
-        Grant::ClientCredentials => {
-            let (Some(id), Some(secret)) = (&options.client_id, &options.client_secret) else {
-                return Err("client credentials need a client id and a client secret".to_owned());
+        Grant::EnterpriseManaged => {
+            let Some(idp) = &options.identity_provider else {
+                return Err("enterprise-managed authorization needs an identity provider".into());
             };
+            super::enterprise::authorize(manager, &metadata, idp, options, resource).await
+        }
+        Grant::ClientCredentials => {
             let scopes = if options.scopes.is_empty() {
                 manager.select_initial_scopes(&[]).await
             } else {
                 options.scopes.clone()
             };
-            let config = ClientCredentialsConfig::ClientSecret {
-                client_id: id.clone(),
-                client_secret: secret.clone(),
-                scopes,
-                resource: Some(resource.to_owned()),
+            let resource = Some(resource.to_owned());
+            let config = match (
+                &options.client_id,
+                &options.client_key,
+                &options.client_secret,
+            ) {
+                (Some(id), Some(key), _) => ClientCredentialsConfig::PrivateKeyJwt {
+                    client_id: id.clone(),
+                    signing_key: key.pem.clone(),
+                    signing_algorithm: signing_algorithm(&key.algorithm)?,
+                    token_endpoint_audience: None,
+                    scopes,
+                    resource,
+                },
+                (Some(id), None, Some(secret)) => ClientCredentialsConfig::ClientSecret {
+                    client_id: id.clone(),
+                    client_secret: secret.clone(),
+                    scopes,
+                    resource,
+                },
+                _ => {
+                    return Err(
+                        "client credentials need a client id, and a client secret or key"
+                            .to_owned(),
+                    );
+                }
             };
             manager
                 .configure_client_credentials(&config)
                 .map_err(|e| format!("client credentials: {e}"))?;
-            manager
-                .exchange_client_credentials(&config)
-                .await
-                .map_err(|e| format!("client credentials: {e}"))?;
-            Ok(manager)
+            exchange_on_own_thread(manager, config).await
         }
         Grant::AuthorizationCode => code_flow(manager, challenge, options).await,
     }
+}
+
+/// The authorization server metadata of a 2025-03-26 server, which publishes no protected
+/// resource metadata and is its own authorization server: the document at its origin's
+/// `/.well-known/oauth-authorization-server`, whose `issuer` that revision does not tie to
+/// the URL it is published at. `None` for a server that names its protected resource
+/// metadata (in its challenge, or at the well-known URLs), where the issuer must match.
+async fn legacy_metadata(resource: &str, challenge: Option<&str>) -> Option<AuthorizationMetadata> {
+    if challenge.is_some_and(|c| c.contains("resource_metadata")) {
+        return None;
+    }
+    let url = url::Url::parse(resource).ok()?;
+    let origin = url.origin().ascii_serialization();
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(std::time::Duration::from_secs(10))
+        .build()
+        .ok()?;
+    let path = url.path().trim_end_matches('/');
+    for candidate in [
+        format!("{origin}/.well-known/oauth-protected-resource{path}"),
+        format!("{origin}/.well-known/oauth-protected-resource"),
+    ] {
+        let answer = client.get(&candidate).send().await.ok()?;
+        if answer.status().is_success() {
+            return None;
+        }
+    }
+    let answer = client
+        .get(format!("{origin}/.well-known/oauth-authorization-server"))
+        .send()
+        .await
+        .ok()?;
+    if !answer.status().is_success() {
+        return None;
+    }
+    let body = answer.bytes().await.ok()?;
+    if body.len() > 1024 * 1024 {
+        return None;
+    }
+    serde_json::from_slice(&body).ok()
+}
+
+/// Runs rmcp's client-credentials token request on a thread of its own: its future is not
+/// `Send` (it keeps a form encoder across an await), so it cannot run inside a session's
+/// tasks.
+async fn exchange_on_own_thread(
+    manager: AuthorizationManager,
+    config: ClientCredentialsConfig,
+) -> Result<AuthorizationManager, String> {
+    let (done, result) = tokio::sync::oneshot::channel();
+    std::thread::spawn(move || {
+        let outcome = match tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        {
+            Ok(runtime) => runtime.block_on(async move {
+                manager
+                    .exchange_client_credentials(&config)
+                    .await
+                    .map(|_| manager)
+                    .map_err(|e| format!("client credentials: {e}"))
+            }),
+            Err(e) => Err(format!("client credentials: {e}")),
+        };
+        let _ = done.send(outcome);
+    });
+    result
+        .await
+        .map_err(|_| "client credentials: the token request stopped".to_owned())?
+}
+
+/// The `private_key_jwt` signing algorithm named `name`.
+fn signing_algorithm(name: &str) -> Result<JwtSigningAlgorithm, String> {
+    Ok(match name {
+        "RS256" => JwtSigningAlgorithm::RS256,
+        "RS384" => JwtSigningAlgorithm::RS384,
+        "RS512" => JwtSigningAlgorithm::RS512,
+        "ES256" => JwtSigningAlgorithm::ES256,
+        "ES384" => JwtSigningAlgorithm::ES384,
+        other => {
+            return Err(format!(
+                "client key algorithm `{other}` is not one of RS256, RS384, RS512, ES256, ES384"
+            ));
+        }
+    })
 }
 
 /// Authorization code with PKCE and a loopback redirect.

@@ -12,7 +12,12 @@
 //!   person is sent to the authorization URL through a [`Browser`] (the system browser, or the
 //!   URL printed); the answer comes back to a loopback redirect (`http://127.0.0.1:PORT/callback`),
 //!   and its `iss` must name the authorization server (RFC 9207).
-//! - [`Grant::ClientCredentials`]: a service's own client id and secret.
+//! - [`Grant::ClientCredentials`]: a service's own client id and secret, or its client id and
+//!   a private key that signs a client assertion ([`OAuthOptions::client_key`], RFC 7523
+//!   `private_key_jwt`).
+//! - [`Grant::EnterpriseManaged`]: the person's ID token from their organisation's identity
+//!   provider, exchanged for an identity assertion (RFC 8693) that the server's authorization
+//!   server trades for a token (RFC 7523), without a browser (SEP-990).
 //!
 //! Every token request names the server as its `resource` (RFC 8707). Tokens are refreshed
 //! when they expire or the server rejects them, and a 403 `insufficient_scope` at connect
@@ -22,6 +27,7 @@
 //! never in the server configuration.
 
 mod connect;
+mod enterprise;
 mod flow;
 mod step_up;
 mod store;
@@ -33,7 +39,8 @@ use std::time::Duration;
 use mcpgen_core::BoxFuture;
 
 pub(crate) use connect::serve_with_oauth;
-pub(crate) use flow::{authorize, probe};
+pub use enterprise::IdentityProvider;
+pub(crate) use flow::{ProbeRequest, authorize, probe};
 pub use store::{TokenFile, default_token_dir};
 
 /// How the client gets its token.
@@ -42,8 +49,33 @@ pub enum Grant {
     /// Authorization code with PKCE, the person signing in through a browser.
     #[default]
     AuthorizationCode,
-    /// Client credentials (a service: `client_id` and `client_secret` are required).
+    /// Client credentials (a service: `client_id`, and `client_secret` or `client_key`, are
+    /// required).
     ClientCredentials,
+    /// Enterprise-managed authorization: the person's ID token from their identity provider
+    /// ([`OAuthOptions::identity_provider`]) is exchanged for an assertion this server's
+    /// authorization server trades for a token (`client_id` and `client_secret` there are
+    /// required).
+    EnterpriseManaged,
+}
+
+/// A client's private key for `private_key_jwt` (RFC 7523): the token request carries a
+/// short-lived assertion signed with it (issuer and subject the client id, audience the
+/// authorization server).
+#[derive(Clone)]
+pub struct ClientKey {
+    /// The key in PEM (PKCS#8, or PKCS#1 for RSA).
+    pub pem: Vec<u8>,
+    /// The signing algorithm: `RS256`, `RS384`, `RS512`, `ES256` or `ES384`.
+    pub algorithm: String,
+}
+
+impl std::fmt::Debug for ClientKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientKey")
+            .field("algorithm", &self.algorithm)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Sends the person to the authorization URL.
@@ -87,6 +119,11 @@ pub struct OAuthOptions {
     pub client_id: Option<String>,
     /// The client's secret, for a confidential pre-registered client or client credentials.
     pub client_secret: Option<String>,
+    /// With client credentials, a private key that authenticates the client instead of a
+    /// secret (RFC 7523 `private_key_jwt`).
+    pub client_key: Option<ClientKey>,
+    /// For [`Grant::EnterpriseManaged`]: the person's identity provider and ID token.
+    pub identity_provider: Option<IdentityProvider>,
     /// The HTTPS URL of the client's Client ID Metadata Document, used as its client id when
     /// the authorization server supports those; dynamic registration otherwise.
     pub client_metadata_url: Option<String>,
@@ -114,6 +151,8 @@ impl std::fmt::Debug for OAuthOptions {
                 "client_secret",
                 &self.client_secret.as_ref().map(|_| "[set]"),
             )
+            .field("client_key", &self.client_key)
+            .field("identity_provider", &self.identity_provider)
             .field("client_metadata_url", &self.client_metadata_url)
             .field("scopes", &self.scopes)
             .field("token_dir", &self.token_dir)
@@ -127,6 +166,8 @@ impl Default for OAuthOptions {
             grant: Grant::AuthorizationCode,
             client_id: None,
             client_secret: None,
+            client_key: None,
+            identity_provider: None,
             client_metadata_url: None,
             client_name: "mcpgen".to_owned(),
             scopes: Vec::new(),
@@ -150,6 +191,32 @@ impl OAuthOptions {
             grant: Grant::ClientCredentials,
             client_id: Some(client_id.into()),
             client_secret: Some(secret.into()),
+            ..Self::default()
+        }
+    }
+
+    /// Client credentials with `client_id`, authenticated by a signed assertion (`key`).
+    pub fn client_credentials_with_key(client_id: impl Into<String>, key: ClientKey) -> Self {
+        Self {
+            grant: Grant::ClientCredentials,
+            client_id: Some(client_id.into()),
+            client_key: Some(key),
+            ..Self::default()
+        }
+    }
+
+    /// Enterprise-managed authorization through `idp`, as client `client_id` (with `secret`)
+    /// of the server's authorization server.
+    pub fn enterprise_managed(
+        idp: IdentityProvider,
+        client_id: impl Into<String>,
+        secret: impl Into<String>,
+    ) -> Self {
+        Self {
+            grant: Grant::EnterpriseManaged,
+            client_id: Some(client_id.into()),
+            client_secret: Some(secret.into()),
+            identity_provider: Some(idp),
             ..Self::default()
         }
     }

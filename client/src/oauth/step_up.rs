@@ -1,6 +1,9 @@
 //! Step-up: a request refused with 403 `insufficient_scope` signs in again for the scopes
-//! the server's challenge names, then is sent once more with the new token. A session steps
-//! up at most [`MAX_STEP_UPS`] times, so a server that keeps refusing cannot keep the person
+//! already granted and those the server's challenge names (SEP-2350), then is sent once more
+//! with the new token. A request refused with 401 in the middle of a session (the token was
+//! revoked, or the resource moved to another authorization server) signs in afresh from the
+//! challenge: discovery, and registration at that server (SEP-2352). A session signs in again
+//! at most [`MAX_STEP_UPS`] times, so a server that keeps refusing cannot keep the person
 //! signing in.
 
 use std::collections::HashMap;
@@ -32,17 +35,52 @@ pub(crate) struct StepUp {
 
 type Error = StreamableHttpError<reqwest::Error>;
 
+/// The `scope` parameter of a `WWW-Authenticate` challenge, split at spaces.
+fn challenge_scopes(challenge: &str) -> Vec<String> {
+    let Some(start) = challenge.find("scope=\"") else {
+        return Vec::new();
+    };
+    let rest = &challenge[start + "scope=\"".len()..];
+    rest.split('"')
+        .next()
+        .unwrap_or_default()
+        .split_whitespace()
+        .map(str::to_owned)
+        .collect()
+}
+
 impl StepUp {
-    /// Signs in again for what `challenge` asks; false when no more step-ups are allowed.
-    async fn step_up(&self, challenge: &str) -> Result<bool, Error> {
+    /// Signs in again for what `challenge` asks; with `keep_scopes`, the scopes granted so
+    /// far are asked for too. False when no more sign-ins are allowed.
+    async fn step_up(&self, challenge: &str, keep_scopes: bool) -> Result<bool, Error> {
         if self.step_ups.fetch_add(1, Ordering::SeqCst) >= MAX_STEP_UPS {
             return Ok(false);
         }
         let mut current = self.inner.auth_manager.lock().await;
-        let fresh = super::connect::manager(&self.url, &self.options, self.allow_private)
+        let mut options = (*self.options).clone();
+        if keep_scopes {
+            let granted: Vec<String> = match current.get_credentials().await {
+                // The token answer's `scope` (RFC 6749 section 5.1).
+                Ok((_, Some(token))) => serde_json::to_value(&token)
+                    .ok()
+                    .and_then(|t| t.get("scope")?.as_str().map(str::to_owned))
+                    .map(|s| s.split_whitespace().map(str::to_owned).collect())
+                    .unwrap_or_default(),
+                _ => Vec::new(),
+            };
+            let wanted = challenge_scopes(challenge);
+            if !granted.is_empty() && !wanted.is_empty() {
+                for scope in granted.into_iter().chain(wanted) {
+                    if !options.scopes.contains(&scope) {
+                        options.scopes.push(scope);
+                    }
+                }
+            }
+        }
+        let fresh = super::connect::manager(&self.url, &options, self.allow_private)
             .await
             .map_err(|e| Error::from(AuthError::AuthorizationFailed(e)))?;
-        let signed_in = super::authorize(fresh, Some(challenge), &self.options, self.url.as_str())
+        let signed_in = super::authorize(fresh, Some(challenge), &options, self.url.as_str())
             .await
             .map_err(|e| Error::from(AuthError::AuthorizationFailed(e)))?;
         *current = signed_in;
@@ -73,8 +111,19 @@ impl StreamableHttpClient for StepUp {
             .await;
         match first {
             Err(StreamableHttpError::InsufficientScope(refused)) => {
-                if !self.step_up(&refused.www_authenticate_header).await? {
+                if !self.step_up(&refused.www_authenticate_header, true).await? {
                     return Err(StreamableHttpError::InsufficientScope(refused));
+                }
+                self.inner
+                    .post_message(uri, message, session_id, None, custom_headers)
+                    .await
+            }
+            Err(StreamableHttpError::AuthRequired(refused)) => {
+                if !self
+                    .step_up(&refused.www_authenticate_header, false)
+                    .await?
+                {
+                    return Err(StreamableHttpError::AuthRequired(refused));
                 }
                 self.inner
                     .post_message(uri, message, session_id, None, custom_headers)
@@ -107,5 +156,21 @@ impl StreamableHttpClient for StepUp {
         self.inner
             .get_stream(uri, session_id, last_event_id, auth_header, custom_headers)
             .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::challenge_scopes;
+
+    #[test]
+    fn the_scope_of_a_challenge() {
+        assert_eq!(
+            challenge_scopes(
+                r#"Bearer error="insufficient_scope", scope="mcp:read mcp:write", resource_metadata="x""#
+            ),
+            ["mcp:read", "mcp:write"]
+        );
+        assert!(challenge_scopes(r#"Bearer resource_metadata="x""#).is_empty());
     }
 }

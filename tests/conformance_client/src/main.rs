@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcpgen_client::answer::{ClientAnswers, ElicitAnswer, ElicitRequest, Elicitor};
-use mcpgen_client::oauth::{Browser, OAuthOptions};
+use mcpgen_client::oauth::{Browser, ClientKey, IdentityProvider, OAuthOptions};
 use mcpgen_client::{McpConfig, Session};
 use mcpgen_core::BoxFuture;
 use serde_json::{Map, Value, json};
@@ -76,11 +76,38 @@ fn context_str(context: &Value, key: &str) -> Option<String> {
 fn oauth(scenario: &str, context: &Value) -> OAuthOptions {
     let id = context_str(context, "client_id");
     let secret = context_str(context, "client_secret");
-    let mut options = match (scenario, id, secret) {
-        (s, Some(id), Some(secret)) if s.contains("client-credentials") => {
+    let key = context_str(context, "private_key_pem");
+    let idp = match (
+        context_str(context, "idp_issuer"),
+        context_str(context, "idp_token_endpoint"),
+        context_str(context, "idp_client_id"),
+        context_str(context, "idp_id_token"),
+    ) {
+        (Some(issuer), Some(token_endpoint), Some(client_id), Some(id_token)) => {
+            Some(IdentityProvider {
+                issuer,
+                token_endpoint,
+                client_id,
+                id_token,
+            })
+        }
+        _ => None,
+    };
+    let credentials = scenario.contains("client-credentials");
+    let mut options = match (id, secret, idp, key) {
+        (Some(id), Some(secret), Some(idp), _) => OAuthOptions::enterprise_managed(idp, id, secret),
+        (Some(id), _, None, Some(pem)) if credentials => OAuthOptions::client_credentials_with_key(
+            id,
+            ClientKey {
+                pem: pem.into_bytes(),
+                algorithm: context_str(context, "signing_algorithm")
+                    .unwrap_or_else(|| "ES256".to_owned()),
+            },
+        ),
+        (Some(id), Some(secret), None, None) if credentials => {
             OAuthOptions::client_credentials(id, secret)
         }
-        (_, Some(id), secret) => OAuthOptions::new().with_client(id, secret),
+        (Some(id), secret, _, _) => OAuthOptions::new().with_client(id, secret),
         _ => OAuthOptions::new(),
     };
     options = options
@@ -91,10 +118,21 @@ fn oauth(scenario: &str, context: &Value) -> OAuthOptions {
     options
 }
 
-async fn run(url: &str, scenario: &str, context: &Value) -> Result<(), String> {
+/// The lifecycle for the protocol revision the suite tests (`MCP_CONFORMANCE_PROTOCOL_VERSION`):
+/// `server/discover` from 2026-07-28 on, the `initialize` handshake before.
+fn lifecycle(version: &str) -> &'static str {
+    if version >= "2026-07-28" {
+        "discover"
+    } else {
+        "initialize"
+    }
+}
+
+async fn run(url: &str, scenario: &str, context: &Value, version: &str) -> Result<(), String> {
     let config = McpConfig::from_json_str(
         &json!({"mcpServers": {"conformance": {
-            "url": url, "allow_private": true, "timeout_ms": 60000
+            "url": url, "allow_private": true, "timeout_ms": 60000,
+            "lifecycle": lifecycle(version)
         }}})
         .to_string(),
     )
@@ -109,9 +147,23 @@ async fn run(url: &str, scenario: &str, context: &Value) -> Result<(), String> {
             .await
             .map_err(|e| e.to_string())?;
     let tools = session.list_tools().await.map_err(|e| e.to_string())?;
-    let calls: Vec<(String, Value)> = match scenario {
-        "initialize" => Vec::new(),
-        "tools_call" => vec![("add_numbers".into(), json!({"a": 5, "b": 3}))],
+    // The calls the suite names in its context (with their arguments), else every tool.
+    let named: Option<Vec<(String, Value)>> = context
+        .get("toolCalls")
+        .and_then(Value::as_array)
+        .map(|calls| {
+            calls
+                .iter()
+                .filter_map(|c| {
+                    let name = c.get("name")?.as_str()?.to_owned();
+                    Some((name, c.get("arguments").cloned().unwrap_or(json!({}))))
+                })
+                .collect()
+        });
+    let calls: Vec<(String, Value)> = match (scenario, named) {
+        ("initialize", _) => Vec::new(),
+        (_, Some(named)) => named,
+        ("tools_call", None) => vec![("add_numbers".into(), json!({"a": 5, "b": 3}))],
         _ => tools.iter().map(|t| (t.name.clone(), json!({}))).collect(),
     };
     for (tool, args) in calls {
@@ -135,7 +187,8 @@ async fn main() -> ExitCode {
         .ok()
         .and_then(|c| serde_json::from_str(&c).ok())
         .unwrap_or(Value::Null);
-    match run(&url, &scenario, &context).await {
+    let version = std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION").unwrap_or_default();
+    match run(&url, &scenario, &context, &version).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("{scenario}: {e}");
