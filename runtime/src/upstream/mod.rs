@@ -278,9 +278,10 @@ impl Upstream {
                 let mut prepared = request::build(&base.url, binding, args)?;
                 self.auth.apply(&mut prepared.headers, &mut prepared.url);
                 if let Some(ctx) = ctx {
-                    // The upstream request is a span of the call's trace.
+                    // The upstream's spans hang under the call's `tool_call` span, whose id the
+                    // call context carries.
                     if let Some(trace) = &ctx.trace
-                        && let Ok(value) = http::HeaderValue::from_str(&trace.child().to_string())
+                        && let Ok(value) = http::HeaderValue::from_str(&trace.to_string())
                     {
                         prepared.headers.insert(crate::trace::TRACEPARENT, value);
                     }
