@@ -210,6 +210,14 @@ fn listed_tools(inner: &Inner, principal: Option<&Principal>) -> Vec<rmcp::model
         .collect()
 }
 
+/// The `tools/list` answer for `principal`. Lists differ per caller, so only the caller's
+/// own client may cache them.
+pub(crate) fn tools_list(inner: &Inner, principal: Option<&Principal>) -> ListToolsResult {
+    ListToolsResult::with_all_items(listed_tools(inner, principal))
+        .with_ttl_ms(TOOLS_LIST_TTL_MS)
+        .with_cache_scope(CacheScope::Private)
+}
+
 /// `describe_tools` in `all` mode: like an unknown tool without a principal, an error
 /// result for arguments its schema refuses.
 fn describe_call(
@@ -404,12 +412,7 @@ impl ServerHandler for McpHandler {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let principal = self.principal(&context);
-        let tools = listed_tools(&self.inner, principal);
-        // Lists differ per caller, so only the caller's own client may cache them.
-        Ok(ListToolsResult::with_all_items(tools)
-            .with_ttl_ms(TOOLS_LIST_TTL_MS)
-            .with_cache_scope(CacheScope::Private))
+        Ok(tools_list(&self.inner, self.principal(&context)))
     }
 
     async fn call_tool(

@@ -95,6 +95,8 @@ mod sse;
 mod state;
 #[cfg(feature = "stdio")]
 mod stdio;
+#[cfg(feature = "http")]
+mod tools_list;
 mod validate;
 
 pub use builder::ServerBuilder;
