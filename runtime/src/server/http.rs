@@ -5,7 +5,8 @@
 //! - `/mcp`: Streamable HTTP (rmcp's service). Clients that send `initialize` get a session
 //!   (`Mcp-Session-Id`; responses as SSE streams, as rmcp does for sessions); requests of the
 //!   stateless 2026-07-28 protocol get plain JSON responses; their `tools/list` is answered
-//!   from bytes serialised once per visible set (`tools_list.rs`).
+//!   from bytes serialised once per visible set (`tools_list.rs`), their `tools/call` by the
+//!   runtime's own handler (`stateless.rs`), both as rmcp would answer them.
 //! - `GET /sse` and `POST /message?sessionId=`: the legacy HTTP+SSE transport (2024-11-05),
 //!   see `sse.rs`.
 //! - `GET /healthz`: `200 ok`, no checks.
@@ -61,7 +62,6 @@ use super::rebinding::Rebinding;
 use super::refused::audit_refused;
 use super::reply::{AUTH_ERROR_CODE, jsonrpc_error, unauthorized};
 use super::state::{Inner, Server};
-use super::tools_list::{ListAnswers, answer_tools_list};
 use crate::audit::AuditStatus;
 use crate::auth::AuthError;
 use crate::principal::Principal;
@@ -375,7 +375,7 @@ fn mcp_routes(inner: &Arc<Inner>, path: &str, sessions: CancellationToken) -> Ro
     };
     // Checked when the server was built; a table that fails here has no tool to check.
     let param_headers = ParamHeaders::build(&inner.catalog).unwrap_or_default();
-    let list_answers = Arc::new(ListAnswers::new(inner.clone()));
+    let own = inner.clone();
     let inner = inner.clone();
     let service: StreamableHttpService<McpHandler, LocalSessionManager> =
         StreamableHttpService::new(
@@ -383,13 +383,12 @@ fn mcp_routes(inner: &Arc<Inner>, path: &str, sessions: CancellationToken) -> Ro
             manager,
             config,
         );
-    let mut router = Router::new()
-        .route_service(path, service)
-        .route_layer(middleware::from_fn(super::malformed::answer_malformed))
-        .route_layer(middleware::from_fn_with_state(
-            list_answers,
-            answer_tools_list,
-        ));
+    let mut router = super::stateless::answered_here(
+        Router::new()
+            .route_service(path, service)
+            .route_layer(middleware::from_fn(super::malformed::answer_malformed)),
+        own,
+    );
     if !param_headers.is_empty() {
         router = router.route_layer(middleware::from_fn_with_state(
             Arc::new(param_headers),

@@ -93,6 +93,8 @@ mod shutdown;
 #[cfg(feature = "legacy-sse")]
 mod sse;
 mod state;
+#[cfg(feature = "http")]
+mod stateless;
 #[cfg(feature = "stdio")]
 mod stdio;
 #[cfg(feature = "http")]
