@@ -62,6 +62,7 @@ fn a_crate_generated_on_its_own_carries_the_release_profile() {
     let profile = release_profile(&manifest).expect("a [profile.release] table");
     assert_eq!(profile.get("lto").map(String::as_str), Some("\"fat\""));
     assert_eq!(profile.get("codegen-units").map(String::as_str), Some("1"));
+    assert_eq!(profile.get("opt-level").map(String::as_str), Some("\"s\""));
     assert_eq!(
         profile.get("strip").map(String::as_str),
         Some("\"symbols\"")
