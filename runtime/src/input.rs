@@ -367,17 +367,28 @@ pub(crate) fn channel(
         .protocol_version()
         .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
     if stateless {
-        InputChannel::Rounds(Arc::new(Rounds::new(
-            capabilities,
-            responses.unwrap_or_default(),
-            request_state,
-        )))
+        rounds(capabilities, responses, request_state)
     } else {
         InputChannel::Session(Arc::new(SessionPeer {
             peer: context.peer.clone(),
             capabilities,
         }))
     }
+}
+
+/// The input channel of a stateless (2026-07-28) request from a client with `capabilities`:
+/// rounds answered `input_required`, continued with `responses` and the sealed
+/// `request_state` the client sent back.
+pub(crate) fn rounds(
+    capabilities: Option<ClientCapabilities>,
+    responses: Option<BTreeMap<String, Value>>,
+    request_state: Option<String>,
+) -> InputChannel {
+    InputChannel::Rounds(Arc::new(Rounds::new(
+        capabilities,
+        responses.unwrap_or_default(),
+        request_state,
+    )))
 }
 
 /// Asks the client to fill in `form`; see [`ToolContext::elicit`](crate::ToolContext::elicit).

@@ -31,7 +31,8 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 use rmcp::RoleServer;
 use rmcp::model::{
-    LoggingLevel, LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken,
+    LoggingLevel, LoggingMessageNotification, LoggingMessageNotificationParam,
+    ProgressNotification, ProgressNotificationParam, ProgressToken, ServerNotification,
 };
 use rmcp::service::Peer;
 use serde_json::Value;
@@ -166,9 +167,32 @@ impl SessionLogLevel {
     }
 }
 
+/// Where the notifications of a call go.
+pub(crate) enum Sink {
+    /// rmcp's peer of the connection or request.
+    Peer(Peer<RoleServer>),
+    /// The response stream of a stateless request the runtime answers itself.
+    #[cfg(feature = "http")]
+    Stream(tokio::sync::mpsc::UnboundedSender<rmcp::model::ServerJsonRpcMessage>),
+}
+
+impl Sink {
+    async fn send(&self, notification: ServerNotification) -> Result<(), ()> {
+        match self {
+            Self::Peer(peer) => peer.send_notification(notification).await.map_err(|_| ()),
+            #[cfg(feature = "http")]
+            Self::Stream(stream) => stream
+                .send(rmcp::model::ServerJsonRpcMessage::notification(
+                    notification,
+                ))
+                .map_err(|_| ()),
+        }
+    }
+}
+
 /// The connection a call came in on, and what its request asked for.
 struct Link {
-    peer: Peer<RoleServer>,
+    sink: Sink,
     progress_token: Option<ProgressToken>,
     request_level: Option<LogLevel>,
     session_level: Arc<SessionLogLevel>,
@@ -208,7 +232,7 @@ impl Notifier {
     /// (from `_meta`), the connection's `logging/setLevel`, and whether the request carries its
     /// protocol version in `_meta` (the 2026-07-28 protocol).
     pub(crate) fn for_request(
-        peer: Peer<RoleServer>,
+        sink: Sink,
         progress_token: Option<ProgressToken>,
         request_level: Option<LoggingLevel>,
         session_level: Arc<SessionLogLevel>,
@@ -216,7 +240,7 @@ impl Notifier {
     ) -> Self {
         Self {
             link: Some(Arc::new(Link {
-                peer,
+                sink,
                 progress_token,
                 request_level: request_level.map(LogLevel::from_wire),
                 session_level,
@@ -279,8 +303,10 @@ impl Notifier {
         let mut params = ProgressNotificationParam::new(token, progress);
         params.total = total;
         params.message = message.map(str::to_owned);
-        link.peer
-            .notify_progress(params)
+        link.sink
+            .send(ServerNotification::ProgressNotification(
+                ProgressNotification::new(params),
+            ))
             .await
             .map_err(|_| NotifyError::ConnectionClosed {
                 notification: "notifications/progress",
@@ -302,8 +328,10 @@ impl Notifier {
         };
         let mut params = LoggingMessageNotificationParam::new(level.to_wire(), data.into());
         params.logger = self.logger.map(str::to_owned);
-        link.peer
-            .notify_logging_message(params)
+        link.sink
+            .send(ServerNotification::LoggingMessageNotification(
+                LoggingMessageNotification::new(params),
+            ))
             .await
             .map_err(|_| NotifyError::ConnectionClosed {
                 notification: "notifications/message",

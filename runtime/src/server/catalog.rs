@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::config::OutputCheck;
 use super::describe::{self, DESCRIBE_TOOL, MetaTool};
-use super::validate::{ArgsValidator, Validators};
+use super::validate::{LazyValidator, Validators, check_schema};
 use crate::principal::Principal;
 use crate::{ToolDef, ToolSet};
 
@@ -94,8 +94,9 @@ fn annotations(def: &ToolDef) -> Option<McpAnnotations> {
 }
 
 impl Catalog {
-    /// Builds the catalogue from `sets`, collecting every problem.
-    /// Unless `output_check` is off, each tool's output validator is compiled too: from the
+    /// Builds the catalogue from `sets`, collecting every problem. Each tool's schemas are
+    /// checked against their meta-schema; its validators are compiled on its first call.
+    /// Unless `output_check` is off, each tool gets an output validator too: from the
     /// documented output schema under `strict`, else from the advertised one.
     /// Builds the catalog of `sets`. With `describe`, a summarised tool's description says
     /// how to get its full schemas, and `describe_tools` is offered.
@@ -146,16 +147,16 @@ impl Catalog {
                     problems.push(schema_problem("full output", message));
                     continue;
                 }
-                let validator = match ArgsValidator::compile(&Value::Object(checked_input)) {
-                    Ok(v) => v,
-                    Err(message) => {
-                        problems.push(schema_problem(
-                            "input",
-                            format!("the schema does not compile: {message}"),
-                        ));
-                        continue;
-                    }
-                };
+                // Checked against the meta-schema now; compiled on the tool's first call.
+                if let Err(message) = check_schema(&Value::Object(checked_input)) {
+                    problems.push(schema_problem(
+                        "input",
+                        format!("the schema does not compile: {message}"),
+                    ));
+                    continue;
+                }
+                let validator =
+                    LazyValidator::new(def.full_input_schema.unwrap_or(def.input_schema));
                 let output = match def.output_schema.map(parse_object).transpose() {
                     Ok(output) => output,
                     Err(message) => {
@@ -165,33 +166,27 @@ impl Catalog {
                 };
                 let checked = match output_check {
                     OutputCheck::Off => None,
-                    OutputCheck::Tolerant => output.clone(),
+                    OutputCheck::Tolerant => output.clone().zip(def.output_schema),
                     OutputCheck::Strict => match def.documented_output_schema {
                         Some(text) => match parse_object(text) {
-                            Ok(documented) => Some(documented),
+                            Ok(documented) => Some((documented, text)),
                             Err(message) => {
                                 problems.push(schema_problem("documented output", message));
                                 continue;
                             }
                         },
-                        None => output.clone(),
+                        None => output.clone().zip(def.output_schema),
                     },
                 };
-                let output_validator = match checked {
-                    Some(schema) => match ArgsValidator::compile(&Value::Object(schema)) {
-                        Ok(v) => Some(v),
-                        Err(message) => {
-                            problems.push(schema_problem(
-                                "output",
-                                format!("the schema does not compile: {message}"),
-                            ));
-                            continue;
-                        }
-                    },
-                    None => None,
-                };
-                if let Some(v) = output_validator {
-                    validators.insert_output(def.name, v);
+                if let Some((schema, text)) = checked {
+                    if let Err(message) = check_schema(&Value::Object(schema)) {
+                        problems.push(schema_problem(
+                            "output",
+                            format!("the schema does not compile: {message}"),
+                        ));
+                        continue;
+                    }
+                    validators.insert_output(def.name, LazyValidator::new(text));
                 }
                 let mut listed = Tool::default();
                 listed.name = Cow::Borrowed(def.name);
@@ -257,7 +252,7 @@ impl Catalog {
 
     /// Indices of the entries `principal` may call, computed once per distinct
     /// (scopes, plugins) combination.
-    fn visible_indices(&self, principal: &Principal) -> Arc<[usize]> {
+    pub(crate) fn visible_indices(&self, principal: &Principal) -> Arc<[usize]> {
         let key = (principal.scopes.clone(), principal.plugins.clone());
         let mut cache = self
             .visible

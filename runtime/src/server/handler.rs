@@ -16,7 +16,8 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    ListToolsResult, PaginatedRequestParams, RequestId, RequestMetaObject, ServerCapabilities,
+    ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -31,7 +32,7 @@ use super::state::Inner;
 use super::state::Server;
 #[cfg(feature = "http")]
 use crate::ForwardedHeaders;
-use crate::notify::{Cancellation, LogLevel, Notifier, SessionLogLevel};
+use crate::notify::{Cancellation, LogLevel, Notifier, SessionLogLevel, Sink};
 use crate::principal::Principal;
 use crate::resource::Subscriber;
 use crate::trace::TraceParent;
@@ -122,40 +123,21 @@ impl McpHandler {
         self
     }
 
-    /// The context of one call: its request id, the caller's credential (fixed, or put into
-    /// the HTTP request's extensions by the auth layer), the headers to forward, the request's
-    /// cancellation and a notifier for its progress token and log level. The pipeline adds
-    /// the principal once the caller may call the tool.
+    /// The context of one call over rmcp; see [`call_context`].
     fn call_context(&self, ctx: &RequestContext<RoleServer>) -> CallContext {
-        let notifier = Notifier::for_request(
-            ctx.peer.clone(),
-            ctx.meta.get_progress_token(),
-            ctx.meta.log_level(),
-            self.log_level.clone(),
-            ctx.meta.protocol_version().is_some(),
-        );
-        let mut call = CallContext::new()
-            .with_request_id(ctx.id.to_string())
-            .with_notifier(notifier)
-            .with_cancellation(Cancellation::from_token(ctx.ct.clone()));
+        let sink = Sink::Peer(ctx.peer.clone());
         let parts = ctx.extensions.get::<http::request::Parts>();
-        // The position the call continues; each kind of request makes its own span below it.
-        call.trace = incoming_trace(parts, ctx)
-            .or_else(|| crate::trace::exporting().then(TraceParent::new_root));
-        call.caller_credential = self.credential.clone().or_else(|| {
-            parts.and_then(|parts| parts.extensions.get::<CallerCredential>().cloned())
-        });
-        #[cfg(feature = "http")]
-        if let Some(parts) = parts
-            && !self.inner.forward_headers.is_empty()
-        {
-            let mut headers = ForwardedHeaders::new();
-            for name in &self.inner.forward_headers {
-                for value in parts.headers.get_all(name) {
-                    headers.append(name.clone(), value.clone());
-                }
-            }
-            call.forwarded_headers = headers;
+        let mut call = call_context(
+            &self.inner,
+            &ctx.id,
+            &ctx.meta,
+            parts,
+            sink,
+            &self.log_level,
+        );
+        call.cancellation = Cancellation::from_token(ctx.ct.clone());
+        if let Some(credential) = &self.credential {
+            call.caller_credential = Some(credential.clone());
         }
         call
     }
@@ -173,13 +155,57 @@ impl McpHandler {
     }
 }
 
+/// The context of one call: its request id, the caller's credential (put into the HTTP
+/// request's extensions by the auth layer), the headers to forward and a notifier for the
+/// request's progress token and log level sending to `sink`. The caller adds the request's
+/// cancellation; the pipeline adds the principal once the caller may call the tool.
+pub(crate) fn call_context(
+    inner: &Inner,
+    id: &RequestId,
+    meta: &RequestMetaObject,
+    parts: Option<&http::request::Parts>,
+    sink: Sink,
+    log_level: &Arc<SessionLogLevel>,
+) -> CallContext {
+    let notifier = Notifier::for_request(
+        sink,
+        meta.get_progress_token(),
+        meta.log_level(),
+        log_level.clone(),
+        meta.protocol_version().is_some(),
+    );
+    let mut call = CallContext::new()
+        .with_request_id(id.to_string())
+        .with_notifier(notifier);
+    // The position the call continues; each kind of request makes its own span below it.
+    call.trace = incoming_trace(parts, meta)
+        .or_else(|| crate::trace::exporting().then(TraceParent::new_root));
+    call.caller_credential =
+        parts.and_then(|parts| parts.extensions.get::<CallerCredential>().cloned());
+    #[cfg(feature = "http")]
+    if let Some(parts) = parts
+        && !inner.forward_headers.is_empty()
+    {
+        let mut headers = ForwardedHeaders::new();
+        for name in &inner.forward_headers {
+            for value in parts.headers.get_all(name) {
+                headers.append(name.clone(), value.clone());
+            }
+        }
+        call.forwarded_headers = headers;
+    }
+    #[cfg(not(feature = "http"))]
+    let _ = inner;
+    call
+}
+
 /// The `traceparent` a request continues: its HTTP header, else its `_meta.traceparent`.
 /// With traces exported, the HTTP request's own span stands in for the header (it continues
 /// the header's trace, or starts one); a `_meta.traceparent` still wins over a span that
 /// started a new trace.
 fn incoming_trace(
     parts: Option<&http::request::Parts>,
-    ctx: &RequestContext<RoleServer>,
+    meta: &RequestMetaObject,
 ) -> Option<TraceParent> {
     let from_header = parts
         .and_then(|parts| parts.headers.get(crate::trace::TRACEPARENT))
@@ -191,8 +217,7 @@ fn incoming_trace(
     if from_header.is_some() {
         return request_span.or(from_header);
     }
-    ctx.meta
-        .get(crate::trace::TRACEPARENT)
+    meta.get(crate::trace::TRACEPARENT)
         .and_then(|value| value.as_str())
         .and_then(TraceParent::parse)
         .or(request_span)
@@ -216,6 +241,14 @@ fn listed_tools(inner: &Inner, principal: Option<&Principal>) -> Vec<rmcp::model
         .map(|entry| entry.listed.clone())
         .chain(describe.map(|d| d.listed.clone()))
         .collect()
+}
+
+/// The `tools/list` answer for `principal`. Lists differ per caller, so only the caller's
+/// own client may cache them.
+pub(crate) fn tools_list(inner: &Inner, principal: Option<&Principal>) -> ListToolsResult {
+    ListToolsResult::with_all_items(listed_tools(inner, principal))
+        .with_ttl_ms(TOOLS_LIST_TTL_MS)
+        .with_cache_scope(CacheScope::Private)
 }
 
 /// `describe_tools` in `all` mode: like an unknown tool without a principal, an error
@@ -413,12 +446,7 @@ impl ServerHandler for McpHandler {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let principal = self.principal(&context);
-        let tools = listed_tools(&self.inner, principal);
-        // Lists differ per caller, so only the caller's own client may cache them.
-        Ok(ListToolsResult::with_all_items(tools)
-            .with_ttl_ms(TOOLS_LIST_TTL_MS)
-            .with_cache_scope(CacheScope::Private))
+        Ok(tools_list(&self.inner, self.principal(&context)))
     }
 
     async fn call_tool(
@@ -426,7 +454,6 @@ impl ServerHandler for McpHandler {
         mut request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let principal = self.principal(&context);
         let mut call = self.call_context(&context);
         // Tools may ask the client: over the session, or, in stateless calls, in rounds whose
         // answers and sealed state come back with the repeated call.
@@ -435,89 +462,91 @@ impl ServerHandler for McpHandler {
             request.input_responses.take(),
             request.request_state.take(),
         );
-        #[cfg(feature = "search")]
-        let meta = self
-            .inner
-            .search
-            .as_ref()
-            .and_then(|mode| Some((mode, mode.meta_tool(&request.name)?)));
-        #[cfg(not(feature = "search"))]
-        let meta: Option<std::convert::Infallible> = None;
-        // A call continuing a trace runs in a span carrying its trace id, so every log line
-        // of the call (JSON logs included) names the trace.
-        // Exported, the span is a child of the position continued (the HTTP request's span,
-        // or the caller's), and the upstream request continues the span itself.
-        let span = match call.trace {
-            None => tracing::Span::none(),
-            Some(parent) => {
-                let span = tracing::info_span!(
-                    "tool_call",
-                    trace_id = %parent.trace_id(),
-                    tool = %request.name,
-                    status = tracing::field::Empty,
-                    upstream_status = tracing::field::Empty,
-                    principal = tracing::field::Empty,
-                );
-                #[cfg(feature = "otel")]
-                let own =
-                    crate::cli::otel::start_child(&span, &parent).unwrap_or_else(|| parent.child());
-                #[cfg(not(feature = "otel"))]
-                let own = parent.child();
-                call.trace = Some(own);
-                span
-            }
-        };
-        // Both calls are boxed: rmcp moves the future of each request several times (into a
-        // spawned task among others), so it is kept small.
-        let (name, answer) = match meta {
-            // `call_tool` names the inner tool in its answer, so a hidden or unknown inner
-            // tool is answered as if it had been called directly.
-            #[cfg(feature = "search")]
-            Some((mode, meta)) => {
-                let routed = Box::pin(
-                    search_call::answer(
-                        &self.inner,
-                        mode,
-                        principal,
-                        meta,
-                        &request.name,
-                        request.arguments,
-                        call,
-                    )
-                    .instrument(span),
-                )
-                .await;
-                (routed.name, routed.answer)
-            }
-            None if request.name == DESCRIBE_TOOL
-                && self.inner.catalog.describe_tool().is_some() =>
-            {
-                let answer = describe_call(&self.inner, principal, request.arguments);
-                (request.name.to_string(), answer)
-            }
-            None => {
-                let answer = Box::pin(
-                    pipeline::call_tool(
-                        &self.inner,
-                        principal,
-                        &request.name,
-                        request.arguments,
-                        call,
-                    )
-                    .instrument(span),
-                )
-                .await;
-                (request.name.to_string(), answer)
-            }
-        };
-        match answer {
-            Answer::Result(result) => Ok(to_call_tool_result(result).into()),
-            Answer::UnknownTool => Err(ErrorData::invalid_params(
-                pipeline::unknown_tool_message(&name),
-                None,
-            )),
-            Answer::InputRequired(required) => Ok(required.into_result().into()),
-            Answer::Refused(refusal) => Err(refusal.to_error()),
+        answer_call(&self.inner, self.principal(&context), request, call).await
+    }
+}
+
+/// Answers one `tools/call` of `principal` with the context `call`: a meta-tool of search
+/// mode, `describe_tools`, or a tool through the call pipeline.
+pub(crate) async fn answer_call(
+    inner: &Inner,
+    principal: Option<&Principal>,
+    request: CallToolRequestParams,
+    mut call: CallContext,
+) -> Result<CallToolResponse, ErrorData> {
+    #[cfg(feature = "search")]
+    let meta = inner
+        .search
+        .as_ref()
+        .and_then(|mode| Some((mode, mode.meta_tool(&request.name)?)));
+    #[cfg(not(feature = "search"))]
+    let meta: Option<std::convert::Infallible> = None;
+    // A call continuing a trace runs in a span carrying its trace id, so every log line
+    // of the call (JSON logs included) names the trace.
+    // Exported, the span is a child of the position continued (the HTTP request's span, or the
+    // caller's), and the upstream request continues the span itself.
+    let span = match call.trace {
+        None => tracing::Span::none(),
+        Some(parent) => {
+            let span = tracing::info_span!(
+                "tool_call",
+                trace_id = %parent.trace_id(),
+                tool = %request.name,
+                status = tracing::field::Empty,
+                upstream_status = tracing::field::Empty,
+                principal = tracing::field::Empty,
+            );
+            #[cfg(feature = "otel")]
+            let own =
+                crate::cli::otel::start_child(&span, &parent).unwrap_or_else(|| parent.child());
+            #[cfg(not(feature = "otel"))]
+            let own = parent.child();
+            call.trace = Some(own);
+            span
         }
+    };
+    // Both calls are boxed: rmcp moves the future of each request several times (into a
+    // spawned task among others), so it is kept small.
+    let (name, answer) = match meta {
+        // `call_tool` names the inner tool in its answer, so a hidden or unknown inner
+        // tool is answered as if it had been called directly.
+        #[cfg(feature = "search")]
+        Some((mode, meta)) => {
+            let routed = Box::pin(
+                search_call::answer(
+                    inner,
+                    mode,
+                    principal,
+                    meta,
+                    &request.name,
+                    request.arguments,
+                    call,
+                )
+                .instrument(span),
+            )
+            .await;
+            (routed.name, routed.answer)
+        }
+        None if request.name == DESCRIBE_TOOL && inner.catalog.describe_tool().is_some() => {
+            let answer = describe_call(inner, principal, request.arguments);
+            (request.name.to_string(), answer)
+        }
+        None => {
+            let answer = Box::pin(
+                pipeline::call_tool(inner, principal, &request.name, request.arguments, call)
+                    .instrument(span),
+            )
+            .await;
+            (request.name.to_string(), answer)
+        }
+    };
+    match answer {
+        Answer::Result(result) => Ok(to_call_tool_result(result).into()),
+        Answer::UnknownTool => Err(ErrorData::invalid_params(
+            pipeline::unknown_tool_message(&name),
+            None,
+        )),
+        Answer::InputRequired(required) => Ok(required.into_result().into()),
+        Answer::Refused(refusal) => Err(refusal.to_error()),
     }
 }

@@ -4,7 +4,9 @@
 //! Routes:
 //! - `/mcp`: Streamable HTTP (rmcp's service). Clients that send `initialize` get a session
 //!   (`Mcp-Session-Id`; responses as SSE streams, as rmcp does for sessions); requests of the
-//!   stateless 2026-07-28 protocol get plain JSON responses.
+//!   stateless 2026-07-28 protocol get plain JSON responses; their `tools/list` is answered
+//!   from bytes serialised once per visible set (`tools_list.rs`), their `tools/call` by the
+//!   runtime's own handler (`stateless.rs`), both as rmcp would answer them.
 //! - `GET /sse` and `POST /message?sessionId=`: the legacy HTTP+SSE transport (2024-11-05),
 //!   see `sse.rs`.
 //! - `GET /healthz`: `200 ok`, no checks.
@@ -374,6 +376,7 @@ fn mcp_routes(inner: &Arc<Inner>, path: &str, sessions: CancellationToken) -> Ro
     // Checked when the server was built; a table that fails here has no tool to check.
     let param_headers = ParamHeaders::build(&inner.catalog).unwrap_or_default();
     let replica = inner.replica.clone();
+    let own = inner.clone();
     let inner = inner.clone();
     let service: StreamableHttpService<McpHandler, LocalSessionManager> =
         StreamableHttpService::new(
@@ -381,9 +384,12 @@ fn mcp_routes(inner: &Arc<Inner>, path: &str, sessions: CancellationToken) -> Ro
             manager,
             config,
         );
-    let mut router = Router::new()
-        .route_service(path, service)
-        .route_layer(middleware::from_fn(super::malformed::answer_malformed));
+    let mut router = super::stateless::answered_here(
+        Router::new()
+            .route_service(path, service)
+            .route_layer(middleware::from_fn(super::malformed::answer_malformed)),
+        own,
+    );
     if !param_headers.is_empty() {
         router = router.route_layer(middleware::from_fn_with_state(
             Arc::new(param_headers),

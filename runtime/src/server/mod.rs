@@ -99,8 +99,12 @@ mod shutdown;
 #[cfg(feature = "legacy-sse")]
 mod sse;
 mod state;
+#[cfg(feature = "http")]
+mod stateless;
 #[cfg(feature = "stdio")]
 mod stdio;
+#[cfg(feature = "http")]
+mod tools_list;
 mod validate;
 
 pub use builder::ServerBuilder;
