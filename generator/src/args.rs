@@ -44,7 +44,7 @@ pub(crate) enum Command {
     /// What changed between two tool surfaces (tools.json files, generated crates or spec
     /// folders): tools added and removed, breaking and compatible input changes, output
     /// schema changes, access, annotation, scope and confirmation changes (read → write is a
-    /// security change). Markdown, or JSON with --json; --fail-on sets the exit code.
+    /// security change). Markdown, or JSON with --json; the exit code follows --fail-on.
     Diff(diff_cmd::DiffArgs),
 }
 
