@@ -17,6 +17,7 @@
 
 pub mod allowlist;
 pub mod budget;
+pub mod coverage;
 pub mod diff;
 pub mod emit;
 pub mod error;

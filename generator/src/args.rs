@@ -44,7 +44,7 @@ pub(crate) enum Command {
     /// What changed between two tool surfaces (tools.json files, generated crates or spec
     /// folders): tools added and removed, breaking and compatible input changes, output
     /// schema changes, access, annotation, scope and confirmation changes (read → write is a
-    /// security change). Markdown, or JSON with --json; --fail-on sets the exit code.
+    /// security change). Markdown, or JSON with --json; the exit code follows --fail-on.
     Diff(diff_cmd::DiffArgs),
 }
 
@@ -134,7 +134,9 @@ pub(crate) struct InitArgs {
     pub(crate) spec: PathBuf,
     #[command(flatten)]
     pub(crate) fetch: FetchArgs,
-    /// Select every operation the filters keep (the default).
+    /// Select every operation the filters keep (the default). Operations whose path or tag
+    /// says admin, internal or debug are selected too, with a warning naming them; leave
+    /// them out with the `--exclude-*` flags.
     #[arg(long, conflicts_with = "read_only")]
     pub(crate) all: bool,
     #[command(flatten)]
@@ -145,7 +147,8 @@ pub(crate) struct InitArgs {
 }
 
 /// Which operations `init` and `list` take. Different flags must all match; repeating one
-/// flag means any of its values.
+/// flag means any of its values. An operation an `--exclude-*` flag names is left out
+/// whatever the other flags say.
 #[derive(Args, Default)]
 pub(crate) struct Filter {
     /// Only operations that read (GET, HEAD, OPTIONS, TRACE).
@@ -161,6 +164,16 @@ pub(crate) struct Filter {
     /// Only operations with this HTTP method, case-insensitive (repeatable: any of them).
     #[arg(long = "method", value_name = "M")]
     pub(crate) methods: Vec<String>,
+    /// Leave out operations carrying this OpenAPI tag, e.g. `Admin` (repeatable).
+    #[arg(long = "exclude-tag", value_name = "T")]
+    pub(crate) exclude_tags: Vec<String>,
+    /// Leave out operations whose path starts with this prefix, e.g. `/api/v1/admin`
+    /// (repeatable).
+    #[arg(long = "exclude-path-prefix", value_name = "P")]
+    pub(crate) exclude_path_prefixes: Vec<String>,
+    /// Leave out this operation, named by operationId or `"METHOD /path"` (repeatable).
+    #[arg(long = "exclude-operation", value_name = "OP")]
+    pub(crate) exclude_operations: Vec<String>,
 }
 
 #[derive(Args)]
@@ -201,6 +214,9 @@ impl Filter {
             tags: self.tags.clone(),
             path_prefixes: self.path_prefixes.clone(),
             methods: self.methods.clone(),
+            exclude_tags: self.exclude_tags.clone(),
+            exclude_path_prefixes: self.exclude_path_prefixes.clone(),
+            exclude_operations: self.exclude_operations.clone(),
         }
     }
 }

@@ -8,17 +8,27 @@ use clap::Args;
 use mcpgen_codegen::diff::{FailOn, Surface, SurfaceDiff, diff};
 use mcpgen_codegen::{Settings, spec_folder};
 
+use crate::fetch::{self, FetchArgs};
+
 /// `mcpgen diff`.
 #[derive(Args, Debug)]
 pub(crate) struct DiffArgs {
-    /// The old surface: a `tools.json` file, a generated crate folder holding one, or a spec
+    /// The old surface: a `tools.json` file, a generated crate folder holding one, a spec
     /// folder (`openapi.{json,yaml,yml}` and `mcp_tools.yaml`, with `plugins/` if any),
-    /// generated in memory. Spec folders also compare scopes, confirmation and plugins.
+    /// generated in memory, or a spec file with the allowlist --tools. Spec folders also
+    /// compare scopes, confirmation and plugins. An `http(s)://` URL is downloaded first (as
+    /// `--spec URL` is, with the same limits): a `tools.json`, or a spec document that is
+    /// generated with --tools.
     #[arg(value_name = "OLD")]
     old: PathBuf,
     /// The new surface, in any of the forms OLD takes.
     #[arg(value_name = "NEW")]
     new: PathBuf,
+    /// Allowlist (`mcp_tools.yaml`) for a side given as a spec file or a spec URL.
+    #[arg(long, value_name = "T")]
+    tools: Option<PathBuf>,
+    #[command(flatten)]
+    fetch: FetchArgs,
     /// Print JSON: {"summary": {kind: count}, "changes": [{kind, tool, pointer, message}]},
     /// kinds removed, breaking, security, added, output, policy, compatible.
     #[arg(long)]
@@ -30,9 +40,13 @@ pub(crate) struct DiffArgs {
     fail_on: Option<FailOn>,
 }
 
-/// Reads one side of a diff.
-fn load(path: &Path) -> Result<Surface, String> {
+/// Reads one side of a diff, downloading it first when it is a URL.
+fn load(path: &Path, args: &DiffArgs) -> Result<Surface, String> {
     let label = path.display().to_string();
+    let input = fetch::resolve(path, &args.fetch)?;
+    if input.label().is_some() {
+        return load_file(input.path(), &label, args.tools.as_deref());
+    }
     let file = if path.is_dir() {
         let tools_json = path.join("tools.json");
         if tools_json.is_file() {
@@ -53,15 +67,33 @@ fn load(path: &Path) -> Result<Surface, String> {
     } else {
         path.to_path_buf()
     };
-    let text =
-        std::fs::read_to_string(&file).map_err(|e| format!("error: {}: {e}", file.display()))?;
-    Surface::from_tools_json(&text, &file.display().to_string()).map_err(|e| format!("error: {e}"))
+    load_file(&file, &file.display().to_string(), args.tools.as_deref())
+}
+
+/// Reads a `tools.json`, or a spec document (one with `openapi` or `swagger` at its top)
+/// generated in memory with the allowlist `tools`.
+fn load_file(file: &Path, label: &str, tools: Option<&Path>) -> Result<Surface, String> {
+    let text = std::fs::read_to_string(file).map_err(|e| format!("error: {label}: {e}"))?;
+    let is_spec = mcpgen_codegen::spec::load::parse_document(file, &text)
+        .is_ok_and(|doc| doc.get("openapi").is_some() || doc.get("swagger").is_some());
+    if !is_spec {
+        return Surface::from_tools_json(&text, label).map_err(|e| format!("error: {e}"));
+    }
+    let Some(tools) = tools else {
+        return Err(format!(
+            "error: {label} is a spec document; give its allowlist with --tools mcp_tools.yaml"
+        ));
+    };
+    let settings = Settings::new().with_default_name("api");
+    let generation = mcpgen_codegen::generate(file, tools, &settings)
+        .map_err(|e| format!("error: {label}: generation failed\n{e}"))?;
+    Ok(Surface::from_server(&generation.server))
 }
 
 /// Runs `mcpgen diff`.
 pub(crate) fn diff_cmd(args: DiffArgs) -> Result<(), String> {
-    let old = load(&args.old)?;
-    let new = load(&args.new)?;
+    let old = load(&args.old, &args)?;
+    let new = load(&args.new, &args)?;
     let changes = diff(&old, &new);
     if args.json {
         println!("{:#}", changes.to_json());

@@ -29,18 +29,19 @@ const MAX_FILES: usize = 500;
 /// How a `--spec` URL is fetched.
 #[derive(Args, Clone, Debug)]
 pub(crate) struct FetchArgs {
-    /// For a --spec URL: seconds each request may take.
+    /// For a spec URL (--spec, or diff's OLD and NEW): seconds each request may take.
     #[arg(long, value_name = "SECS", default_value_t = 30)]
     pub(crate) spec_timeout: u64,
-    /// For a --spec URL: most bytes downloaded in all (the document and the files it refers to).
+    /// For a spec URL (--spec, or diff's OLD and NEW): most bytes downloaded in all (the document
+    /// and the files it refers to).
     #[arg(long, value_name = "BYTES", default_value_t = 128 * 1024 * 1024)]
     pub(crate) spec_max_bytes: u64,
-    /// For a --spec URL: follow redirects to loopback, private, link-local and other
-    /// non-public addresses too (by default a redirect there is refused).
+    /// For a spec URL (--spec, or diff's OLD and NEW): follow redirects to loopback, private,
+    /// link-local and other non-public addresses too (by default a redirect there is refused).
     #[arg(long)]
     pub(crate) allow_private_redirects: bool,
-    /// For a --spec URL: fetch the files that relative `$ref`s name, from the document's own
-    /// origin (by default a `$ref` to another file is refused).
+    /// For a spec URL (--spec, or diff's OLD and NEW): fetch the files that relative `$ref`s name,
+    /// from the document's own origin (by default a `$ref` to another file is refused).
     #[arg(long)]
     pub(crate) allow_external_refs: bool,
 }

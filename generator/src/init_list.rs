@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use mcpgen_codegen::allowlist::{Allowlist, ServerBlock};
-use mcpgen_codegen::select::filter_operations;
+use mcpgen_codegen::select::{filter_operations, sensitive_reason, sensitive_word};
 use mcpgen_codegen::spec::{Operation, Spec};
 use mcpgen_codegen::{Errors, Settings, lower, naming};
 
@@ -38,11 +38,51 @@ fn select_operations<'a>(spec: &'a Spec, filter: &Filter) -> Result<Vec<&'a Oper
     filter_operations(spec, &filter.to_operation_filter()).map_err(|e| format!("error: {e}"))
 }
 
-/// The allowlist selector of `op`: its operationId, else `METHOD /path`.
-pub(crate) fn selector(op: &Operation) -> String {
-    op.operation_id
-        .clone()
-        .unwrap_or_else(|| format!("{} {}", op.method.to_ascii_uppercase(), op.path))
+pub(crate) use mcpgen_codegen::select::selector;
+
+/// Tells which of the selected `ops` look like admin, internal or debug endpoints, and how to
+/// leave them out.
+fn warn_sensitive(ops: &[&Operation]) {
+    let flagged: Vec<(&Operation, String)> = ops
+        .iter()
+        .filter_map(|op| sensitive_reason(op).map(|why| (*op, why)))
+        .collect();
+    if flagged.is_empty() {
+        return;
+    }
+    eprintln!(
+        "warning: {} selected operation(s) look like admin, internal or debug endpoints; \
+         review them before exposing them to a model:",
+        flagged.len()
+    );
+    for (op, why) in &flagged {
+        eprintln!(
+            "  {} ({} {}): {why}",
+            selector(op),
+            op.method.to_ascii_uppercase(),
+            op.path
+        );
+    }
+    let mut tags: Vec<&str> = Vec::new();
+    for (op, _) in &flagged {
+        for tag in &op.tags {
+            if sensitive_word(tag).is_some() && !tags.contains(&tag.as_str()) {
+                tags.push(tag);
+            }
+        }
+    }
+    let mut hint: Vec<String> = tags.iter().map(|t| format!("--exclude-tag {t}")).collect();
+    for (op, _) in &flagged {
+        let covered = op.tags.iter().any(|t| tags.contains(&t.as_str()));
+        if let Some(prefix) = sensitive_prefix(&op.path).filter(|_| !covered) {
+            let flag = format!("--exclude-path-prefix {prefix}");
+            if !hint.contains(&flag) {
+                hint.push(flag);
+            }
+        }
+    }
+    hint.push("--exclude-operation OP".to_owned());
+    eprintln!("  leave them out with {}", hint.join(", "));
 }
 
 fn default_tool_name(op: &Operation) -> String {
@@ -69,11 +109,24 @@ fn allowlist_entries(ops: &[&Operation]) -> Vec<(String, String, Option<String>)
         .collect()
 }
 
+/// `path` up to and including its first segment that says admin, internal or debug.
+fn sensitive_prefix(path: &str) -> Option<&str> {
+    let mut end = 0;
+    for segment in path.split('/').skip(1) {
+        end += 1 + segment.len();
+        if sensitive_word(segment).is_some() {
+            return Some(&path[..end]);
+        }
+    }
+    None
+}
+
 pub(crate) fn init(args: InitArgs) -> Result<(), String> {
     let input = fetch::resolve(&args.spec, &args.fetch)?;
     let spec = load_spec(input.path())?;
     warn_broken(&spec);
     let ops = select_operations(&spec, &args.filter)?;
+    warn_sensitive(&ops);
     let name = args.name.clone().or_else(|| folder_name(input.path()));
     let entries = allowlist_entries(&ops);
     let server = ServerBlock {

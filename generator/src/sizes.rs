@@ -8,6 +8,7 @@ use std::time::Instant;
 
 use clap::Args;
 use mcpgen_codegen::allowlist::{Allowlist, OutputSchemaMode};
+use mcpgen_codegen::coverage::{COVERAGE_DEPTH, Coverage};
 use mcpgen_codegen::profile::Profile;
 use mcpgen_codegen::spec::Spec;
 use mcpgen_codegen::{Settings, SpecFolder};
@@ -48,6 +49,7 @@ struct Row {
     largest_tool: String,
     warnings: usize,
     seconds: f64,
+    coverage: Coverage,
 }
 
 pub(crate) fn sizes(args: SizesArgs) -> Result<(), String> {
@@ -169,6 +171,14 @@ fn measure(subjects: &[Subject]) -> Result<Vec<Row>, String> {
                     .map(|(name, size)| (name.clone(), size.bytes))
                     .unwrap_or_default();
                 let size = generation.emitted.list_size;
+                let mut coverage = Coverage::default();
+                for tool in &generation.server.tools {
+                    let full = tool
+                        .full_input_schema
+                        .as_ref()
+                        .unwrap_or(&tool.input_schema);
+                    coverage.add(Coverage::of(&tool.input_schema, full, COVERAGE_DEPTH));
+                }
                 eprintln!(
                     "  {} {} {}: {} bytes in {seconds:.1}s",
                     subject.name,
@@ -187,6 +197,7 @@ fn measure(subjects: &[Subject]) -> Result<Vec<Row>, String> {
                     largest_tool,
                     warnings: generation.warnings.len(),
                     seconds,
+                    coverage,
                 });
             }
         }
@@ -200,7 +211,10 @@ fn render(shipped: &[Row], corpus: &[Row]) -> String {
          How large each generated server's `tools/list` answer is: bytes of compact JSON and \
          approximate tokens (bytes / 4, rounded up), for each `output_schema` mode and client \
          `profile`, with the default schema budget and description limits (see README, \
-         \"Schemas\"). \"Largest tool\" is the biggest single entry of the list. Written by \
+         \"Schemas\"). \"Largest tool\" is the biggest single entry of the list. \"Paths \
+         visible\" is the share of argument paths to depth 4 (`line_items[].price` is depth 2) of \
+         the full input schemas that the input schemas in `tools/list` still show, for all \
+         paths and for the required ones (every property on the path required). Written by \
          `scripts/sizes.sh` (`mcpgen sizes`); regenerate it after changing what tools \
          advertise.\n\n## Shipped specs (`specs/`)\n\n",
     );
@@ -219,15 +233,15 @@ fn render(shipped: &[Row], corpus: &[Row]) -> String {
 
 fn table(out: &mut String, rows: &[Row], timed: bool) {
     out.push_str(
-        "| Spec | Tools | Profile | output_schema | tools/list bytes | ~tokens | Largest tool (bytes) | Warnings |",
+        "| Spec | Tools | Profile | output_schema | tools/list bytes | ~tokens | Largest tool (bytes) | Warnings | Paths visible | Required paths visible |",
     );
     out.push_str(if timed { " Seconds |\n" } else { "\n" });
-    out.push_str("|---|---:|---|---|---:|---:|---|---:|");
+    out.push_str("|---|---:|---|---|---:|---:|---|---:|---:|---:|");
     out.push_str(if timed { "---:|\n" } else { "\n" });
     for r in rows {
         let _ = write!(
             out,
-            "| {} | {} | {} | {} | {} | {} | `{}` ({}) | {} |",
+            "| {} | {} | {} | {} | {} | {} | `{}` ({}) | {} | {:.1}% | {:.1}% |",
             r.spec,
             r.tools,
             r.profile.as_str(),
@@ -236,7 +250,9 @@ fn table(out: &mut String, rows: &[Row], timed: bool) {
             r.tokens,
             r.largest_tool,
             r.largest,
-            r.warnings
+            r.warnings,
+            r.coverage.visible_percent(),
+            r.coverage.required_percent()
         );
         if timed {
             let _ = write!(out, " {:.2} |", r.seconds);

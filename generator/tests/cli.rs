@@ -203,7 +203,7 @@ fn generate_check_reports_drift_and_names_the_file() {
 
 #[test]
 fn every_flag_is_documented_in_help() {
-    for cmd in ["generate", "init", "list", "check"] {
+    for cmd in ["generate", "init", "list", "check", "diff"] {
         let o = mcpgen(&[cmd, "--help"]);
         let t = text(&o);
         assert!(o.status.success(), "{t}");

@@ -207,10 +207,12 @@ fn build_tool(
             min_depth: 1,
             max_depth: None,
             describe: true,
+            keep_required: true,
         },
     );
     report_cuts(&mut warnings, &name, "inputSchema", &fitted.cuts, budget);
-    let full_input_schema = (!fitted.cuts.is_empty())
+    let full_input_schema = fitted
+        .summarised
         .then(|| budget::full(&root, &mut |def| input.def(def).cloned(), true));
     let input_schema = fitted.schema;
     warnings.extend(input.finish().1);

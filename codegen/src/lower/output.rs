@@ -100,6 +100,7 @@ pub(super) fn output_schema(
             min_depth: 0,
             max_depth: (mode == OutputSchemaMode::Compact).then_some(1),
             describe: mode == OutputSchemaMode::Full,
+            keep_required: false,
         },
     );
     let documented = budget::fit(
@@ -110,9 +111,10 @@ pub(super) fn output_schema(
             min_depth: advertised.depth,
             max_depth: None,
             describe: false,
+            keep_required: false,
         },
     );
-    if !advertised.cuts.is_empty() {
+    if advertised.summarised {
         out.full = Some(budget::full(
             &tolerant::tolerant_output(&root),
             &mut |def| conv.def(def).map(tolerant::tolerant_output),

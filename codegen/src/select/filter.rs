@@ -1,5 +1,5 @@
-//! Filtering the operations of a spec by tag, path prefix, method and access, for
-//! `mcpgen init` and `mcpgen list`.
+//! Filtering the operations of a spec by tag, path prefix, method and access, and excluding
+//! some by tag, path prefix or operation, for `mcpgen init` and `mcpgen list`.
 
 use super::closest::closest;
 use crate::error::Error;
@@ -8,8 +8,9 @@ use crate::lower;
 use crate::spec::{METHODS, Operation, Spec};
 
 /// Which operations to keep. Different filters must all match; several values of one filter
-/// mean any of them. Messages name the filters by their `mcpgen` flags (`--tag`,
-/// `--path-prefix`, `--method`, `--read-only`).
+/// mean any of them. An operation an exclusion names is left out whatever the filters say.
+/// Messages name the filters by their `mcpgen` flags (`--tag`, `--path-prefix`, `--method`,
+/// `--read-only`, `--exclude-tag`, `--exclude-path-prefix`, `--exclude-operation`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct OperationFilter {
     /// Only operations that read (GET, HEAD, OPTIONS, TRACE).
@@ -20,6 +21,12 @@ pub struct OperationFilter {
     pub path_prefixes: Vec<String>,
     /// Only operations with one of these HTTP methods, case-insensitive.
     pub methods: Vec<String>,
+    /// Leave out operations carrying one of these OpenAPI tags.
+    pub exclude_tags: Vec<String>,
+    /// Leave out operations whose path starts with one of these prefixes.
+    pub exclude_path_prefixes: Vec<String>,
+    /// Leave out these operations, named by operationId or `METHOD /path`.
+    pub exclude_operations: Vec<String>,
 }
 
 impl OperationFilter {
@@ -31,12 +38,33 @@ impl OperationFilter {
             || !self.methods.is_empty()
     }
 
-    /// Whether `op` passes every filter.
+    /// Whether an exclusion was given.
+    fn excludes_any(&self) -> bool {
+        !self.exclude_tags.is_empty()
+            || !self.exclude_path_prefixes.is_empty()
+            || !self.exclude_operations.is_empty()
+    }
+
+    /// Whether `op` passes every filter and no exclusion names it.
     pub fn matches(&self, op: &Operation) -> bool {
         self.access_matches(op)
             && self.tag_matches(op)
             && self.prefix_matches(op)
             && self.method_matches(op)
+            && !self.excluded(op)
+    }
+
+    /// Whether an exclusion names `op`.
+    pub fn excluded(&self, op: &Operation) -> bool {
+        self.exclude_tags.iter().any(|t| op.tags.contains(t))
+            || self
+                .exclude_path_prefixes
+                .iter()
+                .any(|p| op.path.starts_with(p))
+            || self
+                .exclude_operations
+                .iter()
+                .any(|wanted| names_operation(wanted, op))
     }
 
     fn tag_matches(&self, op: &Operation) -> bool {
@@ -76,8 +104,24 @@ impl OperationFilter {
                 parts.push(alternatives.join(" or "));
             }
         }
+        for (flag, values) in [
+            ("--exclude-tag", &self.exclude_tags),
+            ("--exclude-path-prefix", &self.exclude_path_prefixes),
+            ("--exclude-operation", &self.exclude_operations),
+        ] {
+            for value in values {
+                parts.push(format!("{flag} {value}"));
+            }
+        }
         parts.join(", ")
     }
+}
+
+/// The allowlist selector of `op`: its operationId, else `METHOD /path`.
+pub fn selector(op: &Operation) -> String {
+    op.operation_id
+        .clone()
+        .unwrap_or_else(|| format!("{} {}", op.method.to_ascii_uppercase(), op.path))
 }
 
 /// The operations of `spec` that `filter` keeps, in spec order. A filter value that matches
@@ -157,10 +201,42 @@ pub fn filter_operations<'a>(
             ));
         }
     }
+    let selection_problems = problems.len();
+    for tag in &filter.exclude_tags {
+        if !used_tags.contains(&tag.as_str()) {
+            problems.push(format!(
+                "--exclude-tag {tag}: no operation in {shown} carries this tag; closest: {}",
+                quoted_closest(tag, used_tags.iter().copied())
+            ));
+        }
+    }
+    for prefix in &filter.exclude_path_prefixes {
+        if !spec.operations.iter().any(|op| op.path.starts_with(prefix)) {
+            problems.push(format!(
+                "--exclude-path-prefix {prefix}: no path in {shown} starts with it; closest: {}",
+                quoted_closest(prefix, prefixes.iter().map(String::as_str))
+            ));
+        }
+    }
+    let selectors: Vec<String> = spec.operations.iter().map(selector).collect();
+    for wanted in &filter.exclude_operations {
+        if !spec.operations.iter().any(|op| names_operation(wanted, op)) {
+            problems.push(format!(
+                "--exclude-operation {wanted}: no operation in {shown} has this operationId \
+                 or `METHOD /path`; closest: {}",
+                quoted_closest(wanted, selectors.iter().map(String::as_str))
+            ));
+        }
+    }
     if !problems.is_empty() {
         let lines: Vec<String> = problems.iter().map(|p| format!("  {p}")).collect();
+        let what = if selection_problems == 0 {
+            "an exclusion matches no operation"
+        } else {
+            "the selection matches nothing"
+        };
         return Err(Error::Other(format!(
-            "the selection matches nothing (run `mcpgen list --spec {shown}` to see every operation):\n{}",
+            "{what} (run `mcpgen list --spec {shown}` to see every operation):\n{}",
             lines.join("\n")
         )));
     }
@@ -169,7 +245,7 @@ pub fn filter_operations<'a>(
         .iter()
         .filter(|op| filter.matches(op))
         .collect();
-    if kept.is_empty() && filter.is_set() {
+    if kept.is_empty() && (filter.is_set() || filter.excludes_any()) {
         let count = |keep: &dyn Fn(&Operation) -> bool| {
             spec.operations.iter().filter(|op| keep(op)).count()
         };
@@ -198,6 +274,12 @@ pub fn filter_operations<'a>(
                 count(&|op| filter.method_matches(op))
             ));
         }
+        if filter.excludes_any() {
+            each.push(format!(
+                "the exclusions leave {}",
+                count(&|op| !filter.excluded(op))
+            ));
+        }
         return Err(Error::Other(format!(
             "no operation in {shown} matches all of {} (on its own, of {} operations: {}); \
              drop or widen one of them",
@@ -207,6 +289,15 @@ pub fn filter_operations<'a>(
         )));
     }
     Ok(kept)
+}
+
+/// Whether `wanted` (an operationId or `METHOD /path`) names `op`.
+fn names_operation(wanted: &str, op: &Operation) -> bool {
+    let wanted = wanted.trim();
+    op.operation_id.as_deref() == Some(wanted)
+        || wanted.split_once(' ').is_some_and(|(method, path)| {
+            op.method.eq_ignore_ascii_case(method.trim()) && op.path == path.trim()
+        })
 }
 
 /// Every segment-boundary prefix of `path`: `/a/b` gives `/a` and `/a/b`.

@@ -10,10 +10,12 @@
 //! against their own file; a tool name is unique across the allowlist and every manifest.
 //!
 //! Beside it: [`closest`], the suggestions of "not found" messages, and [`filter_operations`],
-//! the operations an [`OperationFilter`] keeps (`mcpgen init` and `mcpgen list`).
+//! the operations an [`OperationFilter`] keeps (`mcpgen init` and `mcpgen list`), and
+//! [`sensitive_reason`], why an operation looks like an admin, internal or debug endpoint.
 
 mod closest;
 mod filter;
+mod sensitive;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -28,7 +30,8 @@ use crate::servers;
 use crate::spec::{Operation, Spec};
 
 pub use closest::closest;
-pub use filter::{OperationFilter, filter_operations};
+pub use filter::{OperationFilter, filter_operations, selector};
+pub use sensitive::{SENSITIVE_WORDS, sensitive_reason, sensitive_word};
 
 /// Options that change selection.
 #[derive(Debug, Clone, Default)]

@@ -264,7 +264,7 @@ pub const GRAPH_CYCLES_GET_PERSON_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::n
 }"#,
     )
     .documented_output_schema(
-        r##"{
+        r#"{
   "type": "object",
   "required": [
     "id",
@@ -279,89 +279,46 @@ pub const GRAPH_CYCLES_GET_PERSON_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::n
       "type": "string"
     },
     "employer": {
-      "$ref": "#/$defs/Organization"
+      "type": "object"
     },
     "manager": {
-      "anyOf": [
-        {
-          "allOf": [
-            {
-              "$ref": "#/$defs/Person"
-            }
-          ]
-        },
-        {
-          "type": "null"
-        }
+      "type": [
+        "object",
+        "null"
       ]
     },
     "reports": {
       "type": "array",
       "items": {
-        "type": "object"
-      }
-    }
-  },
-  "$defs": {
-    "Organization": {
-      "type": "object",
-      "required": [
-        "id",
-        "name",
-        "owner"
-      ],
-      "properties": {
-        "id": {
-          "type": "string",
-          "readOnly": true
+        "type": "object",
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "name": {
+            "type": "string"
+          },
+          "employer": {
+            "type": "object"
+          },
+          "manager": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "reports": {
+            "type": "array"
+          }
         },
-        "name": {
-          "type": "string"
-        },
-        "owner": {
-          "type": "object"
-        },
-        "members": {
-          "type": "array"
-        },
-        "parent": {
-          "type": "object"
-        },
-        "address": {
-          "type": "object"
-        }
-      }
-    },
-    "Person": {
-      "type": "object",
-      "required": [
-        "id",
-        "name"
-      ],
-      "properties": {
-        "id": {
-          "type": "string",
-          "readOnly": true
-        },
-        "name": {
-          "type": "string"
-        },
-        "employer": {
-          "type": "object"
-        },
-        "manager": {
-          "type": [
-            "object",
-            "null"
-          ]
-        },
-        "reports": {
-          "type": "array"
-        }
+        "required": [
+          "id",
+          "name"
+        ]
       }
     }
   }
-}"##,
+}"#,
     )
     .read()
     .annotations(::mcpgen::ToolAnnotations::NONE.read_only(true))
@@ -438,7 +395,7 @@ pub const GRAPH_CYCLES_GET_ORGANIZATION_TOOL: ::mcpgen::ToolDef = ::mcpgen::Tool
 }"#,
     )
     .documented_output_schema(
-        r##"{
+        r#"{
   "type": "object",
   "required": [
     "id",
@@ -454,97 +411,46 @@ pub const GRAPH_CYCLES_GET_ORGANIZATION_TOOL: ::mcpgen::ToolDef = ::mcpgen::Tool
       "type": "string"
     },
     "owner": {
-      "$ref": "#/$defs/Person"
+      "type": "object"
     },
     "members": {
       "type": "array",
       "items": {
-        "type": "object"
+        "type": "object",
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "name": {
+            "type": "string"
+          },
+          "employer": {
+            "type": "object"
+          },
+          "manager": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "reports": {
+            "type": "array"
+          }
+        },
+        "required": [
+          "id",
+          "name"
+        ]
       }
     },
     "parent": {
-      "$ref": "#/$defs/Organization"
+      "type": "object"
     },
     "address": {
-      "$ref": "#/$defs/Address"
-    }
-  },
-  "$defs": {
-    "Address": {
-      "type": "object",
-      "properties": {
-        "street": {
-          "type": "string"
-        },
-        "city": {
-          "type": "string"
-        },
-        "country": {
-          "type": "string",
-          "minLength": 2,
-          "maxLength": 2
-        }
-      }
-    },
-    "Organization": {
-      "type": "object",
-      "required": [
-        "id",
-        "name",
-        "owner"
-      ],
-      "properties": {
-        "id": {
-          "type": "string",
-          "readOnly": true
-        },
-        "name": {
-          "type": "string"
-        },
-        "owner": {
-          "type": "object"
-        },
-        "members": {
-          "type": "array"
-        },
-        "parent": {
-          "type": "object"
-        },
-        "address": {
-          "type": "object"
-        }
-      }
-    },
-    "Person": {
-      "type": "object",
-      "required": [
-        "id",
-        "name"
-      ],
-      "properties": {
-        "id": {
-          "type": "string",
-          "readOnly": true
-        },
-        "name": {
-          "type": "string"
-        },
-        "employer": {
-          "type": "object"
-        },
-        "manager": {
-          "type": [
-            "object",
-            "null"
-          ]
-        },
-        "reports": {
-          "type": "array"
-        }
-      }
+      "type": "object"
     }
   }
-}"##,
+}"#,
     )
     .read()
     .annotations(::mcpgen::ToolAnnotations::NONE.read_only(true))
@@ -563,215 +469,6 @@ pub const GRAPH_CYCLES_GET_ORGANIZATION_TOOL: ::mcpgen::ToolDef = ::mcpgen::Tool
 pub const GRAPH_CYCLES_CREATE_PROJECT_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new(
         "graph_cycles_create_project",
         "Create a project with its initial tasks",
-        r##"{
-  "type": "object",
-  "properties": {
-    "name": {
-      "type": "string"
-    },
-    "owner": {
-      "$ref": "#/$defs/Person"
-    },
-    "tasks": {
-      "type": "array",
-      "items": {
-        "$ref": "#/$defs/Task"
-      }
-    }
-  },
-  "required": [
-    "name"
-  ],
-  "$defs": {
-    "Address": {
-      "type": "object",
-      "properties": {
-        "street": {
-          "type": "string"
-        },
-        "city": {
-          "type": "string"
-        },
-        "country": {
-          "type": "string",
-          "minLength": 2,
-          "maxLength": 2
-        }
-      }
-    },
-    "Organization": {
-      "type": "object",
-      "required": [
-        "name",
-        "owner"
-      ],
-      "properties": {
-        "name": {
-          "type": "string"
-        },
-        "owner": {
-          "$ref": "#/$defs/Person"
-        },
-        "members": {
-          "type": "array",
-          "items": {
-            "type": "object",
-            "description": "(nested fields omitted)"
-          }
-        },
-        "parent": {
-          "$ref": "#/$defs/Organization"
-        },
-        "address": {
-          "$ref": "#/$defs/Address"
-        }
-      }
-    },
-    "Person": {
-      "type": "object",
-      "required": [
-        "name"
-      ],
-      "properties": {
-        "name": {
-          "type": "string"
-        },
-        "employer": {
-          "$ref": "#/$defs/Organization"
-        },
-        "manager": {
-          "description": "The person's manager, null for the top of the hierarchy",
-          "anyOf": [
-            {
-              "allOf": [
-                {
-                  "$ref": "#/$defs/Person"
-                }
-              ]
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "reports": {
-          "type": "array",
-          "items": {
-            "$ref": "#/$defs/Person"
-          }
-        }
-      }
-    },
-    "Project": {
-      "type": "object",
-      "required": [
-        "name"
-      ],
-      "properties": {
-        "name": {
-          "type": "string"
-        },
-        "owner": {
-          "type": "object",
-          "description": "(nested fields omitted)"
-        },
-        "tasks": {
-          "type": "array",
-          "description": "(nested fields omitted)"
-        }
-      }
-    },
-    "Task": {
-      "type": "object",
-      "required": [
-        "title"
-      ],
-      "properties": {
-        "title": {
-          "type": "string"
-        },
-        "status": {
-          "type": "string",
-          "enum": [
-            "todo",
-            "doing",
-            "done"
-          ],
-          "default": "todo"
-        },
-        "project": {
-          "$ref": "#/$defs/Project"
-        },
-        "parent": {
-          "type": [
-            "string",
-            "null"
-          ],
-          "description": "Id of the parent task, null for a top-level task"
-        },
-        "subtasks": {
-          "type": "array",
-          "items": {
-            "type": "object",
-            "description": "(nested fields omitted)"
-          }
-        },
-        "blockedBy": {
-          "type": "array",
-          "items": {
-            "type": "object",
-            "description": "(nested fields omitted)"
-          }
-        },
-        "assignee": {
-          "$ref": "#/$defs/Person"
-        },
-        "comments": {
-          "type": "array",
-          "items": {
-            "type": "object",
-            "description": "A comment and its replies (self-referential through allOf) (nested fields omitted)"
-          }
-        }
-      }
-    }
-  }
-}"##,
-    )
-    .title("Create a project with its initial tasks")
-    .output_schema(
-        r#"{
-  "type": "object",
-  "properties": {
-    "id": {
-      "type": [
-        "string",
-        "null"
-      ],
-      "readOnly": true
-    },
-    "name": {
-      "type": [
-        "string",
-        "null"
-      ]
-    },
-    "owner": {
-      "type": [
-        "object",
-        "null"
-      ]
-    },
-    "tasks": {
-      "type": [
-        "array",
-        "null"
-      ]
-    }
-  }
-}"#,
-    )
-    .full_input_schema(
         r##"{
   "type": "object",
   "properties": {
@@ -977,6 +674,39 @@ pub const GRAPH_CYCLES_CREATE_PROJECT_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDe
   }
 }"##,
     )
+    .title("Create a project with its initial tasks")
+    .output_schema(
+        r#"{
+  "type": "object",
+  "properties": {
+    "id": {
+      "type": [
+        "string",
+        "null"
+      ],
+      "readOnly": true
+    },
+    "name": {
+      "type": [
+        "string",
+        "null"
+      ]
+    },
+    "owner": {
+      "type": [
+        "object",
+        "null"
+      ]
+    },
+    "tasks": {
+      "type": [
+        "array",
+        "null"
+      ]
+    }
+  }
+}"#,
+    )
     .documented_output_schema(
         r##"{
   "type": "object",
@@ -997,7 +727,42 @@ pub const GRAPH_CYCLES_CREATE_PROJECT_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDe
     "tasks": {
       "type": "array",
       "items": {
-        "type": "object"
+        "type": "object",
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "title": {
+            "type": "string"
+          },
+          "status": {
+            "type": "string"
+          },
+          "project": {
+            "type": "object"
+          },
+          "parent": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "subtasks": {
+            "type": "array"
+          },
+          "blockedBy": {
+            "type": "array"
+          },
+          "assignee": {
+            "type": "object"
+          },
+          "comments": {
+            "type": "array"
+          }
+        },
+        "required": [
+          "title"
+        ]
       }
     }
   },
@@ -1026,7 +791,34 @@ pub const GRAPH_CYCLES_CREATE_PROJECT_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDe
           ]
         },
         "reports": {
-          "type": "array"
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "id": {
+                "type": "string"
+              },
+              "name": {
+                "type": "string"
+              },
+              "employer": {
+                "type": "object"
+              },
+              "manager": {
+                "type": [
+                  "object",
+                  "null"
+                ]
+              },
+              "reports": {
+                "type": "array"
+              }
+            },
+            "required": [
+              "id",
+              "name"
+            ]
+          }
         }
       }
     }
@@ -1112,125 +904,55 @@ pub const GRAPH_CYCLES_LIST_TASKS_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::n
 }"#,
     )
     .documented_output_schema(
-        r##"{
+        r#"{
   "type": "object",
   "properties": {
     "result": {
       "type": "array",
       "items": {
-        "$ref": "#/$defs/Task"
+        "type": "object",
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "title": {
+            "type": "string"
+          },
+          "status": {
+            "type": "string"
+          },
+          "project": {
+            "type": "object"
+          },
+          "parent": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "subtasks": {
+            "type": "array"
+          },
+          "blockedBy": {
+            "type": "array"
+          },
+          "assignee": {
+            "type": "object"
+          },
+          "comments": {
+            "type": "array"
+          }
+        },
+        "required": [
+          "title"
+        ]
       }
     }
   },
   "required": [
     "result"
-  ],
-  "$defs": {
-    "Person": {
-      "type": "object",
-      "required": [
-        "id",
-        "name"
-      ],
-      "properties": {
-        "id": {
-          "type": "string",
-          "readOnly": true
-        },
-        "name": {
-          "type": "string"
-        },
-        "employer": {
-          "type": "object"
-        },
-        "manager": {
-          "type": [
-            "object",
-            "null"
-          ]
-        },
-        "reports": {
-          "type": "array"
-        }
-      }
-    },
-    "Project": {
-      "type": "object",
-      "required": [
-        "name"
-      ],
-      "properties": {
-        "id": {
-          "type": "string",
-          "readOnly": true
-        },
-        "name": {
-          "type": "string"
-        },
-        "owner": {
-          "type": "object"
-        },
-        "tasks": {
-          "type": "array"
-        }
-      }
-    },
-    "Task": {
-      "type": "object",
-      "required": [
-        "title"
-      ],
-      "properties": {
-        "id": {
-          "type": "string",
-          "readOnly": true
-        },
-        "title": {
-          "type": "string"
-        },
-        "status": {
-          "type": "string",
-          "enum": [
-            "todo",
-            "doing",
-            "done"
-          ],
-          "default": "todo"
-        },
-        "project": {
-          "$ref": "#/$defs/Project"
-        },
-        "parent": {
-          "type": [
-            "string",
-            "null"
-          ]
-        },
-        "subtasks": {
-          "type": "array",
-          "items": {
-            "type": "object"
-          }
-        },
-        "blockedBy": {
-          "type": "array",
-          "items": {
-            "type": "object"
-          }
-        },
-        "assignee": {
-          "$ref": "#/$defs/Person"
-        },
-        "comments": {
-          "type": "array",
-          "items": {
-            "type": "object"
-          }
-        }
-      }
-    }
-  }
-}"##,
+  ]
+}"#,
     )
     .wrap_output()
     .read()
@@ -1257,7 +979,7 @@ pub const GRAPH_CYCLES_LIST_TASKS_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::n
 pub const GRAPH_CYCLES_CREATE_TASK_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new(
         "graph_cycles_create_task",
         "Add a task with subtasks to a project",
-        r##"{
+        r#"{
   "type": "object",
   "properties": {
     "projectId": {
@@ -1272,11 +994,11 @@ pub const GRAPH_CYCLES_CREATE_TASK_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::
         "todo",
         "doing",
         "done"
-      ],
-      "default": "todo"
+      ]
     },
     "project": {
-      "$ref": "#/$defs/Project"
+      "type": "object",
+      "description": "(nested fields omitted)"
     },
     "parent": {
       "type": [
@@ -1289,79 +1011,94 @@ pub const GRAPH_CYCLES_CREATE_TASK_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::
       "type": "array",
       "items": {
         "type": "object",
-        "description": "(nested fields omitted)"
-      }
+        "properties": {
+          "title": {
+            "type": "string"
+          },
+          "status": {
+            "type": "string"
+          },
+          "project": {
+            "type": "object"
+          },
+          "parent": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "subtasks": {
+            "type": "array"
+          },
+          "blockedBy": {
+            "type": "array"
+          },
+          "assignee": {
+            "type": "object"
+          },
+          "comments": {
+            "type": "array"
+          }
+        },
+        "required": [
+          "title"
+        ]
+      },
+      "description": "(nested fields omitted)"
     },
     "blockedBy": {
       "type": "array",
       "items": {
         "type": "object",
-        "description": "(nested fields omitted)"
-      }
+        "properties": {
+          "title": {
+            "type": "string"
+          },
+          "status": {
+            "type": "string"
+          },
+          "project": {
+            "type": "object"
+          },
+          "parent": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "subtasks": {
+            "type": "array"
+          },
+          "blockedBy": {
+            "type": "array"
+          },
+          "assignee": {
+            "type": "object"
+          },
+          "comments": {
+            "type": "array"
+          }
+        },
+        "required": [
+          "title"
+        ]
+      },
+      "description": "(nested fields omitted)"
     },
     "assignee": {
-      "$ref": "#/$defs/Person"
+      "type": "object",
+      "description": "(nested fields omitted)"
     },
     "comments": {
       "type": "array",
-      "items": {
-        "type": "object",
-        "description": "A comment and its replies (self-referential through allOf) (nested fields omitted)"
-      }
+      "description": "(nested fields omitted)"
     }
   },
   "required": [
     "projectId",
     "title"
-  ],
-  "$defs": {
-    "Person": {
-      "type": "object",
-      "required": [
-        "name"
-      ],
-      "properties": {
-        "name": {
-          "type": "string"
-        },
-        "employer": {
-          "type": "object",
-          "description": "(nested fields omitted)"
-        },
-        "manager": {
-          "type": [
-            "object",
-            "null"
-          ],
-          "description": "The person's manager, null for the top of the hierarchy (nested fields omitted)"
-        },
-        "reports": {
-          "type": "array",
-          "description": "(nested fields omitted)"
-        }
-      }
-    },
-    "Project": {
-      "type": "object",
-      "required": [
-        "name"
-      ],
-      "properties": {
-        "name": {
-          "type": "string"
-        },
-        "owner": {
-          "type": "object",
-          "description": "(nested fields omitted)"
-        },
-        "tasks": {
-          "type": "array",
-          "description": "(nested fields omitted)"
-        }
-      }
-    }
-  }
-}"##,
+  ]
+}"#,
     )
     .title("Add a task (with subtasks) to a project")
     .output_schema(
@@ -1669,7 +1406,7 @@ pub const GRAPH_CYCLES_CREATE_TASK_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::
 }"##,
     )
     .documented_output_schema(
-        r##"{
+        r#"{
   "type": "object",
   "required": [
     "title"
@@ -1688,11 +1425,10 @@ pub const GRAPH_CYCLES_CREATE_TASK_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::
         "todo",
         "doing",
         "done"
-      ],
-      "default": "todo"
+      ]
     },
     "project": {
-      "$ref": "#/$defs/Project"
+      "type": "object"
     },
     "parent": {
       "type": [
@@ -1703,77 +1439,93 @@ pub const GRAPH_CYCLES_CREATE_TASK_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::
     "subtasks": {
       "type": "array",
       "items": {
-        "type": "object"
+        "type": "object",
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "title": {
+            "type": "string"
+          },
+          "status": {
+            "type": "string"
+          },
+          "project": {
+            "type": "object"
+          },
+          "parent": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "subtasks": {
+            "type": "array"
+          },
+          "blockedBy": {
+            "type": "array"
+          },
+          "assignee": {
+            "type": "object"
+          },
+          "comments": {
+            "type": "array"
+          }
+        },
+        "required": [
+          "title"
+        ]
       }
     },
     "blockedBy": {
       "type": "array",
       "items": {
-        "type": "object"
+        "type": "object",
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "title": {
+            "type": "string"
+          },
+          "status": {
+            "type": "string"
+          },
+          "project": {
+            "type": "object"
+          },
+          "parent": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "subtasks": {
+            "type": "array"
+          },
+          "blockedBy": {
+            "type": "array"
+          },
+          "assignee": {
+            "type": "object"
+          },
+          "comments": {
+            "type": "array"
+          }
+        },
+        "required": [
+          "title"
+        ]
       }
     },
     "assignee": {
-      "$ref": "#/$defs/Person"
+      "type": "object"
     },
     "comments": {
-      "type": "array",
-      "items": {
-        "type": "object"
-      }
-    }
-  },
-  "$defs": {
-    "Person": {
-      "type": "object",
-      "required": [
-        "id",
-        "name"
-      ],
-      "properties": {
-        "id": {
-          "type": "string",
-          "readOnly": true
-        },
-        "name": {
-          "type": "string"
-        },
-        "employer": {
-          "type": "object"
-        },
-        "manager": {
-          "type": [
-            "object",
-            "null"
-          ]
-        },
-        "reports": {
-          "type": "array"
-        }
-      }
-    },
-    "Project": {
-      "type": "object",
-      "required": [
-        "name"
-      ],
-      "properties": {
-        "id": {
-          "type": "string",
-          "readOnly": true
-        },
-        "name": {
-          "type": "string"
-        },
-        "owner": {
-          "type": "object"
-        },
-        "tasks": {
-          "type": "array"
-        }
-      }
+      "type": "array"
     }
   }
-}"##,
+}"#,
     )
     .annotations(
         ::mcpgen::ToolAnnotations::NONE

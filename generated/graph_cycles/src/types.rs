@@ -69,6 +69,21 @@ pub mod input {
                 })
         }
     }
+    ///A comment and its replies (self-referential through allOf)
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct Comment {
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub author: ::std::option::Option<Person>,
+        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        pub replies: ::std::vec::Vec<Comment>,
+        pub text: ::std::string::String,
+    }
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct CommentBase {
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub author: ::std::option::Option<Person>,
+        pub text: ::std::string::String,
+    }
     /// The arguments of the `graph_cycles_create_project` tool.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct GraphCyclesCreateProjectArgs {
@@ -81,33 +96,54 @@ pub mod input {
     /// The arguments of the `graph_cycles_create_task` tool.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct GraphCyclesCreateTaskArgs {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub assignee: ::std::option::Option<Person>,
+        ///(nested fields omitted)
+        #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
+        pub assignee: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        ///(nested fields omitted)
         #[serde(
             rename = "blockedBy",
             default,
             skip_serializing_if = "::std::vec::Vec::is_empty"
         )]
-        pub blocked_by: ::std::vec::Vec<
-            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        >,
+        pub blocked_by: ::std::vec::Vec<GraphCyclesCreateTaskArgsBlockedByItem>,
+        ///(nested fields omitted)
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub comments: ::std::vec::Vec<
-            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        >,
+        pub comments: ::std::vec::Vec<::serde_json::Value>,
         ///Id of the parent task, null for a top-level task
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub parent: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub project: ::std::option::Option<Project>,
+        ///(nested fields omitted)
+        #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
+        pub project: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         #[serde(rename = "projectId")]
         pub project_id: ::std::string::String,
-        #[serde(default = "defaults::graph_cycles_create_task_args_status")]
-        pub status: GraphCyclesCreateTaskArgsStatus,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub status: ::std::option::Option<GraphCyclesCreateTaskArgsStatus>,
+        ///(nested fields omitted)
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub subtasks: ::std::vec::Vec<
-            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        >,
+        pub subtasks: ::std::vec::Vec<GraphCyclesCreateTaskArgsSubtasksItem>,
+        pub title: ::std::string::String,
+    }
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct GraphCyclesCreateTaskArgsBlockedByItem {
+        #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
+        pub assignee: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        #[serde(
+            rename = "blockedBy",
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty"
+        )]
+        pub blocked_by: ::std::vec::Vec<::serde_json::Value>,
+        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        pub comments: ::std::vec::Vec<::serde_json::Value>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub parent: ::std::option::Option<::std::string::String>,
+        #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
+        pub project: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub status: ::std::option::Option<::std::string::String>,
+        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        pub subtasks: ::std::vec::Vec<::serde_json::Value>,
         pub title: ::std::string::String,
     }
     #[derive(
@@ -169,10 +205,27 @@ pub mod input {
             value.parse()
         }
     }
-    impl ::std::default::Default for GraphCyclesCreateTaskArgsStatus {
-        fn default() -> Self {
-            GraphCyclesCreateTaskArgsStatus::Todo
-        }
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct GraphCyclesCreateTaskArgsSubtasksItem {
+        #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
+        pub assignee: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        #[serde(
+            rename = "blockedBy",
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty"
+        )]
+        pub blocked_by: ::std::vec::Vec<::serde_json::Value>,
+        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        pub comments: ::std::vec::Vec<::serde_json::Value>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub parent: ::std::option::Option<::std::string::String>,
+        #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
+        pub project: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub status: ::std::option::Option<::std::string::String>,
+        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        pub subtasks: ::std::vec::Vec<::serde_json::Value>,
+        pub title: ::std::string::String,
     }
     /// The arguments of the `graph_cycles_get_organization` tool.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
@@ -218,28 +271,22 @@ pub mod input {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub address: ::std::option::Option<Address>,
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub members: ::std::vec::Vec<
-            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        >,
+        pub members: ::std::vec::Vec<Person>,
         pub name: ::std::string::String,
-        pub owner: Person,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub parent: ::std::option::Option<::std::boxed::Box<Organization>>,
+        pub owner: ::std::boxed::Box<Person>,
+        #[serde(default)]
+        pub parent: ::std::boxed::Box<::std::option::Option<Organization>>,
     }
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Person {
-        ///(nested fields omitted)
-        #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-        pub employer: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        ///The person's manager, null for the top of the hierarchy (nested fields omitted)
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub manager: ::std::option::Option<
-            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        >,
+        pub employer: ::std::option::Option<Organization>,
+        ///The person's manager, null for the top of the hierarchy
+        #[serde(default)]
+        pub manager: ::std::boxed::Box<::std::option::Option<Person>>,
         pub name: ::std::string::String,
-        ///(nested fields omitted)
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub reports: ::std::vec::Vec<::serde_json::Value>,
+        pub reports: ::std::vec::Vec<Person>,
     }
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct PersonFilter {
@@ -260,12 +307,10 @@ pub mod input {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Project {
         pub name: ::std::string::String,
-        ///(nested fields omitted)
-        #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-        pub owner: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        ///(nested fields omitted)
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub owner: ::std::option::Option<Person>,
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub tasks: ::std::vec::Vec<::serde_json::Value>,
+        pub tasks: ::std::vec::Vec<Task>,
     }
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Task {
@@ -276,13 +321,9 @@ pub mod input {
             default,
             skip_serializing_if = "::std::vec::Vec::is_empty"
         )]
-        pub blocked_by: ::std::vec::Vec<
-            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        >,
+        pub blocked_by: ::std::vec::Vec<Task>,
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub comments: ::std::vec::Vec<
-            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        >,
+        pub comments: ::std::vec::Vec<Comment>,
         ///Id of the parent task, null for a top-level task
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub parent: ::std::option::Option<::std::string::String>,
@@ -291,9 +332,7 @@ pub mod input {
         #[serde(default = "defaults::task_status")]
         pub status: TaskStatus,
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub subtasks: ::std::vec::Vec<
-            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        >,
+        pub subtasks: ::std::vec::Vec<Task>,
         pub title: ::std::string::String,
     }
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
@@ -436,9 +475,6 @@ pub mod input {
             >>::Error: ::std::fmt::Debug,
         {
             T::try_from(::std::num::NonZeroU64::try_from(V).unwrap()).unwrap()
-        }
-        pub(super) fn graph_cycles_create_task_args_status() -> super::GraphCyclesCreateTaskArgsStatus {
-            super::GraphCyclesCreateTaskArgsStatus::Todo
         }
         pub(super) fn task_status() -> super::TaskStatus {
             super::TaskStatus::Todo

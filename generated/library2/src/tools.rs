@@ -157,7 +157,24 @@ pub const LIBRARY2_LIST_BOOKS_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new(
           ]
         },
         "authors": {
-          "type": "array"
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "name": {
+                "type": "string"
+              },
+              "born": {
+                "type": [
+                  "integer",
+                  "null"
+                ]
+              }
+            },
+            "required": [
+              "name"
+            ]
+          }
         },
         "genre": {
           "type": "string"

@@ -1201,7 +1201,7 @@ pub const SYNAPLAN_GET_CONFIG_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new(
     )
     .title("Runtime configuration")
     .output_schema(
-        r#"{
+        r##"{
   "type": "object",
   "properties": {
     "models": {
@@ -1220,11 +1220,14 @@ pub const SYNAPLAN_GET_CONFIG_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new(
             ]
           },
           "name": {
-            "type": [
-              "string",
-              "null"
-            ],
-            "description": "(nested fields omitted)"
+            "anyOf": [
+              {
+                "$ref": "#/$defs/ModelName"
+              },
+              {
+                "type": "null"
+              }
+            ]
           },
           "capability": {
             "type": [
@@ -1237,9 +1240,6 @@ pub const SYNAPLAN_GET_CONFIG_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new(
             "type": [
               "string",
               "null"
-            ],
-            "examples": [
-              "openai"
             ]
           }
         }
@@ -1255,9 +1255,6 @@ pub const SYNAPLAN_GET_CONFIG_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new(
           "type": [
             "integer",
             "null"
-          ],
-          "examples": [
-            128
           ]
         },
         "messagesPerHour": {
@@ -1307,8 +1304,14 @@ pub const SYNAPLAN_GET_CONFIG_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new(
         }
       }
     }
+  },
+  "$defs": {
+    "ModelName": {
+      "type": "string",
+      "description": "AI model identifier; the values listed are common ones, others may be configured Documented values: gpt-4o…"
+    }
   }
-}"#,
+}"##,
     )
     .full_output_schema(
         r##"{
