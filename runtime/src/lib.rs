@@ -36,6 +36,7 @@ pub mod auth;
 #[cfg(feature = "cli")]
 pub mod cli;
 pub mod completion;
+mod guard_report;
 pub mod input;
 mod local;
 #[cfg(feature = "metrics")]
@@ -59,6 +60,7 @@ pub use mcpgen_core::{BoxFuture, connection, json_kind, result, tool};
 
 pub use app::{AppTool, AppToolSet, ToolContext};
 pub use completion::{Completer, Completion, CompletionRequest};
+pub use guard_report::{GuardRefusal, GuardReport};
 pub use local::LocalConnection;
 pub use mcpgen_core::{
     Access, ArgBinding, BodyBinding, DESCRIBE_TOOLS, HttpBinding, Location, PropertyEncoding,
@@ -79,8 +81,7 @@ pub use resource::{
 pub use toolset::{CallContext, CallerCredential, ForwardedHeaders, ToolError, ToolRate, ToolSet};
 #[cfg(feature = "openapi")]
 pub use upstream::{
-    Credential, GuardConfig, GuardRefusal, GuardReport, Invoked, PreparedRequest, Upstream,
-    UpstreamConfig, UpstreamError,
+    Credential, GuardConfig, Invoked, PreparedRequest, Upstream, UpstreamConfig, UpstreamError,
 };
 
 /// JSON Schema for application tools' types (schemars 1.x): derive

@@ -6,10 +6,10 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
+use crate::GuardReport;
 use crate::input::InputChannel;
 use crate::notify::{Cancellation, Notifier};
 use crate::trace::TraceParent;
-use crate::upstream::GuardReport;
 use crate::{BoxFuture, Principal, ToolDef, ToolResult};
 
 /// A credential the MCP caller presented (an API key or bearer token), handed on so an upstream
