@@ -148,6 +148,7 @@ case \$1 in
   start)
     "$server_bin" --transport http --listen "127.0.0.1:\$(port \$2)" \
       --upstream-url http://127.0.0.1:$upstream_port --upstream-timeout 2 \
+      --upstream-breaker-cooldown 2 \
       --keys "$work/keys.yaml" --replica-name "\$2" \
       --audit-db "postgres://postgres@127.0.0.1:$pg_port/postgres" --audit-fsync always \
       --audit-db-spool "$work/spool-\$2.jsonl" \

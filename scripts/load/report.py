@@ -114,14 +114,21 @@ def main():
     w("## Faults")
     w("")
     w("Each fault ran in the background at the given share of the run; its window is from its "
-      "start to 5 s after it ended. Counts are the calls that ended in the window.")
+      "start to 5 s after it ended. Counts are the calls that ended in the window; the last column "
+      "counts the calls after it, up to 30 s and until the next fault starts, which show whether the servers recovered by themselves. The "
+      "upstream's circuit breaker opens after 5 failed requests and probes again after 2 s "
+      "(`--upstream-breaker-cooldown 2`; the default is 30 s), so calls fail fast while the "
+      "upstream is down.")
     w("")
-    w("| fault | start | end | ok | rate limited | tool error | JSON-RPC error | failed |")
-    w("|---|---:|---:|---:|---:|---:|---:|---:|")
+    w("| fault | start | end | ok | rate limited | tool error | JSON-RPC error | failed | "
+      "after: seconds, ok / tool error / failed |")
+    w("|---|---:|---:|---:|---:|---:|---:|---:|---|")
     for f in report["faults"]:
         c = f["window"]
+        d = f["after"]
         w(f"| {f['name']} | {f['start_s']:.0f} s | {f['end_s']:.0f} s | {c['ok']:,} | "
-          f"{c['rate_limited']:,} | {c['tool_error']:,} | {c['rpc_error']:,} | {c['failed']:,} |")
+          f"{c['rate_limited']:,} | {c['tool_error']:,} | {c['rpc_error']:,} | {c['failed']:,} | "
+          f"{f['after_s']} s: {d['ok']:,} / {d['tool_error']:,} / {d['failed']:,} |")
     w("")
     w("Replicas after the run: " + ", ".join(r for r in ready if r) + " (`/readyz`).")
     w("")

@@ -229,18 +229,21 @@ pub async fn run(args: Args) -> Result<(), String> {
         .map_err(|error| format!("cannot write {}: {error}", args.outcomes.display()))?;
     let elapsed = start.elapsed();
     let mut fault_reports = Vec::new();
-    for (index, began, handle) in started {
+    let starts: Vec<Duration> = started.iter().map(|(_, began, _)| *began).collect();
+    for (position, (index, began, handle)) in started.into_iter().enumerate() {
         let (ended, status) = handle
             .await
             .map_err(|error| format!("a fault task failed: {error}"))?;
         let from = began.as_secs() as usize;
         let to = (ended.as_secs() + args.grace) as usize;
-        let mut window = [0u64; 5];
-        for second in timeline.iter().take(to + 1).skip(from) {
-            for (slot, count) in window.iter_mut().zip(second) {
-                *slot += count;
-            }
-        }
+        let window = tally(&timeline, from, to);
+        // Up to half a minute after the window, and before the next fault starts: whether the
+        // servers have recovered by themselves.
+        let next = starts.get(position + 1).map_or(usize::MAX, |next| {
+            (next.as_secs() as usize).saturating_sub(1)
+        });
+        let after_end = (to + 30).min(next);
+        let after = tally(&timeline, to + 1, after_end);
         fault_reports.push(json!({
             "name": faults[index].name,
             "command": faults[index].command,
@@ -248,6 +251,8 @@ pub async fn run(args: Args) -> Result<(), String> {
             "end_s": ended.as_secs_f64(),
             "status": status,
             "window": outcome_map(&window),
+            "after": outcome_map(&after),
+            "after_s": after_end.saturating_sub(to),
         }));
     }
     latencies.sort_unstable();
@@ -294,6 +299,17 @@ pub async fn run(args: Args) -> Result<(), String> {
         report["outcomes"]
     );
     Ok(())
+}
+
+/// Calls by outcome that ended in the seconds `from..=to` of the run.
+fn tally(timeline: &[[u64; 5]], from: usize, to: usize) -> [u64; 5] {
+    let mut sum = [0u64; 5];
+    for second in timeline.iter().take(to + 1).skip(from) {
+        for (slot, count) in sum.iter_mut().zip(second) {
+            *slot += count;
+        }
+    }
+    sum
 }
 
 fn outcome_map(counts: &[u64; 5]) -> Value {
