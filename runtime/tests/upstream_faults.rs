@@ -130,17 +130,10 @@ async fn closed_port() -> SocketAddr {
 // ---------------------------------------------------------------------------------------------
 // Tools.
 
+/// A tool bound to `method path`, with no arguments: the shared test tool, made a write tool
+/// without annotations and given the HTTP binding.
 const fn tool(name: &'static str, method: &'static str, path: &'static str) -> ToolDef {
     ToolDef {
-        name,
-        title: None,
-        description: "a test tool",
-        input_schema: r#"{"type":"object"}"#,
-        output_schema: None,
-        full_input_schema: None,
-        full_output_schema: None,
-        documented_output_schema: None,
-        wrap_output: false,
         access: mcpgen_runtime::Access::Write,
         annotations: ToolAnnotations {
             read_only_hint: None,
@@ -148,9 +141,6 @@ const fn tool(name: &'static str, method: &'static str, path: &'static str) -> T
             idempotent_hint: None,
             open_world_hint: None,
         },
-        confirm: false,
-        required_scope: None,
-        plugin: None,
         http: Some(HttpBinding {
             method,
             path,
@@ -160,6 +150,7 @@ const fn tool(name: &'static str, method: &'static str, path: &'static str) -> T
             security: &[],
             server_url: None,
         }),
+        ..support::read_tool(name, "a test tool", r#"{"type":"object"}"#)
     }
 }
 
