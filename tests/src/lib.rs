@@ -89,13 +89,8 @@ impl StandIn {
                 }
             },
         );
-        let listener = tokio::net::TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], 0))).await?;
-        let addr = listener.local_addr()?;
-        tokio::spawn(async move {
-            let _ = axum::serve(listener, app).await;
-        });
         Ok(StandIn {
-            url: format!("http://{addr}"),
+            url: serve_on_loopback(app).await?,
             requests,
         })
     }
@@ -108,6 +103,17 @@ impl StandIn {
 
 /// The prompt list the Synaplan stand-in serves: one prompt, id 7.
 pub const SYNAPLAN_PROMPTS: &str = r#"{"prompts":[{"id":7,"topic":"general","shortDescription":"Default assistant","prompt":"You are helpful.","language":"en"}]}"#;
+
+/// Serves `app` on 127.0.0.1 with an ephemeral port, in the background, for as long as the
+/// runtime lives; returns its base URL (`http://127.0.0.1:<port>`).
+pub async fn serve_on_loopback(app: Router) -> std::io::Result<String> {
+    let listener = tokio::net::TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], 0))).await?;
+    let addr = listener.local_addr()?;
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    Ok(format!("http://{addr}"))
+}
 
 /// A stand-in for the Synaplan API: `GET /api/v1/prompts` answers [`SYNAPLAN_PROMPTS`],
 /// `GET /api/v1/files` fails with 500.

@@ -54,13 +54,7 @@ impl Api {
                     }
                 }),
             );
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("binds");
-        let url = format!("http://{}", listener.local_addr().expect("address"));
-        tokio::spawn(async move {
-            let _ = axum::serve(listener, app).await;
-        });
+        let url = mcpgen_tests::serve_on_loopback(app).await.expect("binds");
         (api, url)
     }
 

@@ -4,7 +4,6 @@
 //! has one.
 
 use std::collections::BTreeSet;
-use std::net::SocketAddr;
 use std::process::Stdio;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -33,14 +32,8 @@ async fn slow_upstream(delay: Duration) -> (String, Arc<AtomicUsize>) {
             }
         }),
     );
-    let listener = tokio::net::TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], 0)))
-        .await
-        .expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
-    });
-    (format!("http://{addr}"), received)
+    let url = mcpgen_tests::serve_on_loopback(app).await.expect("bind");
+    (url, received)
 }
 
 /// How one call ended.

@@ -6,7 +6,6 @@
 //! `traceparent` in `_meta` is continued too, and the audit record names the trace.
 
 use std::collections::BTreeSet;
-use std::net::SocketAddr;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -33,14 +32,8 @@ async fn receiver() -> (String, Arc<Mutex<Vec<Value>>>) {
             }
         }),
     );
-    let listener = tokio::net::TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], 0)))
-        .await
-        .expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
-    });
-    (format!("http://{addr}"), got)
+    let url = mcpgen_tests::serve_on_loopback(app).await.expect("bind");
+    (url, got)
 }
 
 /// One span as exported.
