@@ -1,5 +1,7 @@
 //! The intermediate representation: plain data describing each tool to emit. No tokens here.
 
+use std::collections::BTreeMap;
+
 use serde_json::Value;
 
 /// Everything needed to emit one crate.
@@ -19,6 +21,41 @@ pub struct Server {
     pub security_schemes: Vec<SecurityScheme>,
     /// The tools, in allowlist order.
     pub tools: Vec<Tool>,
+    /// The definitions the tools' full schemas share.
+    pub full_defs: FullDefs,
+}
+
+/// The definitions the full schemas of a server's tools reach, each converted once: a full
+/// schema is its root (with `#/$defs/NAME` references) plus these. Inputs and outputs convert a
+/// definition differently, so each has its own set.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FullDefs {
+    /// Definitions the full input schemas reach, by name.
+    pub input: BTreeMap<String, Value>,
+    /// Definitions the full output schemas reach, by name.
+    pub output: BTreeMap<String, Value>,
+}
+
+impl FullDefs {
+    /// Whether no full schema reaches a definition.
+    pub fn is_empty(&self) -> bool {
+        self.input.is_empty() && self.output.is_empty()
+    }
+}
+
+impl Server {
+    /// `tool`'s full input schema standing on its own: its root with the definitions it
+    /// reaches attached as `$defs`.
+    pub fn full_input_schema(&self, tool: &Tool) -> Option<Value> {
+        let root = tool.full_input_schema.as_ref()?;
+        Some(crate::budget::with_defs(root, &self.full_defs.input))
+    }
+
+    /// `tool`'s full output schema standing on its own, as [`Server::full_input_schema`].
+    pub fn full_output_schema(&self, tool: &Tool) -> Option<Value> {
+        let root = tool.full_output_schema.as_ref()?;
+        Some(crate::budget::with_defs(root, &self.full_defs.output))
+    }
 }
 
 /// A security scheme from the spec.
@@ -67,7 +104,8 @@ pub struct Tool {
     /// generated from it, so typed client stubs decode drifted results too.
     pub output_schema: Option<Value>,
     /// The input schema without a budget, when `input_schema` had nested fields summarised:
-    /// servers check arguments against it and `describe_tools` returns it.
+    /// servers check arguments against it and `describe_tools` returns it. Its references
+    /// name definitions of [`Server::full_defs`] (see [`Server::full_input_schema`]).
     pub full_input_schema: Option<Value>,
     /// The advertised output schema without a budget, when `output_schema` had nested fields
     /// summarised.

@@ -159,12 +159,11 @@ pub fn advertised<'s>(
         let (input, notes) = reshape(profile, &tool.input_schema);
         report(warnings, &tool.name, "inputSchema", profile, notes);
         tool.input_schema = input;
-        for full in [&mut tool.full_input_schema, &mut tool.full_output_schema]
-            .into_iter()
-            .flatten()
-        {
-            *full = reshape(profile, full).0;
-        }
+        // The full schemas are left as they are: the model reads them through
+        // `describe_tools` and the server checks arguments against them; no client reads
+        // them as a tool's schema. They share their definitions across tools, and inlining a
+        // document whose references share targets (Stripe's objects) grows exponentially with
+        // its depth.
         if let Some(output) = tool.output_schema.take() {
             let (shaped, notes) = reshape(profile, &output);
             report(warnings, &tool.name, "outputSchema", profile, notes);

@@ -16,9 +16,9 @@ pub use connection::{McpConnection, call_typed};
 pub use error::CallError;
 pub use result::{Content, ToolResult};
 pub use tool::{
-    Access, ArgBinding, BodyBinding, DESCRIBE_TOOLS, HttpBinding, Location, PropertyEncoding,
-    SUMMARISED_NOTE, SecurityScheme, SecuritySchemeKind, ToolAnnotations, ToolDef,
-    with_summarised_note,
+    Access, ArgBinding, BodyBinding, DESCRIBE_TOOLS, FullDefs, HttpBinding, Location,
+    PropertyEncoding, SUMMARISED_NOTE, SecurityScheme, SecuritySchemeKind, ToolAnnotations,
+    ToolDef, with_summarised_note,
 };
 
 use std::future::Future;

@@ -22,6 +22,10 @@ pub struct ToolDef {
     pub full_input_schema: Option<&'static str>,
     /// The output schema in full, when `output_schema` had nested fields summarised.
     pub full_output_schema: Option<&'static str>,
+    /// The definitions the full schemas share with the other tools of their crate: a
+    /// `#/$defs/NAME` reference in a full schema that is not among its own `$defs` names one
+    /// of them.
+    pub full_defs: Option<&'static FullDefs>,
     /// The output schema as the API's document states it, when `output_schema` (what clients
     /// are shown) was relaxed to tolerate the drift real APIs show (fields left out, added, or
     /// `null`). A server with `--output-check strict` checks results against this one.
@@ -43,6 +47,18 @@ pub struct ToolDef {
     pub plugin: Option<&'static str>,
     /// How the tool calls its REST API, for OpenAPI-derived tools.
     pub http: Option<HttpBinding>,
+}
+
+/// The definitions the full schemas of a crate's tools share, each converted once: a full
+/// schema is its root (with `#/$defs/NAME` references) plus the definitions it reaches. Input
+/// and output definitions differ (read-only properties are not arguments; outputs tolerate
+/// drift), so each has its own set.
+#[derive(Debug, Clone, Copy)]
+pub struct FullDefs {
+    /// The input schemas' definitions: a JSON object from name to schema.
+    pub input: &'static str,
+    /// The output schemas' definitions: a JSON object from name to schema.
+    pub output: &'static str,
 }
 
 /// What a tool does to its environment, as far as authorization is concerned.
@@ -201,6 +217,7 @@ impl ToolDef {
             output_schema: None,
             full_input_schema: None,
             full_output_schema: None,
+            full_defs: None,
             documented_output_schema: None,
             wrap_output: false,
             access: Access::Write,
@@ -233,6 +250,12 @@ impl ToolDef {
     /// Sets the output schema in full (JSON text), when `output_schema` is a summary.
     pub const fn full_output_schema(mut self, schema: &'static str) -> Self {
         self.full_output_schema = Some(schema);
+        self
+    }
+
+    /// Sets the definitions the full schemas share with the crate's other tools.
+    pub const fn full_defs(mut self, defs: &'static FullDefs) -> Self {
+        self.full_defs = Some(defs);
         self
     }
 

@@ -173,10 +173,8 @@ fn measure(subjects: &[Subject]) -> Result<Vec<Row>, String> {
                 let size = generation.emitted.list_size;
                 let mut coverage = Coverage::default();
                 for tool in &generation.server.tools {
-                    let full = tool
-                        .full_input_schema
-                        .as_ref()
-                        .unwrap_or(&tool.input_schema);
+                    let full = generation.server.full_input_schema(tool);
+                    let full = full.as_ref().unwrap_or(&tool.input_schema);
                     coverage.add(Coverage::of(&tool.input_schema, full, COVERAGE_DEPTH));
                 }
                 eprintln!(

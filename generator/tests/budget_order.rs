@@ -98,7 +98,14 @@ fn fit_at(budget: usize) -> mcpgen_codegen::budget::Fitted {
 
 fn full() -> Value {
     let (root, defs) = checkout();
-    mcpgen_codegen::budget::full(&root, &mut |name| defs.get(name).cloned(), true)
+    let mut shared = std::collections::BTreeMap::new();
+    let root = mcpgen_codegen::budget::full(
+        &root,
+        &mut |name| defs.get(name).cloned(),
+        true,
+        &mut shared,
+    );
+    mcpgen_codegen::budget::with_defs(&root, &shared)
 }
 
 /// Every object node of `schema` with its depth (properties and items one deeper; `$defs`

@@ -445,9 +445,9 @@ fn summarised_schemas_keep_their_full_versions_beside_them() {
     let allowlist = format!("server:\n  schema_budget: 700\n  output_schema: full\n{ALL}");
     let generation = generated(&allowlist);
     let post = tool(&generation, "post_deep");
-    let full = post
-        .full_input_schema
-        .as_ref()
+    let full = &generation
+        .server
+        .full_input_schema(post)
         .expect("a full input schema");
     assert_valid(full, "full input");
     let text = full.to_string();
@@ -458,9 +458,9 @@ fn summarised_schemas_keep_their_full_versions_beside_them() {
         "{full:#}"
     );
     assert!(!post.input_schema.to_string().contains("name5"));
-    let full_output = post
-        .full_output_schema
-        .as_ref()
+    let full_output = &generation
+        .server
+        .full_output_schema(post)
         .expect("a full output schema");
     assert!(full_output.to_string().contains("name5"), "{full_output:#}");
 
@@ -488,9 +488,33 @@ fn summarised_schemas_keep_their_full_versions_beside_them() {
         .iter()
         .find(|t| t["name"] == "post_deep")
         .expect("post_deep in tools.full.json");
-    assert_eq!(&kept["inputSchema"], full);
-    assert_eq!(&kept["outputSchema"], full_output);
+    // Each tool's full schemas there are its roots; the definitions they reach are listed once
+    // for all tools.
+    assert_eq!(Some(&kept["inputSchema"]), post.full_input_schema.as_ref());
+    assert_eq!(
+        Some(&kept["outputSchema"]),
+        post.full_output_schema.as_ref()
+    );
+    for (key, defs) in [("inputSchema", "inputDefs"), ("outputSchema", "outputDefs")] {
+        let mut whole = kept[key].clone();
+        whole["$defs"] = described[defs].clone();
+        let expected = if key == "inputSchema" {
+            full
+        } else {
+            full_output
+        };
+        let ok = jsonschema::draft202012::new(&whole).expect("compiles with the shared defs");
+        let strict = jsonschema::draft202012::new(expected).expect("compiles on its own");
+        for instance in [json!({}), json!({"name1": "x", "mode": "a"}), json!(3)] {
+            assert_eq!(
+                ok.is_valid(&instance),
+                strict.is_valid(&instance),
+                "{key}: {instance}"
+            );
+        }
+    }
     assert!(files["src/tools.rs"].contains(".full_input_schema("));
+    assert!(files["src/tools.rs"].contains("pub static FULL_DEFS"));
 
     // Without a budget nothing is summarised, and nothing is kept twice.
     let unbudgeted = generated(&format!(

@@ -116,7 +116,7 @@ fn github_rest_api_every_tool_prepares_its_upstream_request() {
         Allowlist::parse(Path::new("mcp_tools.yaml"), &allowlist_text).expect("allowlist");
     let (server, _) = select(&spec, &allowlist, &SelectOptions::default())
         .unwrap_or_else(|e| panic!("selection: {e:?}"));
-    let tools = support::preview::tool_defs(&server.tools);
+    let tools = support::preview::server_tool_defs(&server);
     assert!(tools.len() > 900, "only {} tools", tools.len());
     let base = server
         .upstream_url

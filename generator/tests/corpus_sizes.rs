@@ -28,10 +28,8 @@ fn assert_tools_keep_what_matters(generation: &mcpgen_codegen::Generation) {
     let mut all = Coverage::default();
     let mut hidden = Vec::new();
     for tool in &generation.server.tools {
-        let full = tool
-            .full_input_schema
-            .as_ref()
-            .unwrap_or(&tool.input_schema);
+        let full = generation.server.full_input_schema(tool);
+        let full = full.as_ref().unwrap_or(&tool.input_schema);
         let c = Coverage::of(&tool.input_schema, full, COVERAGE_DEPTH);
         if c.required_visible < c.required {
             hidden.push(tool.name.clone());
@@ -119,9 +117,9 @@ fn stripe_every_operation_fits_the_list_target() {
         .find(|t| t.name == "post_checkout_sessions")
         .expect("post_checkout_sessions");
     let listed = argument_paths(&checkout.input_schema, COVERAGE_DEPTH);
-    let full = checkout
-        .full_input_schema
-        .as_ref()
+    let full = &generation
+        .server
+        .full_input_schema(checkout)
         .expect("a summarised checkout keeps its full schema");
     let described = argument_paths(full, COVERAGE_DEPTH);
     for path in ["line_items[].price", "line_items[].quantity"] {

@@ -30,7 +30,7 @@ fn tools(spec: &str, allowlist: &str) -> (Vec<ToolDef>, Vec<String>) {
     let (server, warnings) = select(&spec, &allowlist, &SelectOptions::default())
         .unwrap_or_else(|errors| panic!("selection failed: {errors:?}"));
     (
-        support::preview::tool_defs(&server.tools),
+        support::preview::server_tool_defs(&server),
         warnings.iter().map(ToString::to_string).collect(),
     )
 }

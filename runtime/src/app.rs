@@ -367,6 +367,7 @@ pub fn tool_def<A: schemars1::JsonSchema>(meta: ToolMeta, output: OutputShape) -
         output_schema: output.schema.map(|s| leak(s.to_string())),
         full_input_schema: None,
         full_output_schema: None,
+        full_defs: None,
         documented_output_schema: None,
         wrap_output: output.wrap,
         access: meta.access,

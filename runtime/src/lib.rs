@@ -63,9 +63,9 @@ pub use completion::{Completer, Completion, CompletionRequest};
 pub use guard_report::{GuardRefusal, GuardReport};
 pub use local::LocalConnection;
 pub use mcpgen_core::{
-    Access, ArgBinding, BodyBinding, DESCRIBE_TOOLS, HttpBinding, Location, PropertyEncoding,
-    SUMMARISED_NOTE, SecurityScheme, SecuritySchemeKind, ToolAnnotations, ToolDef,
-    with_summarised_note,
+    Access, ArgBinding, BodyBinding, DESCRIBE_TOOLS, FullDefs, HttpBinding, Location,
+    PropertyEncoding, SUMMARISED_NOTE, SecurityScheme, SecuritySchemeKind, ToolAnnotations,
+    ToolDef, with_summarised_note,
 };
 pub use mcpgen_core::{CallError, McpConnection, call_typed};
 pub use mcpgen_core::{Content, ToolResult};

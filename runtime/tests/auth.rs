@@ -553,6 +553,7 @@ fn tool_with(access: Access, read_only_hint: Option<bool>) -> ToolDef {
         output_schema: None,
         full_input_schema: None,
         full_output_schema: None,
+        full_defs: None,
         documented_output_schema: None,
         wrap_output: false,
         access,

@@ -12,6 +12,7 @@ const UNTYPED_LIST_NOTES: ToolDef = ToolDef {
     output_schema: None,
     full_input_schema: None,
     full_output_schema: None,
+    full_defs: None,
     documented_output_schema: None,
     ..LIST_NOTES
 };

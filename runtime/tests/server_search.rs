@@ -307,6 +307,7 @@ const CALL_TOOL_CLASH: ToolDef = ToolDef {
     output_schema: None,
     full_input_schema: None,
     full_output_schema: None,
+    full_defs: None,
     documented_output_schema: None,
     wrap_output: false,
     access: Access::Read,

@@ -129,6 +129,7 @@ static PANICKY_TOOLS: &[mcpgen_runtime::ToolDef] = &[mcpgen_runtime::ToolDef {
     output_schema: None,
     full_input_schema: None,
     full_output_schema: None,
+    full_defs: None,
     documented_output_schema: None,
     wrap_output: false,
     access: mcpgen_runtime::Access::Read,

@@ -165,6 +165,7 @@ const fn tool(
         output_schema,
         full_input_schema: None,
         full_output_schema: None,
+        full_defs: None,
         documented_output_schema: None,
         wrap_output: false,
         access: mcpgen_runtime::Access::Read,

@@ -93,6 +93,7 @@ const fn tool(http: HttpBinding) -> ToolDef {
         output_schema: None,
         full_input_schema: None,
         full_output_schema: None,
+        full_defs: None,
         documented_output_schema: None,
         wrap_output: false,
         access: mcpgen_runtime::Access::Write,
@@ -795,6 +796,7 @@ async fn json_object_is_wrapped_when_the_tool_says_so() {
     let wrapped = ToolDef {
         full_input_schema: None,
         full_output_schema: None,
+        full_defs: None,
         documented_output_schema: None,
         wrap_output: true,
         ..get("/object")

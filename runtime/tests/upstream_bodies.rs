@@ -61,6 +61,7 @@ const fn encoded_tool(
         output_schema: None,
         full_input_schema: None,
         full_output_schema: None,
+        full_defs: None,
         documented_output_schema: None,
         wrap_output: false,
         access: mcpgen_runtime::Access::Write,

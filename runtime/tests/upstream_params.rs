@@ -72,6 +72,7 @@ fn tool(path: &'static str, args: Vec<ArgBinding>) -> ToolDef {
         output_schema: None,
         full_input_schema: None,
         full_output_schema: None,
+        full_defs: None,
         documented_output_schema: None,
         wrap_output: false,
         access: mcpgen_runtime::Access::Write,

@@ -129,6 +129,7 @@ const fn tool(method: &'static str, path: &'static str) -> ToolDef {
         output_schema: None,
         full_input_schema: None,
         full_output_schema: None,
+        full_defs: None,
         documented_output_schema: None,
         wrap_output: false,
         access: mcpgen_runtime::Access::Write,

@@ -228,21 +228,100 @@ fn fit_by_depth(
     })
 }
 
-/// `root` without a budget: every reachable node kept (recursion through `$defs`), for the
-/// full schemas kept beside summarised ones. Descriptions are trimmed as in [`fit`].
-pub fn full(root: &Value, defs: &mut dyn FnMut(&str) -> Option<Value>, describe: bool) -> Value {
-    fit(
-        root,
-        defs,
-        Limits {
-            budget: None,
-            min_depth: MAX_CUT_DEPTH,
-            max_depth: None,
-            describe,
-            keep_required: false,
-        },
-    )
-    .schema
+/// `root` without a budget, every node kept, for the full schemas kept beside summarised
+/// ones: the root (its references into `$defs` left as they are) is returned, and every
+/// definition it reaches that `known` lacks is converted, walked and added to `known`.
+/// Definitions are walked on their own, never cut, so one conversion serves every tool that
+/// reaches it. Descriptions are trimmed as in [`fit`].
+pub fn full(
+    root: &Value,
+    defs: &mut dyn FnMut(&str) -> Option<Value>,
+    describe: bool,
+    known: &mut BTreeMap<String, Value>,
+) -> Value {
+    let mut cache = DefCache {
+        source: defs,
+        cache: BTreeMap::new(),
+        describe,
+    };
+    let mut walk = Walk {
+        cut: usize::MAX,
+        describe,
+        trims: Trims::default(),
+        keep_required: false,
+        shapes: false,
+        cuts: Vec::new(),
+        trimmed: false,
+        refs: Vec::new(),
+        limit: None,
+        spent: 0,
+    };
+    let mut root = root.clone();
+    prepare_root(&mut root, describe);
+    let mut ptr = String::new();
+    let root = walk.node(&root, 0, false, &[], &mut ptr, &mut cache);
+    let mut queue: Vec<String> = walk.refs.drain(..).map(|(name, _, _)| name).collect();
+    while let Some(name) = queue.pop() {
+        if known.contains_key(&name) {
+            continue;
+        }
+        let Some(def) = cache.get(&name) else {
+            continue;
+        };
+        let mut ptr = format!("/$defs/{}", escape_pointer_segment(&name));
+        let converted = walk.node(&def, 0, false, &[], &mut ptr, &mut cache);
+        known.insert(name, converted);
+        queue.extend(walk.refs.drain(..).map(|(name, _, _)| name));
+    }
+    root
+}
+
+/// The schema `root` (from [`full`]) with the definitions of `defs` it reaches attached as
+/// `$defs`: a schema that stands on its own.
+pub fn with_defs(root: &Value, defs: &BTreeMap<String, Value>) -> Value {
+    let mut reached: BTreeMap<String, Value> = BTreeMap::new();
+    let mut queue = Vec::new();
+    collect_refs(root, &mut queue);
+    while let Some(name) = queue.pop() {
+        if reached.contains_key(&name) {
+            continue;
+        }
+        if let Some(def) = defs.get(&name) {
+            collect_refs(def, &mut queue);
+            reached.insert(name, def.clone());
+        }
+    }
+    let mut out = root.clone();
+    if let Value::Object(map) = &mut out
+        && !reached.is_empty()
+    {
+        map.insert(
+            "$defs".to_owned(),
+            Value::Object(reached.into_iter().collect()),
+        );
+    }
+    out
+}
+
+/// Pushes the definition name of every `#/$defs/NAME` reference in `node` onto `out`.
+fn collect_refs(node: &Value, out: &mut Vec<String>) {
+    match node {
+        Value::Object(map) => {
+            for (key, value) in map {
+                match (key.as_str(), value) {
+                    ("$ref", Value::String(r)) => {
+                        if let Some(name) = r.strip_prefix("#/$defs/") {
+                            let name = name.split('/').next().unwrap_or(name);
+                            out.push(name.replace("~1", "/").replace("~0", "~"));
+                        }
+                    }
+                    _ => collect_refs(value, out),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| collect_refs(v, out)),
+        _ => {}
+    }
 }
 
 /// Trims the root's descriptions; without `describe`, only the root's own description stays.

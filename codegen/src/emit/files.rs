@@ -104,7 +104,9 @@ pub fn tools_list_json(
 }
 
 /// `tools.full.json`: the full schemas of every tool whose listed ones are summaries (only the
-/// schemas that are), in `tools/list` order, pretty, for review next to `tools.json`.
+/// schemas that are), in `tools/list` order, pretty, for review next to `tools.json`. Their
+/// `#/$defs/NAME` references name the definitions under `inputDefs` (input schemas) and
+/// `outputDefs` (output schemas), which every tool shares; each is listed once.
 pub fn full_schemas_json(server: &ir::Server) -> String {
     let entries: Vec<Value> = server
         .tools
@@ -122,7 +124,18 @@ pub fn full_schemas_json(server: &ir::Server) -> String {
             Value::Object(t)
         })
         .collect();
-    let mut pretty = serde_json::to_string_pretty(&json!({ "tools": entries })).unwrap_or_default();
+    let mut document = Map::new();
+    document.insert("tools".into(), Value::Array(entries));
+    for (key, defs) in [
+        ("inputDefs", &server.full_defs.input),
+        ("outputDefs", &server.full_defs.output),
+    ] {
+        if !defs.is_empty() {
+            let defs = defs.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+            document.insert(key.into(), Value::Object(defs));
+        }
+    }
+    let mut pretty = serde_json::to_string_pretty(&document).unwrap_or_default();
     pretty.push('\n');
     pretty
 }

@@ -144,6 +144,9 @@ fn tool_def(tool: &ir::Tool) -> TokenStream {
         let lit = raw_str(&pretty_json(schema));
         tokens.extend(quote!(.full_output_schema(#lit)));
     }
+    if tool.full_input_schema.is_some() || tool.full_output_schema.is_some() {
+        tokens.extend(quote!(.full_defs(&FULL_DEFS)));
+    }
     if let Some(schema) = &tool.documented_output_schema {
         let lit = raw_str(&pretty_json(schema));
         tokens.extend(quote!(.documented_output_schema(#lit)));
@@ -181,6 +184,33 @@ fn tool_def(tool: &ir::Tool) -> TokenStream {
 /// start-up, so the layout does not reach the wire.
 fn pretty_json(v: &serde_json::Value) -> String {
     serde_json::to_string_pretty(v).unwrap_or_else(|_| v.to_string())
+}
+
+/// `FULL_DEFS`, the definitions the tools' full schemas share, when a tool has a full schema.
+fn full_defs_item(server: &ir::Server) -> TokenStream {
+    if !server
+        .tools
+        .iter()
+        .any(|t| t.full_input_schema.is_some() || t.full_output_schema.is_some())
+    {
+        return TokenStream::new();
+    }
+    let object = |defs: &std::collections::BTreeMap<String, serde_json::Value>| {
+        let map: serde_json::Map<String, serde_json::Value> =
+            defs.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        raw_str(&pretty_json(&serde_json::Value::Object(map)))
+    };
+    let (input, output) = (
+        object(&server.full_defs.input),
+        object(&server.full_defs.output),
+    );
+    quote! {
+        /// The definitions the tools' full schemas share (`#/$defs/NAME`), each held once.
+        pub static FULL_DEFS: ::mcpgen::FullDefs = ::mcpgen::FullDefs {
+            input: #input,
+            output: #output,
+        };
+    }
 }
 
 /// A raw string literal (`r#"..."#`) holding `text`, with enough `#`s that nothing in `text` can
@@ -227,6 +257,7 @@ pub(crate) fn tokens(server: &ir::Server) -> TokenStream {
         None => quote!(::std::option::Option::None),
     };
     let schemes = server.security_schemes.iter().map(security_scheme);
+    let full_defs = full_defs_item(server);
     let consts = server.tools.iter().map(|t| {
         let ident = const_ident(t);
         let def = tool_def(t);
@@ -276,6 +307,8 @@ pub(crate) fn tokens(server: &ir::Server) -> TokenStream {
         pub static SECURITY_SCHEMES: &[::mcpgen::SecurityScheme] = &[#(#schemes),*];
 
         #(#consts)*
+
+        #full_defs
 
         /// Every tool, in allowlist order.
         pub static TOOLS: &[::mcpgen::ToolDef; #tool_count] = &[#(#table),*];

@@ -62,6 +62,7 @@ pub fn tool(
     op: &Operation,
     names: ToolNames,
     document_url: Option<&str>,
+    full_defs: &mut ir::FullDefs,
 ) -> Result<(ir::Tool, Vec<Warning>), Error> {
     let media_type =
         chosen_media_type(op, entry).map_err(|(location, message)| Error::Allowlist {
@@ -69,7 +70,7 @@ pub fn tool(
             location,
             message,
         })?;
-    let (mut tool, mut warnings) = build_tool(spec, entry, op, media_type, names);
+    let (mut tool, mut warnings) = build_tool(spec, entry, op, media_type, names, full_defs);
     tool.http.server_url = servers::operation_url(spec, op, document_url, &mut warnings);
     Ok((tool, warnings))
 }
@@ -80,6 +81,7 @@ fn build_tool(
     op: &Operation,
     media_type: Option<&str>,
     names: ToolNames,
+    full_defs: &mut ir::FullDefs,
 ) -> (ir::Tool, Vec<Warning>) {
     let ToolNames {
         name,
@@ -211,14 +213,19 @@ fn build_tool(
         },
     );
     report_cuts(&mut warnings, &name, "inputSchema", &fitted.cuts, budget);
-    let full_input_schema = fitted
-        .summarised
-        .then(|| budget::full(&root, &mut |def| input.def(def).cloned(), true));
+    let full_input_schema = fitted.summarised.then(|| {
+        budget::full(
+            &root,
+            &mut |def| input.def(def).cloned(),
+            true,
+            &mut full_defs.input,
+        )
+    });
     let input_schema = fitted.schema;
     warnings.extend(input.finish().1);
 
     let mode = entry.output_schema.unwrap_or_default();
-    let output = output_schema(spec, op, mode, output_budget);
+    let output = output_schema(spec, op, mode, output_budget, &mut full_defs.output);
     warnings.extend(output.warnings);
     report_cuts(
         &mut warnings,

@@ -1,6 +1,8 @@
 //! Output schemas: from the primary 2xx JSON response, made tolerant and fitted to the mode and
 //! budget.
 
+use std::collections::BTreeMap;
+
 use serde_json::{Value, json};
 
 use crate::allowlist::OutputSchemaMode;
@@ -35,6 +37,7 @@ pub(super) fn output_schema(
     op: &Operation,
     mode: OutputSchemaMode,
     budget: Option<usize>,
+    full_defs: &mut BTreeMap<String, Value>,
 ) -> OutputSchemas {
     let mut out = OutputSchemas {
         advertised: None,
@@ -119,6 +122,7 @@ pub(super) fn output_schema(
             &tolerant::tolerant_output(&root),
             &mut |def| conv.def(def).map(tolerant::tolerant_output),
             true,
+            full_defs,
         ));
     }
     out.advertised = Some(advertised.schema);

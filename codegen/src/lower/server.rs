@@ -75,6 +75,7 @@ pub fn server(
         upstream_url,
         security_schemes,
         tools,
+        full_defs: ir::FullDefs::default(),
     }
 }
 

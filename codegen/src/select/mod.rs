@@ -68,6 +68,7 @@ pub fn select(
     let mut seen_names: BTreeMap<String, (&Path, usize)> = BTreeMap::new();
     let mut crate_names = naming::CrateNames::default();
     let mut tools = Vec::new();
+    let mut full_defs = crate::ir::FullDefs::default();
     // Problems with the document's own servers are reported where its URL is used.
     let document_url = servers::default_url(&spec.root, "").ok().flatten();
 
@@ -133,7 +134,15 @@ pub fn select(
         }
         seen_names.insert(name.clone(), (file, entry.index));
         let names = crate_names.tool(name);
-        match lower::tool(spec, file, entry, op, names, document_url.as_deref()) {
+        match lower::tool(
+            spec,
+            file,
+            entry,
+            op,
+            names,
+            document_url.as_deref(),
+            &mut full_defs,
+        ) {
             Ok((tool, tool_warnings)) => {
                 warnings.extend(tool_warnings);
                 tools.push(tool);
@@ -143,7 +152,8 @@ pub fn select(
     }
 
     let name = server_name(allowlist, options, &mut errors);
-    let server = lower::server(spec, allowlist, name, tools, &mut warnings);
+    let mut server = lower::server(spec, allowlist, name, tools, &mut warnings);
+    server.full_defs = full_defs;
     if errors.is_empty() {
         Ok((server, warnings))
     } else {

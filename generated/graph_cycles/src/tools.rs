@@ -1218,193 +1218,10 @@ pub const GRAPH_CYCLES_CREATE_TASK_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::
   "required": [
     "projectId",
     "title"
-  ],
-  "$defs": {
-    "Address": {
-      "type": "object",
-      "properties": {
-        "street": {
-          "type": "string"
-        },
-        "city": {
-          "type": "string"
-        },
-        "country": {
-          "type": "string",
-          "minLength": 2,
-          "maxLength": 2
-        }
-      }
-    },
-    "Comment": {
-      "description": "A comment and its replies (self-referential through allOf)",
-      "allOf": [
-        {
-          "$ref": "#/$defs/CommentBase"
-        },
-        {
-          "type": "object",
-          "properties": {
-            "replies": {
-              "type": "array",
-              "items": {
-                "$ref": "#/$defs/Comment"
-              }
-            }
-          }
-        }
-      ]
-    },
-    "CommentBase": {
-      "type": "object",
-      "required": [
-        "text"
-      ],
-      "properties": {
-        "text": {
-          "type": "string"
-        },
-        "author": {
-          "$ref": "#/$defs/Person"
-        }
-      }
-    },
-    "Organization": {
-      "type": "object",
-      "required": [
-        "name",
-        "owner"
-      ],
-      "properties": {
-        "name": {
-          "type": "string"
-        },
-        "owner": {
-          "$ref": "#/$defs/Person"
-        },
-        "members": {
-          "type": "array",
-          "items": {
-            "$ref": "#/$defs/Person"
-          }
-        },
-        "parent": {
-          "$ref": "#/$defs/Organization"
-        },
-        "address": {
-          "$ref": "#/$defs/Address"
-        }
-      }
-    },
-    "Person": {
-      "type": "object",
-      "required": [
-        "name"
-      ],
-      "properties": {
-        "name": {
-          "type": "string"
-        },
-        "employer": {
-          "$ref": "#/$defs/Organization"
-        },
-        "manager": {
-          "description": "The person's manager, null for the top of the hierarchy",
-          "anyOf": [
-            {
-              "allOf": [
-                {
-                  "$ref": "#/$defs/Person"
-                }
-              ]
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "reports": {
-          "type": "array",
-          "items": {
-            "$ref": "#/$defs/Person"
-          }
-        }
-      }
-    },
-    "Project": {
-      "type": "object",
-      "required": [
-        "name"
-      ],
-      "properties": {
-        "name": {
-          "type": "string"
-        },
-        "owner": {
-          "$ref": "#/$defs/Person"
-        },
-        "tasks": {
-          "type": "array",
-          "items": {
-            "$ref": "#/$defs/Task"
-          }
-        }
-      }
-    },
-    "Task": {
-      "type": "object",
-      "required": [
-        "title"
-      ],
-      "properties": {
-        "title": {
-          "type": "string"
-        },
-        "status": {
-          "type": "string",
-          "enum": [
-            "todo",
-            "doing",
-            "done"
-          ],
-          "default": "todo"
-        },
-        "project": {
-          "$ref": "#/$defs/Project"
-        },
-        "parent": {
-          "type": [
-            "string",
-            "null"
-          ],
-          "description": "Id of the parent task, null for a top-level task"
-        },
-        "subtasks": {
-          "type": "array",
-          "items": {
-            "$ref": "#/$defs/Task"
-          }
-        },
-        "blockedBy": {
-          "type": "array",
-          "items": {
-            "$ref": "#/$defs/Task"
-          }
-        },
-        "assignee": {
-          "$ref": "#/$defs/Person"
-        },
-        "comments": {
-          "type": "array",
-          "items": {
-            "$ref": "#/$defs/Comment"
-          }
-        }
-      }
-    }
-  }
+  ]
 }"##,
     )
+    .full_defs(&FULL_DEFS)
     .documented_output_schema(
         r#"{
   "type": "object",
@@ -1556,6 +1373,195 @@ pub const GRAPH_CYCLES_CREATE_TASK_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::
             .body(::mcpgen::BodyBinding::new("application/json").required())
             .security(&["apiKey"]),
     );
+
+/// The definitions the tools' full schemas share (`#/$defs/NAME`), each held once.
+pub static FULL_DEFS: ::mcpgen::FullDefs = ::mcpgen::FullDefs {
+    input: r##"{
+  "Address": {
+    "type": "object",
+    "properties": {
+      "street": {
+        "type": "string"
+      },
+      "city": {
+        "type": "string"
+      },
+      "country": {
+        "type": "string",
+        "minLength": 2,
+        "maxLength": 2
+      }
+    }
+  },
+  "Comment": {
+    "description": "A comment and its replies (self-referential through allOf)",
+    "allOf": [
+      {
+        "$ref": "#/$defs/CommentBase"
+      },
+      {
+        "type": "object",
+        "properties": {
+          "replies": {
+            "type": "array",
+            "items": {
+              "$ref": "#/$defs/Comment"
+            }
+          }
+        }
+      }
+    ]
+  },
+  "CommentBase": {
+    "type": "object",
+    "required": [
+      "text"
+    ],
+    "properties": {
+      "text": {
+        "type": "string"
+      },
+      "author": {
+        "$ref": "#/$defs/Person"
+      }
+    }
+  },
+  "Organization": {
+    "type": "object",
+    "required": [
+      "name",
+      "owner"
+    ],
+    "properties": {
+      "name": {
+        "type": "string"
+      },
+      "owner": {
+        "$ref": "#/$defs/Person"
+      },
+      "members": {
+        "type": "array",
+        "items": {
+          "$ref": "#/$defs/Person"
+        }
+      },
+      "parent": {
+        "$ref": "#/$defs/Organization"
+      },
+      "address": {
+        "$ref": "#/$defs/Address"
+      }
+    }
+  },
+  "Person": {
+    "type": "object",
+    "required": [
+      "name"
+    ],
+    "properties": {
+      "name": {
+        "type": "string"
+      },
+      "employer": {
+        "$ref": "#/$defs/Organization"
+      },
+      "manager": {
+        "description": "The person's manager, null for the top of the hierarchy",
+        "anyOf": [
+          {
+            "allOf": [
+              {
+                "$ref": "#/$defs/Person"
+              }
+            ]
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
+      "reports": {
+        "type": "array",
+        "items": {
+          "$ref": "#/$defs/Person"
+        }
+      }
+    }
+  },
+  "Project": {
+    "type": "object",
+    "required": [
+      "name"
+    ],
+    "properties": {
+      "name": {
+        "type": "string"
+      },
+      "owner": {
+        "$ref": "#/$defs/Person"
+      },
+      "tasks": {
+        "type": "array",
+        "items": {
+          "$ref": "#/$defs/Task"
+        }
+      }
+    }
+  },
+  "Task": {
+    "type": "object",
+    "required": [
+      "title"
+    ],
+    "properties": {
+      "title": {
+        "type": "string"
+      },
+      "status": {
+        "type": "string",
+        "enum": [
+          "todo",
+          "doing",
+          "done"
+        ],
+        "default": "todo"
+      },
+      "project": {
+        "$ref": "#/$defs/Project"
+      },
+      "parent": {
+        "type": [
+          "string",
+          "null"
+        ],
+        "description": "Id of the parent task, null for a top-level task"
+      },
+      "subtasks": {
+        "type": "array",
+        "items": {
+          "$ref": "#/$defs/Task"
+        }
+      },
+      "blockedBy": {
+        "type": "array",
+        "items": {
+          "$ref": "#/$defs/Task"
+        }
+      },
+      "assignee": {
+        "$ref": "#/$defs/Person"
+      },
+      "comments": {
+        "type": "array",
+        "items": {
+          "$ref": "#/$defs/Comment"
+        }
+      }
+    }
+  }
+}"##,
+    output: r#"{}"#,
+};
 
 /// Every tool, in allowlist order.
 pub static TOOLS: &[::mcpgen::ToolDef; 6usize] = &[

@@ -1423,18 +1423,10 @@ pub const SYNAPLAN_GET_CONFIG_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new(
         }
       }
     }
-  },
-  "$defs": {
-    "ModelName": {
-      "type": "string",
-      "description": "AI model identifier; the values listed are common ones, others may be configured Documented values: gpt-4o…",
-      "examples": [
-        "gpt-4o"
-      ]
-    }
   }
 }"##,
     )
+    .full_defs(&FULL_DEFS)
     .documented_output_schema(
         r##"{
   "type": "object",
@@ -1694,6 +1686,20 @@ pub const SYNAPLAN_RENAME_CHAT_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new(
             .body(::mcpgen::BodyBinding::new("application/json").required())
             .security(&["ApiKeyAuth"]),
     );
+
+/// The definitions the tools' full schemas share (`#/$defs/NAME`), each held once.
+pub static FULL_DEFS: ::mcpgen::FullDefs = ::mcpgen::FullDefs {
+    input: r#"{}"#,
+    output: r#"{
+  "ModelName": {
+    "type": "string",
+    "description": "AI model identifier; the values listed are common ones, others may be configured Documented values: gpt-4o…",
+    "examples": [
+      "gpt-4o"
+    ]
+  }
+}"#,
+};
 
 /// Every tool, in allowlist order.
 pub static TOOLS: &[::mcpgen::ToolDef; 8usize] = &[

@@ -16,12 +16,24 @@ use mcpgen_codegen::ir;
 
 /// The runtime tool table for `tools`, as the generated `TOOLS` would hold it (leaking every
 /// string and slice; see the module documentation).
+/// Full schemas are left out: see [`server_tool_defs`].
 pub fn tool_defs(tools: &[ir::Tool]) -> Vec<ToolDef> {
-    tools.iter().map(tool_def).collect()
+    tools.iter().map(|t| tool_def(t, None)).collect()
 }
 
-/// One tool's runtime definition (leaking its strings).
-pub fn tool_def(tool: &ir::Tool) -> ToolDef {
+/// The runtime tool table of `server`, each full schema standing on its own (its shared
+/// definitions attached).
+pub fn server_tool_defs(server: &ir::Server) -> Vec<ToolDef> {
+    server
+        .tools
+        .iter()
+        .map(|t| tool_def(t, Some(server)))
+        .collect()
+}
+
+/// One tool's runtime definition (leaking its strings), with its full schemas when `server`
+/// is given.
+pub fn tool_def(tool: &ir::Tool, server: Option<&ir::Server>) -> ToolDef {
     let http = &tool.http;
     let args: Vec<ArgBinding> = http
         .args
@@ -64,14 +76,13 @@ pub fn tool_def(tool: &ir::Tool) -> ToolDef {
             .output_schema
             .as_ref()
             .map(|schema| leak(&schema.to_string())),
-        full_input_schema: tool
-            .full_input_schema
-            .as_ref()
+        full_input_schema: server
+            .and_then(|s| s.full_input_schema(tool))
             .map(|schema| leak(&schema.to_string())),
-        full_output_schema: tool
-            .full_output_schema
-            .as_ref()
+        full_output_schema: server
+            .and_then(|s| s.full_output_schema(tool))
             .map(|schema| leak(&schema.to_string())),
+        full_defs: None,
         documented_output_schema: tool
             .documented_output_schema
             .as_ref()

@@ -13,7 +13,7 @@
 //! # use mcpgen_runtime::{ToolDef, Access, ToolAnnotations};
 //! # static TOOLS: &[ToolDef] = &[ToolDef { name: "star_repo", title: None,
 //! #     description: "Star a repository", input_schema: "{}", output_schema: None,
-//! #     full_input_schema: None, full_output_schema: None,
+//! #     full_input_schema: None, full_output_schema: None, full_defs: None,
 //! #     documented_output_schema: None, wrap_output: false, access: Access::Write,
 //! #     annotations: ToolAnnotations { read_only_hint: None, destructive_hint: None,
 //! #     idempotent_hint: None, open_world_hint: None }, confirm: false, required_scope: None, plugin: None,

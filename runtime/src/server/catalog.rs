@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::config::OutputCheck;
 use super::describe::{self, DESCRIBE_TOOL, MetaTool};
+use super::full_schema;
 use super::validate::{LazyValidator, Validators, check_schema};
 use crate::principal::Principal;
 use crate::{ToolDef, ToolSet};
@@ -133,30 +134,24 @@ impl Catalog {
                         continue;
                     }
                 };
-                // Arguments are checked against the full schema when the listed one is a
-                // summary.
-                let checked_input = match def.full_input_schema.map(parse_object) {
-                    None => input.clone(),
-                    Some(Ok(full)) => full,
-                    Some(Err(message)) => {
-                        problems.push(schema_problem("full input", message));
-                        continue;
-                    }
-                };
-                if let Some(Err(message)) = def.full_output_schema.map(parse_object) {
-                    problems.push(schema_problem("full output", message));
-                    continue;
-                }
                 // Checked against the meta-schema now; compiled on the tool's first call.
-                if let Err(message) = check_schema(&Value::Object(checked_input)) {
+                if let Err(message) = check_schema(&Value::Object(input.clone())) {
                     problems.push(schema_problem(
                         "input",
                         format!("the schema does not compile: {message}"),
                     ));
                     continue;
                 }
-                let validator =
-                    LazyValidator::new(def.full_input_schema.unwrap_or(def.input_schema));
+                if let Err((which, message)) = full_schema::check(def) {
+                    problems.push(schema_problem(which, message));
+                    continue;
+                }
+                // Arguments are checked against the full schema when the listed one is a
+                // summary.
+                let validator = match def.full_input_schema {
+                    Some(_) => LazyValidator::full(*def),
+                    None => LazyValidator::new(def.input_schema),
+                };
                 let output = match def.output_schema.map(parse_object).transpose() {
                     Ok(output) => output,
                     Err(message) => {

@@ -131,6 +131,7 @@ mod tests {
         output_schema: None,
         full_input_schema: None,
         full_output_schema: None,
+        full_defs: None,
         documented_output_schema: None,
         wrap_output: false,
         access: Access::Write,

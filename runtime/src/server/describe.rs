@@ -13,7 +13,8 @@ use std::sync::Arc;
 use rmcp::model::{JsonObject, Tool, ToolAnnotations as McpAnnotations};
 use serde_json::{Value, json};
 
-use super::catalog::{Catalog, Entry, parse_object};
+use super::catalog::{Catalog, Entry};
+use super::full_schema::{Which, full_schema};
 use super::pipeline;
 use super::validate::ArgsValidator;
 use crate::principal::Principal;
@@ -89,11 +90,11 @@ pub(crate) fn answer(catalog: &Catalog, principal: &Principal, args: &Value) -> 
 fn definition(entry: &Entry) -> Value {
     let mut tool = entry.listed.clone();
     tool.description = Some(Cow::Borrowed(entry.def.description));
-    // The catalog parsed both at start-up; they are parsed again only when asked for.
-    if let Some(Ok(schema)) = entry.def.full_input_schema.map(parse_object) {
+    // The catalog checked both at start-up; they are put together only when asked for.
+    if let Some(Ok(schema)) = full_schema(entry.def, Which::Input) {
         tool.input_schema = Arc::new(schema);
     }
-    if let Some(Ok(schema)) = entry.def.full_output_schema.map(parse_object) {
+    if let Some(Ok(schema)) = full_schema(entry.def, Which::Output) {
         tool.output_schema = Some(Arc::new(schema));
     }
     serde_json::to_value(&tool).unwrap_or_default()

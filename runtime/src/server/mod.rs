@@ -58,6 +58,7 @@ mod confirm;
 mod connections;
 mod describe;
 mod error;
+mod full_schema;
 mod handler;
 #[cfg(feature = "http")]
 mod http;

@@ -10,6 +10,9 @@ use std::sync::OnceLock;
 use jsonschema::{Draft, ValidationError, Validator, error::ValidationErrorKind};
 use serde_json::{Map, Value};
 
+use super::full_schema::{Which, full_schema};
+use crate::ToolDef;
+
 /// At most this many problems are reported for one call.
 const MAX_REPORTED: usize = 5;
 /// Longest single problem description (the validator quotes the offending value).
@@ -96,9 +99,17 @@ pub(crate) fn check_schema(schema: &Value) -> Result<(), String> {
     verdict.map_err(|e| e.to_string())
 }
 
+/// Where a [`LazyValidator`]'s schema comes from.
+enum Source {
+    /// JSON text.
+    Text(&'static str),
+    /// A tool's full input schema.
+    Full(ToolDef),
+}
+
 /// A validator compiled from its schema text on first use.
 pub(crate) struct LazyValidator {
-    schema: &'static str,
+    schema: Source,
     compiled: OnceLock<Result<ArgsValidator, String>>,
 }
 
@@ -115,7 +126,16 @@ impl LazyValidator {
     /// with [`check_schema`].
     pub(crate) fn new(schema: &'static str) -> Self {
         Self {
-            schema,
+            schema: Source::Text(schema),
+            compiled: OnceLock::new(),
+        }
+    }
+
+    /// A validator for `def`'s full input schema, put together with the shared definitions it
+    /// reaches on first use.
+    pub(crate) fn full(def: ToolDef) -> Self {
+        Self {
+            schema: Source::Full(def),
             compiled: OnceLock::new(),
         }
     }
@@ -125,8 +145,15 @@ impl LazyValidator {
     fn get(&self) -> Result<&ArgsValidator, String> {
         self.compiled
             .get_or_init(|| {
-                let schema: Value = serde_json::from_str(self.schema)
-                    .map_err(|e| format!("the schema is not valid JSON: {e}"))?;
+                let schema: Value = match self.schema {
+                    Source::Text(text) => serde_json::from_str(text)
+                        .map_err(|e| format!("the schema is not valid JSON: {e}"))?,
+                    Source::Full(def) => match full_schema(&def, Which::Input) {
+                        Some(full) => Value::Object(full?),
+                        None => serde_json::from_str(def.input_schema)
+                            .map_err(|e| format!("the schema is not valid JSON: {e}"))?,
+                    },
+                };
                 ArgsValidator::compile(&schema)
             })
             .as_ref()
