@@ -316,23 +316,24 @@ impl ToolDef {
 /// What a listed tool's description says when its schemas are summaries (their summarised
 /// nodes say "nested fields omitted"), so a model knows the rest can be asked for. Short: it
 /// is repeated in every summarised tool's `tools/list` entry.
-pub const SUMMARISED_NOTE: &str = "Full schema via `describe_tools`.";
+pub const SUMMARISED_NOTE: &str = "Full schema: describe_tools.";
 
 /// `describe_tools` as a server's `all` mode lists it, next to the tools, when some tool's
 /// listed schemas are summaries. Generation writes the same entry into `tools.json`, so the
 /// two agree.
 pub const DESCRIBE_TOOLS: ToolDef = ToolDef::new(
     "describe_tools",
-    "Full definitions of tools of this server whose listed schemas are summarised: \
-     description, full input schema and full output schema. Names that are not tools are \
-     listed under `unknown`.",
+    "Full input and output schemas of summarised tools; names that are not tools come back \
+     under `unknown`.",
     r#"{"type":"object","properties":{"names":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":20,"description":"Tool names"}},"required":["names"],"additionalProperties":false}"#,
 )
 .read()
 .annotations(ToolAnnotations {
+    // The other hints mean nothing for a read-only tool; leaving them out keeps every
+    // `tools/list` that lists this one shorter.
     read_only_hint: Some(true),
-    destructive_hint: Some(false),
-    idempotent_hint: Some(true),
+    destructive_hint: None,
+    idempotent_hint: None,
     open_world_hint: Some(false),
 });
 

@@ -59,16 +59,20 @@ fn describe_tools_json() -> Value {
     let def = mcpgen_core::DESCRIBE_TOOLS;
     let schema: Value = serde_json::from_str(def.input_schema).unwrap_or_default();
     let a = def.annotations;
+    let hints: Map<String, Value> = [
+        ("readOnlyHint", a.read_only_hint),
+        ("destructiveHint", a.destructive_hint),
+        ("idempotentHint", a.idempotent_hint),
+        ("openWorldHint", a.open_world_hint),
+    ]
+    .into_iter()
+    .filter_map(|(k, v)| v.map(|v| (k.to_owned(), json!(v))))
+    .collect();
     json!({
         "name": def.name,
         "description": def.description,
         "inputSchema": schema,
-        "annotations": {
-            "readOnlyHint": a.read_only_hint,
-            "destructiveHint": a.destructive_hint,
-            "idempotentHint": a.idempotent_hint,
-            "openWorldHint": a.open_world_hint,
-        },
+        "annotations": hints,
     })
 }
 
