@@ -13,12 +13,14 @@ mod key_check_args;
 mod oauth_args;
 mod placement;
 mod schemes;
+mod token_exchange_args;
 mod upstream_guard;
 mod values;
 pub use key_check_args::KeyCheckArgs;
 pub use oauth_args::OAuthArgs;
 pub use placement::PlacementArgs;
 use schemes::scheme_hint;
+pub use token_exchange_args::TokenExchangeArgs;
 pub use upstream_guard::UpstreamGuardArgs;
 pub use values::{RateSpec, parse_rate};
 use values::{parse_positive_bytes, request_state_keys};
@@ -197,6 +199,9 @@ pub struct ServeArgs {
     /// OAuth access tokens (`--oauth-*`).
     #[command(flatten)]
     pub oauth: OAuthArgs,
+    /// OAuth callers' tokens exchanged for the API's (`--upstream-token-exchange`).
+    #[command(flatten)]
+    pub token_exchange: TokenExchangeArgs,
     /// Keys checked against the API (`--key-check-*`).
     #[command(flatten)]
     pub key_check: KeyCheckArgs,
@@ -500,6 +505,7 @@ pub fn upstream(app: &App, args: &ServeArgs) -> Result<Upstream, String> {
             );
         }
     }
+    config = args.token_exchange.apply(app, &args.oauth, config)?;
     Upstream::new(config).map_err(|e| e.to_string())
 }
 
