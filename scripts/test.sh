@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 
 step() { printf '\n==> %s\n' "$*"; }
 
-step "Node 22, the TypeScript SDK, MCP Inspector, conformance suite and reference MCP servers (npm, into tests/node)"
+step "Node 22, the TypeScript SDK, MCP Inspector, conformance suite, reference MCP servers and the OAuth servers of the tests (npm, into tests/node)"
 if [[ ! -d tests/node/node_modules || tests/node/package-lock.json -nt tests/node/node_modules ]]; then
   npm ci --prefix tests/node --no-audit --no-fund --loglevel=error
   touch tests/node/node_modules

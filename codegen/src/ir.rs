@@ -80,7 +80,9 @@ pub enum SecurityKind {
     Bearer,
     /// HTTP basic.
     Basic,
-    /// OAuth2, OpenID Connect, mutual TLS, or unknown.
+    /// OAuth2 or OpenID Connect.
+    OAuth2,
+    /// Mutual TLS, or unknown.
     Other,
 }
 

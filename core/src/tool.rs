@@ -195,7 +195,10 @@ pub enum SecuritySchemeKind {
     Bearer,
     /// HTTP `basic`.
     Basic,
-    /// Anything else (OAuth2, OpenID Connect, mutual TLS): no credential attached automatically.
+    /// `oauth2` or `openIdConnect`: an access token in `Authorization: Bearer`, which upstream
+    /// token exchange fills in for OAuth callers.
+    OAuth2,
+    /// Anything else (mutual TLS, unknown types): no credential attached automatically.
     Other,
 }
 

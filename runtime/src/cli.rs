@@ -12,11 +12,15 @@ use clap::{CommandFactory, FromArgMatches, Parser, ValueEnum};
 mod key_check_args;
 mod oauth_args;
 mod placement;
+mod schemes;
+mod token_exchange_args;
 mod upstream_guard;
 mod values;
 pub use key_check_args::KeyCheckArgs;
 pub use oauth_args::OAuthArgs;
 pub use placement::PlacementArgs;
+use schemes::scheme_hint;
+pub use token_exchange_args::TokenExchangeArgs;
 pub use upstream_guard::UpstreamGuardArgs;
 pub use values::{RateSpec, parse_rate};
 use values::{parse_positive_bytes, request_state_keys};
@@ -195,6 +199,9 @@ pub struct ServeArgs {
     /// OAuth access tokens (`--oauth-*`).
     #[command(flatten)]
     pub oauth: OAuthArgs,
+    /// OAuth callers' tokens exchanged for the API's (`--upstream-token-exchange`).
+    #[command(flatten)]
+    pub token_exchange: TokenExchangeArgs,
     /// Keys checked against the API (`--key-check-*`).
     #[command(flatten)]
     pub key_check: KeyCheckArgs,
@@ -498,30 +505,8 @@ pub fn upstream(app: &App, args: &ServeArgs) -> Result<Upstream, String> {
             );
         }
     }
+    config = args.token_exchange.apply(app, &args.oauth, config)?;
     Upstream::new(config).map_err(|e| e.to_string())
-}
-
-/// `; the API's schemes: a (apiKey in header `X-Key`), …` for error messages.
-fn scheme_hint(app: &App) -> String {
-    if app.security_schemes.is_empty() {
-        return "; the API declares no security schemes".to_owned();
-    }
-    let schemes: Vec<String> = app
-        .security_schemes
-        .iter()
-        .map(|s| {
-            let kind = match s.kind {
-                SecuritySchemeKind::ApiKeyHeader(name) => format!("apiKey in header `{name}`"),
-                SecuritySchemeKind::ApiKeyQuery(name) => format!("apiKey in query `{name}`"),
-                SecuritySchemeKind::ApiKeyCookie(name) => format!("apiKey in cookie `{name}`"),
-                SecuritySchemeKind::Bearer => "HTTP bearer: use --upstream-bearer".to_owned(),
-                SecuritySchemeKind::Basic => "HTTP basic: use --upstream-basic".to_owned(),
-                SecuritySchemeKind::Other => "not supported for configured credentials".to_owned(),
-            };
-            format!("`{}` ({kind})", s.name)
-        })
-        .collect();
-    format!("; the API's schemes: {}", schemes.join(", "))
 }
 
 fn authenticator(app: &App, args: &ServeArgs) -> Result<Option<AuthChain>, String> {

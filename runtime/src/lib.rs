@@ -79,6 +79,8 @@ pub use resource::{
     ResourceUpdates, TemplateRead,
 };
 pub use toolset::{CallContext, CallerCredential, ForwardedHeaders, ToolError, ToolRate, ToolSet};
+#[cfg(all(feature = "openapi", feature = "oauth"))]
+pub use upstream::TokenExchange;
 #[cfg(feature = "openapi")]
 pub use upstream::{
     Credential, GuardConfig, Invoked, PreparedRequest, Upstream, UpstreamConfig, UpstreamError,

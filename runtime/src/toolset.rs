@@ -37,6 +37,13 @@ impl std::fmt::Debug for CallerCredential {
     }
 }
 
+/// The OAuth access token a caller authenticated with, as the auth layer keeps it in the
+/// request's extensions. It was issued for this server, so it is never passed through; an
+/// upstream with token exchange trades it for a token of the API's own.
+#[cfg(feature = "oauth")]
+#[derive(Clone, Debug)]
+pub(crate) struct OAuthAccessToken(pub(crate) CallerCredential);
+
 /// Headers of the caller's HTTP request that the server was told to forward to upstreams
 /// (`--forward-header`). Their values may be sensitive, so `Debug` shows only the names.
 #[derive(Clone, Default, PartialEq, Eq)]
@@ -85,6 +92,10 @@ pub struct CallContext {
     ///
     /// [`Upstream`]: crate::Upstream
     pub caller_credential: Option<CallerCredential>,
+    /// The OAuth access token the caller authenticated with, if it is an OAuth caller: only an
+    /// upstream with token exchange uses it, to get a token of the API's own.
+    #[cfg(feature = "oauth")]
+    pub(crate) oauth_token: Option<CallerCredential>,
     /// Headers of the caller's HTTP request named by the server's forwarding allowlist; an
     /// [`Upstream`](crate::Upstream) copies them onto its requests.
     pub forwarded_headers: ForwardedHeaders,

@@ -12,6 +12,9 @@ use axum::body::Bytes;
 use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::IntoResponse;
 
+mod auth_server;
+pub use auth_server::AuthServer;
+
 /// One request as the stand-in server received it.
 #[derive(Debug, Clone)]
 pub struct Recorded {

@@ -10,79 +10,10 @@ use std::time::Duration;
 
 use mcpgen_client::{McpConfig, ServerConfig, Session};
 use mcpgen_tests::{
-    KillOnDrop, admin_keys_file, node_bin, node_file, synaplan_stand_in, wait_ready,
+    AuthServer, KillOnDrop, admin_keys_file, node_bin, node_file, synaplan_stand_in, wait_ready,
     workspace_binary,
 };
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
-use tokio::process::{ChildStdin, ChildStdout};
-
-/// The authorization server, driven over its stdin/stdout.
-struct AuthServer {
-    _child: KillOnDrop,
-    stdin: ChildStdin,
-    lines: Lines<BufReader<ChildStdout>>,
-    issuer: String,
-}
-
-impl AuthServer {
-    async fn start() -> AuthServer {
-        let mut child = tokio::process::Command::new(node_bin("node"))
-            .arg(node_file("oauth-server.mjs"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("the authorization server starts");
-        let stdin = child.stdin.take().expect("stdin");
-        let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
-        let first = lines
-            .next_line()
-            .await
-            .expect("reads")
-            .expect("a first line");
-        let ready: Value = serde_json::from_str(&first).expect("JSON");
-        let issuer = ready["issuer"].as_str().expect("issuer").to_owned();
-        AuthServer {
-            _child: KillOnDrop(child),
-            stdin,
-            lines,
-            issuer,
-        }
-    }
-
-    async fn ask(&mut self, command: Value) -> Value {
-        let line = format!("{command}\n");
-        self.stdin.write_all(line.as_bytes()).await.expect("writes");
-        let answer = self
-            .lines
-            .next_line()
-            .await
-            .expect("reads")
-            .expect("an answer");
-        let answer: Value = serde_json::from_str(&answer).expect("JSON");
-        assert!(answer.get("error").is_none(), "{answer}");
-        answer
-    }
-
-    /// A token carrying `claims` (replacing those the server sets), signed with its first key.
-    async fn token(&mut self, claims: Value) -> String {
-        self.token_with(claims, json!({})).await
-    }
-
-    /// A token carrying `claims`, built with `options` (`kid`, `expiresIn`).
-    async fn token_with(&mut self, claims: Value, options: Value) -> String {
-        let mut command = json!({"op": "token", "claims": claims});
-        if let (Some(c), Some(extra)) = (command.as_object_mut(), options.as_object()) {
-            c.extend(extra.clone());
-        }
-        self.ask(command).await["token"]
-            .as_str()
-            .expect("token")
-            .to_owned()
-    }
-}
 
 /// Seconds since the Unix epoch.
 fn now() -> i64 {

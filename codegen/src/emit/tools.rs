@@ -241,6 +241,7 @@ fn security_scheme(s: &ir::SecurityScheme) -> TokenStream {
         }
         ir::SecurityKind::Bearer => quote!(::mcpgen::SecuritySchemeKind::Bearer),
         ir::SecurityKind::Basic => quote!(::mcpgen::SecuritySchemeKind::Basic),
+        ir::SecurityKind::OAuth2 => quote!(::mcpgen::SecuritySchemeKind::OAuth2),
         ir::SecurityKind::Other => quote!(::mcpgen::SecuritySchemeKind::Other),
     };
     quote! { ::mcpgen::SecurityScheme { name: #name, kind: #kind } }

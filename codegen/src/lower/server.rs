@@ -101,6 +101,7 @@ pub(super) fn security_schemes(root: &Value, used: &BTreeSet<&str>) -> Vec<ir::S
                 ("apiKey", "cookie", _) => ir::SecurityKind::ApiKeyCookie(get("name").to_owned()),
                 ("http", _, "bearer") => ir::SecurityKind::Bearer,
                 ("http", _, "basic") => ir::SecurityKind::Basic,
+                ("oauth2" | "openIdConnect", _, _) => ir::SecurityKind::OAuth2,
                 _ => ir::SecurityKind::Other,
             };
             ir::SecurityScheme {
@@ -111,4 +112,34 @@ pub(super) fn security_schemes(root: &Value, used: &BTreeSet<&str>) -> Vec<ir::S
         .collect();
     out.sort_by(|a, b| a.name.cmp(&b.name));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn oauth2_and_openid_connect_schemes_are_bearer_tokens_of_oauth() {
+        let root = serde_json::json!({"components": {"securitySchemes": {
+            "bearer": {"type": "http", "scheme": "Bearer"},
+            "oauth": {"type": "oauth2", "flows": {}},
+            "oidc": {"type": "openIdConnect", "openIdConnectUrl": "https://as.example/.well-known/openid-configuration"},
+            "tls": {"type": "mutualTLS"},
+            "unused": {"type": "oauth2", "flows": {}}
+        }}});
+        let used = BTreeSet::from(["bearer", "oauth", "oidc", "tls"]);
+        let kinds: Vec<(String, ir::SecurityKind)> = security_schemes(&root, &used)
+            .into_iter()
+            .map(|s| (s.name, s.kind))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                ("bearer".to_owned(), ir::SecurityKind::Bearer),
+                ("oauth".to_owned(), ir::SecurityKind::OAuth2),
+                ("oidc".to_owned(), ir::SecurityKind::OAuth2),
+                ("tls".to_owned(), ir::SecurityKind::Other),
+            ]
+        );
+    }
 }

@@ -1,7 +1,7 @@
 //! Authenticating an HTTP request: the catalog's authenticators decide who calls, a refusal
 //! is audited and answered (401, or 503 when a key source is unreachable) with the OAuth
-//! challenge when OAuth is on, and the caller's credential is kept for pass-through unless it
-//! is an OAuth access token.
+//! challenge when OAuth is on, and the caller's credential is kept for pass-through, or, when
+//! it is an OAuth access token, for token exchange only.
 
 use std::sync::Arc;
 
@@ -48,13 +48,24 @@ pub(super) async fn authenticate(
             }
         }
     };
-    // An OAuth access token is never sent upstream (it was issued for this server).
-    let passable = !is_oauth(&principal);
+    // An OAuth access token is never sent upstream (it was issued for this server); it is
+    // kept apart, for token exchange.
+    let oauth = is_oauth(&principal);
     request.extensions_mut().insert(principal);
-    if let Some(credential) = credential.filter(|c| passable && !c.is_empty()) {
-        request
-            .extensions_mut()
-            .insert(CallerCredential::new(credential));
+    match credential
+        .filter(|c| !c.is_empty())
+        .map(CallerCredential::new)
+    {
+        Some(credential) if !oauth => {
+            request.extensions_mut().insert(credential);
+        }
+        #[cfg(feature = "oauth")]
+        Some(credential) => {
+            request
+                .extensions_mut()
+                .insert(crate::toolset::OAuthAccessToken(credential));
+        }
+        _ => {}
     }
     next.run(request).await
 }

@@ -182,6 +182,12 @@ pub(crate) fn call_context(
         .or_else(|| crate::trace::exporting().then(TraceParent::new_root));
     call.caller_credential =
         parts.and_then(|parts| parts.extensions.get::<CallerCredential>().cloned());
+    #[cfg(feature = "oauth")]
+    {
+        call.oauth_token = parts
+            .and_then(|parts| parts.extensions.get::<crate::toolset::OAuthAccessToken>())
+            .map(|token| token.0.clone());
+    }
     #[cfg(feature = "http")]
     if let Some(parts) = parts
         && !inner.forward_headers.is_empty()

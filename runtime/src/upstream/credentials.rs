@@ -285,7 +285,11 @@ impl PassThrough {
                     Placement::Cookie(name.to_owned())
                 }
                 SecuritySchemeKind::ApiKeyQuery(name) => Placement::Query(style::encode(name)),
-                SecuritySchemeKind::Basic | SecuritySchemeKind::Other => continue,
+                SecuritySchemeKind::Basic
+                | SecuritySchemeKind::OAuth2
+                | SecuritySchemeKind::Other => {
+                    continue;
+                }
             };
             if let Some(clash) = credentials.iter().find(|c| clashes(c, &placement)) {
                 problems.push(format!(

@@ -22,6 +22,9 @@ pub enum UpstreamError {
     /// Pass-through of the caller's credential cannot be set up.
     #[error("cannot pass the caller's credential through: {0}")]
     PassThrough(String),
+    /// Token exchange for OAuth callers cannot be set up.
+    #[error("cannot set up token exchange for OAuth callers: {0}")]
+    TokenExchange(String),
     /// The HTTP client could not be built.
     #[error("cannot build HTTP client: {0}")]
     Client(String),

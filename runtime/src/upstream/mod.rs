@@ -10,7 +10,8 @@
 //!   [`HttpBinding`](crate::HttpBinding) and its arguments;
 //! - `body`: the request body for the binding's content type (`media`: media types);
 //! - `credentials`: configured credentials per security scheme and pass-through of the
-//!   caller's credential, and how they are applied to a request;
+//!   caller's credential, and how they are applied to a request; `exchange`: OAuth callers'
+//!   tokens exchanged (RFC 8693) for tokens of the API, sent instead;
 //! - `base_url`: checking and showing base URLs; `error`: why a client cannot be built;
 //! - `response`: reading the response under a size cap and mapping it to a result;
 //! - `guard`: the concurrency cap, circuit breaker and retry that every call passes through.
@@ -23,6 +24,8 @@ mod base_url;
 mod body;
 mod credentials;
 mod error;
+#[cfg(feature = "oauth")]
+mod exchange;
 mod guard;
 mod invoked;
 mod media;
@@ -32,6 +35,8 @@ mod style;
 
 pub use credentials::Credential;
 pub use error::UpstreamError;
+#[cfg(feature = "oauth")]
+pub use exchange::TokenExchange;
 pub use guard::{
     DEFAULT_BREAKER_COOLDOWN, DEFAULT_BREAKER_THRESHOLD, DEFAULT_MAX_CONCURRENCY,
     DEFAULT_QUEUE_TIMEOUT, GuardConfig,
@@ -75,6 +80,10 @@ pub struct UpstreamConfig {
     pub pass_through: Vec<SecurityScheme>,
     /// The concurrency cap, circuit breaker and retry of calls to this upstream.
     pub guard: GuardConfig,
+    /// How OAuth callers' access tokens are exchanged for tokens of this API; `None` (the
+    /// default): OAuth callers use the configured credentials.
+    #[cfg(feature = "oauth")]
+    pub token_exchange: Option<TokenExchange>,
 }
 
 impl UpstreamConfig {
@@ -88,7 +97,19 @@ impl UpstreamConfig {
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
             pass_through: Vec::new(),
             guard: GuardConfig::default(),
+            #[cfg(feature = "oauth")]
+            token_exchange: None,
         }
+    }
+
+    /// Sends OAuth callers to the API as themselves: the access token a caller presented to
+    /// this server is exchanged (RFC 8693) for a token for this API, sent as
+    /// `Authorization: Bearer` to operations secured by an HTTP bearer or OAuth 2 scheme in
+    /// place of the configured credential. Other callers and operations are unchanged.
+    #[cfg(feature = "oauth")]
+    pub fn with_token_exchange(mut self, exchange: TokenExchange) -> Self {
+        self.token_exchange = Some(exchange);
+        self
     }
 
     /// Sets the concurrency cap, circuit breaker and retry of calls to this upstream.
@@ -145,6 +166,9 @@ pub struct Upstream {
     pass_through: credentials::PassThrough,
     /// The cap, breaker and retry, shared by every clone.
     guard: Arc<guard::Guard>,
+    /// Token exchange for OAuth callers, with its cache, shared by every clone.
+    #[cfg(feature = "oauth")]
+    exchanger: Option<Arc<exchange::Exchanger>>,
 }
 
 impl std::fmt::Debug for Upstream {
@@ -169,6 +193,8 @@ impl Upstream {
         let auth = credentials::Auth::new(&config.credentials)?;
         let pass_through =
             credentials::PassThrough::new(&config.pass_through, &config.credentials)?;
+        #[cfg(feature = "oauth")]
+        let exchanger = exchange::Exchanger::for_upstream(&config)?;
         let client = |policy| {
             reqwest::Client::builder()
                 .timeout(config.timeout)
@@ -189,6 +215,8 @@ impl Upstream {
             display_base,
             auth,
             pass_through,
+            #[cfg(feature = "oauth")]
+            exchanger,
         })
     }
 
@@ -230,18 +258,26 @@ impl Upstream {
     /// The headers in [`CallContext::forwarded_headers`] are added to the request unless an
     /// argument or a configured credential already set that header. With pass-through
     /// configured ([`UpstreamConfig::with_pass_through`]), [`CallContext::caller_credential`]
-    /// is placed in the operation's security scheme.
+    /// is placed in the operation's security scheme. With token exchange configured
+    /// ([`UpstreamConfig::with_token_exchange`]), an OAuth caller's token is exchanged first.
     pub async fn invoke_with(
         &self,
         tool: &ToolDef,
         args: Map<String, Value>,
         ctx: &CallContext,
     ) -> Invoked {
+        #[cfg(feature = "oauth")]
+        let bearer = match exchange::bearer(self.exchanger.as_deref(), tool, ctx).await {
+            Ok(bearer) => bearer,
+            Err(problem) => return Invoked::new(ToolResult::error(problem)),
+        };
+        #[cfg(not(feature = "oauth"))]
+        let bearer = None;
         let Built {
             binding,
             prepared,
             display_base,
-        } = match self.build_request(tool, &args, Some(ctx)) {
+        } = match self.build_request(tool, &args, Some(ctx), bearer) {
             Ok(built) => built,
             Err(problem) => return Invoked::new(ToolResult::error(problem)),
         };
@@ -258,14 +294,15 @@ impl Upstream {
 
     /// Builds the request a call of `tool` with `args` sends: the binding's method, URL,
     /// headers and body, with the configured credentials and, for a call on behalf of `ctx`,
-    /// its forwarded headers and pass-through credential. Fails, with the message the call's
-    /// error result gives, when the tool has no HTTP binding or the arguments cannot be placed
-    /// on the wire.
+    /// its forwarded headers and pass-through credential, and `bearer` (an exchanged token) as
+    /// its `Authorization`. Fails, with the message the call's error result gives, when the
+    /// tool has no HTTP binding or the arguments cannot be placed on the wire.
     fn build_request<'a>(
         &'a self,
         tool: &'a ToolDef,
         args: &Map<String, Value>,
         ctx: Option<&CallContext>,
+        bearer: Option<HeaderValue>,
     ) -> Result<Built<'a>, String> {
         let binding = tool.http.as_ref().ok_or_else(|| {
             format!(
@@ -291,6 +328,11 @@ impl Upstream {
                         binding,
                         ctx,
                     )?;
+                }
+                if let Some(bearer) = bearer {
+                    prepared
+                        .headers
+                        .insert(reqwest::header::AUTHORIZATION, bearer);
                 }
                 Ok(Built {
                     binding,
@@ -527,7 +569,7 @@ impl Upstream {
         tool: &ToolDef,
         args: &Map<String, Value>,
     ) -> Result<PreparedRequest, String> {
-        let prepared = self.build_request(tool, args, None)?.prepared;
+        let prepared = self.build_request(tool, args, None, None)?.prepared;
         let (content_type, body) = match prepared.body {
             Some(body) => (Some(body.content_type), Some(body.bytes)),
             None => (None, None),

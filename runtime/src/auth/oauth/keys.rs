@@ -20,9 +20,9 @@ const MAX_KEYS: usize = 64;
 /// Timeout of one metadata or JWKS request.
 const FETCH_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// Why the keys could not be fetched.
+/// Why the keys (or the metadata) could not be fetched.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub(super) enum FetchError {
+pub(crate) enum FetchError {
     /// The authorization server or its JWKS could not be reached or answered with an error.
     #[error("{0}")]
     Unreachable(String),
@@ -68,12 +68,12 @@ pub(super) struct KeyCache {
 }
 
 /// Fetches documents with the limits above.
-pub(super) struct Fetcher {
+pub(crate) struct Fetcher {
     client: reqwest::Client,
 }
 
 impl Fetcher {
-    pub(super) fn new() -> Result<Self, String> {
+    pub(crate) fn new() -> Result<Self, String> {
         let client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .timeout(FETCH_TIMEOUT)
@@ -131,11 +131,27 @@ impl Fetcher {
             .map_err(|e| FetchError::Unusable(format!("{what} `{url}` is not JSON: {e}")))
     }
 
-    /// Finds the JWKS URL in the authorization server's metadata: RFC 8414
-    /// (`/.well-known/oauth-authorization-server`, inserted before the issuer's path), then
-    /// OpenID Connect (`/.well-known/openid-configuration`, appended to the issuer). The
-    /// metadata's `issuer` must be exactly `issuer`.
+    /// Finds the JWKS URL in the authorization server's metadata (see [`endpoint`]).
+    ///
+    /// [`endpoint`]: Self::endpoint
     pub(super) async fn discover(&self, issuer: &Url) -> Result<Url, FetchError> {
+        self.endpoint(issuer, "jwks_uri", "JWKS", "--oauth-jwks-url")
+            .await
+    }
+
+    /// The URL the authorization server's metadata gives as `field` (`jwks_uri`,
+    /// `token_endpoint`): RFC 8414 (`/.well-known/oauth-authorization-server`, inserted
+    /// before the issuer's path), then OpenID Connect (`/.well-known/openid-configuration`,
+    /// appended to the issuer). The metadata's `issuer` must be exactly `issuer`, and the URL
+    /// https or loopback; `what` names the URL and `flag` the flag that configures it instead,
+    /// in errors.
+    pub(crate) async fn endpoint(
+        &self,
+        issuer: &Url,
+        field: &str,
+        what: &str,
+        flag: &str,
+    ) -> Result<Url, FetchError> {
         let mut tried = Vec::new();
         for candidate in metadata_urls(issuer) {
             tried.push(candidate.to_string());
@@ -151,19 +167,21 @@ impl Fetcher {
                     "the metadata at `{candidate}` names the issuer `{stated}`, not `{issuer}`"
                 )));
             }
-            let jwks = doc.get("jwks_uri").and_then(Value::as_str).ok_or_else(|| {
-                FetchError::Unusable(format!("the metadata at `{candidate}` has no `jwks_uri`"))
-            })?;
-            let jwks = Url::parse(jwks).map_err(|e| {
+            let url = doc.get(field).and_then(Value::as_str).ok_or_else(|| {
                 FetchError::Unusable(format!(
-                    "the metadata at `{candidate}` has an invalid `jwks_uri` `{jwks}`: {e}"
+                    "the metadata at `{candidate}` has no `{field}`; pass {flag}"
                 ))
             })?;
-            check_secure(&jwks, "JWKS").map_err(FetchError::Unusable)?;
-            return Ok(jwks);
+            let url = Url::parse(url).map_err(|e| {
+                FetchError::Unusable(format!(
+                    "the metadata at `{candidate}` has an invalid `{field}` `{url}`: {e}"
+                ))
+            })?;
+            check_secure(&url, what).map_err(FetchError::Unusable)?;
+            return Ok(url);
         }
         Err(FetchError::Unusable(format!(
-            "no authorization server metadata found at {}; pass --oauth-jwks-url",
+            "no authorization server metadata found at {}; pass {flag}",
             tried.join(" or ")
         )))
     }

@@ -29,12 +29,13 @@ mod scope_map;
 pub use scope_map::ScopeMap;
 
 use introspect::{IntrospectionConfig, Introspector, check_claims};
-pub(crate) use keys::check_secure;
-use keys::{FetchError, Fetcher, KeyCache};
+use keys::KeyCache;
+pub(crate) use keys::{FetchError, Fetcher, check_secure};
 
 /// How the key id of an OAuth principal starts (`oauth:<jti or sub>`). Requests of such
 /// principals never carry the access token upstream: OAuth callers reach the API with the
-/// configured upstream credentials.
+/// configured upstream credentials, or with a token the access token was exchanged for
+/// (`UpstreamConfig::with_token_exchange`).
 pub const OAUTH_KEY_ID_PREFIX: &str = "oauth:";
 
 /// Longest access token looked at; anything longer is refused unread.
