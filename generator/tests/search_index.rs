@@ -156,7 +156,7 @@ impl ToolSet for Listed {
 /// A search-mode server over `server`'s tools with its compiled index, as the generated binary
 /// serves it.
 fn search_server(server: &ir::Server) -> Server {
-    let defs: &'static [ToolDef] = Vec::leak(support::preview::server_tool_defs(&server));
+    let defs: &'static [ToolDef] = Vec::leak(support::preview::server_tool_defs(server));
     let index: &'static str = String::leak(index_text(server));
     Server::builder("github", "1")
         .tool_set(Listed(defs, index))

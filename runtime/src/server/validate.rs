@@ -104,7 +104,7 @@ enum Source {
     /// JSON text.
     Text(&'static str),
     /// A tool's full input schema.
-    Full(ToolDef),
+    Full(Box<ToolDef>),
 }
 
 /// A validator compiled from its schema text on first use.
@@ -135,7 +135,7 @@ impl LazyValidator {
     /// reaches on first use.
     pub(crate) fn full(def: ToolDef) -> Self {
         Self {
-            schema: Source::Full(def),
+            schema: Source::Full(Box::new(def)),
             compiled: OnceLock::new(),
         }
     }
@@ -145,10 +145,10 @@ impl LazyValidator {
     fn get(&self) -> Result<&ArgsValidator, String> {
         self.compiled
             .get_or_init(|| {
-                let schema: Value = match self.schema {
+                let schema: Value = match &self.schema {
                     Source::Text(text) => serde_json::from_str(text)
                         .map_err(|e| format!("the schema is not valid JSON: {e}"))?,
-                    Source::Full(def) => match full_schema(&def, Which::Input) {
+                    Source::Full(def) => match full_schema(def.as_ref(), Which::Input) {
                         Some(full) => Value::Object(full?),
                         None => serde_json::from_str(def.input_schema)
                             .map_err(|e| format!("the schema is not valid JSON: {e}"))?,
