@@ -332,11 +332,9 @@ pub const DESCRIBE_TOOLS: ToolDef = ToolDef::new(
 )
 .read()
 .annotations(ToolAnnotations {
-    // The other hints mean nothing for a read-only tool; leaving them out keeps every
-    // `tools/list` that lists this one shorter.
     read_only_hint: Some(true),
-    destructive_hint: None,
-    idempotent_hint: None,
+    destructive_hint: Some(false),
+    idempotent_hint: Some(true),
     open_world_hint: Some(false),
 });
 
