@@ -26,7 +26,7 @@ use crate::budget;
 use crate::error::{Error, Warning};
 use crate::ir::{self, ArgBinding, ArgLocation, BodyBinding};
 use crate::naming::{self, ArgumentNames, ToolNames};
-use crate::schema::{Direction, SchemaConverter};
+use crate::schema::{Direction, SchemaConverter, SharedDefs};
 use crate::servers;
 use crate::spec::{Operation, ParamLocation, Spec};
 use access::{annotations_for, confirm};
@@ -54,14 +54,16 @@ fn ignored_header(name: &str) -> bool {
 
 /// Lowers the operation `op`, selected by `entry`, to the tool named `names`. The only error is
 /// an entry's `content_type:` the operation does not offer; problems in the operation's schemas
-/// degrade with warnings naming their JSON pointers.
-pub fn tool(
-    spec: &Spec,
+/// degrade with warnings naming their JSON pointers. Referenced schemas are converted through
+/// `shared`, which the other tools of the document share.
+pub fn tool<'s>(
+    spec: &'s Spec,
     allowlist_path: &Path,
     entry: &Entry,
     op: &Operation,
     names: ToolNames,
     document_url: Option<&str>,
+    shared: &'s SharedDefs<'s>,
 ) -> Result<(ir::Tool, Vec<Warning>), Error> {
     let media_type =
         chosen_media_type(op, entry).map_err(|(location, message)| Error::Allowlist {
@@ -69,24 +71,27 @@ pub fn tool(
             location,
             message,
         })?;
-    let (mut tool, mut warnings) = build_tool(spec, entry, op, media_type, names);
+    let (mut tool, mut warnings) = build_tool(spec, entry, op, media_type, names, shared);
     tool.http.server_url = servers::operation_url(spec, op, document_url, &mut warnings);
     Ok((tool, warnings))
 }
 
-fn build_tool(
-    spec: &Spec,
+fn build_tool<'s>(
+    spec: &'s Spec,
     entry: &Entry,
     op: &Operation,
     media_type: Option<&str>,
     names: ToolNames,
+    shared: &'s SharedDefs<'s>,
 ) -> (ir::Tool, Vec<Warning>) {
     let ToolNames {
         name,
         type_stem,
         method_name,
     } = names;
-    let mut input = SchemaConverter::new(&spec.root, &spec.path, Direction::Input).with_lazy_defs();
+    let mut input = SchemaConverter::new(&spec.root, &spec.path, Direction::Input)
+        .with_lazy_defs()
+        .with_shared_defs(shared);
     let mut properties: IndexMap<String, Value> = IndexMap::new();
     let mut required: Vec<String> = Vec::new();
     let mut args: Vec<ArgBinding> = Vec::new();
@@ -218,7 +223,7 @@ fn build_tool(
     warnings.extend(input.finish().1);
 
     let mode = entry.output_schema.unwrap_or_default();
-    let output = output_schema(spec, op, mode, output_budget);
+    let output = output_schema(spec, op, mode, output_budget, shared);
     warnings.extend(output.warnings);
     report_cuts(
         &mut warnings,

@@ -26,6 +26,7 @@ use crate::ir;
 use crate::lower;
 use crate::naming;
 use crate::plugins::Manifest;
+use crate::schema::SharedDefs;
 use crate::servers;
 use crate::spec::{Operation, Spec};
 
@@ -70,6 +71,8 @@ pub fn select(
     let mut tools = Vec::new();
     // Problems with the document's own servers are reported where its URL is used.
     let document_url = servers::default_url(&spec.root, "").ok().flatten();
+    // Schemas that several tools refer to are converted once.
+    let shared = SharedDefs::new();
 
     let sources = std::iter::once((allowlist.path.as_path(), &allowlist.tools))
         .chain(options.plugins.iter().map(|m| (m.path.as_path(), &m.tools)));
@@ -133,7 +136,15 @@ pub fn select(
         }
         seen_names.insert(name.clone(), (file, entry.index));
         let names = crate_names.tool(name);
-        match lower::tool(spec, file, entry, op, names, document_url.as_deref()) {
+        match lower::tool(
+            spec,
+            file,
+            entry,
+            op,
+            names,
+            document_url.as_deref(),
+            &shared,
+        ) {
             Ok((tool, tool_warnings)) => {
                 warnings.extend(tool_warnings);
                 tools.push(tool);
