@@ -2,6 +2,8 @@
 
 use serde_json::Value;
 
+pub use crate::json_text::JsonText;
+
 /// Everything needed to emit one crate.
 #[derive(Debug, Clone)]
 pub struct Server {
@@ -67,11 +69,12 @@ pub struct Tool {
     /// generated from it, so typed client stubs decode drifted results too.
     pub output_schema: Option<Value>,
     /// The input schema without a budget, when `input_schema` had nested fields summarised:
-    /// servers check arguments against it and `describe_tools` returns it.
-    pub full_input_schema: Option<Value>,
+    /// servers check arguments against it and `describe_tools` returns it. Kept as text: it
+    /// holds every schema the arguments refer to, in full.
+    pub full_input_schema: Option<JsonText>,
     /// The advertised output schema without a budget, when `output_schema` had nested fields
-    /// summarised.
-    pub full_output_schema: Option<Value>,
+    /// summarised (as text, like `full_input_schema`).
+    pub full_output_schema: Option<JsonText>,
     /// The output schema as the document states it, when it differs from `output_schema`;
     /// servers running `--output-check strict` check results against it.
     pub documented_output_schema: Option<Value>,

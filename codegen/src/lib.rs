@@ -22,6 +22,7 @@ pub mod diff;
 pub mod emit;
 pub mod error;
 pub mod ir;
+pub mod json_text;
 pub mod keywords;
 pub mod lower;
 pub mod naming;

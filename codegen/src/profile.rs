@@ -163,7 +163,7 @@ pub fn advertised<'s>(
             .into_iter()
             .flatten()
         {
-            *full = reshape(profile, full).0;
+            *full = ir::JsonText::new(&reshape(profile, &full.value()).0);
         }
         if let Some(output) = tool.output_schema.take() {
             let (shaped, notes) = reshape(profile, &output);

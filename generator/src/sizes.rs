@@ -9,6 +9,7 @@ use std::time::Instant;
 use clap::Args;
 use mcpgen_codegen::allowlist::{Allowlist, OutputSchemaMode};
 use mcpgen_codegen::coverage::{COVERAGE_DEPTH, Coverage};
+use mcpgen_codegen::ir::JsonText;
 use mcpgen_codegen::profile::Profile;
 use mcpgen_codegen::spec::Spec;
 use mcpgen_codegen::{Settings, SpecFolder};
@@ -173,10 +174,8 @@ fn measure(subjects: &[Subject]) -> Result<Vec<Row>, String> {
                 let size = generation.emitted.list_size;
                 let mut coverage = Coverage::default();
                 for tool in &generation.server.tools {
-                    let full = tool
-                        .full_input_schema
-                        .as_ref()
-                        .unwrap_or(&tool.input_schema);
+                    let full = tool.full_input_schema.as_ref().map(JsonText::value);
+                    let full = full.as_ref().unwrap_or(&tool.input_schema);
                     coverage.add(Coverage::of(&tool.input_schema, full, COVERAGE_DEPTH));
                 }
                 eprintln!(

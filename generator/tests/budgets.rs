@@ -445,10 +445,11 @@ fn summarised_schemas_keep_their_full_versions_beside_them() {
     let allowlist = format!("server:\n  schema_budget: 700\n  output_schema: full\n{ALL}");
     let generation = generated(&allowlist);
     let post = tool(&generation, "post_deep");
-    let full = post
+    let full = &post
         .full_input_schema
         .as_ref()
-        .expect("a full input schema");
+        .expect("a full input schema")
+        .value();
     assert_valid(full, "full input");
     let text = full.to_string();
     assert!(!text.contains("(nested fields omitted)"), "{full:#}");
@@ -458,10 +459,11 @@ fn summarised_schemas_keep_their_full_versions_beside_them() {
         "{full:#}"
     );
     assert!(!post.input_schema.to_string().contains("name5"));
-    let full_output = post
+    let full_output = &post
         .full_output_schema
         .as_ref()
-        .expect("a full output schema");
+        .expect("a full output schema")
+        .value();
     assert!(full_output.to_string().contains("name5"), "{full_output:#}");
 
     // `tools.json` (the `tools/list` payload) says the rest can be asked for;

@@ -105,26 +105,34 @@ pub fn tools_list_json(
 
 /// `tools.full.json`: the full schemas of every tool whose listed ones are summaries (only the
 /// schemas that are), in `tools/list` order, pretty, for review next to `tools.json`.
+///
+/// Written as `serde_json`'s pretty printer would write `{"tools": [...]}`, one tool at a time
+/// from the schemas' text, without building the document as a value.
 pub fn full_schemas_json(server: &ir::Server) -> String {
-    let entries: Vec<Value> = server
-        .tools
-        .iter()
-        .filter(|tool| tool.full_input_schema.is_some() || tool.full_output_schema.is_some())
-        .map(|tool| {
-            let mut t = Map::new();
-            t.insert("name".into(), json!(tool.name));
-            if let Some(schema) = &tool.full_input_schema {
-                t.insert("inputSchema".into(), schema.clone());
+    let mut out = String::from("{\n  \"tools\": [");
+    let mut first = true;
+    for tool in &server.tools {
+        let schemas = [
+            ("inputSchema", &tool.full_input_schema),
+            ("outputSchema", &tool.full_output_schema),
+        ];
+        if schemas.iter().all(|(_, s)| s.is_none()) {
+            continue;
+        }
+        out.push_str(if first { "\n    {" } else { ",\n    {" });
+        first = false;
+        out.push_str("\n      \"name\": ");
+        out.push_str(&Value::String(tool.name.clone()).to_string());
+        for (key, schema) in schemas {
+            if let Some(schema) = schema {
+                out.push_str(&format!(",\n      \"{key}\": "));
+                schema.pretty_into(&mut out, 3);
             }
-            if let Some(schema) = &tool.full_output_schema {
-                t.insert("outputSchema".into(), schema.clone());
-            }
-            Value::Object(t)
-        })
-        .collect();
-    let mut pretty = serde_json::to_string_pretty(&json!({ "tools": entries })).unwrap_or_default();
-    pretty.push('\n');
-    pretty
+        }
+        out.push_str("\n    }");
+    }
+    out.push_str(if first { "]\n}\n" } else { "\n  ]\n}\n" });
+    out
 }
 
 /// The tokens of `src/lib.rs`.

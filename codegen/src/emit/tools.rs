@@ -137,11 +137,11 @@ fn tool_def(tool: &ir::Tool) -> TokenStream {
         tokens.extend(quote!(.output_schema(#lit)));
     }
     if let Some(schema) = &tool.full_input_schema {
-        let lit = raw_str(&pretty_json(schema));
+        let lit = raw_str(&schema.pretty());
         tokens.extend(quote!(.full_input_schema(#lit)));
     }
     if let Some(schema) = &tool.full_output_schema {
-        let lit = raw_str(&pretty_json(schema));
+        let lit = raw_str(&schema.pretty());
         tokens.extend(quote!(.full_output_schema(#lit)));
     }
     if let Some(schema) = &tool.documented_output_schema {

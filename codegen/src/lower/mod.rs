@@ -24,7 +24,7 @@ use serde_json::{Map, Value, json};
 use crate::allowlist::Entry;
 use crate::budget;
 use crate::error::{Error, Warning};
-use crate::ir::{self, ArgBinding, ArgLocation, BodyBinding};
+use crate::ir::{self, ArgBinding, ArgLocation, BodyBinding, JsonText};
 use crate::naming::{self, ArgumentNames, ToolNames};
 use crate::schema::{Direction, SchemaConverter, SharedDefs};
 use crate::servers;
@@ -216,9 +216,13 @@ fn build_tool<'s>(
         },
     );
     report_cuts(&mut warnings, &name, "inputSchema", &fitted.cuts, budget);
-    let full_input_schema = fitted
-        .summarised
-        .then(|| budget::full(&root, &mut |def| input.def(def).cloned(), true));
+    let full_input_schema = fitted.summarised.then(|| {
+        JsonText::new(&budget::full(
+            &root,
+            &mut |def| input.def(def).cloned(),
+            true,
+        ))
+    });
     let input_schema = fitted.schema;
     warnings.extend(input.finish().1);
 

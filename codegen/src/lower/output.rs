@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 use crate::allowlist::OutputSchemaMode;
 use crate::budget;
 use crate::error::Warning;
+use crate::ir::JsonText;
 use crate::schema::{Direction, SchemaConverter, SharedDefs};
 use crate::spec::{Operation, Spec};
 use crate::tolerant;
@@ -15,7 +16,7 @@ pub(super) struct OutputSchemas {
     /// What `tools/list` advertises (`None`: no output schema).
     pub(super) advertised: Option<Value>,
     /// The advertised schema without a budget, when the budget summarised nested fields.
-    pub(super) full: Option<Value>,
+    pub(super) full: Option<JsonText>,
     /// The documented schema, for `--output-check strict`.
     pub(super) documented: Option<Value>,
     /// Whether a non-object response is wrapped as `{"result": ...}`.
@@ -118,11 +119,11 @@ pub(super) fn output_schema<'s>(
         },
     );
     if advertised.summarised {
-        out.full = Some(budget::full(
+        out.full = Some(JsonText::new(&budget::full(
             &tolerant::tolerant_output(&root),
             &mut |def| conv.def(def).map(tolerant::tolerant_output),
             true,
-        ));
+        )));
     }
     out.advertised = Some(advertised.schema);
     out.cuts = advertised.cuts;
