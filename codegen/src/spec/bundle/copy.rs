@@ -62,7 +62,7 @@ impl Bundler {
             Err(reason) => {
                 let error = Error::Ref {
                     path: file.shown.clone(),
-                    pointer: format!("{}/$ref", pointer_from_segments(at)),
+                    pointer: pointer_from_segments(at),
                     reference: reference.clone(),
                     reason,
                 };
@@ -102,7 +102,7 @@ impl Bundler {
                 // Back into the root document: checked once everything is bundled.
                 self.into_root.push(RootRef {
                     file: file.shown.clone(),
-                    at: format!("{}/$ref", pointer_from_segments(at)),
+                    at: pointer_from_segments(at),
                     reference: reference.to_owned(),
                     pointer: parts.pointer.clone(),
                 });
