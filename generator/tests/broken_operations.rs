@@ -109,3 +109,84 @@ fn an_allowlist_naming_the_broken_operation_is_an_error_naming_it() {
     );
     assert!(!dir.path().join("out").exists());
 }
+
+/// A dangling mapping in a component leaves out every operation that uses the component, and
+/// only those; one in a component no operation uses leaves out nothing.
+#[test]
+fn a_dangling_ref_in_a_component_leaves_out_the_operations_that_use_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let spec = dir.path().join("openapi.yaml");
+    std::fs::write(
+        &spec,
+        r#"openapi: 3.0.3
+info: {title: Pets, version: '1'}
+paths:
+  /pets:
+    get:
+      operationId: listPets
+      responses:
+        '200':
+          description: ok
+          content:
+            application/json:
+              schema: {type: array, items: {$ref: '#/components/schemas/Pet'}}
+  /owners:
+    get:
+      operationId: listOwners
+      responses:
+        '200':
+          description: ok
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/Owner'}
+components:
+  schemas:
+    Pet:
+      type: object
+      properties:
+        kind: {type: string}
+      discriminator:
+        propertyName: kind
+        mapping: {dog: './dog.yaml'}
+    Owner:
+      type: object
+      properties:
+        name: {type: string}
+    Unused:
+      $ref: './nowhere.yaml'
+"#,
+    )
+    .expect("write spec");
+
+    let init = mcpgen(&["init", "--all"], &spec);
+    let warned = stderr(&init);
+    assert!(init.status.success(), "{warned}");
+    assert!(
+        warned.contains("warning: GET /pets (operationId listPets) cannot be read and is left out")
+            && warned.contains("`/components/schemas/Pet/discriminator/mapping/dog`")
+            && !warned.contains("listOwners"),
+        "{warned}"
+    );
+    let allowlist = String::from_utf8_lossy(&init.stdout).into_owned();
+    assert!(
+        allowlist.contains("listOwners") && !allowlist.contains("listPets"),
+        "{allowlist}"
+    );
+
+    let loaded = mcpgen_codegen::spec::Spec::load(&spec).expect("the document loads");
+    let broken: Vec<_> = loaded
+        .broken
+        .iter()
+        .filter_map(|b| b.operation_id.as_deref())
+        .collect();
+    assert_eq!(broken, ["listPets"]);
+    assert!(
+        loaded
+            .warnings
+            .iter()
+            .any(|w| w.to_string().contains("nowhere.yaml")
+                && w.message.contains("no operation uses it")),
+        "{:#?}",
+        loaded.warnings
+    );
+}

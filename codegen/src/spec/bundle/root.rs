@@ -92,7 +92,7 @@ impl Bundler {
                 _ => at,
             };
             if !self.replaced.contains(holder) {
-                self.follow(reference, kind, &root, at);
+                self.follow(reference, kind, &root, at, at);
             }
         });
     }
