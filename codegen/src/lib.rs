@@ -170,7 +170,10 @@ pub fn generate(
             return Err(Errors(errors));
         }
     };
-    generate_from(&spec, &allowlist, settings)
+    let selected = select_for(&spec, &allowlist, settings)?;
+    // Emission never reads the document: its memory is freed before the crate is written.
+    drop(spec);
+    emit_selected(selected)
 }
 
 /// Like [`generate`], from an already loaded spec and allowlist.
@@ -179,6 +182,26 @@ pub fn generate_from(
     allowlist: &allowlist::Allowlist,
     settings: &Settings,
 ) -> Result<Generation, Errors> {
+    emit_selected(select_for(spec, allowlist, settings)?)
+}
+
+/// What selection hands to emission.
+struct Selected {
+    server: ir::Server,
+    /// Warnings of loading and selection.
+    warnings: Vec<Warning>,
+    options: EmitOptions,
+    allowlist_path: PathBuf,
+    max_list_tokens: Option<u64>,
+}
+
+/// Selects the allowlisted operations of `spec` and lowers them (the part of generation that
+/// reads the document).
+fn select_for(
+    spec: &spec::Spec,
+    allowlist: &allowlist::Allowlist,
+    settings: &Settings,
+) -> Result<Selected, Errors> {
     let plugins = match &settings.plugins {
         Some(dir) => plugins::load_dir(dir, &allowlist.server).map_err(Errors)?,
         None => Vec::new(),
@@ -204,7 +227,7 @@ pub fn generate_from(
     };
     progress::step(|| format!("selecting {} operations", allowlist.tools.len()));
     let (server, select_warnings) = select::select(spec, allowlist, &options).map_err(Errors)?;
-    let emit_options = EmitOptions {
+    let options = EmitOptions {
         spec_label: settings
             .spec_label
             .clone()
@@ -218,12 +241,32 @@ pub fn generate_from(
         templates: settings.templates.clone(),
         profile,
     };
-    let emitted = emit::emit(&server, &emit_options).map_err(|e| Errors(vec![e]))?;
-    if let Some(budget) = allowlist.server.max_list_tokens
+    let mut warnings = spec.warnings.clone();
+    warnings.extend(select_warnings);
+    Ok(Selected {
+        server,
+        warnings,
+        options,
+        allowlist_path: allowlist.path.clone(),
+        max_list_tokens: allowlist.server.max_list_tokens,
+    })
+}
+
+/// Emits the crate of what [`select_for`] selected.
+fn emit_selected(selected: Selected) -> Result<Generation, Errors> {
+    let Selected {
+        server,
+        mut warnings,
+        options,
+        allowlist_path,
+        max_list_tokens,
+    } = selected;
+    let emitted = emit::emit(&server, &options).map_err(|e| Errors(vec![e]))?;
+    if let Some(budget) = max_list_tokens
         && emitted.list_size.approx_tokens as u64 > budget
     {
         return Err(Errors(vec![Error::Allowlist {
-            path: allowlist.path.clone(),
+            path: allowlist_path,
             location: "server.max_list_tokens".into(),
             message: format!(
                 "the tools/list payload is about {} tokens ({} bytes), over the budget of {budget}; \
@@ -232,8 +275,6 @@ pub fn generate_from(
             ),
         }]));
     }
-    let mut warnings = spec.warnings.clone();
-    warnings.extend(select_warnings);
     warnings.extend(emitted.warnings.iter().cloned());
     Ok(Generation {
         server,

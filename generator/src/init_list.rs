@@ -149,6 +149,7 @@ pub(crate) fn init(args: InitArgs) -> Result<(), String> {
 pub(crate) fn list(args: ListArgs) -> Result<(), String> {
     let input = fetch::resolve(&args.spec, &args.fetch)?;
     let spec = load_spec(input.path())?;
+    warn_broken(&spec);
     let ops = select_operations(&spec, &args.filter)?;
     let rows: Vec<[String; 5]> = ops
         .iter()

@@ -247,8 +247,9 @@ fn security_scheme(s: &ir::SecurityScheme) -> TokenStream {
     quote! { ::mcpgen::SecurityScheme { name: #name, kind: #kind } }
 }
 
-/// The tokens of `src/tools.rs`.
-pub(crate) fn tokens(server: &ir::Server) -> TokenStream {
+/// The items of `src/tools.rs`, one token stream each, in file order: made one at a time, as
+/// the writer asks for them (a large API's table runs to hundreds of megabytes).
+pub(crate) fn items(server: &ir::Server) -> impl Iterator<Item = TokenStream> + '_ {
     let name = &server.name;
     let version = &server.version;
     let title = &server.title;
@@ -259,6 +260,32 @@ pub(crate) fn tokens(server: &ir::Server) -> TokenStream {
     };
     let schemes = server.security_schemes.iter().map(security_scheme);
     let full_defs = full_defs_item(server);
+    let head = [
+        quote! {
+            /// Server name.
+            pub const SERVER_NAME: &str = #name;
+        },
+        quote! {
+            /// Server version.
+            pub const SERVER_VERSION: &str = #version;
+        },
+        quote! {
+            /// Title of the API the tools call.
+            pub const API_TITLE: &str = #title;
+        },
+        quote! {
+            /// Server description.
+            pub const SERVER_DESCRIPTION: &str = #description;
+        },
+        quote! {
+            /// Default upstream base URL, from the allowlist or the spec's `servers`.
+            pub const DEFAULT_UPSTREAM_URL: ::std::option::Option<&str> = #upstream;
+        },
+        quote! {
+            /// Security schemes the tools accept, for configuring upstream credentials.
+            pub static SECURITY_SCHEMES: &[::mcpgen::SecurityScheme] = &[#(#schemes),*];
+        },
+    ];
     let consts = server.tools.iter().map(|t| {
         let ident = const_ident(t);
         let def = tool_def(t);
@@ -283,44 +310,33 @@ pub(crate) fn tokens(server: &ir::Server) -> TokenStream {
         })
         .collect();
     let (limits_item, with_limits) = if limits.is_empty() {
-        (quote! {}, quote! {})
+        (None, quote! {})
     } else {
         (
-            quote! {
+            Some(quote! {
                 /// Per-tool rate limits from the allowlist (`rate_limit:`), per principal.
                 pub static RATE_LIMITS: &[::mcpgen::ToolRate] = &[#(#limits),*];
-            },
+            }),
             quote! { .with_rate_limits(RATE_LIMITS) },
         )
     };
-    quote! {
-        /// Server name.
-        pub const SERVER_NAME: &str = #name;
-        /// Server version.
-        pub const SERVER_VERSION: &str = #version;
-        /// Title of the API the tools call.
-        pub const API_TITLE: &str = #title;
-        /// Server description.
-        pub const SERVER_DESCRIPTION: &str = #description;
-        /// Default upstream base URL, from the allowlist or the spec's `servers`.
-        pub const DEFAULT_UPSTREAM_URL: ::std::option::Option<&str> = #upstream;
-        /// Security schemes the tools accept, for configuring upstream credentials.
-        pub static SECURITY_SCHEMES: &[::mcpgen::SecurityScheme] = &[#(#schemes),*];
-
-        #(#consts)*
-
-        #full_defs
-
-        /// Every tool, in allowlist order.
-        pub static TOOLS: &[::mcpgen::ToolDef; #tool_count] = &[#(#table),*];
-
-        #limits_item
-
-        /// The tools, calling the API through `upstream`, with the search index compiled in.
-        pub fn tool_set(upstream: ::mcpgen::Upstream) -> ::mcpgen::OpenApiTools {
-            ::mcpgen::OpenApiTools::new(TOOLS, upstream)
-                .with_search_index(crate::search::SEARCH_INDEX)
-                #with_limits
-        }
-    }
+    let tail = [
+        (!full_defs.is_empty()).then_some(full_defs),
+        Some(quote! {
+            /// Every tool, in allowlist order.
+            pub static TOOLS: &[::mcpgen::ToolDef; #tool_count] = &[#(#table),*];
+        }),
+        limits_item,
+        Some(quote! {
+            /// The tools, calling the API through `upstream`, with the search index compiled in.
+            pub fn tool_set(upstream: ::mcpgen::Upstream) -> ::mcpgen::OpenApiTools {
+                ::mcpgen::OpenApiTools::new(TOOLS, upstream)
+                    .with_search_index(crate::search::SEARCH_INDEX)
+                    #with_limits
+            }
+        }),
+    ];
+    head.into_iter()
+        .chain(consts)
+        .chain(tail.into_iter().flatten())
 }

@@ -26,7 +26,7 @@ use crate::budget;
 use crate::error::{Error, Warning};
 use crate::ir::{self, ArgBinding, ArgLocation, BodyBinding};
 use crate::naming::{self, ArgumentNames, ToolNames};
-use crate::schema::{Direction, SchemaConverter};
+use crate::schema::{Direction, SchemaConverter, SharedDefs};
 use crate::servers;
 use crate::spec::{Operation, ParamLocation, Spec};
 use access::{annotations_for, confirm};
@@ -52,17 +52,26 @@ fn ignored_header(name: &str) -> bool {
     ["accept", "content-type", "authorization"].contains(&name.to_ascii_lowercase().as_str())
 }
 
+/// The definitions the tools of one document share while they are lowered.
+pub struct Definitions<'a, 's> {
+    /// Referenced schemas, converted once per document and direction.
+    pub shared: &'s SharedDefs<'s>,
+    /// The definitions the tools' full schemas reach, collected for the crate.
+    pub full: &'a mut ir::FullDefs,
+}
+
 /// Lowers the operation `op`, selected by `entry`, to the tool named `names`. The only error is
 /// an entry's `content_type:` the operation does not offer; problems in the operation's schemas
-/// degrade with warnings naming their JSON pointers.
-pub fn tool(
-    spec: &Spec,
+/// degrade with warnings naming their JSON pointers. Referenced schemas are converted through
+/// `shared`, which the other tools of the document share.
+pub fn tool<'s>(
+    spec: &'s Spec,
     allowlist_path: &Path,
     entry: &Entry,
     op: &Operation,
     names: ToolNames,
     document_url: Option<&str>,
-    full_defs: &mut ir::FullDefs,
+    defs: Definitions<'_, 's>,
 ) -> Result<(ir::Tool, Vec<Warning>), Error> {
     let media_type =
         chosen_media_type(op, entry).map_err(|(location, message)| Error::Allowlist {
@@ -70,25 +79,31 @@ pub fn tool(
             location,
             message,
         })?;
-    let (mut tool, mut warnings) = build_tool(spec, entry, op, media_type, names, full_defs);
+    let (mut tool, mut warnings) = build_tool(spec, entry, op, media_type, names, defs);
     tool.http.server_url = servers::operation_url(spec, op, document_url, &mut warnings);
     Ok((tool, warnings))
 }
 
-fn build_tool(
-    spec: &Spec,
+fn build_tool<'s>(
+    spec: &'s Spec,
     entry: &Entry,
     op: &Operation,
     media_type: Option<&str>,
     names: ToolNames,
-    full_defs: &mut ir::FullDefs,
+    defs: Definitions<'_, 's>,
 ) -> (ir::Tool, Vec<Warning>) {
+    let Definitions {
+        shared,
+        full: full_defs,
+    } = defs;
     let ToolNames {
         name,
         type_stem,
         method_name,
     } = names;
-    let mut input = SchemaConverter::new(&spec.root, &spec.path, Direction::Input).with_lazy_defs();
+    let mut input = SchemaConverter::new(&spec.root, &spec.path, Direction::Input)
+        .with_lazy_defs()
+        .with_shared_defs(shared);
     let mut properties: IndexMap<String, Value> = IndexMap::new();
     let mut required: Vec<String> = Vec::new();
     let mut args: Vec<ArgBinding> = Vec::new();
@@ -225,7 +240,7 @@ fn build_tool(
     warnings.extend(input.finish().1);
 
     let mode = entry.output_schema.unwrap_or_default();
-    let output = output_schema(spec, op, mode, output_budget, &mut full_defs.output);
+    let output = output_schema(spec, op, mode, output_budget, shared, &mut full_defs.output);
     warnings.extend(output.warnings);
     report_cuts(
         &mut warnings,

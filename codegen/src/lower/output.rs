@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use crate::allowlist::OutputSchemaMode;
 use crate::budget;
 use crate::error::Warning;
-use crate::schema::{Direction, SchemaConverter};
+use crate::schema::{Direction, SchemaConverter, SharedDefs};
 use crate::spec::{Operation, Spec};
 use crate::tolerant;
 
@@ -32,11 +32,12 @@ pub(super) struct OutputSchemas {
 /// root's properties (nested schemas summarised, no descriptions below the root), `none`
 /// absent. The documented one (for strict checks) is fitted at least as deep as the advertised
 /// one, so a result that passes it also passes what is advertised.
-pub(super) fn output_schema(
-    spec: &Spec,
+pub(super) fn output_schema<'s>(
+    spec: &'s Spec,
     op: &Operation,
     mode: OutputSchemaMode,
     budget: Option<usize>,
+    shared: &'s SharedDefs<'s>,
     full_defs: &mut BTreeMap<String, Value>,
 ) -> OutputSchemas {
     let mut out = OutputSchemas {
@@ -73,7 +74,9 @@ pub(super) fn output_schema(
     let Some(schema) = &media.schema else {
         return out;
     };
-    let mut conv = SchemaConverter::new(&spec.root, &spec.path, Direction::Output).with_lazy_defs();
+    let mut conv = SchemaConverter::new(&spec.root, &spec.path, Direction::Output)
+        .with_lazy_defs()
+        .with_shared_defs(shared);
     let converted = conv.convert(schema, &media.schema_pointer);
     let root = match converted.get("$ref").and_then(Value::as_str) {
         Some(r) if converted.as_object().is_some_and(|m| m.len() == 1) => r

@@ -19,6 +19,7 @@ impl<'a> SchemaConverter<'a> {
     /// Moves schema-local `$defs` (found at `ptr`) into the converter's `$defs`, under the
     /// names that references to them (`#<ptr>/<name>`) get.
     pub(super) fn hoist(&mut self, map: &Map<String, Value>, ptr: &str, depth: usize) {
+        self.stop_sharing();
         let base = split_pointer(ptr).unwrap_or_default();
         for (name, schema) in map {
             let mut segments = base.clone();
@@ -61,13 +62,22 @@ impl<'a> SchemaConverter<'a> {
                     continue;
                 }
             };
-            let _ = self.ref_to_def(&Value::String(reference), &at, ptr);
+            // Converters that convert only what is asked for never ask for a schema that is
+            // only named here (the keyword is dropped): the reference is only checked.
+            let _ = self.ref_name(&Value::String(reference), &at, ptr, !self.lazy);
         }
     }
 
     /// Resolves a `$ref` value found at `at` (inside the schema at `ptr`), reserves its `$defs`
     /// name and queues its target; `None` (with a warning) when it cannot be used.
     pub(super) fn ref_to_def(&mut self, value: &Value, at: &str, ptr: &str) -> Option<String> {
+        self.ref_name(value, at, ptr, true)
+    }
+
+    /// The `$defs` name a `$ref` value found at `at` (inside the schema at `ptr`) gets, with
+    /// its target reserved and queued under it when `reserve` is set; `None` (with a warning)
+    /// when it cannot be used.
+    fn ref_name(&mut self, value: &Value, at: &str, ptr: &str, reserve: bool) -> Option<String> {
         let Value::String(reference) = value else {
             self.dropped(at, "$ref", "a string", value);
             return None;
@@ -101,6 +111,9 @@ impl<'a> SchemaConverter<'a> {
         }
         let name = def_name_from_segments(&segments);
         if self.defs.contains_key(&name) {
+            if reserve {
+                self.record(&name, target, &segments);
+            }
             return Some(name);
         }
         if self.is_ref_cycle(target, &segments) {
@@ -112,11 +125,22 @@ impl<'a> SchemaConverter<'a> {
             );
             return None;
         }
-        // Reserve the name before converting, so recursive schemas terminate.
-        self.defs.insert(name.clone(), Value::Bool(true));
-        self.pending
-            .push((name.clone(), target, pointer_from_segments(&segments)));
+        if reserve {
+            // Reserve the name before converting, so recursive schemas terminate.
+            let pointer = self.record(&name, target, &segments);
+            self.reserve(&name, target, &pointer);
+        }
         Some(name)
+    }
+
+    /// Notes a reservation for [`super::SharedDefs`] while one is being recorded; the target's
+    /// pointer.
+    fn record(&mut self, name: &str, target: &'a Value, segments: &[String]) -> String {
+        let pointer = pointer_from_segments(segments);
+        if let Some(recording) = &mut self.recording {
+            recording.push((name.to_owned(), target, pointer.clone()));
+        }
+        pointer
     }
 
     /// Looks `segments` up in the document; a `#/$defs/...` or `#/definitions/...` reference

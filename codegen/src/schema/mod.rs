@@ -30,10 +30,12 @@
 //! One file per job: `translate` walks a schema and translates its keywords, `defs` resolves
 //! references, names their targets and collects `$defs`, `nullable` applies `nullable`,
 //! `hidden` finds `readOnly`/`writeOnly` properties, `object` gathers the properties of plain
-//! object schemas and `repair` fixes keyword values of the wrong shape.
+//! object schemas, `repair` fixes keyword values of the wrong shape and `memo` shares the
+//! conversions of referenced schemas between the converters of one document.
 
 mod defs;
 mod hidden;
+mod memo;
 mod nullable;
 mod object;
 mod repair;
@@ -42,6 +44,7 @@ mod translate;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
+use indexmap::IndexMap;
 use mcpgen_core::json_kind;
 use serde_json::{Map, Value};
 
@@ -49,6 +52,7 @@ use crate::error::Warning;
 use crate::spec::escape_pointer_segment;
 
 pub use defs::def_name_for_pointer;
+pub use memo::SharedDefs;
 
 /// How many levels of inline nesting [`SchemaConverter`] follows by default; deeper parts become
 /// `{}` with a warning.
@@ -76,11 +80,16 @@ pub struct SchemaConverter<'a> {
     ref_siblings: bool,
     max_depth: usize,
     defs: BTreeMap<String, Value>,
-    /// Reserved `$defs` names whose targets still have to be converted: (name, target, pointer).
-    pending: Vec<(String, &'a Value, String)>,
+    /// Reserved `$defs` names whose targets still have to be converted: name → (target,
+    /// pointer), in the order they were reserved.
+    pending: IndexMap<String, (&'a Value, String)>,
     /// Whether reserved `$defs` are converted only when [`SchemaConverter::def`] asks for them.
     lazy: bool,
     warnings: Vec<Warning>,
+    /// Conversions shared with the other converters of the document, if any.
+    shared: Option<&'a SharedDefs<'a>>,
+    /// While a referenced schema is converted for [`SharedDefs`]: the references it reserves.
+    recording: Option<Vec<memo::Reserved<'a>>>,
 }
 
 impl<'a> SchemaConverter<'a> {
@@ -93,10 +102,20 @@ impl<'a> SchemaConverter<'a> {
             ref_siblings: allows_ref_siblings(root),
             max_depth: DEFAULT_MAX_DEPTH,
             defs: BTreeMap::new(),
-            pending: Vec::new(),
+            pending: IndexMap::new(),
             lazy: false,
             warnings: Vec::new(),
+            shared: None,
+            recording: None,
         }
+    }
+
+    /// Converts referenced schemas through `shared`, which the other converters of the same
+    /// document (and direction) also use: each one is converted once, not once per converter.
+    /// The results and warnings are the same as without it.
+    pub fn with_shared_defs(mut self, shared: &'a SharedDefs<'a>) -> Self {
+        self.shared = Some(shared);
+        self
     }
 
     /// Converts the targets of references only when [`SchemaConverter::def`] asks for them,
@@ -110,9 +129,8 @@ impl<'a> SchemaConverter<'a> {
     /// The converted `$defs` entry `name` (unescaped), converting it now if it is still
     /// pending; `None` for a name no converted schema refers to.
     pub fn def(&mut self, name: &str) -> Option<&Value> {
-        if let Some(i) = self.pending.iter().position(|(n, _, _)| n == name) {
-            let (name, target, pointer) = self.pending.swap_remove(i);
-            let converted = self.conv(target, &pointer, 0, &NO_NAMES);
+        if let Some((name, (target, pointer))) = self.pending.swap_remove_entry(name) {
+            let converted = self.convert_def(&name, target, &pointer);
             self.defs.insert(name, converted);
         }
         self.defs.get(name)
@@ -163,8 +181,8 @@ impl SchemaConverter<'_> {
 
     /// Converts the targets of reserved `$defs` names until none is left.
     fn drain_pending(&mut self) {
-        while let Some((name, target, pointer)) = self.pending.pop() {
-            let converted = self.conv(target, &pointer, 0, &NO_NAMES);
+        while let Some((name, (target, pointer))) = self.pending.pop() {
+            let converted = self.convert_def(&name, target, &pointer);
             self.defs.insert(name, converted);
         }
     }

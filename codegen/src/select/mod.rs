@@ -26,6 +26,7 @@ use crate::ir;
 use crate::lower;
 use crate::naming;
 use crate::plugins::Manifest;
+use crate::schema::SharedDefs;
 use crate::servers;
 use crate::spec::{Operation, Spec};
 
@@ -71,6 +72,8 @@ pub fn select(
     let mut full_defs = crate::ir::FullDefs::default();
     // Problems with the document's own servers are reported where its URL is used.
     let document_url = servers::default_url(&spec.root, "").ok().flatten();
+    // Schemas that several tools refer to are converted once.
+    let shared = SharedDefs::new();
 
     let sources = std::iter::once((allowlist.path.as_path(), &allowlist.tools))
         .chain(options.plugins.iter().map(|m| (m.path.as_path(), &m.tools)));
@@ -141,7 +144,10 @@ pub fn select(
             op,
             names,
             document_url.as_deref(),
-            &mut full_defs,
+            lower::Definitions {
+                shared: &shared,
+                full: &mut full_defs,
+            },
         ) {
             Ok((tool, tool_warnings)) => {
                 warnings.extend(tool_warnings);

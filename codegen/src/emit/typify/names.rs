@@ -19,25 +19,36 @@ pub(super) fn normalize(s: &str) -> String {
 pub(super) fn duplicates_in(items: &[syn::Item], out: &mut Vec<String>) {
     let mut seen = BTreeSet::new();
     for item in items {
-        let name = match item {
-            syn::Item::Struct(i) => Some(i.ident.to_string()),
-            syn::Item::Enum(i) => Some(i.ident.to_string()),
-            syn::Item::Type(i) => Some(i.ident.to_string()),
-            syn::Item::Fn(i) => Some(i.sig.ident.to_string()),
-            syn::Item::Const(i) => Some(i.ident.to_string()),
-            syn::Item::Mod(m) => {
-                if let Some((_, inner)) = &m.content {
-                    duplicates_in(inner, out);
-                }
-                Some(m.ident.to_string())
+        item_duplicates(item, &mut seen, out);
+    }
+}
+
+/// Checks the next `item` of a module against the names `seen` before it in that module
+/// (and the items of a module it holds against each other), adding names defined twice to
+/// `out`.
+pub(super) fn item_duplicates(
+    item: &syn::Item,
+    seen: &mut BTreeSet<String>,
+    out: &mut Vec<String>,
+) {
+    let name = match item {
+        syn::Item::Struct(i) => Some(i.ident.to_string()),
+        syn::Item::Enum(i) => Some(i.ident.to_string()),
+        syn::Item::Type(i) => Some(i.ident.to_string()),
+        syn::Item::Fn(i) => Some(i.sig.ident.to_string()),
+        syn::Item::Const(i) => Some(i.ident.to_string()),
+        syn::Item::Mod(m) => {
+            if let Some((_, inner)) = &m.content {
+                duplicates_in(inner, out);
             }
-            _ => None,
-        };
-        if let Some(name) = name
-            && !seen.insert(name.clone())
-        {
-            out.push(name);
+            Some(m.ident.to_string())
         }
+        _ => None,
+    };
+    if let Some(name) = name
+        && !seen.insert(name.clone())
+    {
+        out.push(name);
     }
 }
 

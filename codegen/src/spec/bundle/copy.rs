@@ -6,6 +6,7 @@ use serde_json::{Map, Value};
 
 use super::kind::Kind;
 use super::reference::{local_reference, parse_reference, tidy};
+use super::taint::Dangling;
 use super::walk::walk;
 use super::{Bundler, File, Job, RootRef, Unusable};
 use crate::error::Error;
@@ -20,12 +21,16 @@ impl Bundler {
                 continue;
             };
             let mut path = pointer_segments(&job.pointer);
+            let prefix = path.len();
             walk(
                 &mut content,
                 job.kind,
                 &mut path,
                 &mut |reference, kind, at| {
-                    self.follow(reference, kind, &job.file, at);
+                    // Where the reference stands once the copy is placed.
+                    let mut placed = job.dest.clone();
+                    placed.extend(at.iter().skip(prefix).cloned());
+                    self.follow(reference, kind, &job.file, at, &placed);
                 },
             );
             self.placed.push((job.dest, content));
@@ -47,14 +52,17 @@ impl Bundler {
         }
     }
 
-    /// Handles one `$ref` found in `file`: rewrites it to a local reference (queueing the
-    /// copy of its target) or records why it cannot be followed.
+    /// Handles one `$ref` found in `file` at `at`, which stands at `placed` in the bundled
+    /// root document: rewrites it to a local reference (queueing the copy of its target) or
+    /// records why it cannot be followed: for the operation holding it, or for every
+    /// operation that reaches it (see [`super::taint`]).
     pub(super) fn follow(
         &mut self,
         reference: &mut String,
         kind: Kind,
         file: &File,
         at: &[String],
+        placed: &[String],
     ) {
         match self.localize(reference, kind, file, at) {
             Ok(Some(local)) => *reference = local,
@@ -62,7 +70,7 @@ impl Bundler {
             Err(reason) => {
                 let error = Error::Ref {
                     path: file.shown.clone(),
-                    pointer: format!("{}/$ref", pointer_from_segments(at)),
+                    pointer: pointer_from_segments(at),
                     reference: reference.clone(),
                     reason,
                 };
@@ -72,7 +80,10 @@ impl Bundler {
                         method,
                         error,
                     }),
-                    None => self.errors.push(error),
+                    None => self.dangling.push(Dangling {
+                        at: placed.to_vec(),
+                        error,
+                    }),
                 }
             }
         }
@@ -102,7 +113,7 @@ impl Bundler {
                 // Back into the root document: checked once everything is bundled.
                 self.into_root.push(RootRef {
                     file: file.shown.clone(),
-                    at: format!("{}/$ref", pointer_from_segments(at)),
+                    at: pointer_from_segments(at),
                     reference: reference.to_owned(),
                     pointer: parts.pointer.clone(),
                 });
@@ -167,7 +178,7 @@ pub(super) fn load_file(file: &File) -> Result<Value, String> {
 
 /// The path item (template) and operation (method) of the root document that `at` lies in,
 /// if it lies in one: `paths/<template>/<method>/...` or `paths/<template>/...`.
-fn operation_of(at: &[String]) -> Option<(String, Option<String>)> {
+pub(super) fn operation_of(at: &[String]) -> Option<(String, Option<String>)> {
     match at {
         [paths, template, rest @ ..] if paths == "paths" => {
             let method = rest

@@ -22,16 +22,22 @@
 //! (file, pointer) → local pointer, filled before the content is walked, makes cycles between
 //! files safe. Remote refs are refused. Local refs (`#/...`) stay as written, but ones that do
 //! not resolve are reported. Refs inside `x-` extensions and example values are data and left
+//! alone.
+//!
+//! A ref that cannot be followed is an error of the operations that hold or reach it
+//! ([`bundle_by_operation`]), not of the document.
 //!
 //! One file per job: `kind` says which section a target goes to, `walk` finds the `$ref`s that
 //! are references, `reference` parses them, `root` rewrites the root document's own external
-//! refs, `copy` copies targets into it and `names` picks the names of the copies.
+//! refs, `copy` copies targets into it, `names` picks the names of the copies and `taint`
+//! finds the operations that reach a ref that cannot be followed.
 
 mod copy;
 mod kind;
 mod names;
 mod reference;
 mod root;
+mod taint;
 mod walk;
 
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -39,49 +45,62 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::error::Error;
+use crate::error::{Error, Warning};
 use kind::Kind;
 use reference::tidy;
 
 /// Makes every `$ref` in `doc` (read from `path`) local. Every `$ref` that cannot be
 /// followed is an error.
 pub fn bundle(path: &Path, doc: Value) -> Result<Value, Vec<Error>> {
-    let (doc, errors, unusable) = run(path, doc);
+    let (doc, errors, unusable, dangling) = run(path, doc);
     let mut all: Vec<Error> = unusable.into_iter().map(|u| u.error).collect();
+    all.extend(dangling.into_iter().map(|d| d.error));
     all.extend(errors);
     if all.is_empty() { Ok(doc) } else { Err(all) }
 }
 
-/// A `$ref` written inside one operation (or one path item) of the root document that cannot
-/// be followed: it makes that operation unusable, not the document.
+/// An operation (or a path item) of the root document that holds or reaches a `$ref` that
+/// cannot be followed: it is unusable, not the document.
 #[derive(Debug, Clone)]
 pub struct Unusable {
-    /// Path template of the path item holding the `$ref`.
+    /// Path template of the path item.
     pub path: String,
-    /// Lower-case method of the operation holding it; `None` when it is in the path item
-    /// itself (every operation under it is unusable).
+    /// Lower-case method of the operation; `None` when the path item itself holds or reaches
+    /// the `$ref` (every operation under it is unusable).
     pub method: Option<String>,
     /// Why, naming the `$ref` and its pointer.
     pub error: Error,
 }
 
-/// Like [`bundle`], except that a `$ref` in the root document's `paths` that cannot be
-/// followed (a missing file, a pointer to nothing) is returned as [`Unusable`] for the
-/// operation holding it and left as written, so the other operations can still be used.
-pub fn bundle_by_operation(path: &Path, doc: Value) -> Result<(Value, Vec<Unusable>), Vec<Error>> {
-    let (doc, errors, unusable) = run(path, doc);
-    if errors.is_empty() {
-        Ok((doc, unusable))
-    } else {
-        Err(errors)
+/// Like [`bundle`], except that a `$ref` that cannot be followed (a missing file, a pointer to
+/// nothing) makes the operations that use it unusable, not the document: one in the root
+/// document's `paths` the operation (or path item) holding it, one elsewhere (a component, a
+/// file a component comes from) every operation that reaches it through local references. It
+/// is left as written and returned as [`Unusable`] for each of those operations; one that no
+/// operation reaches is returned as a warning.
+pub fn bundle_by_operation(
+    path: &Path,
+    doc: Value,
+) -> Result<(Value, Vec<Unusable>, Vec<Warning>), Vec<Error>> {
+    let (mut doc, errors, mut unusable, dangling) = run(path, doc);
+    if !errors.is_empty() {
+        return Err(errors);
     }
+    let mut warnings = Vec::new();
+    if !dangling.is_empty() {
+        let (more, unused) = taint::unusable_operations(&mut doc, dangling);
+        unusable.extend(more);
+        warnings = unused;
+    }
+    Ok((doc, unusable, warnings))
 }
 
-/// Bundles `doc`: the result, the errors, and the refs that only make an operation unusable.
-fn run(path: &Path, doc: Value) -> (Value, Vec<Error>, Vec<Unusable>) {
+/// Bundles `doc`: the result, the errors, the refs that only make an operation unusable, and
+/// the refs outside `paths` that cannot be followed.
+fn run(path: &Path, doc: Value) -> (Value, Vec<Error>, Vec<Unusable>, Vec<taint::Dangling>) {
     if doc.get("openapi").is_none() && doc.get("swagger").is_none() {
         // Not an API description: the upgrade step says so; its refs are not worth reporting.
-        return (doc, Vec::new(), Vec::new());
+        return (doc, Vec::new(), Vec::new(), Vec::new());
     }
     let mut doc = doc;
     let mut bundler = Bundler::new(path, &doc);
@@ -90,7 +109,7 @@ fn run(path: &Path, doc: Value) -> (Value, Vec<Error>, Vec<Unusable>) {
     bundler.run_jobs();
     bundler.place(&mut doc);
     bundler.check_local_refs(&mut doc);
-    (doc, bundler.errors, bundler.unusable)
+    (doc, bundler.errors, bundler.unusable, bundler.dangling)
 }
 
 /// One file involved in bundling: its identity (canonical path) and its name for messages.
@@ -129,6 +148,8 @@ struct Bundler {
     errors: Vec<Error>,
     /// Refs in one operation of the root document that cannot be followed.
     unusable: Vec<Unusable>,
+    /// Refs outside the root document's `paths` that cannot be followed.
+    dangling: Vec<taint::Dangling>,
 }
 
 /// A `$ref` in another file that points back into the root document.
@@ -170,6 +191,7 @@ impl Bundler {
             into_root: Vec::new(),
             errors: Vec::new(),
             unusable: Vec::new(),
+            dangling: Vec::new(),
         };
         bundler.seed_taken_names(doc);
         bundler

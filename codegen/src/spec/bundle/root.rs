@@ -86,8 +86,13 @@ impl Bundler {
         let root = self.root.clone();
         let mut path = Vec::new();
         walk_object(doc, Kind::Other, &mut path, &mut |reference, kind, at| {
-            if !self.replaced.contains(at) {
-                self.follow(reference, kind, &root, at);
+            // The object holding a `$ref` member.
+            let holder = match at.split_last() {
+                Some((last, holder)) if last == "$ref" => holder,
+                _ => at,
+            };
+            if !self.replaced.contains(holder) {
+                self.follow(reference, kind, &root, at, at);
             }
         });
     }

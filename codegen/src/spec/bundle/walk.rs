@@ -6,7 +6,7 @@ use super::kind::Kind;
 use crate::keywords;
 
 /// Called with the reference text, the kind of object it stands for, and the segments of the
-/// object holding it.
+/// reference text itself (`.../$ref`, or a discriminator mapping's value).
 pub(super) type OnRef<'a> = dyn FnMut(&mut String, Kind, &[String]) + 'a;
 
 /// How the children under a key are to be walked.
@@ -72,7 +72,9 @@ pub(super) fn walk_object(
         _ => return,
     };
     if let Some(Value::String(reference)) = map.get_mut("$ref") {
+        path.push("$ref".into());
         on_ref(reference, kind, path);
+        path.pop();
     }
     // Example, link and security scheme objects hold only data below them.
     if matches!(kind, Kind::Example | Kind::Link | Kind::SecurityScheme) {
@@ -122,7 +124,9 @@ pub(super) fn walk_schema(value: &mut Value, path: &mut Vec<String>, on_ref: &mu
         _ => return,
     };
     if let Some(Value::String(reference)) = map.get_mut("$ref") {
+        path.push("$ref".into());
         on_ref(reference, Kind::Schema, path);
+        path.pop();
     }
     for (key, child) in map.iter_mut() {
         path.push(key.clone());
