@@ -18,7 +18,7 @@ pub use result::{Content, ToolResult};
 pub use tool::{
     Access, ArgBinding, BodyBinding, DESCRIBE_TOOLS, FullDefs, HttpBinding, Location,
     PropertyEncoding, SUMMARISED_NOTE, SecurityScheme, SecuritySchemeKind, ToolAnnotations,
-    ToolDef, with_summarised_note,
+    ToolDef, def_refs, with_summarised_note,
 };
 
 use std::future::Future;

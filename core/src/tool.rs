@@ -61,6 +61,29 @@ pub struct FullDefs {
     pub output: &'static str,
 }
 
+/// Pushes onto `out` the definition name of every `#/$defs/NAME` reference in `node` (a full
+/// schema's root or one of its definitions): what a full schema needs of [`FullDefs`].
+pub fn def_refs(node: &serde_json::Value, out: &mut Vec<String>) {
+    use serde_json::Value;
+    match node {
+        Value::Object(map) => {
+            for (key, value) in map {
+                match (key.as_str(), value) {
+                    ("$ref", Value::String(r)) => {
+                        if let Some(rest) = r.strip_prefix("#/$defs/") {
+                            let name = rest.split('/').next().unwrap_or(rest);
+                            out.push(name.replace("~1", "/").replace("~0", "~"));
+                        }
+                    }
+                    _ => def_refs(value, out),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| def_refs(v, out)),
+        _ => {}
+    }
+}
+
 /// What a tool does to its environment, as far as authorization is concerned.
 ///
 /// For OpenAPI tools it is decided once at generation: from the HTTP method (GET, HEAD, OPTIONS

@@ -65,7 +65,7 @@ pub use local::LocalConnection;
 pub use mcpgen_core::{
     Access, ArgBinding, BodyBinding, DESCRIBE_TOOLS, FullDefs, HttpBinding, Location,
     PropertyEncoding, SUMMARISED_NOTE, SecurityScheme, SecuritySchemeKind, ToolAnnotations,
-    ToolDef, with_summarised_note,
+    ToolDef, def_refs, with_summarised_note,
 };
 pub use mcpgen_core::{CallError, McpConnection, call_typed};
 pub use mcpgen_core::{Content, ToolResult};

@@ -281,13 +281,13 @@ pub fn full(
 pub fn with_defs(root: &Value, defs: &BTreeMap<String, Value>) -> Value {
     let mut reached: BTreeMap<String, Value> = BTreeMap::new();
     let mut queue = Vec::new();
-    collect_refs(root, &mut queue);
+    mcpgen_core::def_refs(root, &mut queue);
     while let Some(name) = queue.pop() {
         if reached.contains_key(&name) {
             continue;
         }
         if let Some(def) = defs.get(&name) {
-            collect_refs(def, &mut queue);
+            mcpgen_core::def_refs(def, &mut queue);
             reached.insert(name, def.clone());
         }
     }
@@ -301,27 +301,6 @@ pub fn with_defs(root: &Value, defs: &BTreeMap<String, Value>) -> Value {
         );
     }
     out
-}
-
-/// Pushes the definition name of every `#/$defs/NAME` reference in `node` onto `out`.
-fn collect_refs(node: &Value, out: &mut Vec<String>) {
-    match node {
-        Value::Object(map) => {
-            for (key, value) in map {
-                match (key.as_str(), value) {
-                    ("$ref", Value::String(r)) => {
-                        if let Some(name) = r.strip_prefix("#/$defs/") {
-                            let name = name.split('/').next().unwrap_or(name);
-                            out.push(name.replace("~1", "/").replace("~0", "~"));
-                        }
-                    }
-                    _ => collect_refs(value, out),
-                }
-            }
-        }
-        Value::Array(items) => items.iter().for_each(|v| collect_refs(v, out)),
-        _ => {}
-    }
 }
 
 /// Trims the root's descriptions; without `describe`, only the root's own description stays.

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::catalog::parse_object;
 use super::validate::check_schema;
-use crate::{FullDefs, ToolDef};
+use crate::{FullDefs, ToolDef, def_refs};
 
 /// Which of a tool's full schemas.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,14 +78,14 @@ fn assemble(root: &str, shared_text: Option<&'static str>) -> Result<JsonObject,
         None => JsonObject::new(),
     };
     let mut queue = Vec::new();
-    refs(&Value::Object(root.clone()), &mut queue);
-    reached.values().for_each(|own| refs(own, &mut queue));
+    def_refs(&Value::Object(root.clone()), &mut queue);
+    reached.values().for_each(|own| def_refs(own, &mut queue));
     while let Some(name) = queue.pop() {
         if reached.contains_key(&name) {
             continue;
         }
         if let Some(found) = shared.get(&name) {
-            refs(found, &mut queue);
+            def_refs(found, &mut queue);
             reached.insert(name, found.clone());
         }
     }
@@ -122,27 +122,6 @@ fn shared(text: &'static str) -> Parsed {
         .unwrap_or_else(|e| e.into_inner())
         .insert(key, parsed.clone());
     parsed
-}
-
-/// Pushes the name of every `#/$defs/NAME` reference in `node` onto `out`.
-fn refs(node: &Value, out: &mut Vec<String>) {
-    match node {
-        Value::Object(map) => {
-            for (key, value) in map {
-                match (key.as_str(), value) {
-                    ("$ref", Value::String(r)) => {
-                        if let Some(rest) = r.strip_prefix("#/$defs/") {
-                            let name = rest.split('/').next().unwrap_or(rest);
-                            out.push(name.replace("~1", "/").replace("~0", "~"));
-                        }
-                    }
-                    _ => refs(value, out),
-                }
-            }
-        }
-        Value::Array(items) => items.iter().for_each(|v| refs(v, out)),
-        _ => {}
-    }
 }
 
 #[cfg(test)]
