@@ -6,9 +6,8 @@ use serde_json::{Map, Value};
 
 use super::kind::Kind;
 use super::reference::{local_reference, parse_reference, tidy};
-use super::taint::Dangling;
 use super::walk::walk;
-use super::{Bundler, File, Job, RootRef, Unusable};
+use super::{Bundler, Dangling, File, Job, RootRef, Unusable};
 use crate::error::Error;
 use crate::spec::load::parse_document;
 use crate::spec::{pointer_from_segments, pointer_segments};

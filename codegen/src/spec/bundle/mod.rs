@@ -72,6 +72,15 @@ pub struct Unusable {
     pub error: Error,
 }
 
+/// A `$ref` outside `paths` that cannot be followed (see [`taint`]).
+#[derive(Debug)]
+struct Dangling {
+    /// Where the reference stands in the bundled root document (segments).
+    at: Vec<String>,
+    /// Why, naming the file and pointer where it is written.
+    error: Error,
+}
+
 /// Like [`bundle`], except that a `$ref` that cannot be followed (a missing file, a pointer to
 /// nothing) makes the operations that use it unusable, not the document: one in the root
 /// document's `paths` the operation (or path item) holding it, one elsewhere (a component, a
@@ -97,7 +106,7 @@ pub fn bundle_by_operation(
 
 /// Bundles `doc`: the result, the errors, the refs that only make an operation unusable, and
 /// the refs outside `paths` that cannot be followed.
-fn run(path: &Path, doc: Value) -> (Value, Vec<Error>, Vec<Unusable>, Vec<taint::Dangling>) {
+fn run(path: &Path, doc: Value) -> (Value, Vec<Error>, Vec<Unusable>, Vec<Dangling>) {
     if doc.get("openapi").is_none() && doc.get("swagger").is_none() {
         // Not an API description: the upgrade step says so; its refs are not worth reporting.
         return (doc, Vec::new(), Vec::new(), Vec::new());
@@ -149,7 +158,7 @@ struct Bundler {
     /// Refs in one operation of the root document that cannot be followed.
     unusable: Vec<Unusable>,
     /// Refs outside the root document's `paths` that cannot be followed.
-    dangling: Vec<taint::Dangling>,
+    dangling: Vec<Dangling>,
 }
 
 /// A `$ref` in another file that points back into the root document.

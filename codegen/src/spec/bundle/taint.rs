@@ -6,21 +6,12 @@ use std::collections::{HashMap, HashSet, VecDeque};
 
 use serde_json::Value;
 
-use super::Unusable;
 use super::kind::Kind;
 use super::reference::parse_reference;
 use super::walk::walk_object;
-use crate::error::{Error, Warning};
+use super::{Dangling, Unusable};
+use crate::error::Warning;
 use crate::spec::pointer_segments;
-
-/// A `$ref` outside `paths` that cannot be followed.
-#[derive(Debug)]
-pub(super) struct Dangling {
-    /// Where the reference stands in the bundled root document (segments).
-    pub(super) at: Vec<String>,
-    /// Why, naming the file and pointer where it is written.
-    pub(super) error: Error,
-}
 
 /// The operations of `doc` (bundled) that reach one of `dangling`, each with the error of the
 /// first one it reaches, and warnings for those no operation reaches.
