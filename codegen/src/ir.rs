@@ -43,6 +43,13 @@ impl FullDefs {
     }
 }
 
+impl Tool {
+    /// Whether a listed schema is a summary: the full one is kept beside it.
+    pub fn is_summarised(&self) -> bool {
+        self.full_input_schema.is_some() || self.full_output_schema.is_some()
+    }
+}
+
 impl Server {
     /// `tool`'s full input schema standing on its own: its root with the definitions it
     /// reaches attached as `$defs`.

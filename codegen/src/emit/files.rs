@@ -25,7 +25,7 @@ pub fn tool_json(tool: &ir::Tool) -> Value {
     if let Some(title) = &tool.title {
         t.insert("title".into(), json!(title));
     }
-    if tool.full_input_schema.is_some() || tool.full_output_schema.is_some() {
+    if tool.is_summarised() {
         let noted = mcpgen_core::with_summarised_note(&tool.description);
         t.insert("description".into(), json!(noted));
     } else {
@@ -92,11 +92,7 @@ pub fn tools_list_json(
         })
         .collect();
     let mut listed = entries;
-    if server
-        .tools
-        .iter()
-        .any(|t| t.full_input_schema.is_some() || t.full_output_schema.is_some())
-    {
+    if server.tools.iter().any(|t| t.is_summarised()) {
         listed.push(describe_tools_json());
     }
     let list = json!({ "tools": listed });
@@ -115,7 +111,7 @@ pub fn full_schemas_json(server: &ir::Server) -> String {
     let entries: Vec<Value> = server
         .tools
         .iter()
-        .filter(|tool| tool.full_input_schema.is_some() || tool.full_output_schema.is_some())
+        .filter(|tool| tool.is_summarised())
         .map(|tool| {
             let mut t = Map::new();
             t.insert("name".into(), json!(tool.name));

@@ -144,7 +144,7 @@ fn tool_def(tool: &ir::Tool) -> TokenStream {
         let lit = raw_str(&pretty_json(schema));
         tokens.extend(quote!(.full_output_schema(#lit)));
     }
-    if tool.full_input_schema.is_some() || tool.full_output_schema.is_some() {
+    if tool.is_summarised() {
         tokens.extend(quote!(.full_defs(&FULL_DEFS)));
     }
     if let Some(schema) = &tool.documented_output_schema {
@@ -186,23 +186,21 @@ fn pretty_json(v: &serde_json::Value) -> String {
     serde_json::to_string_pretty(v).unwrap_or_else(|_| v.to_string())
 }
 
+/// Any serializable value as pretty JSON (empty when it cannot be written, which maps of
+/// schemas never are).
+fn pretty_json_of(v: &impl serde::Serialize) -> String {
+    serde_json::to_string_pretty(v).unwrap_or_default()
+}
+
 /// `FULL_DEFS`, the definitions the tools' full schemas share, when a tool has a full schema.
 fn full_defs_item(server: &ir::Server) -> TokenStream {
-    if !server
-        .tools
-        .iter()
-        .any(|t| t.full_input_schema.is_some() || t.full_output_schema.is_some())
-    {
+    if !server.tools.iter().any(|t| t.is_summarised()) {
         return TokenStream::new();
     }
-    let object = |defs: &std::collections::BTreeMap<String, serde_json::Value>| {
-        let map: serde_json::Map<String, serde_json::Value> =
-            defs.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-        raw_str(&pretty_json(&serde_json::Value::Object(map)))
-    };
+    // A `BTreeMap` prints as a JSON object in name order, as `tools.full.json` lists it.
     let (input, output) = (
-        object(&server.full_defs.input),
-        object(&server.full_defs.output),
+        raw_str(&pretty_json_of(&server.full_defs.input)),
+        raw_str(&pretty_json_of(&server.full_defs.output)),
     );
     quote! {
         /// The definitions the tools' full schemas share (`#/$defs/NAME`), each held once.
