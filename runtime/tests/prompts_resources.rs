@@ -656,3 +656,148 @@ async fn unusable_prompts_and_resources_are_reported_together() {
         ]
     );
 }
+
+/// Stateless 2026-07-28 `server/discover`, lists, reads and completions are answered by the
+/// runtime's own handler: each answer must be the one rmcp sends for the same request (an
+/// `Accept` with weights keeps a request on rmcp's path), byte for byte.
+#[tokio::test]
+async fn stateless_reads_are_answered_as_rmcp_answers_them() {
+    let server = start(prompts(), resources()).await;
+    let cases = [
+        ("server/discover", json!({})),
+        ("prompts/list", json!({})),
+        ("prompts/list", json!({"cursor": "later"})),
+        ("resources/list", json!({})),
+        ("resources/templates/list", json!({})),
+        ("resources/read", json!({"uri": "notes://readme"})),
+        ("resources/read", json!({"uri": "notes://logo"})),
+        ("resources/read", json!({"uri": "notes://note/ann/7"})),
+        ("resources/read", json!({"uri": "notes://note/ann/missing"})),
+        ("resources/read", json!({"uri": "notes://note/ann/fails"})),
+        ("resources/read", json!({"uri": "nowhere://at/all"})),
+        ("resources/read", json!({})),
+        (
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": "trip"},
+                   "argument": {"name": "city", "value": "Pa"}}),
+        ),
+        (
+            "completion/complete",
+            json!({"ref": {"type": "ref/resource", "uri": "notes://note/{owner}/{id}"},
+                   "argument": {"name": "owner", "value": "an"}}),
+        ),
+        (
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": "nope"},
+                   "argument": {"name": "city", "value": ""}}),
+        ),
+    ];
+    for (round, (method, params)) in cases.iter().enumerate() {
+        let mut params = params.clone();
+        params["_meta"] = stateless_meta(json!({}));
+        let body = json!({"jsonrpc": "2.0", "id": round, "method": method, "params": params});
+        let uri = params["uri"].as_str().map(|uri| [("mcp-name", uri)]);
+        let headers: &[(&str, &str)] = uri.as_ref().map_or(&[], |h| h.as_slice());
+        let ours = post_stateless(
+            &server.url,
+            "notes-key",
+            method,
+            headers,
+            &body,
+            RUNTIME_PATH,
+        )
+        .await;
+        let rmcp = post_stateless(
+            &server.url,
+            "notes-key",
+            method,
+            headers,
+            &body,
+            THROUGH_RMCP,
+        )
+        .await;
+        assert_eq!(ours, rmcp, "{method} {params}");
+        let answer: serde_json::Value = serde_json::from_str(&ours.body).unwrap();
+        assert_eq!(answer["id"], round, "{method}");
+    }
+    // The fixed answers, served twice from the same bytes, say what they should.
+    let discover = json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover",
+                          "params": {"_meta": stateless_meta(json!({}))}});
+    for _ in 0..2 {
+        let answer = post_stateless(
+            &server.url,
+            "notes-key",
+            "server/discover",
+            &[],
+            &discover,
+            RUNTIME_PATH,
+        )
+        .await;
+        let answer: serde_json::Value = serde_json::from_str(&answer.body).unwrap();
+        let result = &answer["result"];
+        assert_eq!(
+            result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+            "library"
+        );
+        assert!(
+            result["capabilities"]["completions"].is_object(),
+            "{result}"
+        );
+        assert!(
+            result["supportedVersions"]
+                .as_array()
+                .unwrap()
+                .contains(&json!("2026-07-28"))
+        );
+    }
+    // `resources/read` without its `Mcp-Name` is refused as rmcp refuses it, on both paths.
+    let unnamed = json!({"jsonrpc": "2.0", "id": 3, "method": "resources/read",
+                         "params": {"uri": "notes://readme", "_meta": stateless_meta(json!({}))}});
+    let ours = post_stateless(
+        &server.url,
+        "notes-key",
+        "resources/read",
+        &[],
+        &unnamed,
+        RUNTIME_PATH,
+    )
+    .await;
+    let rmcp = post_stateless(
+        &server.url,
+        "notes-key",
+        "resources/read",
+        &[],
+        &unnamed,
+        THROUGH_RMCP,
+    )
+    .await;
+    assert_eq!(ours, rmcp);
+    assert_eq!(ours.status, 400, "{ours:?}");
+    // A body whose method is not the header's is refused as rmcp refuses it, on both paths.
+    let mismatch = json!({"jsonrpc": "2.0", "id": 2, "method": "prompts/list",
+                          "params": {"_meta": stateless_meta(json!({}))}});
+    let ours = post_stateless(
+        &server.url,
+        "notes-key",
+        "resources/list",
+        &[],
+        &mismatch,
+        RUNTIME_PATH,
+    )
+    .await;
+    let rmcp = post_stateless(
+        &server.url,
+        "notes-key",
+        "resources/list",
+        &[],
+        &mismatch,
+        THROUGH_RMCP,
+    )
+    .await;
+    assert_eq!(ours, rmcp);
+    assert!(
+        ours.body.contains("-32020") || ours.status == 400,
+        "{ours:?}"
+    );
+    server.stop().await.unwrap();
+}

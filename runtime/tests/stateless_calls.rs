@@ -67,15 +67,6 @@ impl ToolSet for Talkative {
     }
 }
 
-const RUNTIME: &str = "application/json, text/event-stream";
-const THROUGH_RMCP: &str = "application/json;q=1, text/event-stream;q=1";
-
-struct Answer {
-    status: u16,
-    content_type: String,
-    body: String,
-}
-
 /// One stateless `tools/call` of `name` with `arguments` and extra `_meta`, as `key`.
 async fn call_tool(
     url: &str,
@@ -85,46 +76,29 @@ async fn call_tool(
     meta: Value,
     accept: &str,
 ) -> Answer {
-    let mut full_meta = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
-        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
-    });
-    if let (Some(full), Some(extra)) = (full_meta.as_object_mut(), meta.as_object()) {
-        full.extend(extra.clone());
+    let mut extra =
+        json!({"io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}});
+    if let (Some(extra), Some(meta)) = (extra.as_object_mut(), meta.as_object()) {
+        extra.extend(meta.clone());
     }
     let body = json!({
         "jsonrpc": "2.0", "id": "call-1", "method": "tools/call",
-        "params": {"name": name, "arguments": arguments, "_meta": full_meta}
+        "params": {"name": name, "arguments": arguments, "_meta": stateless_meta(extra)}
     });
-    let response = reqwest::Client::new()
-        .post(format!("{url}/mcp"))
-        .header("content-type", "application/json")
-        .header("accept", accept)
-        .header("x-api-key", key)
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", "tools/call")
-        .header("mcp-name", name)
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap();
-    let status = response.status().as_u16();
-    let content_type = response.headers()["content-type"]
-        .to_str()
-        .unwrap()
-        .to_owned();
-    assert!(response.headers().get("mcp-session-id").is_none());
-    Answer {
-        status,
-        content_type,
-        body: response.text().await.unwrap(),
-    }
+    post_stateless(url, key, "tools/call", &[("mcp-name", name)], &body, accept).await
 }
 
 /// Sends the call both ways; asserts the answers are the same and returns the runtime's.
 async fn both_ways(url: &str, key: &str, name: &str, arguments: Value, meta: Value) -> Answer {
-    let ours = call_tool(url, key, name, arguments.clone(), meta.clone(), RUNTIME).await;
+    let ours = call_tool(
+        url,
+        key,
+        name,
+        arguments.clone(),
+        meta.clone(),
+        RUNTIME_PATH,
+    )
+    .await;
     let rmcp = call_tool(url, key, name, arguments, meta, THROUGH_RMCP).await;
     assert_eq!(
         (ours.status, &ours.content_type),
@@ -227,7 +201,7 @@ async fn input_required_is_answered_as_rmcp_answers_it() {
         .unwrap();
     let server = Running::start(server).await;
     let mut answers = Vec::new();
-    for accept in [RUNTIME, THROUGH_RMCP] {
+    for accept in [RUNTIME_PATH, THROUGH_RMCP] {
         let answer = call_tool(
             &server.url,
             "reader-key",

@@ -11,41 +11,13 @@ use serde_json::{Value, json};
 use support::*;
 
 /// One stateless `tools/list` with `id`, as `key`; `accept` decides the path it takes.
-async fn list(url: &str, key: &str, id: Value, accept: &str) -> (u16, String, Vec<u8>) {
+async fn list(url: &str, key: &str, id: Value, accept: &str) -> Answer {
     let body = json!({
         "jsonrpc": "2.0", "id": id, "method": "tools/list",
-        "params": {"_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
-            "io.modelcontextprotocol/clientCapabilities": {}
-        }}
+        "params": {"_meta": stateless_meta(json!({}))}
     });
-    let response = reqwest::Client::new()
-        .post(format!("{url}/mcp"))
-        .header("content-type", "application/json")
-        .header("accept", accept)
-        .header("x-api-key", key)
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", "tools/list")
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap();
-    let status = response.status().as_u16();
-    let content_type = response.headers()["content-type"]
-        .to_str()
-        .unwrap()
-        .to_owned();
-    assert!(response.headers().get("mcp-session-id").is_none());
-    (
-        status,
-        content_type,
-        response.bytes().await.unwrap().to_vec(),
-    )
+    post_stateless(url, key, "tools/list", &[], &body, accept).await
 }
-
-const SERIALISED: &str = "application/json, text/event-stream";
-const THROUGH_RMCP: &str = "application/json;q=1, text/event-stream;q=1";
 
 #[tokio::test]
 async fn each_visible_set_gets_the_bytes_rmcp_would_send() {
@@ -66,16 +38,11 @@ async fn each_visible_set_gets_the_bytes_rmcp_would_send() {
                 json!(9_007_199_254_740_993_i64),
                 json!("a \"quoted\" id"),
             ] {
-                let fast = list(&server.url, key, id.clone(), SERIALISED).await;
+                let fast = list(&server.url, key, id.clone(), RUNTIME_PATH).await;
                 let rmcp = list(&server.url, key, id.clone(), THROUGH_RMCP).await;
-                assert_eq!(fast.0, 200, "{key}");
-                assert_eq!((fast.0, &fast.1), (rmcp.0, &rmcp.1), "{key}");
-                assert_eq!(
-                    String::from_utf8_lossy(&fast.2),
-                    String::from_utf8_lossy(&rmcp.2),
-                    "{key}, id {id}"
-                );
-                let answer: Value = serde_json::from_slice(&fast.2).unwrap();
+                assert_eq!(fast.status, 200, "{key}");
+                assert_eq!(fast, rmcp, "{key}, id {id}");
+                let answer: Value = serde_json::from_str(&fast.body).unwrap();
                 assert_eq!(answer["id"], id);
                 assert_eq!(answer["result"]["tools"].as_array().unwrap().len(), tools);
                 assert_eq!(answer["result"]["cacheScope"], "private");
@@ -96,20 +63,10 @@ async fn a_refused_list_request_is_still_answered_as_rmcp_answers_it() {
         "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}
     });
     let mut answers = Vec::new();
-    for accept in [SERIALISED, THROUGH_RMCP] {
-        let response = reqwest::Client::new()
-            .post(format!("{}/mcp", server.url))
-            .header("content-type", "application/json")
-            .header("accept", accept)
-            .header("x-api-key", "reader-key")
-            .header("mcp-protocol-version", "2026-07-28")
-            .header("mcp-method", "tools/list")
-            .body(body.to_string())
-            .send()
-            .await
-            .unwrap();
-        let status = response.status().as_u16();
-        answers.push((status, response.text().await.unwrap()));
+    for accept in [RUNTIME_PATH, THROUGH_RMCP] {
+        let answer =
+            post_stateless(&server.url, "reader-key", "tools/list", &[], &body, accept).await;
+        answers.push((answer.status, answer.body));
     }
     assert_eq!(answers[0], answers[1]);
     let error: Value = serde_json::from_str(&answers[0].1).unwrap();

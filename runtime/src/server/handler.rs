@@ -410,29 +410,7 @@ impl ServerHandler for McpHandler {
         request: rmcp::model::CompleteRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::CompleteResult, ErrorData> {
-        // Without completers (no `completions` capability), any request gets no suggestions.
-        if self.inner.server_config.capabilities.completions.is_none() {
-            return Ok(rmcp::model::CompleteResult::default());
-        }
-        let context = request.context.as_ref();
-        match &request.r#ref {
-            rmcp::model::Reference::Prompt(prompt) => {
-                self.inner
-                    .prompts
-                    .complete(&prompt.name, &request.argument, context)
-                    .await
-            }
-            rmcp::model::Reference::Resource(template) => {
-                self.inner
-                    .resources
-                    .complete(&template.uri, &request.argument, context)
-                    .await
-            }
-            _ => Err(ErrorData::invalid_params(
-                "completion/complete: `ref` must be `ref/prompt` or `ref/resource`",
-                None,
-            )),
-        }
+        complete(&self.inner, request).await
     }
 
     /// `logging/setLevel`: later log messages of this connection's calls below `level` are
@@ -469,6 +447,36 @@ impl ServerHandler for McpHandler {
             request.request_state.take(),
         );
         answer_call(&self.inner, self.principal(&context), request, call).await
+    }
+}
+
+/// `completion/complete`: the suggestions of the prompt's or resource template's completer.
+pub(crate) async fn complete(
+    inner: &Inner,
+    request: rmcp::model::CompleteRequestParams,
+) -> Result<rmcp::model::CompleteResult, ErrorData> {
+    // Without completers (no `completions` capability), any request gets no suggestions.
+    if inner.server_config.capabilities.completions.is_none() {
+        return Ok(rmcp::model::CompleteResult::default());
+    }
+    let context = request.context.as_ref();
+    match &request.r#ref {
+        rmcp::model::Reference::Prompt(prompt) => {
+            inner
+                .prompts
+                .complete(&prompt.name, &request.argument, context)
+                .await
+        }
+        rmcp::model::Reference::Resource(template) => {
+            inner
+                .resources
+                .complete(&template.uri, &request.argument, context)
+                .await
+        }
+        _ => Err(ErrorData::invalid_params(
+            "completion/complete: `ref` must be `ref/prompt` or `ref/resource`",
+            None,
+        )),
     }
 }
 

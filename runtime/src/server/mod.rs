@@ -102,6 +102,8 @@ mod sse;
 mod state;
 #[cfg(feature = "http")]
 mod stateless;
+#[cfg(feature = "http")]
+mod stateless_reads;
 #[cfg(feature = "stdio")]
 mod stdio;
 #[cfg(feature = "http")]

@@ -29,15 +29,15 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 use rmcp::model::{
-    ClientJsonRpcMessage, ClientRequest, ErrorCode, GetMeta, ProtocolVersion, RequestId,
-    ServerJsonRpcMessage, ServerResult,
+    ClientRequest, ErrorCode, ErrorData, GetMeta, RequestId, ServerJsonRpcMessage, ServerResult,
 };
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::handler::{answer_call, call_context};
 use super::state::Inner;
-use super::tools_list::{ListAnswers, answer_tools_list, plain_stateless_post};
+use super::stateless_reads::{Reads, answer_reads};
+use super::tools_list::{ListAnswers, answer_tools_list, plain_stateless_post, stateless_request};
 use crate::notify::{Cancellation, Sink};
 use crate::principal::Principal;
 
@@ -51,17 +51,20 @@ const BASE64_PREFIX: &str = "=?base64?";
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
 /// The one `Mcp-Name` header, when it is plain text.
-fn plain_name(headers: &HeaderMap) -> Option<&str> {
+pub(crate) fn plain_name(headers: &HeaderMap) -> Option<&str> {
     let mut values = headers.get_all(NAME_HEADER).iter();
     let value = values.next()?.to_str().ok()?;
     (values.next().is_none() && !value.starts_with(BASE64_PREFIX)).then_some(value)
 }
 
 /// `routes` (the Streamable HTTP service of the catalog `inner`) behind the layers that
-/// answer stateless `tools/list` and `tools/call` requests here.
+/// answer stateless `tools/call`, `tools/list` and the requests of [`super::stateless_reads`]
+/// here.
 pub(crate) fn answered_here(routes: Router, inner: Arc<Inner>) -> Router {
     let lists = Arc::new(ListAnswers::new(inner.clone()));
+    let reads = Arc::new(Reads::new(inner.clone()));
     routes
+        .route_layer(middleware::from_fn_with_state(reads, answer_reads))
         .route_layer(middleware::from_fn_with_state(lists, answer_tools_list))
         .route_layer(middleware::from_fn_with_state(inner, answer_stateless))
 }
@@ -114,44 +117,41 @@ async fn answer_stateless(
     let answer_id = id.clone();
     tokio::spawn(async move {
         let answer = answer_call(&inner, principal.as_ref(), params, call).await;
-        let message = match answer {
-            Ok(response) => {
-                let mut result = ServerResult::from(response);
-                result.fill_missing_cache_hints();
-                ServerJsonRpcMessage::response(result, answer_id)
-            }
-            Err(mut error) => {
-                // As rmcp answers peers on 2026-07-28 and later.
-                if error.code == ErrorCode::RESOURCE_NOT_FOUND {
-                    error.code = ErrorCode::INVALID_PARAMS;
-                }
-                ServerJsonRpcMessage::error(error, Some(answer_id))
-            }
-        };
+        let message = answer_message(answer_id, answer.map(ServerResult::from));
         // The client may be gone; the call has run and been recorded all the same.
         let _ = sender.send(message);
     });
     respond(receiver, cancelled).await
 }
 
-/// The id and request of `bytes` when they are a `tools/call` of the tool `name` that rmcp
-/// would hand to the handler: its `_meta` names 2026-07-28 (as the header does) and carries
-/// the client capabilities.
-fn call_request(bytes: &[u8], name: Option<&str>) -> Option<(RequestId, ClientRequest)> {
-    let Ok(ClientJsonRpcMessage::Request(request)) = serde_json::from_slice(bytes) else {
-        return None;
-    };
-    let ClientRequest::CallToolRequest(call) = &request.request else {
-        return None;
-    };
-    if Some(&*call.params.name) != name {
-        return None;
+/// The JSON-RPC answer to `id` as rmcp sends it to a 2026-07-28 peer: a result with any
+/// missing caching hints filled in, or an error with "resource not found" as invalid params.
+pub(crate) fn answer_message(
+    id: RequestId,
+    answer: Result<ServerResult, ErrorData>,
+) -> ServerJsonRpcMessage {
+    match answer {
+        Ok(mut result) => {
+            result.fill_missing_cache_hints();
+            ServerJsonRpcMessage::response(result, id)
+        }
+        Err(mut error) => {
+            if error.code == ErrorCode::RESOURCE_NOT_FOUND {
+                error.code = ErrorCode::INVALID_PARAMS;
+            }
+            ServerJsonRpcMessage::error(error, Some(id))
+        }
     }
-    let meta = request.request.get_meta();
-    let revision = ProtocolVersion::V_2026_07_28;
-    (meta.protocol_version().as_ref() == Some(&revision)
-        && meta.missing_required_keys(&revision).is_empty())
-    .then_some((request.id, request.request))
+}
+
+/// The id and request of `bytes` when they are a `tools/call` of the tool `name` that rmcp
+/// would hand to the handler ([`stateless_request`]).
+fn call_request(bytes: &[u8], name: Option<&str>) -> Option<(RequestId, ClientRequest)> {
+    let (id, request) = stateless_request(bytes)?;
+    let ClientRequest::CallToolRequest(call) = &request else {
+        return None;
+    };
+    (Some(&*call.params.name) == name).then_some((id, request))
 }
 
 /// The HTTP answer: plain JSON when the first message is the answer, else (the tool sent
@@ -188,7 +188,7 @@ fn is_answer(message: &ServerJsonRpcMessage) -> bool {
 
 /// The HTTP status rmcp gives a stateless answer: 400 for errors about the request's
 /// protocol metadata or headers, 404 for an unknown method, else 200.
-fn status_of(message: &ServerJsonRpcMessage) -> StatusCode {
+pub(crate) fn status_of(message: &ServerJsonRpcMessage) -> StatusCode {
     let ServerJsonRpcMessage::Error(error) = message else {
         return StatusCode::OK;
     };

@@ -165,21 +165,25 @@ fn declares_json(headers: &HeaderMap) -> bool {
         })
 }
 
-/// The id of `bytes` when they are a `tools/list` request rmcp would answer with the list:
-/// its `_meta` names 2026-07-28 (as the header does, checked by [`headers_fit`]) and carries
-/// the client capabilities.
-fn list_request_id(bytes: &[u8]) -> Option<RequestId> {
+/// The id and request of `bytes` when they are a JSON-RPC request rmcp would hand to the
+/// handler of a stateless 2026-07-28 POST as it is: its `_meta` names 2026-07-28 (as the
+/// header does, checked by [`plain_stateless_post`]) and carries the client capabilities.
+pub(crate) fn stateless_request(bytes: &[u8]) -> Option<(RequestId, ClientRequest)> {
     let Ok(ClientJsonRpcMessage::Request(request)) = serde_json::from_slice(bytes) else {
         return None;
     };
-    if !matches!(request.request, ClientRequest::ListToolsRequest(_)) {
-        return None;
-    }
     let meta = request.request.get_meta();
     let revision = ProtocolVersion::V_2026_07_28;
     (meta.protocol_version().as_ref() == Some(&revision)
         && meta.missing_required_keys(&revision).is_empty())
-    .then_some(request.id)
+    .then_some((request.id, request.request))
+}
+
+/// The id of `bytes` when they are a `tools/list` request rmcp would answer with the list.
+fn list_request_id(bytes: &[u8]) -> Option<RequestId> {
+    stateless_request(bytes).and_then(|(id, request)| {
+        matches!(request, ClientRequest::ListToolsRequest(_)).then_some(id)
+    })
 }
 
 /// Answers a stateless 2026-07-28 `tools/list` from the serialised lists; passes every other

@@ -427,3 +427,63 @@ pub fn names(tools: &[rmcp::model::Tool]) -> Vec<String> {
     names.sort();
     names
 }
+
+/// The `Accept` value that lets a stateless request take the runtime's own path.
+pub const RUNTIME_PATH: &str = "application/json, text/event-stream";
+/// The same media types with weights: the same to rmcp, but such a request is answered by rmcp.
+pub const THROUGH_RMCP: &str = "application/json;q=1, text/event-stream;q=1";
+
+/// What a stateless POST was answered with.
+#[derive(Debug, PartialEq)]
+pub struct Answer {
+    pub status: u16,
+    pub content_type: String,
+    pub body: String,
+}
+
+/// The `_meta` of a stateless 2026-07-28 request, with `extra` entries added.
+pub fn stateless_meta(extra: Value) -> Value {
+    let mut meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    if let (Some(meta), Some(extra)) = (meta.as_object_mut(), extra.as_object()) {
+        meta.extend(extra.clone());
+    }
+    meta
+}
+
+/// POSTs the stateless JSON-RPC request `body` to `{url}/mcp` as the holder of `key`, with
+/// `Mcp-Method: method` and the extra `headers`; `accept` decides the path it takes.
+pub async fn post_stateless(
+    url: &str,
+    key: &str,
+    method: &str,
+    headers: &[(&str, &str)],
+    body: &Value,
+    accept: &str,
+) -> Answer {
+    let mut request = reqwest::Client::new()
+        .post(format!("{url}/mcp"))
+        .header("content-type", "application/json")
+        .header("accept", accept)
+        .header("x-api-key", key)
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", method);
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let response = request.body(body.to_string()).send().await.unwrap();
+    let status = response.status().as_u16();
+    let content_type = response.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(response.headers().get("mcp-session-id").is_none());
+    Answer {
+        status,
+        content_type,
+        body: response.text().await.unwrap(),
+    }
+}
