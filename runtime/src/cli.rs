@@ -246,7 +246,7 @@ pub struct ServeArgs {
     #[arg(long, env = "MCPGEN_BODY_READ_TIMEOUT", default_value_t = 30)]
     pub body_read_timeout: u64,
     /// Seconds a client may take to send a request's headers; a slower client (e.g. one that
-    /// trickles them byte by byte) has its connection closed.
+    /// trickles them byte by byte) has its connection closed. Also on `--metrics-listen`.
     #[arg(
         long,
         env = "MCPGEN_HEADER_READ_TIMEOUT",
@@ -615,7 +615,7 @@ fn builder_with_auth(
         let (configured, separate) = args.metrics.configure(builder)?;
         builder = configured;
         if let Some(separate) = separate {
-            metrics::serve_separate(separate)?;
+            metrics::serve_separate(separate, Duration::from_secs(args.header_read_timeout))?;
         }
     }
     Ok(match (auth, oauth) {

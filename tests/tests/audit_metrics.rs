@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Stdio;
+use std::time::Duration;
 
 use mcpgen_tests::{
     free_port, start_synaplan_http, synaplan_stand_in, text, wait_ready, workspace_binary,
@@ -17,6 +18,7 @@ use rmcp::model::CallToolRequestParams;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 const METRICS_TOKEN: &str = "metrics-token-0123456789abcdef";
 const TRACE_ID: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
@@ -387,7 +389,13 @@ async fn metrics_on_a_listener_of_their_own_and_flags_that_stop_the_start() {
     let metrics_addr = format!("127.0.0.1:{metrics_port}");
     let (_server, url) = start_synaplan_http(
         &upstream.url,
-        &["--no-auth", "--metrics-listen", &metrics_addr],
+        &[
+            "--no-auth",
+            "--metrics-listen",
+            &metrics_addr,
+            "--header-read-timeout",
+            "1",
+        ],
     )
     .await;
     let mcp = client(&url, &[]).await;
@@ -409,6 +417,19 @@ async fn metrics_on_a_listener_of_their_own_and_flags_that_stop_the_start() {
     // Not on the MCP listener.
     let main = reqwest::get(format!("{url}/metrics")).await.expect("get");
     assert_ne!(main.status(), 200);
+    // A client that never finishes its request head is cut off after --header-read-timeout.
+    let mut slow = tokio::net::TcpStream::connect(&metrics_addr)
+        .await
+        .expect("connects");
+    slow.write_all(b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        .await
+        .expect("writes");
+    let mut rest = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(20), slow.read_to_end(&mut rest)).await;
+    assert!(
+        read.is_ok(),
+        "the metrics listener kept a connection whose head never ended"
+    );
 
     for (flags, expected) in [
         (vec!["--metrics"], "--metrics-token-env"),

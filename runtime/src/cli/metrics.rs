@@ -79,8 +79,12 @@ impl MetricsArgs {
 }
 
 /// Binds the metrics listener now (so a bad address stops the start) and serves `/metrics`
-/// there on the current Tokio runtime until the process is told to stop.
-pub(super) fn serve_separate((addr, endpoint): SeparateMetrics) -> Result<(), String> {
+/// there on the current Tokio runtime until the process is told to stop, closing connections
+/// that take longer than `header_read_timeout` to send a request's head.
+pub(super) fn serve_separate(
+    (addr, endpoint): SeparateMetrics,
+    header_read_timeout: std::time::Duration,
+) -> Result<(), String> {
     let runtime = tokio::runtime::Handle::try_current()
         .map_err(|_| "--metrics-listen: the server must be set up inside a Tokio runtime")?;
     let listener = std::net::TcpListener::bind(addr)
@@ -91,7 +95,11 @@ pub(super) fn serve_separate((addr, endpoint): SeparateMetrics) -> Result<(), St
         let served = match tokio::net::TcpListener::from_std(listener) {
             Ok(listener) => {
                 endpoint
-                    .serve(listener, crate::server::shutdown_signal())
+                    .serve(
+                        listener,
+                        header_read_timeout,
+                        crate::server::shutdown_signal(),
+                    )
                     .await
             }
             Err(error) => Err(error),

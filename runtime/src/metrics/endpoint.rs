@@ -97,15 +97,22 @@ impl MetricsEndpoint {
             .with_state(self.clone())
     }
 
-    /// Serves `/metrics` (and nothing else) on `listener` until `shutdown` resolves.
+    /// Serves `/metrics` (and nothing else) on `listener` until `shutdown` resolves. As on
+    /// the MCP listener, a client that has not sent a request's whole head within
+    /// `header_read_timeout` has its connection closed.
     pub async fn serve(
         &self,
         listener: tokio::net::TcpListener,
+        header_read_timeout: std::time::Duration,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
-        axum::serve(listener, self.router())
-            .with_graceful_shutdown(shutdown)
-            .await
+        let stop = tokio_util::sync::CancellationToken::new();
+        let cancel = stop.clone().drop_guard();
+        tokio::spawn(async move {
+            shutdown.await;
+            drop(cancel);
+        });
+        crate::server::connections::serve(listener, self.router(), header_read_timeout, stop).await
     }
 
     fn admits(&self, request: &Request) -> bool {

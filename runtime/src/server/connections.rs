@@ -26,7 +26,7 @@ const ACCEPT_PAUSE: Duration = Duration::from_secs(1);
 /// Serves `router` on `listener` until `stop` is cancelled and the open connections have
 /// closed. A client that has not sent a request's whole head within `header_read_timeout`
 /// of starting it has its connection closed.
-pub(super) async fn serve(
+pub(crate) async fn serve(
     listener: TcpListener,
     router: Router,
     header_read_timeout: Duration,

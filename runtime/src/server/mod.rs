@@ -55,7 +55,7 @@ mod catalog_routes;
 mod config;
 mod confirm;
 #[cfg(feature = "http")]
-mod connections;
+pub(crate) mod connections;
 mod describe;
 mod error;
 mod full_schema;
