@@ -16,6 +16,7 @@
 #   --runs N     (default 3)   runs per measurement; the median is reported
 #   --out FILE   (default BENCHMARKS.md)
 #   --no-build                 use target/release/{synaplan-mcp,mcpgen} as they are
+#                              (under $CARGO_TARGET_DIR instead of target/ when it is set)
 #   --no-github-build          with --corpus: skip building the generated GitHub crate
 #
 # Needs wrk, nginx and GNU time (installed with apt-get when missing), curl, python3, cargo.
@@ -38,7 +39,7 @@ while [[ $# -gt 0 ]]; do
     --duration) duration=$2; shift ;;
     --runs) runs=$2; shift ;;
     --out) out=$2; shift ;;
-    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "unknown argument: $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -64,8 +65,9 @@ if [[ $build == 1 ]]; then
   cargo build --release -p synaplan-mcp
   cargo build --release -p generator --bin mcpgen
 fi
-server_bin=$root/target/release/synaplan-mcp
-mcpgen=$root/target/release/mcpgen
+target=${CARGO_TARGET_DIR:-$root/target}
+server_bin=$target/release/synaplan-mcp
+mcpgen=$target/release/mcpgen
 
 # --- processes -------------------------------------------------------------------------------
 work=$(mktemp -d /tmp/mcpgen-bench.XXXXXX)
@@ -308,7 +310,7 @@ fi
 # the crate alone: its sources are touched and it is built again with the dependencies in place.
 # The debug build optimizes the dependencies (the runtime, rmcp, serde_json...), not the
 # generated crate, so that the server's tools/list figures are not those of unoptimized JSON code.
-gh_check= gh_debug= gh_lines= gh_cold= gh_rss= gh_failed=
+gh_check='' gh_debug='' gh_lines='' gh_cold='' gh_rss='' gh_failed=''
 if [[ $corpus == 1 && $github_build == 1 ]]; then
   gh_crate=$work/gen-github
   gh_lines=$(cat "$gh_crate"/src/*.rs | wc -l)
@@ -455,6 +457,7 @@ c8=$(get mcp_call_c8 2)
     echo "| mcpgen generate, GitHub (every operation) | not measured (\`--corpus\` not given) | | | ≤ 1.0 s / ≤ 300 MB | — |"
   fi
   if [[ -n $gh_check ]]; then
+    # shellcheck disable=SC2016 # the backquotes are Markdown
     printf '| `cargo check` of the generated GitHub crate (%s lines), dependencies prebuilt | %s s | | | ≤ 60 s | %s |\n' \
       "$gh_lines" "$gh_check" "$(ok "$gh_check <= 60")"
   fi
