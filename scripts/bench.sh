@@ -12,13 +12,23 @@
 #                                     crate with its dependencies prebuilt (kept in
 #                                     target/bench-github/), and that server's tools/list
 #                                     latency, cold start and idle RSS
+#   scripts/bench.sh --peers          also two other OpenAPI-to-MCP servers on the same nginx,
+#                                     with the same wrk settings and the same tools/call:
+#                                     FastMCP's OpenAPI mode (PyPI fastmcp, in a venv under
+#                                     target/peers/venv, served by scripts/bench/fastmcp_server.py)
+#                                     and rmcp-openapi-server (crates.io, `cargo install`ed into
+#                                     target/peers/bin the first time: several minutes); their
+#                                     versions are pinned in this script (FASTMCP_VERSION and
+#                                     RMCP_OPENAPI_SERVER_VERSION override them) and reported
 #   --duration S (default 10)  seconds of each wrk run
 #   --runs N     (default 3)   runs per measurement; the median is reported
 #   --out FILE   (default BENCHMARKS.md)
 #   --no-build                 use target/release/{synaplan-mcp,mcpgen} as they are
+#                              (under $CARGO_TARGET_DIR instead of target/ when it is set)
 #   --no-github-build          with --corpus: skip building the generated GitHub crate
 #
 # Needs wrk, nginx and GNU time (installed with apt-get when missing), curl, python3, cargo.
+# --peers also needs python3's venv module, and PyPI and crates.io the first time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -27,18 +37,20 @@ invocation="scripts/bench.sh${*:+ $*}"
 duration=10
 runs=3
 corpus=0
+peers=0
 build=1
 github_build=1
 out=BENCHMARKS.md
 while [[ $# -gt 0 ]]; do
   case $1 in
     --corpus) corpus=1 ;;
+    --peers) peers=1 ;;
     --no-build) build=0 ;;
     --no-github-build) github_build=0 ;;
     --duration) duration=$2; shift ;;
     --runs) runs=$2; shift ;;
     --out) out=$2; shift ;;
-    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "unknown argument: $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -64,8 +76,29 @@ if [[ $build == 1 ]]; then
   cargo build --release -p synaplan-mcp
   cargo build --release -p generator --bin mcpgen
 fi
-server_bin=$root/target/release/synaplan-mcp
-mcpgen=$root/target/release/mcpgen
+target=${CARGO_TARGET_DIR:-$root/target}
+server_bin=$target/release/synaplan-mcp
+mcpgen=$target/release/mcpgen
+
+# --- peers (--peers): installed once, before anything is measured ------------------------------
+fastmcp_version=${FASTMCP_VERSION:-4.2.3}
+rmcp_openapi_version=${RMCP_OPENAPI_SERVER_VERSION:-0.32.1}
+peers_dir=$root/target/peers
+venv_python=$peers_dir/venv/bin/python
+rmcp_openapi_bin=$peers_dir/bin/rmcp-openapi-server
+if [[ $peers == 1 ]]; then
+  if [[ $("$venv_python" -c 'import fastmcp; print(fastmcp.__version__)' 2>/dev/null) != "$fastmcp_version" ]]; then
+    log "installing fastmcp $fastmcp_version into $peers_dir/venv"
+    python3 -m venv "$peers_dir/venv"
+    "$venv_python" -m pip install --disable-pip-version-check --quiet "fastmcp==$fastmcp_version"
+  fi
+  mcp_sdk_version=$("$venv_python" -c 'import importlib.metadata as m; print(m.version("mcp"))')
+  if [[ $("$rmcp_openapi_bin" --version 2>/dev/null) != "rmcp-openapi-server $rmcp_openapi_version" ]]; then
+    log "building rmcp-openapi-server $rmcp_openapi_version (cargo install --locked, several minutes)"
+    cargo install rmcp-openapi-server --version "$rmcp_openapi_version" --locked \
+      --root "$peers_dir" --target-dir "$peers_dir/build"
+  fi
+fi
 
 # --- processes -------------------------------------------------------------------------------
 work=$(mktemp -d /tmp/mcpgen-bench.XXXXXX)
@@ -247,6 +280,97 @@ log "stdio: one call at a time, and 8 in flight"
 measure_stdio stdio_w1 1
 measure_stdio stdio_w8 8
 
+# --- peers (--peers) -------------------------------------------------------------------------
+# Each peer serves the whole Synaplan spec (as JSON: rmcp-openapi-server reads no YAML) against
+# the same nginx and is measured as mcpgen is: the same wrk settings, each request one
+# stateless 2026-07-28 tools/call of the peer's tool for GET /api/v1/prompts, language=en. Both
+# peers are stateless by default and accept that request as it is (checked by check_peer_call),
+# so no session is opened. FastMCP is asked for JSON answers; rmcp-openapi-server has no such
+# option and answers each call with a one-event SSE stream.
+peer_list=(fastmcp rmcp_openapi)
+declare -A peer_label peer_tool peer_rss peer_answer
+peer_label[fastmcp]="FastMCP $fastmcp_version"
+peer_label[rmcp_openapi]="rmcp-openapi-server $rmcp_openapi_version"
+
+wait_listening() { # URL: until it answers at all (at most 60 s: Python imports take a while)
+  local i
+  for i in $(seq 1 600); do
+    curl -s -o /dev/null "$1" && return 0
+    kill -0 "$server_pid" 2>/dev/null || { echo "the server behind $1 exited" >&2; return 1; }
+    sleep 0.1
+  done
+  echo "no answer from $1" >&2
+  return 1
+}
+start_peer() { # NAME: starts that peer; sets server_pid and server_url, as start_server does
+  local port
+  port=$(free_port)
+  server_url="http://127.0.0.1:$port"
+  case $1 in
+    fastmcp)
+      FASTMCP_LOG_LEVEL=WARNING "$venv_python" scripts/bench/fastmcp_server.py "$work/synaplan.json" \
+        "http://127.0.0.1:$nginx_port" "$port" >>"$work/peer-$1.log" 2>&1 &
+      ;;
+    rmcp_openapi)
+      RMCP_OPENAPI_LOG=error "$rmcp_openapi_bin" "$work/synaplan.json" --base-url "http://127.0.0.1:$nginx_port" \
+        --bind-address 127.0.0.1 --port "$port" >>"$work/peer-$1.log" 2>&1 &
+      ;;
+  esac
+  server_pid=$!
+  pids+=("$server_pid")
+  wait_listening "$server_url/mcp" || { cat "$work/peer-$1.log" >&2; exit 1; }
+}
+# peer_post METHOD NAME PARAMS: one stateless 2026-07-28 request as mcp.lua sends it; the
+# answer's body goes to $work/answer, its headers to $work/answer-headers.
+peer_post() {
+  local meta='"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}'
+  curl -sS -D "$work/answer-headers" -o "$work/answer" "$server_url/mcp" \
+    -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
+    -H 'MCP-Protocol-Version: 2026-07-28' -H "Mcp-Method: $1" ${2:+-H "Mcp-Name: $2"} \
+    --data "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"$1\",\"params\":{$3${3:+,}$meta}}"
+}
+# check_peer_call NAME: finds the peer's tool for get_api_prompts_list in tools/list, then makes
+# one call of it, which must be a successful result carrying nginx's body; sets peer_tool[NAME]
+# and peer_answer[NAME] (content type and size of that answer).
+check_peer_call() {
+  local tool type
+  peer_post tools/list '' ''
+  tool=$(python3 scripts/bench/peer_answer.py tool get_api_prompts_list <"$work/answer") || {
+    echo "${peer_label[$1]}: no tool for get_api_prompts_list in tools/list: $(head -c 2000 "$work/answer")" >&2
+    exit 1
+  }
+  peer_post tools/call "$tool" "\"name\":\"$tool\",\"arguments\":{\"language\":\"en\"}"
+  if ! python3 scripts/bench/peer_answer.py call <"$work/answer"; then
+    echo "${peer_label[$1]}: a single tools/call of $tool did not return a successful result carrying the upstream's body:" >&2
+    cat "$work/answer-headers" "$work/answer" >&2
+    exit 1
+  fi
+  type=$(awk -F': ' 'tolower($1) == "content-type" { print $2 }' "$work/answer-headers" | tr -d '\r' | cut -d';' -f1)
+  peer_tool[$1]=$tool
+  peer_answer[$1]="$type, $(stat -c %s "$work/answer") bytes"
+}
+
+if [[ $peers == 1 ]]; then
+  "$venv_python" -c 'import json, sys, yaml; json.dump(yaml.safe_load(open(sys.argv[1])), open(sys.argv[2], "w"))' \
+    specs/synaplan/openapi.yaml "$work/synaplan.json"
+  # mcpgen's answer to the same call, for the size comparison
+  start_server --no-auth
+  peer_post tools/call synaplan_list_prompts '"name":"synaplan_list_prompts","arguments":{"language":"en"}'
+  mcpgen_answer="$(awk -F': ' 'tolower($1) == "content-type" { print $2 }' "$work/answer-headers" | tr -d '\r' | cut -d';' -f1), $(stat -c %s "$work/answer") bytes"
+  stop_server
+  for peer in "${peer_list[@]}"; do
+    log "peer ${peer_label[$peer]}: tools/call at ${concurrencies[*]} connections"
+    start_peer "$peer"
+    check_peer_call "$peer"
+    sleep 1
+    peer_rss[$peer]=$(rss_kb "$server_pid")
+    for c in "${concurrencies[@]}"; do
+      BENCH_TOOL=${peer_tool[$peer]} measure "${peer}_c$c" "$c" "$server_url/mcp" call
+    done
+    stop_server
+  done
+fi
+
 # --- API-key auth and JSONL audit ------------------------------------------------------------
 key=bench-key-0123456789
 cat >"$work/keys.yaml" <<EOF
@@ -308,7 +432,7 @@ fi
 # the crate alone: its sources are touched and it is built again with the dependencies in place.
 # The debug build optimizes the dependencies (the runtime, rmcp, serde_json...), not the
 # generated crate, so that the server's tools/list figures are not those of unoptimized JSON code.
-gh_check= gh_debug= gh_lines= gh_cold= gh_rss= gh_failed=
+gh_check='' gh_debug='' gh_lines='' gh_cold='' gh_rss='' gh_failed=''
 if [[ $corpus == 1 && $github_build == 1 ]]; then
   gh_crate=$work/gen-github
   gh_lines=$(cat "$gh_crate"/src/*.rs | wc -l)
@@ -455,6 +579,7 @@ c8=$(get mcp_call_c8 2)
     echo "| mcpgen generate, GitHub (every operation) | not measured (\`--corpus\` not given) | | | ≤ 1.0 s / ≤ 300 MB | — |"
   fi
   if [[ -n $gh_check ]]; then
+    # shellcheck disable=SC2016 # the backquotes are Markdown
     printf '| `cargo check` of the generated GitHub crate (%s lines), dependencies prebuilt | %s s | | | ≤ 60 s | %s |\n' \
       "$gh_lines" "$gh_check" "$(ok "$gh_check <= 60")"
   fi
@@ -477,6 +602,47 @@ c8=$(get mcp_call_c8 2)
     echo "each build time is the crate alone (sources touched, dependencies already built). Its server"
     echo "binary is the debug build with optimized dependencies (the generated crate itself"
     echo "unoptimized); a release build of that crate is not part of the run (many minutes here)."
+  fi
+  if [[ $peers == 1 ]]; then
+    echo
+    echo "## Peers (same run)"
+    echo
+    echo "Two other servers that turn an OpenAPI document into MCP tools, measured in the same run on"
+    echo "the same nginx with the same wrk settings and the same request: one stateless 2026-07-28"
+    echo "\`tools/call\` of the peer's tool for \`GET /api/v1/prompts\` with \`language=en\`. Each"
+    echo "serves the whole Synaplan spec (converted to JSON) and is used stateless, as it runs by"
+    echo "default; one call was checked to be a successful result carrying nginx's body first."
+    echo
+    echo "- **${peer_label[fastmcp]}** (PyPI \`fastmcp\`, with the MCP Python SDK $mcp_sdk_version), OpenAPI mode:"
+    echo "  \`scripts/bench/fastmcp_server.py\` builds \`FastMCP.from_openapi(openapi_spec=...,"
+    echo "  client=AsyncClient(base_url=<nginx>))\` and serves it with \`run(transport=\"http\","
+    echo "  stateless_http=True, json_response=True)\` (one uvicorn process, access log off, log level"
+    echo "  warning). Tool: \`${peer_tool[fastmcp]}\`."
+    echo "- **${peer_label[rmcp_openapi]}** (crates.io, \`cargo install --locked\`, release build):"
+    echo "  \`rmcp-openapi-server synaplan.json --base-url <nginx> --bind-address 127.0.0.1 --port <port>\`"
+    echo "  (stateless, its default; \`RMCP_OPENAPI_LOG=error\`). Tool: \`${peer_tool[rmcp_openapi]}\`."
+    echo "  It has no JSON-response option: each answer is an SSE stream of one event."
+    echo
+    printf '| Metric | mcpgen | %s | %s | direct |\n' "${peer_label[fastmcp]}" "${peer_label[rmcp_openapi]}"
+    echo "|---|---|---|---|---|"
+    for c in "${concurrencies[@]}"; do
+      printf '| tools/call req/s, p50 / p99 µs, c=%s' "$c"
+      for n in mcp_call fastmcp rmcp_openapi direct; do
+        printf ' | %.0f, %s / %s' "$(get "${n}_c$c" 2)" "$(get "${n}_c$c" 3)" "$(get "${n}_c$c" 4)"
+      done
+      echo " |"
+    done
+    printf '| idle RSS (after one call) | %s | %s | %s | |\n' "$(mb "$idle_rss")" "$(mb "${peer_rss[fastmcp]}")" "$(mb "${peer_rss[rmcp_openapi]}")"
+    printf '| one tools/call answer | %s | %s | %s | |\n' "$mcpgen_answer" "${peer_answer[fastmcp]}" "${peer_answer[rmcp_openapi]}"
+    echo
+    echo "| mcpgen / best peer, tools/call req/s | ratio | best peer | Target | |"
+    echo "|---|---|---|---|---|"
+    for c in 8 32; do
+      best=fastmcp
+      awk -v a="$(get "rmcp_openapi_c$c" 2)" -v b="$(get "fastmcp_c$c" 2)" 'BEGIN { exit !(a > b) }' && best=rmcp_openapi
+      m=$(get "mcp_call_c$c" 2); b=$(get "${best}_c$c" 2)
+      printf '| c=%s | %s | %s (%.0f req/s) | ≥ 2× | %s |\n' "$c" "$(ratio "$m" "$b")" "${peer_label[$best]}" "$b" "$(ok "$m >= 2 * $b")"
+    done
   fi
 } >"$out"
 cat "$out"

@@ -1,13 +1,19 @@
 -- wrk script for scripts/bench.sh.
--- BENCH_MODE: "call" (tools/call synaplan_list_prompts), "list" (tools/list), "session"
+-- BENCH_MODE: "call" (tools/call of BENCH_TOOL), "list" (tools/list), "session"
 -- (tools/call in the session BENCH_SESSION) or "get" (plain GET, the path comes from the URL).
 -- BENCH_KEY: an X-API-Key to send (optional).
+-- BENCH_TOOL: the tool that "call" and "session" call (default synaplan_list_prompts; the
+-- peers of --peers name the same operation differently). Its only argument is language=en.
 -- "call" and "list" send one stateless JSON-RPC request of the 2026-07-28 protocol: no session,
 -- the protocol version and client info in the request's _meta and headers. "session" sends the
 -- call of the session era (2025-11-25) in a session that bench.sh initialized.
 local mode = os.getenv("BENCH_MODE") or "call"
 local key = os.getenv("BENCH_KEY")
 local session = os.getenv("BENCH_SESSION")
+local tool = os.getenv("BENCH_TOOL")
+if tool == nil or tool == "" then
+  tool = "synaplan_list_prompts"
+end
 
 local meta = '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",'
   .. '"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1"},'
@@ -31,7 +37,7 @@ if mode == "session" then
     local id = thread_number * 1000000000 + sent
     return wrk.format(nil, nil, nil, '{"jsonrpc":"2.0","id":' .. id
       .. ',"method":"tools/call","params":'
-      .. '{"name":"synaplan_list_prompts","arguments":{"language":"en"}}}')
+      .. '{"name":"' .. tool .. '","arguments":{"language":"en"}}}')
   end
 elseif mode ~= "get" then
   local method, params
@@ -40,7 +46,7 @@ elseif mode ~= "get" then
     params = '{' .. meta .. '}'
   else
     method = "tools/call"
-    params = '{"name":"synaplan_list_prompts","arguments":{"language":"en"},' .. meta .. '}'
+    params = '{"name":"' .. tool .. '","arguments":{"language":"en"},' .. meta .. '}'
   end
   wrk.method = "POST"
   wrk.body = '{"jsonrpc":"2.0","id":1,"method":"' .. method .. '","params":' .. params .. '}'
@@ -49,7 +55,7 @@ elseif mode ~= "get" then
   wrk.headers["MCP-Protocol-Version"] = "2026-07-28"
   wrk.headers["Mcp-Method"] = method
   if mode ~= "list" then
-    wrk.headers["Mcp-Name"] = "synaplan_list_prompts"
+    wrk.headers["Mcp-Name"] = tool
   end
   if key and key ~= "" then
     wrk.headers["X-API-Key"] = key
