@@ -216,17 +216,14 @@ fn build_tool<'s>(
         input_schema.insert("required".into(), json!(required));
     }
     let root = Value::Object(input_schema);
-    let fitted = budget::fit(
-        &root,
-        &mut |def| input.def(def).cloned(),
-        budget::Limits {
-            budget,
-            min_depth: 1,
-            max_depth: None,
-            describe: true,
-            keep_required: true,
-        },
-    );
+    let input_limits = budget::Limits {
+        budget,
+        min_depth: 1,
+        max_depth: None,
+        describe: true,
+        keep_required: true,
+    };
+    let fitted = budget::fit(&root, &mut |def| input.def(def).cloned(), input_limits);
     report_cuts(&mut warnings, &name, "inputSchema", &fitted.cuts, budget);
     let full_input_schema = fitted.summarised.then(|| {
         budget::full(
@@ -252,6 +249,7 @@ fn build_tool<'s>(
     let wrap_output = output.wrapped;
     let output_schema = output.advertised;
     let full_output_schema = output.full;
+    let output_limits = output.limits;
     let documented_output_schema = output
         .documented
         .filter(|d| Some(d) != output_schema.as_ref());
@@ -283,6 +281,8 @@ fn build_tool<'s>(
         description,
         input_schema,
         output_schema,
+        input_limits,
+        output_limits,
         full_input_schema,
         full_output_schema,
         documented_output_schema,
