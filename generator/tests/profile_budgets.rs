@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use mcpgen_codegen::budget::{DEFAULT_INPUT_SCHEMA_BUDGET, DEFAULT_OUTPUT_SCHEMA_BUDGET};
+use mcpgen_codegen::budget::{DEFAULT_FULL_OUTPUT_SCHEMA_BUDGET, DEFAULT_INPUT_SCHEMA_BUDGET};
 use mcpgen_codegen::coverage::{COVERAGE_DEPTH, Coverage};
 use mcpgen_codegen::profile::{self, Profile};
 use mcpgen_codegen::{Generation, Settings};
@@ -78,7 +78,7 @@ fn inlined_schemas_are_fitted_to_the_budget_again() {
             );
             if let Some(output) = &tool.output_schema {
                 assert!(
-                    size(output) <= DEFAULT_OUTPUT_SCHEMA_BUDGET,
+                    size(output) <= DEFAULT_FULL_OUTPUT_SCHEMA_BUDGET,
                     "{profile}: {} outputSchema is {} bytes",
                     tool.name,
                     size(output)

@@ -53,8 +53,14 @@ pub use text::{cap, first_sentence, plain_text, tool_description, trim_schema_de
 /// Default per-tool budget of an `inputSchema`, in bytes of compact JSON (about a quarter as
 /// many tokens): the arguments a model must fill in get the larger share.
 pub const DEFAULT_INPUT_SCHEMA_BUDGET: usize = 2048;
-/// Default per-tool budget of an `outputSchema`, in bytes of compact JSON.
+/// Default per-tool budget of an `outputSchema`, in bytes of compact JSON, in the `compact`
+/// output mode (where it only decides whether the root's own fields fit).
 pub const DEFAULT_OUTPUT_SCHEMA_BUDGET: usize = 1024;
+/// Default per-tool budget of an `outputSchema` in the `full` output mode. It is smaller than
+/// [`DEFAULT_OUTPUT_SCHEMA_BUDGET`] because examples, defaults and nested descriptions go
+/// before nested fields and nested structure takes the room they leave: at this size a full
+/// output schema takes about the bytes it took when it kept them.
+pub const DEFAULT_FULL_OUTPUT_SCHEMA_BUDGET: usize = 832;
 /// Default longest tool description, in characters.
 pub const DEFAULT_DESCRIPTION_CHARS: usize = 200;
 /// Longest description of a schema node (a property, an argument), in characters.
