@@ -232,11 +232,18 @@ fn fitted(
         return unchanged(schema, notes);
     };
     let fit = budget::refit(&schema, limits);
-    if !fit.summarised {
+    // A schema over its budget for its required chains alone is summarised as it was.
+    if !fit.summarised || fit.schema == schema {
         return unchanged(schema, notes);
     }
+    // Only nodes the second fit changed are reported (the first one's summaries are cut again).
+    let cuts: Vec<String> = fit
+        .cuts
+        .into_iter()
+        .filter(|cut| schema.pointer(cut) != fit.schema.pointer(cut))
+        .collect();
     let inside = |pointer: &str| {
-        fit.cuts.iter().any(|cut| {
+        cuts.iter().any(|cut| {
             pointer
                 .strip_prefix(cut.as_str())
                 .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
@@ -246,7 +253,7 @@ fn fitted(
     Shaped {
         schema: fit.schema,
         notes,
-        cuts: fit.cuts,
+        cuts,
         summarised: true,
     }
 }
