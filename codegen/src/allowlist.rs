@@ -69,9 +69,10 @@ pub struct ServerBlock {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_schema: Option<OutputSchemaMode>,
     /// Bytes of compact JSON each tool's input and output schema may take (default
-    /// [`crate::budget::DEFAULT_INPUT_SCHEMA_BUDGET`] for inputs and
-    /// [`crate::budget::DEFAULT_OUTPUT_SCHEMA_BUDGET`] for outputs; `0`: no budget); past it
-    /// nested schemas are summarised. An entry's `schema_budget` overrides it.
+    /// [`crate::budget::DEFAULT_INPUT_SCHEMA_BUDGET`] for inputs,
+    /// [`crate::budget::DEFAULT_OUTPUT_SCHEMA_BUDGET`] for outputs and
+    /// [`crate::budget::DEFAULT_FULL_OUTPUT_SCHEMA_BUDGET`] for `full` ones; `0`: no budget);
+    /// past it nested schemas are summarised. An entry's `schema_budget` overrides it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schema_budget: Option<usize>,
     /// Longest tool description taken from the spec, in characters (default

@@ -3,10 +3,10 @@
 //! advertised (budgeted) schema still has.
 //!
 //! A path names properties from the root, joined by `.`; `[]` marks the items of an array and
-//! does not count towards the depth. References into the schema's own `$defs` and the members
-//! of `allOf` / `anyOf` / `oneOf` are followed. A path is required when every property on it is
-//! required by its parent (the parent's `required`, or that of the object whose `allOf` holds
-//! it).
+//! does not count towards the depth. References into the schema's own `$defs` (`definitions`
+//! in the draft-07 profile's schemas) and the members of `allOf` / `anyOf` / `oneOf` are
+//! followed. A path is required when every property on it is required by its parent (the
+//! parent's `required`, or that of the object whose `allOf` holds it).
 
 use std::collections::BTreeMap;
 
@@ -21,7 +21,10 @@ const MAX_HOPS: usize = 16;
 /// The argument paths of `schema` with at most `max_depth` property names, each with whether
 /// it is required.
 pub fn argument_paths(schema: &Value, max_depth: usize) -> BTreeMap<String, bool> {
-    let defs = schema.get("$defs").and_then(Value::as_object);
+    let defs = schema
+        .get("$defs")
+        .or_else(|| schema.get("definitions"))
+        .and_then(Value::as_object);
     let mut out = BTreeMap::new();
     let mut walk = PathWalk {
         defs,
@@ -54,6 +57,7 @@ impl PathWalk<'_> {
         if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
             let target = reference
                 .strip_prefix("#/$defs/")
+                .or_else(|| reference.strip_prefix("#/definitions/"))
                 .map(|n| n.replace("~1", "/").replace("~0", "~"))
                 .and_then(|n| self.defs.and_then(|d| d.get(&n)));
             if let Some(target) = target
@@ -196,6 +200,17 @@ mod tests {
             (6, 2, 2, 1)
         );
         assert_eq!(c.required_percent(), 50.0);
+    }
+
+    #[test]
+    fn draft_07_definitions_are_followed() {
+        let schema = json!({
+            "properties": {"item": {"$ref": "#/definitions/Item"}},
+            "required": ["item"],
+            "definitions": {"Item": {"required": ["id"], "properties": {"id": {}}}}
+        });
+        let paths = argument_paths(&schema, 4);
+        assert_eq!(paths.get("item.id"), Some(&true), "{paths:?}");
     }
 
     #[test]

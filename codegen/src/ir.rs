@@ -112,12 +112,18 @@ pub struct Tool {
     /// documented one made tolerant of drift (see [`crate::tolerant`]). Typed outputs are
     /// generated from it, so typed client stubs decode drifted results too.
     pub output_schema: Option<Value>,
-    /// The input schema without a budget, when `input_schema` had nested fields summarised:
-    /// servers check arguments against it and `describe_tools` returns it. Its references
-    /// name definitions of [`Server::full_defs`] (see [`Server::full_input_schema`]).
+    /// The limits `input_schema` was fitted to; a profile that inlines references fits the
+    /// inlined schema to them again (see [`crate::profile`]).
+    pub input_limits: crate::budget::Limits,
+    /// The limits `output_schema` was fitted to, when there is one.
+    pub output_limits: Option<crate::budget::Limits>,
+    /// The input schema without a budget, when `input_schema` (or the profile's form of it)
+    /// had nested fields summarised: servers check arguments against it and `describe_tools`
+    /// returns it. Its references name definitions of [`Server::full_defs`] (see
+    /// [`Server::full_input_schema`]).
     pub full_input_schema: Option<Value>,
-    /// The advertised output schema without a budget, when `output_schema` had nested fields
-    /// summarised.
+    /// The advertised output schema without a budget, when `output_schema` (or the profile's
+    /// form of it) had nested fields summarised.
     pub full_output_schema: Option<Value>,
     /// The output schema as the document states it, when it differs from `output_schema`;
     /// servers running `--output-check strict` check results against it.

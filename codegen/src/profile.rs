@@ -11,7 +11,10 @@
 //!   is replaced by its target. A definition is expanded [`INLINE_RECURSION_DEPTH`] time(s)
 //!   on any path from the root; where it recurs inside its own expansion, a stub takes its
 //!   place: its `type` and the description `A <Name> (recursive; nested levels omitted)`,
-//!   reported as a warning naming the tool and the JSON pointer of the stub.
+//!   reported as a warning naming the tool and the JSON pointer of the stub. Inlining repeats a
+//!   definition wherever it is referenced, so a schema that fits its budget with `$defs` may
+//!   not once inlined: it is fitted again, inlined ([`budget::refit`]), to the limits it was
+//!   first fitted to.
 //! - [`Profile::Draft07`]: the draft-07 dialect ([`draft07`]): `$schema` names draft-07,
 //!   `$defs` become `definitions`, `prefixItems` the array form of `items` (plus
 //!   `additionalItems`), `dependentRequired` / `dependentSchemas` become `dependencies`, a
@@ -35,6 +38,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
+use crate::budget;
 use crate::error::Warning;
 use crate::ir;
 use crate::keywords;
@@ -146,6 +150,11 @@ pub struct Note {
 
 /// `server` as advertised under `profile`: every tool's input and output schema reshaped,
 /// with a warning per [`Note`] naming the tool and the pointer. The default profile borrows.
+///
+/// Inlining repeats a definition wherever it is referenced, so a schema that fits its budget
+/// with `$defs` may not once inlined: such a schema is fitted again, inlined, to the limits it
+/// was first fitted to ([`budget::refit`]), and each node that summarises is reported. A tool
+/// summarised only then keeps its default schema as its full one.
 pub fn advertised<'s>(
     server: &'s ir::Server,
     profile: Profile,
@@ -155,25 +164,115 @@ pub fn advertised<'s>(
         return Cow::Borrowed(server);
     }
     let mut out = server.clone();
-    for tool in &mut out.tools {
+    let ir::Server {
+        tools, full_defs, ..
+    } = &mut out;
+    for tool in tools.iter_mut() {
         let (input, notes) = reshape(profile, &tool.input_schema);
-        report(warnings, &tool.name, "inputSchema", profile, notes);
-        tool.input_schema = input;
+        let shaped = fitted(profile, input, notes, Some(tool.input_limits));
+        report(warnings, &tool.name, "inputSchema", profile, shaped.notes);
+        report_cuts(warnings, &tool.name, "inputSchema", profile, &shaped.cuts);
+        if shaped.summarised && tool.full_input_schema.is_none() {
+            let full = budget::without_defs(&tool.input_schema, &mut full_defs.input);
+            tool.full_input_schema = Some(full);
+        }
+        tool.input_schema = shaped.schema;
         // The full schemas are left as they are: the model reads them through
         // `describe_tools` and the server checks arguments against them; no client reads
         // them as a tool's schema. They share their definitions across tools, and inlining a
         // document whose references share targets (Stripe's objects) grows exponentially with
         // its depth.
         if let Some(output) = tool.output_schema.take() {
-            let (shaped, notes) = reshape(profile, &output);
-            report(warnings, &tool.name, "outputSchema", profile, notes);
-            if shaped != output && tool.documented_output_schema.is_none() {
+            let (reshaped, notes) = reshape(profile, &output);
+            let shaped = fitted(profile, reshaped, notes, tool.output_limits);
+            report(warnings, &tool.name, "outputSchema", profile, shaped.notes);
+            report_cuts(warnings, &tool.name, "outputSchema", profile, &shaped.cuts);
+            if shaped.summarised && tool.full_output_schema.is_none() {
+                let full = budget::without_defs(&output, &mut full_defs.output);
+                tool.full_output_schema = Some(full);
+            }
+            if shaped.schema != output && tool.documented_output_schema.is_none() {
                 tool.documented_output_schema = Some(output);
             }
-            tool.output_schema = Some(shaped);
+            tool.output_schema = Some(shaped.schema);
         }
     }
     Cow::Owned(out)
+}
+
+/// A reshaped schema, fitted again when the profile took it over its budget.
+struct Shaped {
+    schema: Value,
+    /// The profile's notes about nodes still in `schema`.
+    notes: Vec<Note>,
+    /// JSON pointers of the nodes the second fit summarised.
+    cuts: Vec<String>,
+    /// Whether the second fit left anything out.
+    summarised: bool,
+}
+
+/// `schema` (reshaped under `profile`, with its `notes`) as it is when it fits `limits`, else
+/// fitted to them again (inlined schemas only). Notes about nodes inside a summary are dropped.
+fn fitted(
+    profile: Profile,
+    schema: Value,
+    notes: Vec<Note>,
+    limits: Option<budget::Limits>,
+) -> Shaped {
+    let unchanged = |schema, notes| Shaped {
+        schema,
+        notes,
+        cuts: Vec::new(),
+        summarised: false,
+    };
+    let inlined = matches!(profile, Profile::Inline | Profile::Cursor);
+    // `max_depth` fits (compact output schemas) have no budget, only a depth.
+    let Some(limits) = limits.filter(|l| inlined && l.budget.is_some() && l.max_depth.is_none())
+    else {
+        return unchanged(schema, notes);
+    };
+    let fit = budget::refit(&schema, limits);
+    // A schema over its budget for its required chains alone is summarised as it was.
+    if !fit.summarised || fit.schema == schema {
+        return unchanged(schema, notes);
+    }
+    // Only nodes the second fit changed are reported (the first one's summaries are cut again).
+    let cuts: Vec<String> = fit
+        .cuts
+        .into_iter()
+        .filter(|cut| schema.pointer(cut) != fit.schema.pointer(cut))
+        .collect();
+    let inside = |pointer: &str| {
+        cuts.iter().any(|cut| {
+            pointer
+                .strip_prefix(cut.as_str())
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+        })
+    };
+    let notes = notes.into_iter().filter(|n| !inside(&n.pointer)).collect();
+    Shaped {
+        schema: fit.schema,
+        notes,
+        cuts,
+        summarised: true,
+    }
+}
+
+/// One warning per node that a second fit summarised, naming the tool and the pointer.
+fn report_cuts(
+    warnings: &mut Vec<Warning>,
+    tool: &str,
+    which: &str,
+    profile: Profile,
+    cuts: &[String],
+) {
+    warnings.extend(cuts.iter().map(|pointer| Warning {
+        location: format!("tool `{tool}`: {which} at `{pointer}`"),
+        message: format!(
+            "nested fields summarised to fit the schema budget once references were inlined \
+             (profile `{profile}`; `schema_budget:` in the allowlist changes the budget)"
+        ),
+    }));
 }
 
 /// `schema` under `profile`, with the notes of what changed.
@@ -312,7 +411,7 @@ impl Inliner<'_> {
                      deep, nested levels cut to a stub"
                 ),
             });
-            let note = format!("A {name} (recursive; nested levels omitted)");
+            let note = format!("A {name} {}", budget::RECURSION_OMITTED);
             let description = match siblings.shift_remove("description") {
                 Some(Value::String(d)) if !d.trim().is_empty() => {
                     format!("{}. {note}", d.trim_end().trim_end_matches('.'))

@@ -9,7 +9,7 @@ use std::time::Instant;
 use clap::Args;
 use mcpgen_codegen::allowlist::{Allowlist, OutputSchemaMode};
 use mcpgen_codegen::coverage::{COVERAGE_DEPTH, Coverage};
-use mcpgen_codegen::profile::Profile;
+use mcpgen_codegen::profile::{self, Profile};
 use mcpgen_codegen::spec::Spec;
 use mcpgen_codegen::{Settings, SpecFolder};
 
@@ -171,9 +171,11 @@ fn measure(subjects: &[Subject]) -> Result<Vec<Row>, String> {
                     .map(|(name, size)| (name.clone(), size.bytes))
                     .unwrap_or_default();
                 let size = generation.emitted.list_size;
+                // What the profile lists: its schemas, and its full ones where it summarised.
+                let listed = profile::advertised(&generation.server, profile, &mut Vec::new());
                 let mut coverage = Coverage::default();
-                for tool in &generation.server.tools {
-                    let full = generation.server.full_input_schema(tool);
+                for tool in &listed.tools {
+                    let full = listed.full_input_schema(tool);
                     let full = full.as_ref().unwrap_or(&tool.input_schema);
                     coverage.add(Coverage::of(&tool.input_schema, full, COVERAGE_DEPTH));
                 }

@@ -527,3 +527,54 @@ fn summarised_schemas_keep_their_full_versions_beside_them() {
         serde_json::from_str(&unbudgeted.emitted.files["tools.full.json"]).expect("full");
     assert_eq!(empty, json!({"tools": []}));
 }
+
+/// `full` output schemas have a smaller default budget than `compact` ones: nested structure
+/// takes the room that examples and nested descriptions leave. On specs/library2 with full
+/// output schemas, every output schema fits it and, under every profile, `tools/list` stays
+/// within 10% of its size before the budget rework (SIZES.md at 76e9388: 6,985 bytes, 6,811
+/// inline and cursor, 7,593 draft-07), when `library2_list_books` showed nothing of its books.
+#[test]
+fn full_output_schemas_fit_their_default_budget() {
+    use mcpgen_codegen::budget::DEFAULT_FULL_OUTPUT_SCHEMA_BUDGET;
+    use mcpgen_codegen::profile::Profile;
+
+    let specs = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../specs/library2");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let allowlist = std::fs::read_to_string(specs.join("mcp_tools.yaml")).expect("allowlist");
+    let allowlist = allowlist.replacen("server:\n", "server:\n  output_schema: full\n", 1);
+    let tools = dir.path().join("mcp_tools.yaml");
+    std::fs::write(&tools, allowlist).expect("write the allowlist");
+    for (profile, before) in [
+        (Profile::Default, 6985),
+        (Profile::Inline, 6811),
+        (Profile::Draft07, 7593),
+        (Profile::Cursor, 6811),
+    ] {
+        let settings = Settings::new().with_profile(profile);
+        let generation = mcpgen_codegen::generate(&specs.join("openapi.json"), &tools, &settings)
+            .unwrap_or_else(|e| panic!("library2 under {profile}: {e}"));
+        if profile == Profile::Default {
+            for t in &generation.server.tools {
+                let Some(out) = &t.output_schema else {
+                    continue;
+                };
+                assert!(
+                    size(out) <= DEFAULT_FULL_OUTPUT_SCHEMA_BUDGET,
+                    "{}: {} bytes",
+                    t.name,
+                    size(out)
+                );
+            }
+            // The books a list returns show their fields' names and types.
+            let list = tool(&generation, "library2_list_books");
+            let out = list.output_schema.as_ref().expect("output");
+            let items = &out["properties"]["items"]["items"];
+            assert!(items["properties"]["title"].is_object(), "{out:#}");
+        }
+        let bytes = generation.emitted.list_size.bytes;
+        assert!(
+            bytes * 10 <= before * 11,
+            "{profile}: tools/list {bytes} bytes, {before} before the budget rework"
+        );
+    }
+}

@@ -32,6 +32,9 @@
 //!
 //! With `max_depth` (the `compact` output mode) or without a budget, only step 4 applies, at
 //! the depths asked for.
+//!
+//! [`refit`] fits a schema without references (one a client profile inlined) the same way,
+//! its nodes at their depths in the inlined schema.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
@@ -50,8 +53,14 @@ pub use text::{cap, first_sentence, plain_text, tool_description, trim_schema_de
 /// Default per-tool budget of an `inputSchema`, in bytes of compact JSON (about a quarter as
 /// many tokens): the arguments a model must fill in get the larger share.
 pub const DEFAULT_INPUT_SCHEMA_BUDGET: usize = 2048;
-/// Default per-tool budget of an `outputSchema`, in bytes of compact JSON.
+/// Default per-tool budget of an `outputSchema`, in bytes of compact JSON, in the `compact`
+/// output mode (where it only decides whether the root's own fields fit).
 pub const DEFAULT_OUTPUT_SCHEMA_BUDGET: usize = 1024;
+/// Default per-tool budget of an `outputSchema` in the `full` output mode. It is smaller than
+/// [`DEFAULT_OUTPUT_SCHEMA_BUDGET`] because examples, defaults and nested descriptions go
+/// before nested fields and nested structure takes the room they leave: at this size a full
+/// output schema takes about the bytes it took when it kept them.
+pub const DEFAULT_FULL_OUTPUT_SCHEMA_BUDGET: usize = 832;
 /// Default longest tool description, in characters.
 pub const DEFAULT_DESCRIPTION_CHARS: usize = 200;
 /// Longest description of a schema node (a property, an argument), in characters.
@@ -60,6 +69,10 @@ pub const PROPERTY_DESCRIPTION_CHARS: usize = 120;
 const MAX_CUT_DEPTH: usize = 64;
 /// What a summary says was left out.
 const OMITTED: &str = "(nested fields omitted)";
+/// How a stub that stands in for a recursive definition (profile `inline`) ends its
+/// description. Like a summary's `(nested fields omitted)`, it marks that something was left
+/// out: when nested descriptions are trimmed, a description ending in a mark becomes the mark.
+pub const RECURSION_OMITTED: &str = "(recursive; nested levels omitted)";
 /// Enum lists longer than this are named by their first values and a count once the budget
 /// trims enums.
 const ENUM_KEEP: usize = 8;
@@ -115,13 +128,29 @@ pub struct Fitted {
 /// Fits `root` (references into `$defs` resolved through `defs`) to `limits`. `defs` returns a
 /// definition by name (unescaped), converted; it is asked only for definitions a build reaches.
 pub fn fit(root: &Value, defs: &mut dyn FnMut(&str) -> Option<Value>, limits: Limits) -> Fitted {
+    let mut root = root.clone();
+    prepare_root(&mut root, limits.describe);
+    fit_prepared(&root, defs, limits)
+}
+
+/// Fits `schema`, which has no references (a profile inlined them), to `limits` in the same
+/// order as [`fit`]. Its descriptions are kept as they are: they were trimmed when the schema
+/// was first fitted.
+pub fn refit(schema: &Value, limits: Limits) -> Fitted {
+    fit_prepared(schema, &mut |_| None, limits)
+}
+
+/// [`fit`] on a root whose descriptions are trimmed already.
+fn fit_prepared(
+    root: &Value,
+    defs: &mut dyn FnMut(&str) -> Option<Value>,
+    limits: Limits,
+) -> Fitted {
     let mut cache = DefCache {
         source: defs,
         cache: BTreeMap::new(),
         describe: limits.describe,
     };
-    let mut root = root.clone();
-    prepare_root(&mut root, limits.describe);
     let by_depth = |trims, keep_required, shapes| Plan {
         cut: limits.min_depth,
         trims,
@@ -130,7 +159,7 @@ pub fn fit(root: &Value, defs: &mut dyn FnMut(&str) -> Option<Value>, limits: Li
     };
     if limits.max_depth.is_some() || limits.budget.is_none() {
         let plan = by_depth(Trims::default(), false, false);
-        return fit_by_depth(&root, &mut cache, limits, plan, true).unwrap_or_else(|| Fitted {
+        return fit_by_depth(root, &mut cache, limits, plan, true).unwrap_or_else(|| Fitted {
             schema: root.clone(),
             cuts: Vec::new(),
             summarised: false,
@@ -149,7 +178,7 @@ pub fn fit(root: &Value, defs: &mut dyn FnMut(&str) -> Option<Value>, limits: Li
         cuts: b.cuts,
         depth: b.depth,
     };
-    if let Some(b) = build(&root, uncut(Trims::default()), &mut cache, limits.budget) {
+    if let Some(b) = build(root, uncut(Trims::default()), &mut cache, limits.budget) {
         return done(b);
     }
     let all = Trims {
@@ -158,7 +187,7 @@ pub fn fit(root: &Value, defs: &mut dyn FnMut(&str) -> Option<Value>, limits: Li
         nested_descriptions: true,
     };
     // Each stage only removes: when the last does not fit, the lighter ones do not either.
-    if let Some(last) = build(&root, uncut(all), &mut cache, limits.budget) {
+    if let Some(last) = build(root, uncut(all), &mut cache, limits.budget) {
         for trims in [
             Trims {
                 examples: true,
@@ -170,7 +199,7 @@ pub fn fit(root: &Value, defs: &mut dyn FnMut(&str) -> Option<Value>, limits: Li
                 nested_descriptions: false,
             },
         ] {
-            if let Some(b) = build(&root, uncut(trims), &mut cache, limits.budget) {
+            if let Some(b) = build(root, uncut(trims), &mut cache, limits.budget) {
                 return done(b);
             }
         }
@@ -179,7 +208,7 @@ pub fn fit(root: &Value, defs: &mut dyn FnMut(&str) -> Option<Value>, limits: Li
     // Optional nested fields, deepest first; arrays of objects keep their items' keys and
     // types even when nothing else fits.
     let shaped = by_depth(all, limits.keep_required, true);
-    fit_by_depth(&root, &mut cache, limits, shaped, true).unwrap_or_else(|| Fitted {
+    fit_by_depth(root, &mut cache, limits, shaped, true).unwrap_or_else(|| Fitted {
         schema: root.clone(),
         cuts: Vec::new(),
         summarised: false,
@@ -301,6 +330,20 @@ pub fn with_defs(root: &Value, defs: &BTreeMap<String, Value>) -> Value {
         );
     }
     out
+}
+
+/// The inverse of [`with_defs`]: `schema` without its `$defs`, each of which is added to `known`
+/// unless `known` has it (definitions of one name are the same conversion in every tool).
+pub fn without_defs(schema: &Value, known: &mut BTreeMap<String, Value>) -> Value {
+    let mut root = schema.clone();
+    if let Value::Object(map) = &mut root
+        && let Some(Value::Object(defs)) = map.shift_remove("$defs")
+    {
+        for (name, def) in defs {
+            known.entry(name).or_insert(def);
+        }
+    }
+    root
 }
 
 /// Trims the root's descriptions; without `describe`, only the root's own description stays.

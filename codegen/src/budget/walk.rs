@@ -10,7 +10,7 @@
 use serde_json::{Map, Value};
 
 use super::text::{cap, first_sentence, plain_text};
-use super::{DefCache, ENUM_KEEP, OMITTED, PROPERTY_DESCRIPTION_CHARS};
+use super::{DefCache, ENUM_KEEP, OMITTED, PROPERTY_DESCRIPTION_CHARS, RECURSION_OMITTED};
 use crate::keywords;
 use crate::spec::escape_pointer_segment;
 
@@ -94,6 +94,13 @@ impl Walk {
                 || (nested_text && matches!(k, "description" | "title"));
             if dropped {
                 self.trimmed = true;
+                // A summary (or a profile's recursion stub) keeps its mark.
+                if k == "description"
+                    && let Some(mark) = mark(value)
+                {
+                    self.spent += k.len() + mark.len() + 5;
+                    out.insert(key.clone(), Value::String(mark.to_owned()));
+                }
                 continue;
             }
             if k == "enum"
@@ -209,6 +216,15 @@ impl Walk {
             _ => 1,
         };
     }
+}
+
+/// The mark a description ends with when it says that something was left out: a summary's
+/// or a recursion stub's.
+fn mark(description: &Value) -> Option<&'static str> {
+    let d = description.as_str()?;
+    [OMITTED, RECURSION_OMITTED]
+        .into_iter()
+        .find(|mark| d.ends_with(mark))
 }
 
 /// "Values: `a`, `b`, … (52 more)": the first [`ENUM_KEEP`] values of a long enum and how many

@@ -21,7 +21,7 @@ use std::path::Path;
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
-use crate::allowlist::Entry;
+use crate::allowlist::{Entry, OutputSchemaMode};
 use crate::budget;
 use crate::error::{Error, Warning};
 use crate::ir::{self, ArgBinding, ArgLocation, BodyBinding};
@@ -198,12 +198,17 @@ fn build_tool<'s>(
     }
     // An explicit `schema_budget` holds for both schemas; by default inputs, which the model
     // must fill in, get more room than outputs.
+    let mode = entry.output_schema.unwrap_or_default();
+    let default_output_budget = match mode {
+        OutputSchemaMode::Full => budget::DEFAULT_FULL_OUTPUT_SCHEMA_BUDGET,
+        _ => budget::DEFAULT_OUTPUT_SCHEMA_BUDGET,
+    };
     let (budget, output_budget) = match entry.schema_budget {
         Some(0) => (None, None),
         Some(bytes) => (Some(bytes), Some(bytes)),
         None => (
             Some(budget::DEFAULT_INPUT_SCHEMA_BUDGET),
-            Some(budget::DEFAULT_OUTPUT_SCHEMA_BUDGET),
+            Some(default_output_budget),
         ),
     };
     let mut input_schema = Map::new();
@@ -216,17 +221,14 @@ fn build_tool<'s>(
         input_schema.insert("required".into(), json!(required));
     }
     let root = Value::Object(input_schema);
-    let fitted = budget::fit(
-        &root,
-        &mut |def| input.def(def).cloned(),
-        budget::Limits {
-            budget,
-            min_depth: 1,
-            max_depth: None,
-            describe: true,
-            keep_required: true,
-        },
-    );
+    let input_limits = budget::Limits {
+        budget,
+        min_depth: 1,
+        max_depth: None,
+        describe: true,
+        keep_required: true,
+    };
+    let fitted = budget::fit(&root, &mut |def| input.def(def).cloned(), input_limits);
     report_cuts(&mut warnings, &name, "inputSchema", &fitted.cuts, budget);
     let full_input_schema = fitted.summarised.then(|| {
         budget::full(
@@ -239,7 +241,6 @@ fn build_tool<'s>(
     let input_schema = fitted.schema;
     warnings.extend(input.finish().1);
 
-    let mode = entry.output_schema.unwrap_or_default();
     let output = output_schema(spec, op, mode, output_budget, shared, &mut full_defs.output);
     warnings.extend(output.warnings);
     report_cuts(
@@ -252,6 +253,7 @@ fn build_tool<'s>(
     let wrap_output = output.wrapped;
     let output_schema = output.advertised;
     let full_output_schema = output.full;
+    let output_limits = output.limits;
     let documented_output_schema = output
         .documented
         .filter(|d| Some(d) != output_schema.as_ref());
@@ -283,6 +285,8 @@ fn build_tool<'s>(
         description,
         input_schema,
         output_schema,
+        input_limits,
+        output_limits,
         full_input_schema,
         full_output_schema,
         documented_output_schema,

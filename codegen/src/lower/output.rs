@@ -22,6 +22,8 @@ pub(super) struct OutputSchemas {
     pub(super) documented: Option<Value>,
     /// Whether a non-object response is wrapped as `{"result": ...}`.
     pub(super) wrapped: bool,
+    /// The limits the advertised schema was fitted to, when there is one.
+    pub(super) limits: Option<budget::Limits>,
     /// JSON pointers of the advertised schema summarised because of the budget.
     pub(super) cuts: Vec<String>,
     pub(super) warnings: Vec<Warning>,
@@ -45,6 +47,7 @@ pub(super) fn output_schema<'s>(
         full: None,
         documented: None,
         wrapped: false,
+        limits: None,
         cuts: Vec::new(),
         warnings: Vec::new(),
     };
@@ -98,16 +101,17 @@ pub(super) fn output_schema<'s>(
         out.warnings = conv.finish().1;
         return out;
     }
+    let limits = budget::Limits {
+        budget,
+        min_depth: 0,
+        max_depth: (mode == OutputSchemaMode::Compact).then_some(1),
+        describe: mode == OutputSchemaMode::Full,
+        keep_required: false,
+    };
     let advertised = budget::fit(
         &tolerant::tolerant_output(&root),
         &mut |def| conv.def(def).map(tolerant::tolerant_output),
-        budget::Limits {
-            budget,
-            min_depth: 0,
-            max_depth: (mode == OutputSchemaMode::Compact).then_some(1),
-            describe: mode == OutputSchemaMode::Full,
-            keep_required: false,
-        },
+        limits,
     );
     let documented = budget::fit(
         &root,
@@ -129,6 +133,7 @@ pub(super) fn output_schema<'s>(
         ));
     }
     out.advertised = Some(advertised.schema);
+    out.limits = Some(limits);
     out.cuts = advertised.cuts;
     out.documented = Some(documented.schema);
     out.warnings = conv.finish().1;

@@ -86,6 +86,87 @@ pub const SYNAPLAN_SEND_MESSAGE_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new
         "null"
       ],
       "format": "int64",
+      "description": "Message id"
+    },
+    "chatId": {
+      "type": [
+        "integer",
+        "null"
+      ],
+      "format": "int64",
+      "description": "Chat the message belongs to"
+    },
+    "text": {
+      "type": [
+        "string",
+        "null"
+      ],
+      "description": "The assistant's reply"
+    },
+    "model": {
+      "anyOf": [
+        {
+          "$ref": "#/$defs/ModelName"
+        },
+        {
+          "type": "null"
+        }
+      ]
+    },
+    "createdAt": {
+      "type": [
+        "string",
+        "null"
+      ],
+      "format": "date-time"
+    },
+    "usage": {
+      "anyOf": [
+        {
+          "$ref": "#/$defs/Usage"
+        },
+        {
+          "type": "null"
+        }
+      ]
+    }
+  },
+  "$defs": {
+    "ModelName": {
+      "type": "string",
+      "description": "AI model identifier; the values listed are common ones, others may be configured Documented values: gpt-4o…"
+    },
+    "Usage": {
+      "type": "object",
+      "description": "Token usage of one model call",
+      "properties": {
+        "promptTokens": {
+          "type": [
+            "integer",
+            "null"
+          ]
+        },
+        "completionTokens": {
+          "type": [
+            "integer",
+            "null"
+          ]
+        }
+      }
+    }
+  }
+}"##,
+    )
+    .full_output_schema(
+        r##"{
+  "type": "object",
+  "properties": {
+    "id": {
+      "type": [
+        "integer",
+        "null"
+      ],
+      "format": "int64",
       "description": "Message id",
       "examples": [
         9001
@@ -139,42 +220,10 @@ pub const SYNAPLAN_SEND_MESSAGE_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new
         }
       ]
     }
-  },
-  "$defs": {
-    "ModelName": {
-      "type": "string",
-      "description": "AI model identifier; the values listed are common ones, others may be configured Documented values: gpt-4o…",
-      "examples": [
-        "gpt-4o"
-      ]
-    },
-    "Usage": {
-      "type": "object",
-      "description": "Token usage of one model call",
-      "properties": {
-        "promptTokens": {
-          "type": [
-            "integer",
-            "null"
-          ],
-          "examples": [
-            512
-          ]
-        },
-        "completionTokens": {
-          "type": [
-            "integer",
-            "null"
-          ],
-          "examples": [
-            128
-          ]
-        }
-      }
-    }
   }
 }"##,
     )
+    .full_defs(&FULL_DEFS)
     .documented_output_schema(
         r##"{
   "type": "object",
@@ -1233,8 +1282,7 @@ pub const SYNAPLAN_GET_CONFIG_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new(
             "type": [
               "string",
               "null"
-            ],
-            "description": "Documented values: chat, vision, embedding, image, audio."
+            ]
           },
           "provider": {
             "type": [
@@ -1307,8 +1355,7 @@ pub const SYNAPLAN_GET_CONFIG_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new(
   },
   "$defs": {
     "ModelName": {
-      "type": "string",
-      "description": "AI model identifier; the values listed are common ones, others may be configured Documented values: gpt-4o…"
+      "type": "string"
     }
   }
 }"##,
@@ -1697,6 +1744,30 @@ pub static FULL_DEFS: ::mcpgen::FullDefs = ::mcpgen::FullDefs {
     "examples": [
       "gpt-4o"
     ]
+  },
+  "Usage": {
+    "type": "object",
+    "description": "Token usage of one model call",
+    "properties": {
+      "promptTokens": {
+        "type": [
+          "integer",
+          "null"
+        ],
+        "examples": [
+          512
+        ]
+      },
+      "completionTokens": {
+        "type": [
+          "integer",
+          "null"
+        ],
+        "examples": [
+          128
+        ]
+      }
+    }
   }
 }"#,
 };

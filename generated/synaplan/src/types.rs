@@ -594,7 +594,6 @@ pub mod output {
         )]
         pub uploaded_at: ::std::option::Option<::std::string::String>,
     }
-    ///AI model identifier; the values listed are common ones, others may be configured Documented values: gpt-4o…
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -731,7 +730,6 @@ pub mod output {
     }
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct SynaplanGetConfigOutputModelsItem {
-        ///Documented values: chat, vision, embedding, image, audio.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub capability: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
