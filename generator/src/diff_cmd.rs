@@ -112,24 +112,17 @@ pub(crate) fn diff_cmd(args: DiffArgs) -> Result<(), String> {
     }
 }
 
-/// The diff from the `tools.json` in `crate_dir` (none: an empty surface) to `server`'s
-/// tools, for `generate --check`.
-pub(crate) fn check_diff(
-    crate_dir: &Path,
-    server: &mcpgen_codegen::ir::Server,
-) -> Result<SurfaceDiff, String> {
+/// The diff from the `tools.json` in `crate_dir` (none: an empty surface) to `fresh`, the
+/// `tools.json` a fresh generation writes, for `generate --check`. Both sides are the file
+/// itself (the listed schemas, after the client profile, `describe_tools` included), so only
+/// what clients would see differently is reported.
+pub(crate) fn check_diff(crate_dir: &Path, fresh: &str) -> Result<SurfaceDiff, String> {
     let path = crate_dir.join("tools.json");
     let old = match std::fs::read_to_string(&path) {
         Ok(text) => Surface::from_tools_json(&text, &path.display().to_string())
             .map_err(|e| e.to_string())?,
         Err(_) => Surface::default(),
     };
-    let mut new = Surface::from_server(server);
-    // The file has no scopes, confirmation or plugins; compare like with like.
-    for tool in new.tools.values_mut() {
-        tool.scope = None;
-        tool.confirm = None;
-        tool.plugin = None;
-    }
+    let new = Surface::from_tools_json(fresh, "the fresh tools.json").map_err(|e| e.to_string())?;
     Ok(diff(&old, &new))
 }

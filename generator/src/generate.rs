@@ -122,8 +122,9 @@ fn finish_crate(
             print_heaviest(generation, top);
             return Ok(());
         }
-        if diff.iter().any(|d| d.starts_with("tools.json ")) {
-            match crate::diff_cmd::check_diff(out, &generation.server) {
+        let fresh = generation.emitted.files.get("tools.json");
+        if let Some(fresh) = fresh.filter(|_| diff.iter().any(|d| d.starts_with("tools.json "))) {
+            match crate::diff_cmd::check_diff(out, fresh) {
                 Ok(changes) => print!(
                     "{}",
                     changes.to_markdown(

@@ -228,5 +228,70 @@ fn generate_check_prints_the_diff_when_tools_json_would_change() {
     assert!(text.contains("## Tool surface"), "{text}");
     assert!(text.contains("new required argument `branch`"), "{text}");
     assert!(text.contains("access read → write"), "{text}");
+    // Like with like: the checked-in file against the fresh one, so entries only the file has
+    // (the `describe_tools` meta-tool) are not reported as removed.
+    assert!(!text.contains("describe_tools"), "{text}");
     assert!(String::from_utf8_lossy(&check.stderr).contains("tools.json (changed)"));
+}
+
+#[test]
+fn generate_check_reports_only_what_changed_in_tools_json() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("synaplan");
+    let specs = root().join("specs/synaplan");
+    let (spec, tools) = (specs.join("openapi.yaml"), specs.join("mcp_tools.yaml"));
+    let args = |check: bool| {
+        let mut args = vec![
+            "generate",
+            "--spec",
+            s(&spec),
+            "--tools",
+            s(&tools),
+            "--out",
+            s(&out),
+            "--name",
+            "synaplan",
+        ];
+        if check {
+            args.push("--check");
+        }
+        args.into_iter().map(str::to_owned).collect::<Vec<_>>()
+    };
+    let run = |check: bool| {
+        let args = args(check);
+        mcpgen(&args.iter().map(String::as_str).collect::<Vec<_>>())
+    };
+    assert!(run(false).status.success());
+    // The checked-in file lists the `describe_tools` meta-tool and summarised descriptions;
+    // one description edited by hand is the only difference a check may report.
+    let path = out.join("tools.json");
+    let mut listed: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("tools.json")).expect("json");
+    let names: Vec<String> = listed["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|t| t["name"].as_str().map(str::to_owned))
+        .collect();
+    assert!(names.iter().any(|n| n == "describe_tools"), "{names:?}");
+    let edited = listed["tools"]
+        .as_array_mut()
+        .and_then(|tools| {
+            tools
+                .iter_mut()
+                .find(|t| t["name"] == "synaplan_list_chats")
+        })
+        .expect("synaplan_list_chats");
+    edited["description"] = json!("Edited by hand.");
+    std::fs::write(&path, serde_json::to_string_pretty(&listed).expect("json")).expect("write");
+    let check = run(true);
+    assert_eq!(check.status.code(), Some(1), "{check:?}");
+    let text = stdout(&check);
+    assert!(text.contains("synaplan_list_chats"), "{text}");
+    for tool in names.iter().filter(|n| *n != "synaplan_list_chats") {
+        assert!(
+            !text.contains(&format!("`{tool}`")),
+            "{tool} reported:\n{text}"
+        );
+    }
 }
