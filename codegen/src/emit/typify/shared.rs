@@ -132,4 +132,33 @@ mod tests {
         assert_eq!(roots[0].schema["properties"]["$orderby"], other);
         assert_eq!(defs.len(), 2);
     }
+
+    /// typify writes the shared enum once, under the first tool's name, and both argument
+    /// types use it.
+    #[test]
+    fn the_module_has_one_enum_for_a_shared_list() {
+        let select = json!({"type": "array", "items": {"type": "string", "enum": ["id", "name"]}});
+        let roots = vec![
+            root(
+                "list_users",
+                json!({"type": "object", "properties": {"$select": select}}),
+            ),
+            root(
+                "get_user",
+                json!({"type": "object", "properties": {"$select": select}}),
+            ),
+        ];
+        let mut warnings = Vec::new();
+        let module = super::super::build("input", BTreeMap::new(), roots, &mut warnings);
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(
+            module.text.matches("pub enum ").count(),
+            1,
+            "{}",
+            module.text
+        );
+        assert!(module.text.contains("pub enum ListUsersArgsSelectItem {"));
+        let uses = module.text.matches("Vec<ListUsersArgsSelectItem>").count();
+        assert_eq!(uses, 2, "{}", module.text);
+    }
 }
