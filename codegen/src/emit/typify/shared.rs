@@ -7,9 +7,10 @@
 //! 2,150 of them different, in Graph beta). typify names an inline enum after the tool's type,
 //! so it would write a separate enum with its `Display`, `FromStr` and `TryFrom` impls for
 //! each tool. Here the item schema of such a list, when two or more tools have it exactly, is
-//! moved into the definitions under the name typify would give the first tool's enum, and
-//! every tool refers to it. Only what typify reads changes: the schemas advertised and used to
-//! validate arguments keep their lists.
+//! moved into the definitions and every tool refers to it. The definition is named the way
+//! typify names the first tool's enum (`<Tool>Args<Property>Item`), so that tool's types read
+//! as before. Only what typify reads changes: the schemas advertised and used to validate
+//! arguments keep their lists.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
