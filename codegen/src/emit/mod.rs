@@ -197,7 +197,7 @@ fn types(
             input_roots.len()
         )
     });
-    let input = typify::build("input", &input_defs, &input_roots, warnings);
+    let input = typify::build("input", input_defs, input_roots, warnings);
     crate::progress::step(|| {
         format!(
             "output types: {} schemas, {} tools",
@@ -205,7 +205,7 @@ fn types(
             output_roots.len()
         )
     });
-    let output = typify::build("output", &output_defs, &output_roots, warnings);
+    let output = typify::build("output", output_defs, output_roots, warnings);
     crate::progress::step(|| "writing code".to_owned());
     let mut map: BTreeMap<String, ToolTypes> = BTreeMap::new();
     for tool in &server.tools {

@@ -10,13 +10,15 @@
 //!
 //! One file per job: `clean` turns a schema into what typify reads, `unsupported` finds the
 //! shapes it panics on, `space` wraps typify's `TypeSpace`, `bisect` finds the definitions it
-//! refuses, `names` handles type names; this file builds a module and falls back.
+//! refuses, `names` handles type names, `shared` makes the enums of lists several tools share
+//! one definition; this file builds a module and falls back.
 
 mod bisect;
 mod clean;
 mod docs;
 mod items;
 mod names;
+mod shared;
 mod space;
 mod unsupported;
 
@@ -62,13 +64,16 @@ struct Attempt {
 ///
 /// typify occasionally gives two types (or two default-value functions) the same name; the
 /// output is checked for that, and the definitions or tools involved fall back to
-/// `serde_json::Value` until the names are unique.
+/// `serde_json::Value` until the names are unique. Item enums of lists that several roots
+/// share are moved into the definitions first ([`shared`]).
 pub fn build(
     module: &str,
-    defs: &BTreeMap<String, Value>,
-    roots: &[Root],
+    mut defs: BTreeMap<String, Value>,
+    mut roots: Vec<Root>,
     warnings: &mut Vec<Warning>,
 ) -> TypeModule {
+    shared::share_list_enums(&mut defs, &mut roots);
+    let (defs, roots) = (&defs, &roots[..]);
     let mut forced_defs = BTreeSet::new();
     let mut forced_roots = BTreeSet::new();
     for _attempt in 0..16 {
@@ -327,7 +332,7 @@ mod tests {
             schema: json!({"type": "object", "properties": {"g": {"$ref": "#/$defs/Good"}}}),
         }];
         let mut warnings = Vec::new();
-        let module = build("input", &defs, &roots, &mut warnings);
+        let module = build("input", defs, roots.into(), &mut warnings);
         assert_eq!(module.typed.get("t").map(String::as_str), Some("TArgs"));
         let shown: Vec<String> = warnings.iter().map(ToString::to_string).collect();
         for expected in [
