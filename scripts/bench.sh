@@ -56,9 +56,27 @@ while [[ $# -gt 0 ]]; do
   shift
 done
 
-log() { printf '== %s\n' "$*" >&2; }
+mmss() { printf '%d:%02d' $(($1 / 60)) $(($1 % 60)); } # SECONDS as minutes:seconds
+elapsed() { mmss "$SECONDS"; }
+log() { printf '== [%s] %s\n' "$(elapsed)" "$*" >&2; }
 loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 load_start=$(loadavg)
+
+# phase NAME: the run's next part begins (logged; its wall time goes in the report's "Run time"
+# table); phase with no NAME ends the last one.
+phase_names=()
+phase_secs=()
+phase_name=
+phase_start=$SECONDS
+phase() {
+  if [[ -n $phase_name ]]; then
+    phase_names+=("$phase_name")
+    phase_secs+=($((SECONDS - phase_start)))
+  fi
+  phase_name=${1:-}
+  phase_start=$SECONDS
+  if [[ -n $phase_name ]]; then log "$phase_name"; fi
+}
 
 # --- tools -----------------------------------------------------------------------------------
 missing=()
@@ -72,7 +90,7 @@ fi
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 
 if [[ $build == 1 ]]; then
-  log "building (release)"
+  phase "build: release binaries"
   cargo build --release -p synaplan-mcp
   cargo build --release -p generator --bin mcpgen
 fi
@@ -88,13 +106,13 @@ venv_python=$peers_dir/venv/bin/python
 rmcp_openapi_bin=$peers_dir/bin/rmcp-openapi-server
 if [[ $peers == 1 ]]; then
   if [[ $("$venv_python" -c 'import fastmcp; print(fastmcp.__version__)' 2>/dev/null) != "$fastmcp_version" ]]; then
-    log "installing fastmcp $fastmcp_version into $peers_dir/venv"
+    phase "peers: installing fastmcp $fastmcp_version into $peers_dir/venv"
     python3 -m venv "$peers_dir/venv"
     "$venv_python" -m pip install --disable-pip-version-check --quiet "fastmcp==$fastmcp_version"
   fi
   mcp_sdk_version=$("$venv_python" -c 'import importlib.metadata as m; print(m.version("mcp"))')
   if [[ $("$rmcp_openapi_bin" --version 2>/dev/null) != "rmcp-openapi-server $rmcp_openapi_version" ]]; then
-    log "building rmcp-openapi-server $rmcp_openapi_version (cargo install --locked, several minutes)"
+    phase "peers: building rmcp-openapi-server $rmcp_openapi_version (cargo install --locked, several minutes)"
     cargo install rmcp-openapi-server --version "$rmcp_openapi_version" --locked \
       --root "$peers_dir" --target-dir "$peers_dir/build"
   fi
@@ -137,20 +155,23 @@ wait_http "$direct_url"
 
 server_pid=
 server_url=
-start_server() { # extra flags
-  local port
+start_binary() { # BINARY extra flags: serves HTTP on a free port; sets server_pid and server_url
+  local bin=$1 port
+  shift
   port=$(free_port)
   server_url="http://127.0.0.1:$port"
-  "$server_bin" --transport http --listen "127.0.0.1:$port" \
+  "$bin" --transport http --listen "127.0.0.1:$port" \
     --upstream-url "http://127.0.0.1:$nginx_port" "$@" >>"$work/server.log" 2>&1 &
   server_pid=$!
   pids+=("$server_pid")
   wait_http "$server_url/healthz"
 }
-stop_server() {
-  kill "$server_pid" 2>/dev/null || true
-  wait "$server_pid" 2>/dev/null || true
+start_server() { start_binary "$server_bin" "$@"; } # extra flags
+stop_pid() {
+  kill "$1" 2>/dev/null || true
+  wait "$1" 2>/dev/null || true
 }
+stop_server() { stop_pid "$server_pid"; }
 rss_kb() { ps -o rss= -p "$1" | tr -d ' '; }
 
 # One stateless tools/call by hand: it must be a successful result carrying the fixture.
@@ -174,11 +195,33 @@ assert r["structuredContent"]["prompts"][0]["topic"] == "mailhandler", r
 # --- wrk -------------------------------------------------------------------------------------
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
-# measure NAME CONNECTIONS URL MODE [KEY]: RUNS wrk runs; sets R_rps/R_p50/R_p99 (medians)
-# and records "NAME rps p50 p99" in $work/results.
-measure() {
-  local name=$1 conns=$2 url=$3 mode=$4 key=${5:-} threads=2 i line sampler=
+# wrk_run NAME CONNECTIONS URL MODE [KEY]: one wrk run of DURATION seconds; prints its BENCH line
+# ("rps=… p50=… p99=… errors=0") and stops the whole run if wrk saw errors.
+wrk_run() {
+  local name=$1 conns=$2 url=$3 mode=$4 key=${5:-} threads=2 line
   [[ $conns -lt $threads ]] && threads=$conns
+  line=$(BENCH_MODE=$mode BENCH_KEY=$key BENCH_SESSION=$bench_session wrk -t "$threads" -c "$conns" -d "${duration}s" \
+    --timeout 5s -s scripts/bench/mcp.lua "$url" | grep '^BENCH')
+  log "$name: $line"
+  if [[ ! $line =~ errors=0$ ]]; then
+    echo "$name: wrk saw errors (non-2xx answers or socket errors): $line" >&2
+    exit 1
+  fi
+  echo "$line"
+}
+
+# summarize NAME FILE: the medians of the BENCH lines in FILE; sets R_rps/R_p50/R_p99 and records
+# "NAME rps p50 p99" in $work/results.
+summarize() {
+  R_rps=$(sed -E 's/.*rps=([0-9.]+).*/\1/' "$2" | median)
+  R_p50=$(sed -E 's/.*p50=([0-9]+).*/\1/' "$2" | median)
+  R_p99=$(sed -E 's/.*p99=([0-9]+).*/\1/' "$2" | median)
+  echo "$1 $R_rps $R_p50 $R_p99" >>"$work/results"
+}
+
+# measure NAME CONNECTIONS URL MODE [KEY]: RUNS wrk runs, summarized.
+measure() {
+  local name=$1 i sampler=
   : >"$work/runs"
   for i in $(seq 1 "$runs"); do
     if [[ $name == mcp_call_c128 ]]; then # RSS under load, sampled every 0.5 s
@@ -186,20 +229,14 @@ measure() {
       sampler=$!
       pids+=("$sampler")
     fi
-    line=$(BENCH_MODE=$mode BENCH_KEY=$key BENCH_SESSION=$bench_session wrk -t "$threads" -c "$conns" -d "${duration}s" \
-      --timeout 5s -s scripts/bench/mcp.lua "$url" | grep '^BENCH')
-    [[ -n $sampler ]] && { kill "$sampler" 2>/dev/null || true; wait "$sampler" 2>/dev/null || true; sampler=; }
-    log "$name run $i: $line"
-    if [[ ! $line =~ errors=0$ ]]; then
-      echo "$name: wrk saw errors (non-2xx answers or socket errors): $line" >&2
-      exit 1
+    wrk_run "$name run $i" "${@:2}" >>"$work/runs"
+    if [[ -n $sampler ]]; then
+      kill "$sampler" 2>/dev/null || true
+      wait "$sampler" 2>/dev/null || true
+      sampler=
     fi
-    echo "$line" >>"$work/runs"
   done
-  R_rps=$(sed -E 's/.*rps=([0-9.]+).*/\1/' "$work/runs" | median)
-  R_p50=$(sed -E 's/.*p50=([0-9]+).*/\1/' "$work/runs" | median)
-  R_p99=$(sed -E 's/.*p99=([0-9]+).*/\1/' "$work/runs" | median)
-  echo "$name $R_rps $R_p50 $R_p99" >>"$work/results"
+  summarize "$name" "$work/runs"
 }
 get() { awk -v n="$1" -v f="$2" '$1 == n { print $f }' "$work/results"; } # NAME FIELD(2 rps, 3 p50, 4 p99)
 bench_session=
@@ -219,10 +256,7 @@ measure_stdio() {
     fi
     echo "$line" >>"$work/runs"
   done
-  R_rps=$(sed -E 's/.*rps=([0-9.]+).*/\1/' "$work/runs" | median)
-  R_p50=$(sed -E 's/.*p50=([0-9]+).*/\1/' "$work/runs" | median)
-  R_p99=$(sed -E 's/.*p99=([0-9]+).*/\1/' "$work/runs" | median)
-  echo "$name $R_rps $R_p50 $R_p99" >>"$work/results"
+  summarize "$name" "$work/runs"
 }
 
 # open_session: initializes a session-era (2025-11-25) session on $server_url; prints its id.
@@ -241,9 +275,10 @@ open_session() {
 
 : >"$work/results"
 : >"$work/rss_load"
+concurrencies=(1 8 32 128)
 
 # --- stateless HTTP, auth and audit off -------------------------------------------------------
-log "cold start (5 starts; ms to the first /healthz, to the first tools/list)"
+phase "Synaplan: cold start (5 starts; ms to the first /healthz, to the first tools/list)"
 cold_port=$(free_port)
 for i in 1 2 3 4 5; do
   BENCH_URL="http://127.0.0.1:$cold_port" python3 scripts/bench/coldstart.py "$server_bin" \
@@ -253,12 +288,12 @@ done >"$work/cold"
 cold_healthz=$(awk '{ print $1 }' "$work/cold" | median)
 cold_list=$(awk '{ print $2 }' "$work/cold" | median)
 
+phase "Synaplan: stateless tools/call and direct nginx at ${concurrencies[*]} connections"
 start_server --no-auth
 check_call
 sleep 1
 idle_rss=$(rss_kb "$server_pid")
 
-concurrencies=(1 8 32 128)
 for c in "${concurrencies[@]}"; do
   measure "direct_c$c" "$c" "$direct_url" get
   measure "mcp_call_c$c" "$c" "$server_url/mcp" call
@@ -268,7 +303,7 @@ load_rss=$(sort -n "$work/rss_load" | tail -1)
 log "tools/list latency (1 connection)"
 measure mcp_list_c1 1 "$server_url/mcp" list
 
-log "session era (2025-11-25): tools/call in one initialized session"
+phase "Synaplan: session era (2025-11-25), tools/call in one initialized session"
 bench_session=$(open_session)
 for c in "${concurrencies[@]}"; do
   measure "session_c$c" "$c" "$server_url/mcp" session
@@ -276,7 +311,7 @@ done
 bench_session=
 stop_server
 
-log "stdio: one call at a time, and 8 in flight"
+phase "Synaplan: stdio, one call at a time and 8 in flight"
 measure_stdio stdio_w1 1
 measure_stdio stdio_w8 8
 
@@ -359,7 +394,7 @@ if [[ $peers == 1 ]]; then
   mcpgen_answer="$(awk -F': ' 'tolower($1) == "content-type" { print $2 }' "$work/answer-headers" | tr -d '\r' | cut -d';' -f1), $(stat -c %s "$work/answer") bytes"
   stop_server
   for peer in "${peer_list[@]}"; do
-    log "peer ${peer_label[$peer]}: tools/call at ${concurrencies[*]} connections"
+    phase "peers: ${peer_label[$peer]}, tools/call at ${concurrencies[*]} connections"
     start_peer "$peer"
     check_peer_call "$peer"
     sleep 1
@@ -381,6 +416,7 @@ keys:
     scopes: [mcp:read]
 EOF
 audit_lines=()
+phase "Synaplan: API key + JSONL audit (fsync batch, always) at 8 connections"
 for fsync in batch always; do
   rm -f "$work/audit-$fsync.jsonl"
   start_server --keys "$work/keys.yaml" --audit-log "$work/audit-$fsync.jsonl" --audit-fsync "$fsync"
@@ -408,7 +444,7 @@ gen_time() {
   done
   echo "$name $(awk '{ print $1 }' "$work/gen" | median) $(awk '{ print $2 }' "$work/gen" | median)"
 }
-log "generation time"
+phase "generation: mcpgen generate, Synaplan"
 gen_synaplan=$(gen_time synaplan specs/synaplan/openapi.yaml specs/synaplan/mcp_tools.yaml --plugins specs/synaplan/plugins)
 gen_github=
 github_tools=
@@ -421,6 +457,7 @@ if [[ $corpus == 1 ]]; then
     cp "$dir/package/generated/api.github.com.json" "$cache/api.github.com.json"
     rm -rf "$dir"
   fi
+  phase "generation: mcpgen generate, GitHub (every operation)"
   "$mcpgen" init --all --name github --spec "$cache/api.github.com.json" >"$work/github-tools.yaml"
   github_tools=$(grep -c 'operation_id:' "$work/github-tools.yaml")
   gen_github=$(gen_time github "$cache/api.github.com.json" "$work/github-tools.yaml")
@@ -446,9 +483,9 @@ if [[ $corpus == 1 && $github_build == 1 ]]; then
     end=$(date +%s.%N)
     awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }'
   }
-  log "GitHub crate ($gh_lines lines): cargo check (dependencies first)"
+  phase "GitHub crate ($gh_lines lines): cargo check (dependencies first)"
   if gh_cargo check && touch "$gh_crate"/src/*.rs && gh_check=$(seconds_of gh_cargo check); then
-    log "GitHub crate: debug build (dependencies first)"
+    phase "GitHub crate: debug build (dependencies first)"
     if gh_cargo build && touch "$gh_crate"/src/*.rs && gh_debug=$(seconds_of gh_cargo build); then :; else
       gh_failed="the debug build failed"
     fi
@@ -457,7 +494,8 @@ if [[ $corpus == 1 && $github_build == 1 ]]; then
   fi
   gh_bin=$root/target/bench-github/debug/github-mcp
 fi
-if [[ -n $gh_debug ]]; then  log "GitHub server: cold start, tools/list latency, idle RSS"
+if [[ -n $gh_debug ]]; then
+  phase "GitHub server: cold start, tools/list latency, idle RSS"
   gh_port=$(free_port)
   for i in 1 2 3 4 5; do
     BENCH_URL="http://127.0.0.1:$gh_port" python3 scripts/bench/coldstart.py "$gh_bin" \
@@ -465,16 +503,14 @@ if [[ -n $gh_debug ]]; then  log "GitHub server: cold start, tools/list latency,
       --upstream-url "http://127.0.0.1:$nginx_port"
   done >"$work/gh-cold"
   gh_cold=$(awk '{ print $2 }' "$work/gh-cold" | median)
-  server_bin_saved=$server_bin
-  server_bin=$gh_bin
-  start_server --no-auth
-  server_bin=$server_bin_saved
+  start_binary "$gh_bin" --no-auth
   measure gh_list_c1 1 "$server_url/mcp" list
   sleep 1
   gh_rss=$(rss_kb "$server_pid")
   stop_server
 fi
 [[ -z $gh_failed ]] || log "GitHub crate: $gh_failed"
+phase
 load_end=$(loadavg)
 
 # --- report ----------------------------------------------------------------------------------
@@ -644,5 +680,15 @@ c8=$(get mcp_call_c8 2)
       printf '| c=%s | %s | %s (%.0f req/s) | ≥ 2× | %s |\n' "$c" "$(ratio "$m" "$b")" "${peer_label[$best]}" "$b" "$(ok "$m >= 2 * $b")"
     done
   fi
+  echo
+  echo "## Run time"
+  echo
+  echo "Wall time of each part of this run (builds included), $(elapsed) in all (minutes:seconds)."
+  echo
+  echo "| Part | Wall time |"
+  echo "|---|---|"
+  for i in "${!phase_names[@]}"; do
+    printf '| %s | %s |\n' "${phase_names[$i]}" "$(mmss "${phase_secs[$i]}")"
+  done
 } >"$out"
 cat "$out"
