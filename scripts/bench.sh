@@ -406,8 +406,13 @@ if [[ $peers == 1 ]]; then
   done
 fi
 
-# --- API-key auth and JSONL audit ------------------------------------------------------------
+# --- API-key auth, JSONL audit and metrics ----------------------------------------------------
+# What a team's deployment turns on: every request carries an X-API-Key, every call is written to
+# the JSONL audit log, and Prometheus metrics are served at /metrics on the MCP listener (behind
+# a bearer token). /metrics is scraped once after the wrk runs: its tool call counter must have
+# counted the calls.
 key=bench-key-0123456789
+export BENCH_METRICS_TOKEN=bench-metrics-token-0123456789
 cat >"$work/keys.yaml" <<EOF
 keys:
   - id: bench
@@ -416,14 +421,24 @@ keys:
     scopes: [mcp:read]
 EOF
 audit_lines=()
-phase "Synaplan: API key + JSONL audit (fsync batch, always) at 8 connections"
+metrics_calls=()
+phase "Synaplan: API key + JSONL audit (fsync batch, always) + metrics at 8 connections"
 for fsync in batch always; do
   rm -f "$work/audit-$fsync.jsonl"
-  start_server --keys "$work/keys.yaml" --audit-log "$work/audit-$fsync.jsonl" --audit-fsync "$fsync"
+  start_server --keys "$work/keys.yaml" --audit-log "$work/audit-$fsync.jsonl" --audit-fsync "$fsync" \
+    --metrics --metrics-token-env BENCH_METRICS_TOKEN
   check_call -H "X-API-Key: $key"
   measure "auth_$fsync" 8 "$server_url/mcp" call "$key"
+  curl -sS --fail -H "Authorization: Bearer $BENCH_METRICS_TOKEN" -o "$work/metrics-$fsync" "$server_url/metrics"
+  calls=$(awk '/^mcpgen_tool_calls_total[{ ]/ { n += $NF } END { printf "%d", n }' "$work/metrics-$fsync")
+  if [[ $calls -le 0 ]]; then
+    echo "/metrics counted no tool calls after the fsync $fsync run:" >&2
+    grep mcpgen_tool_calls_total "$work/metrics-$fsync" >&2 || true
+    exit 1
+  fi
   stop_server
   audit_lines+=("$(wc -l <"$work/audit-$fsync.jsonl")")
+  metrics_calls+=("$calls")
 done
 
 # --- sizes and generation --------------------------------------------------------------------
@@ -580,8 +595,8 @@ c8=$(get mcp_call_c8 2)
     else
       target="— ($(awk -v a="$m" -v b="$c8" 'BEGIN { printf "%.0f%%", 100 * a / b }') of no-auth c=8)"; verdict=""
     fi
-    printf '| API key + audit (fsync %s) req/s, c=8 | %.0f | %.0f | %s | %s | %s |\n' "$fsync" "$m" "$d" "$(ratio "$m" "$d")" "$target" "$verdict"
-    printf '| API key + audit (fsync %s) p50 / p99 µs, c=8 | %s / %s | %s / %s | | | |\n' "$fsync" "$(get "auth_$fsync" 3)" "$(get "auth_$fsync" 4)" "$(get direct_c8 3)" "$(get direct_c8 4)"
+    printf '| API key + audit (fsync %s) + metrics req/s, c=8 | %.0f | %.0f | %s | %s | %s |\n' "$fsync" "$m" "$d" "$(ratio "$m" "$d")" "$target" "$verdict"
+    printf '| API key + audit (fsync %s) + metrics p50 / p99 µs, c=8 | %s / %s | %s / %s | | | |\n' "$fsync" "$(get "auth_$fsync" 3)" "$(get "auth_$fsync" 4)" "$(get direct_c8 3)" "$(get direct_c8 4)"
   done
   printf '| tools/list p50 µs, 1 connection (Synaplan, 8 tools) | %s | | | | |\n' "$(get mcp_list_c1 3)"
   if [[ -n $(get gh_list_c1 3) ]]; then
@@ -624,8 +639,11 @@ c8=$(get mcp_call_c8 2)
       "$gh_debug" "$(ok "$gh_debug <= 120")"
   fi
   echo
-  echo "Ratios are mcpgen / direct (for latencies, how many times slower). Audit records written:"
-  echo "${audit_lines[0]} (batch), ${audit_lines[1]} (always), one per call. Cold start is the median of"
+  echo "Ratios are mcpgen / direct (for latencies, how many times slower). The API-key runs also"
+  echo "write the JSONL audit log and serve Prometheus metrics at \`/metrics\` (\`--metrics\`, bearer"
+  echo "token), scraped once after the runs: audit records written ${audit_lines[0]} (batch) and"
+  echo "${audit_lines[1]} (always), tool calls counted by \`mcpgen_tool_calls_total\` ${metrics_calls[0]} and"
+  echo "${metrics_calls[1]}, one per call. Cold start is the median of"
   echo "5 starts, measured from process start by polling every millisecond. RSS is \`ps -o rss\`."
   echo "Generation time is \`/usr/bin/time -v mcpgen generate --spec ... --out <tmp>\` (release),"
   echo "median of $runs runs, allowlist and plugins included."
