@@ -40,6 +40,7 @@ corpus=0
 peers=0
 build=1
 github_build=1
+allocator=1
 out=BENCHMARKS.md
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -47,6 +48,7 @@ while [[ $# -gt 0 ]]; do
     --peers) peers=1 ;;
     --no-build) build=0 ;;
     --no-github-build) github_build=0 ;;
+    --no-allocator) allocator=0 ;;
     --duration) duration=$2; shift ;;
     --runs) runs=$2; shift ;;
     --out) out=$2; shift ;;
@@ -89,14 +91,21 @@ if [[ ${#missing[@]} -gt 0 ]]; then
 fi
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 
+target=${CARGO_TARGET_DIR:-$root/target}
+server_bin=$target/release/synaplan-mcp
+mimalloc_bin=$target/release/synaplan-mcp-mimalloc
+mcpgen=$target/release/mcpgen
 if [[ $build == 1 ]]; then
   phase "build: release binaries"
+  if [[ $allocator == 1 ]]; then
+    # The server with mimalloc as its global allocator, kept aside; cargo keeps the artifacts of
+    # both feature sets, so the default build after it is quick when nothing changed.
+    cargo build --release -p synaplan-mcp --features mcpgen/mimalloc
+    cp "$server_bin" "$mimalloc_bin"
+  fi
   cargo build --release -p synaplan-mcp
   cargo build --release -p generator --bin mcpgen
 fi
-target=${CARGO_TARGET_DIR:-$root/target}
-server_bin=$target/release/synaplan-mcp
-mcpgen=$target/release/mcpgen
 
 # --- peers (--peers): installed once, before anything is measured ------------------------------
 fastmcp_version=${FASTMCP_VERSION:-4.2.3}
@@ -315,6 +324,44 @@ phase "Synaplan: stdio, one call at a time and 8 in flight"
 measure_stdio stdio_w1 1
 measure_stdio stdio_w8 8
 
+# --- allocator: the default (glibc malloc) and mimalloc builds, alternated run by run ----------
+# Both servers run side by side (one idle while wrk calls the other) and each wrk run of one is
+# followed by a run of the other, the order swapped every run, so that both see the same load.
+alloc_list=(glibc mimalloc)
+alloc_concurrencies=(1 8 32)
+declare -A alloc_bin alloc_url alloc_pid alloc_rss alloc_bytes
+alloc_skipped=
+if [[ $allocator == 0 ]]; then
+  alloc_skipped="\`--no-allocator\`"
+elif [[ ! -x $mimalloc_bin ]]; then
+  alloc_skipped="no $mimalloc_bin; run without \`--no-build\` once"
+else
+  phase "allocator: default and mimalloc builds alternated at ${alloc_concurrencies[*]} connections"
+  alloc_bin[glibc]=$server_bin
+  alloc_bin[mimalloc]=$mimalloc_bin
+  for a in "${alloc_list[@]}"; do
+    start_binary "${alloc_bin[$a]}" --no-auth
+    check_call
+    alloc_url[$a]=$server_url
+    alloc_pid[$a]=$server_pid
+    alloc_bytes[$a]=$(stat -c %s "${alloc_bin[$a]}")
+  done
+  sleep 1
+  for a in "${alloc_list[@]}"; do alloc_rss[$a]=$(rss_kb "${alloc_pid[$a]}"); done
+  for c in "${alloc_concurrencies[@]}"; do
+    for a in "${alloc_list[@]}"; do : >"$work/runs-$a"; done
+    for i in $(seq 1 "$runs"); do
+      order=("${alloc_list[@]}")
+      [[ $((i % 2)) == 0 ]] && order=("${alloc_list[1]}" "${alloc_list[0]}")
+      for a in "${order[@]}"; do
+        wrk_run "alloc_${a}_c$c run $i" "$c" "${alloc_url[$a]}/mcp" call >>"$work/runs-$a"
+      done
+    done
+    for a in "${alloc_list[@]}"; do summarize "alloc_${a}_c$c" "$work/runs-$a"; done
+  done
+  for a in "${alloc_list[@]}"; do stop_pid "${alloc_pid[$a]}"; done
+fi
+
 # --- peers (--peers) -------------------------------------------------------------------------
 # Each peer serves the whole Synaplan spec (as JSON: rmcp-openapi-server reads no YAML) against
 # the same nginx and is measured as mcpgen is: the same wrk settings, each request one
@@ -532,7 +579,8 @@ load_end=$(loadavg)
 cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
 cores=$(nproc)
 today=$(date -u +%Y-%m-%d)
-mb() { awk -v k="$1" 'BEGIN { printf "%.1f MB", k / 1024 }'; }
+mb() { awk -v k="$1" 'BEGIN { printf "%.1f MB", k / 1024 }'; }    # from KiB
+mib() { awk -v b="$1" 'BEGIN { printf "%.1f MB", b / 1048576 }'; } # from bytes
 ok() { awk "BEGIN { exit !($1) }" && echo met || echo missed; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f×", a / b }'; }
 
@@ -697,6 +745,32 @@ c8=$(get mcp_call_c8 2)
       m=$(get "mcp_call_c$c" 2); b=$(get "${best}_c$c" 2)
       printf '| c=%s | %s | %s (%.0f req/s) | ≥ 2× | %s |\n' "$c" "$(ratio "$m" "$b")" "${peer_label[$best]}" "$b" "$(ok "$m >= 2 * $b")"
     done
+  fi
+  echo
+  echo "## Allocator (same run)"
+  echo
+  if [[ -n $alloc_skipped ]]; then
+    echo "Not measured ($alloc_skipped)."
+  else
+    echo "The same server built twice, with glibc's malloc (the default) and with mimalloc as its global"
+    echo "allocator (\`cargo build --release -p synaplan-mcp --features mcpgen/mimalloc\`), both"
+    echo "\`--no-auth\`, stateless \`tools/call\` as above. Both ran side by side and the wrk runs"
+    echo "alternated between them (the order swapped every run); each figure is the median of $runs runs."
+    echo "Idle RSS is after one call. The ratio is mimalloc / default."
+    echo
+    echo "| Metric | default (glibc malloc) | mimalloc | ratio |"
+    echo "|---|---|---|---|"
+    for c in "${alloc_concurrencies[@]}"; do
+      d=$(get "alloc_glibc_c$c" 2); m=$(get "alloc_mimalloc_c$c" 2)
+      printf '| tools/call req/s, c=%s | %.0f | %.0f | %s |\n' "$c" "$d" "$m" "$(ratio "$m" "$d")"
+    done
+    for c in "${alloc_concurrencies[@]}"; do
+      printf '| tools/call p50 / p99 µs, c=%s | %s / %s | %s / %s | %s / %s |\n' "$c" \
+        "$(get "alloc_glibc_c$c" 3)" "$(get "alloc_glibc_c$c" 4)" "$(get "alloc_mimalloc_c$c" 3)" "$(get "alloc_mimalloc_c$c" 4)" \
+        "$(ratio "$(get "alloc_mimalloc_c$c" 3)" "$(get "alloc_glibc_c$c" 3)")" "$(ratio "$(get "alloc_mimalloc_c$c" 4)" "$(get "alloc_glibc_c$c" 4)")"
+    done
+    printf '| idle RSS | %s | %s | %s |\n' "$(mb "${alloc_rss[glibc]}")" "$(mb "${alloc_rss[mimalloc]}")" "$(ratio "${alloc_rss[mimalloc]}" "${alloc_rss[glibc]}")"
+    printf '| release binary size | %s | %s | %s |\n' "$(mib "${alloc_bytes[glibc]}")" "$(mib "${alloc_bytes[mimalloc]}")" "$(ratio "${alloc_bytes[mimalloc]}" "${alloc_bytes[glibc]}")"
   fi
   echo
   echo "## Run time"
