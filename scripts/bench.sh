@@ -41,6 +41,7 @@ peers=0
 build=1
 github_build=1
 allocator=1
+standalone=0
 out=BENCHMARKS.md
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -49,6 +50,7 @@ while [[ $# -gt 0 ]]; do
     --no-build) build=0 ;;
     --no-github-build) github_build=0 ;;
     --no-allocator) allocator=0 ;;
+    --standalone) standalone=1 ;;
     --duration) duration=$2; shift ;;
     --runs) runs=$2; shift ;;
     --out) out=$2; shift ;;
@@ -60,6 +62,8 @@ done
 
 mmss() { printf '%d:%02d' $(($1 / 60)) $(($1 % 60)); } # SECONDS as minutes:seconds
 elapsed() { mmss "$SECONDS"; }
+mb() { awk -v k="$1" 'BEGIN { printf "%.1f MB", k / 1024 }'; }    # from KiB
+mib() { awk -v b="$1" 'BEGIN { printf "%.1f MB", b / 1048576 }'; } # from bytes
 log() { printf '== [%s] %s\n' "$(elapsed)" "$*" >&2; }
 loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 load_start=$(loadavg)
@@ -572,6 +576,46 @@ if [[ -n $gh_debug ]]; then
   stop_server
 fi
 [[ -z $gh_failed ]] || log "GitHub crate: $gh_failed"
+
+# --- the generated Synaplan crate built on its own (--standalone) -----------------------------
+# Generated outside the workspace (with --mcpgen-path, as the README shows), so that `cargo build
+# --release` there uses the crate's own release profile (opt-level "s", fat LTO, one codegen
+# unit, stripped), with the workspace's lock file. Built once with the default features, then
+# once per optional feature of the crate (and once with mcpgen's mimalloc feature when the crate
+# has none of that name), in a target folder kept between runs (target/bench-standalone/target).
+declare -A sa_bytes sa_secs
+sa_variants=()
+sa_failed=
+if [[ $standalone == 1 ]]; then
+  phase "standalone: the generated Synaplan crate built on its own, once per feature"
+  sa_dir=$root/target/bench-standalone
+  sa_crate=$sa_dir/synaplan-mcp
+  mkdir -p "$sa_dir"
+  "$mcpgen" generate --spec specs/synaplan/openapi.yaml --tools specs/synaplan/mcp_tools.yaml \
+    --plugins specs/synaplan/plugins --out "$sa_crate" --mcpgen-path "$root/mcpgen" >/dev/null
+  cp Cargo.lock "$sa_crate/Cargo.lock"
+  sa_bin_name=$(awk -F'"' '/^\[\[bin\]\]/ { b = 1 } b && /^name *=/ { print $2; exit }' "$sa_crate/Cargo.toml")
+  sa_features=$(awk '/^\[/ { f = ($0 == "[features]"); next } f && /^[A-Za-z0-9_-]+ *=/ { print $1 }' "$sa_crate/Cargo.toml")
+  sa_variants=(default)
+  for f in $sa_features; do [[ $f == default ]] || sa_variants+=("$f"); done
+  grep -qx mimalloc <<<"$sa_features" || sa_variants+=(mcpgen/mimalloc)
+  n=0
+  for v in "${sa_variants[@]}"; do
+    n=$((n + 1))
+    features=()
+    [[ $v == default ]] || features=(--features "$v")
+    log "standalone build $n/${#sa_variants[@]}: ${features[*]:-default features}"
+    start=$SECONDS
+    if ! CARGO_TARGET_DIR=$sa_dir/target cargo build --release --quiet --manifest-path "$sa_crate/Cargo.toml" "${features[@]}"; then
+      sa_failed="the build with ${features[*]:-default features} failed"
+      log "standalone: $sa_failed"
+      break
+    fi
+    sa_secs[$v]=$((SECONDS - start))
+    sa_bytes[$v]=$(stat -c %s "$sa_dir/target/release/$sa_bin_name")
+    log "standalone build $n/${#sa_variants[@]}: $(mib "${sa_bytes[$v]}") in $(mmss "${sa_secs[$v]}")"
+  done
+fi
 phase
 load_end=$(loadavg)
 
@@ -579,8 +623,6 @@ load_end=$(loadavg)
 cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
 cores=$(nproc)
 today=$(date -u +%Y-%m-%d)
-mb() { awk -v k="$1" 'BEGIN { printf "%.1f MB", k / 1024 }'; }    # from KiB
-mib() { awk -v b="$1" 'BEGIN { printf "%.1f MB", b / 1048576 }'; } # from bytes
 ok() { awk "BEGIN { exit !($1) }" && echo met || echo missed; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f×", a / b }'; }
 
@@ -744,6 +786,33 @@ c8=$(get mcp_call_c8 2)
       awk -v a="$(get "rmcp_openapi_c$c" 2)" -v b="$(get "fastmcp_c$c" 2)" 'BEGIN { exit !(a > b) }' && best=rmcp_openapi
       m=$(get "mcp_call_c$c" 2); b=$(get "${best}_c$c" 2)
       printf '| c=%s | %s | %s (%.0f req/s) | ≥ 2× | %s |\n' "$c" "$(ratio "$m" "$b")" "${peer_label[$best]}" "$b" "$(ok "$m >= 2 * $b")"
+    done
+  fi
+  echo
+  echo "## A generated crate built on its own"
+  echo
+  if [[ $standalone == 0 ]]; then
+    echo "Not measured (\`--standalone\` not given)."
+  else
+    echo "The Synaplan crate generated outside the workspace (\`mcpgen generate --spec"
+    echo "specs/synaplan/openapi.yaml --tools specs/synaplan/mcp_tools.yaml --plugins"
+    echo "specs/synaplan/plugins --out <dir> --mcpgen-path <repo>/mcpgen\`) and built there with"
+    echo "\`cargo build --release\`: the crate's own release profile (\`opt-level = \"s\"\`, fat LTO, one"
+    echo "codegen unit, symbols stripped), the workspace's lock file, and one build per optional"
+    echo "feature (build times with the dependencies of earlier runs kept in \`target/bench-standalone\`)."
+    [[ -z $sa_failed ]] || echo "Incomplete: $sa_failed."
+    echo
+    echo "| Features | Binary | Added to the default | Build time |"
+    echo "|---|---|---|---|"
+    for v in "${sa_variants[@]}"; do
+      [[ -n ${sa_bytes[$v]:-} ]] || continue
+      if [[ $v == default ]]; then
+        added=
+      else
+        added=$(awk -v a="${sa_bytes[$v]}" -v b="${sa_bytes[default]}" 'BEGIN { printf "%+.1f MB", (a - b) / 1048576 }')
+      fi
+      printf '| %s | %s | %s | %s |\n' "$([[ $v == default ]] && echo default || echo "\`--features $v\`")" \
+        "$(mib "${sa_bytes[$v]}")" "$added" "$(mmss "${sa_secs[$v]}")"
     done
   fi
   echo
