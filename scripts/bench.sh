@@ -654,6 +654,26 @@ ok() { awk "BEGIN { exit !($1) }" && echo met || echo missed; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f×", a / b }'; }
 
 c8=$(get mcp_call_c8 2)
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f%%", 100 * a / b }'; }
+# The best peer at c=8 and c=32 (--peers), for both the targets and the Peers table.
+declare -A peer_best
+if [[ $peers == 1 ]]; then
+  for c in 8 32; do
+    peer_best[$c]=fastmcp
+    if awk -v a="$(get "rmcp_openapi_c$c" 2)" -v b="$(get "fastmcp_c$c" 2)" 'BEGIN { exit !(a > b) }'; then
+      peer_best[$c]=rmcp_openapi
+    fi
+  done
+fi
+# Why the GitHub server's figures are missing, when they are.
+if [[ $corpus == 0 ]]; then
+  gh_missing="\`--corpus\` not given"
+elif [[ $github_build == 0 ]]; then
+  gh_missing="\`--no-github-build\`"
+else
+  gh_missing=$gh_failed
+fi
+# shellcheck disable=SC2016 # the backquotes in the report are Markdown
 {
   echo "# Benchmarks"
   echo
@@ -667,100 +687,74 @@ c8=$(get mcp_call_c8 2)
   echo "off unless said), each request one stateless 2026-07-28 JSON-RPC \`tools/call\` of"
   echo "\`synaplan_list_prompts\` on \`/mcp\`, which calls \`GET /api/v1/prompts?language=en\` on"
   echo "nginx serving a fixed JSON file. *Direct* is wrk calling that nginx URL itself: the limit."
+  echo "How each figure compares with its target is in \"Against the targets\" below."
   echo
-  echo "| Metric | mcpgen | direct | ratio | Target | |"
-  echo "|---|---|---|---|---|---|"
+  echo "| Metric | mcpgen | direct | ratio |"
+  echo "|---|---|---|---|"
   for c in "${concurrencies[@]}"; do
     m=$(get "mcp_call_c$c" 2); d=$(get "direct_c$c" 2)
-    if [[ $c == 8 ]]; then
-      target="≥ 30,000 req/s and ≥ 0.25× direct"; verdict=$(ok "$m >= 30000 && $m >= 0.25 * $d")
-    elif [[ $c == 1 ]]; then
-      target=""; verdict=""
-    else
-      target="no lower than c=8 ($(printf '%.0f' "$c8"))"; verdict=$(ok "$m >= $c8")
-    fi
-    printf '| tools/call req/s, c=%s | %.0f | %.0f | %s | %s | %s |\n' "$c" "$m" "$d" "$(ratio "$m" "$d")" "$target" "$verdict"
+    printf '| tools/call req/s, c=%s | %.0f | %.0f | %s |\n' "$c" "$m" "$d" "$(ratio "$m" "$d")"
   done
   for c in "${concurrencies[@]}"; do
     m=$(get "mcp_call_c$c" 3); d=$(get "direct_c$c" 3)
-    if [[ $c == 1 ]]; then
-      target="≤ direct + 90 µs (+$((m - d)) µs)"; verdict=$(ok "$m - $d <= 90")
-    else
-      target=""; verdict=""
-    fi
-    printf '| tools/call p50 µs, c=%s | %s | %s | %s | %s | %s |\n' "$c" "$m" "$d" "$(ratio "$m" "$d")" "$target" "$verdict"
+    printf '| tools/call p50 µs, c=%s | %s | %s | %s |\n' "$c" "$m" "$d" "$(ratio "$m" "$d")"
   done
   for c in "${concurrencies[@]}"; do
     m=$(get "mcp_call_c$c" 4); d=$(get "direct_c$c" 4)
-    printf '| tools/call p99 µs, c=%s | %s | %s | %s | ≤ 5,000 µs | %s |\n' "$c" "$m" "$d" "$(ratio "$m" "$d")" "$(ok "$m <= 5000")"
+    printf '| tools/call p99 µs, c=%s | %s | %s | %s |\n' "$c" "$m" "$d" "$(ratio "$m" "$d")"
   done
   for c in "${concurrencies[@]}"; do
-    printf '| session era (2025-11-25) tools/call req/s, p50 / p99 µs, c=%s | %.0f, %s / %s | %.0f, %s / %s | %s | | |\n' \
+    printf '| session era (2025-11-25) tools/call req/s, p50 / p99 µs, c=%s | %.0f, %s / %s | %.0f, %s / %s | %s |\n' \
       "$c" "$(get "session_c$c" 2)" "$(get "session_c$c" 3)" "$(get "session_c$c" 4)" \
       "$(get "direct_c$c" 2)" "$(get "direct_c$c" 3)" "$(get "direct_c$c" 4)" "$(ratio "$(get "session_c$c" 2)" "$(get "direct_c$c" 2)")"
   done
-  printf '| stdio tools/call req/s, p50 / p99 µs, one at a time | %.0f, %s / %s | | | | |\n' \
+  printf '| stdio tools/call req/s, p50 / p99 µs, one at a time | %.0f, %s / %s | | |\n' \
     "$(get stdio_w1 2)" "$(get stdio_w1 3)" "$(get stdio_w1 4)"
-  printf '| stdio tools/call req/s, p50 / p99 µs, 8 in flight | %.0f, %s / %s | | | | |\n' \
+  printf '| stdio tools/call req/s, p50 / p99 µs, 8 in flight | %.0f, %s / %s | | |\n' \
     "$(get stdio_w8 2)" "$(get stdio_w8 3)" "$(get stdio_w8 4)"
   d=$(get direct_c8 2)
   for fsync in batch always; do
     m=$(get "auth_$fsync" 2)
-    if [[ $fsync == batch ]]; then
-      target="≥ 80% of no-auth c=8 ($(awk -v a="$m" -v b="$c8" 'BEGIN { printf "%.0f%%", 100 * a / b }'))"
-      verdict=$(ok "$m >= 0.8 * $c8")
-    else
-      target="— ($(awk -v a="$m" -v b="$c8" 'BEGIN { printf "%.0f%%", 100 * a / b }') of no-auth c=8)"; verdict=""
-    fi
-    printf '| API key + audit (fsync %s) + metrics req/s, c=8 | %.0f | %.0f | %s | %s | %s |\n' "$fsync" "$m" "$d" "$(ratio "$m" "$d")" "$target" "$verdict"
-    printf '| API key + audit (fsync %s) + metrics p50 / p99 µs, c=8 | %s / %s | %s / %s | | | |\n' "$fsync" "$(get "auth_$fsync" 3)" "$(get "auth_$fsync" 4)" "$(get direct_c8 3)" "$(get direct_c8 4)"
+    printf '| API key + audit (fsync %s) + metrics req/s, c=8 (%s of no-auth) | %.0f | %.0f | %s |\n' \
+      "$fsync" "$(pct "$m" "$c8")" "$m" "$d" "$(ratio "$m" "$d")"
+    printf '| API key + audit (fsync %s) + metrics p50 / p99 µs, c=8 | %s / %s | %s / %s | |\n' \
+      "$fsync" "$(get "auth_$fsync" 3)" "$(get "auth_$fsync" 4)" "$(get direct_c8 3)" "$(get direct_c8 4)"
   done
-  printf '| tools/list p50 µs, 1 connection (Synaplan, 8 tools) | %s | | | | |\n' "$(get mcp_list_c1 3)"
-  if [[ -n $(get gh_list_c1 3) ]]; then
-    m=$(get gh_list_c1 3)
-    printf '| tools/list p50 / p99 µs, 1 connection (GitHub, %s tools; release build) | %s / %s | | | ≤ 2 ms | %s |\n' \
-      "$github_tools" "$m" "$(get gh_list_c1 4)" "$(ok "$m <= 2000")"
-  elif [[ $corpus == 1 ]]; then
-    echo "| tools/list p50, GitHub ($github_tools tools) | not measured (${gh_failed:-\`--no-github-build\`}) | | | ≤ 2 ms | — |"
-  else
-    echo "| tools/list p50, GitHub (1,223 tools) | not measured (\`--corpus\` not given) | | | ≤ 2 ms | — |"
-  fi
-  printf '| cold start to first /healthz 200 | %s ms | | | ≤ 100 ms | %s |\n' "$cold_healthz" "$(ok "$cold_healthz <= 100")"
-  printf '| cold start to first tools/list answer | %s ms | | | | |\n' "$cold_list"
-  printf '| idle RSS (after one call) | %s | | | ≤ 20 MB | %s |\n' "$(mb "$idle_rss")" "$(ok "$idle_rss <= 20 * 1024")"
+  printf '| tools/list p50 / p99 µs, 1 connection (Synaplan, 8 tools) | %s / %s | | |\n' "$(get mcp_list_c1 3)" "$(get mcp_list_c1 4)"
   if [[ -n $gh_rss ]]; then
-    printf '| idle RSS, GitHub server (%s tools, after one tools/list) | %s | | | ≤ 60 MB | %s |\n' \
-      "$github_tools" "$(mb "$gh_rss")" "$(ok "$gh_rss <= 60 * 1024")"
-    printf '| cold start to first tools/list answer, GitHub server | %s ms | | | ≤ 100 ms | %s |\n' "$gh_cold" "$(ok "$gh_cold <= 100")"
+    printf '| tools/list p50 / p99 µs, 1 connection (GitHub, %s tools; release build) | %s / %s | | |\n' \
+      "$github_tools" "$(get gh_list_c1 3)" "$(get gh_list_c1 4)"
   fi
-  printf '| RSS under load (peak, c=128) | %s | | | | |\n' "$(mb "$load_rss")"
-  printf '| release binary size | %s | | | ≤ 12 MB | %s |\n' \
-    "$(awk -v b="$binary_bytes" 'BEGIN { printf "%.1f MB", b / 1048576 }')$([[ -n $stripped_bytes ]] && awk -v b="$stripped_bytes" 'BEGIN { printf " (%.1f MB stripped)", b / 1048576 }')" \
-    "$(ok "$binary_bytes <= 12 * 1048576")"
+  printf '| cold start to first /healthz 200 | %s ms | | |\n' "$cold_healthz"
+  printf '| cold start to first tools/list answer | %s ms | | |\n' "$cold_list"
+  if [[ -n $gh_rss ]]; then
+    printf '| cold start to first tools/list answer, GitHub server (release build) | %s ms | | |\n' "$gh_cold"
+  fi
+  printf '| idle RSS (after one call) | %s | | |\n' "$(mb "$idle_rss")"
+  if [[ -n $gh_rss ]]; then
+    printf '| idle RSS, GitHub server (%s tools, release build, after one tools/list) | %s | | |\n' "$github_tools" "$(mb "$gh_rss")"
+  fi
+  printf '| RSS under load (peak, c=128) | %s | | |\n' "$(mb "$load_rss")"
+  printf '| release binary size (workspace build, opt-level 3) | %s%s | | |\n' "$(mib "$binary_bytes")" \
+    "$([[ -n $stripped_bytes ]] && awk -v b="$stripped_bytes" 'BEGIN { printf " (%.1f MB stripped)", b / 1048576 }')"
   read -r _ s kb <<<"$gen_synaplan"
-  printf '| mcpgen generate, Synaplan: wall time / peak RSS | %s s / %s | | | | |\n' "$s" "$(mb "$kb")"
+  printf '| mcpgen generate, Synaplan: wall time / peak RSS | %s s / %s | | |\n' "$s" "$(mb "$kb")"
   if [[ -n $gen_github ]]; then
     read -r _ s kb <<<"$gen_github"
-    printf '| mcpgen generate, GitHub (%s operations): wall time / peak RSS | %s s / %s | | | ≤ 1.0 s / ≤ 300 MB | %s |\n' \
-      "$github_tools" "$s" "$(mb "$kb")" "$(ok "$s <= 1.0 && $kb <= 300 * 1024")"
-  else
-    echo "| mcpgen generate, GitHub (every operation) | not measured (\`--corpus\` not given) | | | ≤ 1.0 s / ≤ 300 MB | — |"
+    printf '| mcpgen generate, GitHub (%s operations): wall time / peak RSS | %s s / %s | | |\n' "$github_tools" "$s" "$(mb "$kb")"
   fi
   if [[ -n $gen_stripe ]]; then
     read -r _ s kb <<<"$gen_stripe"
-    printf '| mcpgen generate, Stripe (%s operations): wall time / peak RSS | %s s / %s | | | | |\n' "$stripe_tools" "$s" "$(mb "$kb")"
+    printf '| mcpgen generate, Stripe (%s operations): wall time / peak RSS | %s s / %s | | |\n' "$stripe_tools" "$s" "$(mb "$kb")"
   fi
   if [[ -n $gh_check ]]; then
-    # shellcheck disable=SC2016 # the backquotes are Markdown
-    printf '| `cargo check` of the generated GitHub crate (%s lines), dependencies prebuilt | %s s | | | ≤ 60 s | %s |\n' \
-      "$gh_lines" "$gh_check" "$(ok "$gh_check <= 60")"
+    printf '| `cargo check` of the generated GitHub crate (%s lines), dependencies prebuilt | %s s | | |\n' "$gh_lines" "$gh_check"
   fi
   if [[ -n $gh_debug ]]; then
-    printf '| debug build of the generated GitHub crate, dependencies prebuilt | %s s | | | ≤ 120 s | %s |\n' \
-      "$gh_debug" "$(ok "$gh_debug <= 120")"
+    printf '| debug build of the generated GitHub crate, dependencies prebuilt | %s s | | |\n' "$gh_debug"
   fi
   if [[ -n $gh_release ]]; then
-    printf '| release build of the generated GitHub crate (%s) | %s s | | | | |\n' "$gh_release_deps" "$gh_release"
+    printf '| release build of the generated GitHub crate (%s) | %s s | | |\n' "$gh_release_deps" "$gh_release"
   fi
   echo
   echo "Ratios are mcpgen / direct (for latencies, how many times slower). The API-key runs also"
@@ -770,7 +764,8 @@ c8=$(get mcp_call_c8 2)
   echo "${metrics_calls[1]}, one per call. Cold start is the median of"
   echo "5 starts, measured from process start by polling every millisecond. RSS is \`ps -o rss\`."
   echo "Generation time is \`/usr/bin/time -v mcpgen generate --spec ... --out <tmp>\` (release),"
-  echo "median of $runs runs, allowlist and plugins included."
+  echo "median of $runs runs, allowlist and plugins included; GitHub's and Stripe's documents with"
+  echo "every operation selected (\`mcpgen init --all\`)."
   echo "Session-era calls go to one session that \`initialize\` opened; rmcp answers each with an SSE"
   echo "stream. Over stdio the driver (\`scripts/bench/stdio.py\`, Python) writes and parses every"
   echo "message, and its time is part of the figures."
@@ -780,6 +775,70 @@ c8=$(get mcp_call_c8 2)
     echo "the check and debug build times are the crate alone (sources touched, dependencies already"
     echo "built). Its server is then built with \`cargo build --release\` (the crate's own profile:"
     echo "\`opt-level = \"s\"\`, fat LTO, one codegen unit), and that release build is what is measured."
+  fi
+  echo
+  echo "## Against the targets"
+  echo
+  echo "The targets for a 2-core machine (stateless HTTP, auth and audit off unless said), judged on"
+  echo "this run's figures; *not measured* names the flag that measures it."
+  echo
+  echo "| Target | Measured | |"
+  echo "|---|---|---|"
+  m=$(get mcp_call_c8 2); d=$(get direct_c8 2)
+  printf '| throughput at c=8 ≥ 0.25× direct | %.0f req/s, %s direct (nginx: %.0f) | %s |\n' "$m" "$(ratio "$m" "$d")" "$d" "$(ok "$m >= 0.25 * $d")"
+  a=$(get auth_batch 2)
+  printf '| throughput at c=8 with API key + audit (`--audit-fsync batch`) + metrics: reported | %.0f req/s, %s direct | — |\n' "$a" "$(ratio "$a" "$d")"
+  m=$(get mcp_call_c1 3); d=$(get direct_c1 3)
+  printf '| added latency at c=1 (p50) ≤ 90 µs over direct | %s µs vs %s µs (+%s µs) | %s |\n' "$m" "$d" "$((m - d))" "$(ok "$m - $d <= 90")"
+  m32=$(get mcp_call_c32 2); m128=$(get mcp_call_c128 2)
+  printf '| throughput at c=32 and c=128 no lower than c=8 | %.0f and %.0f vs %.0f req/s | %s |\n' "$m32" "$m128" "$c8" "$(ok "$m32 >= $c8 && $m128 >= $c8")"
+  measured='' cond=1
+  for c in 1 8 32; do
+    m=$(get "mcp_call_c$c" 4); d=$(get "direct_c$c" 4)
+    measured+="${measured:+; }c=$c: $m vs $d µs (+$((m - d)))"
+    cond+=" && $m - $d <= 3000"
+  done
+  printf '| p99 at most 3 ms above direct'"'"'s p99 at c=1, 8 and 32 | %s | %s |\n' "$measured" "$(ok "$cond")"
+  printf '| API key + audit (batch) + metrics ≥ 85%% of the no-auth c=8 req/s | %.0f vs %.0f req/s = %s | %s |\n' "$a" "$c8" "$(pct "$a" "$c8")" "$(ok "$a >= 0.85 * $c8")"
+  if [[ -n $gh_rss ]]; then
+    m=$(get gh_list_c1 3)
+    printf '| `tools/list`, %s tools (GitHub), p50 ≤ 2 ms, release build | %s µs (p99 %s µs) | %s |\n' "$github_tools" "$m" "$(get gh_list_c1 4)" "$(ok "$m <= 2000")"
+    printf '| GitHub server cold start to first answer ≤ 100 ms, release build | %s ms (to the first `tools/list` answer) | %s |\n' "$gh_cold" "$(ok "$gh_cold <= 100")"
+  else
+    echo "| \`tools/list\`, 1,223 tools (GitHub), p50 ≤ 2 ms, release build | not measured ($gh_missing) | — |"
+    echo "| GitHub server cold start to first answer ≤ 100 ms, release build | not measured ($gh_missing) | — |"
+  fi
+  printf '| idle RSS ≤ 20 MB (Synaplan) | %s | %s |\n' "$(mb "$idle_rss")" "$(ok "$idle_rss <= 20 * 1024")"
+  if [[ -n $gh_rss ]]; then
+    printf '| idle RSS ≤ 60 MB (GitHub) | %s | %s |\n' "$(mb "$gh_rss")" "$(ok "$gh_rss <= 60 * 1024")"
+  else
+    echo "| idle RSS ≤ 60 MB (GitHub) | not measured ($gh_missing) | — |"
+  fi
+  if [[ -n ${sa_bytes[default]:-} ]]; then
+    printf '| release binary of a generated crate built on its own, default features, ≤ 12 MB | %s (what each optional backend adds: "A generated crate built on its own" below) | %s |\n' \
+      "$(mib "${sa_bytes[default]}")" "$(ok "${sa_bytes[default]} <= 12 * 1048576")"
+  else
+    echo "| release binary of a generated crate built on its own, default features, ≤ 12 MB | not measured (${sa_failed:-\`--standalone\` not given}) | — |"
+  fi
+  if [[ -n $gen_github ]]; then
+    read -r _ s kb <<<"$gen_github"
+    printf '| generation (release mcpgen), GitHub ≤ 0.5 s and ≤ 250 MB | %s s, %s | %s |\n' "$s" "$(mb "$kb")" "$(ok "$s <= 0.5 && $kb <= 250 * 1024")"
+    read -r _ s kb <<<"$gen_stripe"
+    printf '| generation (release mcpgen), Stripe ≤ 1.0 s | %s s (%s) | %s |\n' "$s" "$(mb "$kb")" "$(ok "$s <= 1.0")"
+  else
+    echo "| generation (release mcpgen), GitHub ≤ 0.5 s and ≤ 250 MB | not measured (\`--corpus\` not given) | — |"
+    echo "| generation (release mcpgen), Stripe ≤ 1.0 s | not measured (\`--corpus\` not given) | — |"
+  fi
+  if [[ $peers == 1 ]]; then
+    measured='' cond=1
+    for c in 8 32; do
+      m=$(get "mcp_call_c$c" 2); b=$(get "${peer_best[$c]}_c$c" 2)
+      measured+="${measured:+; }c=$c: $(ratio "$m" "$b") ${peer_label[${peer_best[$c]}]}"
+      cond+=" && $m >= 2 * $b"
+    done
+    printf '| ≥ 2× the best peer at c=8 and c=32, same run | %s | %s |\n' "$measured" "$(ok "$cond")"
+  else
+    echo "| ≥ 2× the best peer at c=8 and c=32, same run | not measured (\`--peers\` not given) | — |"
   fi
   if [[ $peers == 1 ]]; then
     echo
@@ -816,8 +875,7 @@ c8=$(get mcp_call_c8 2)
     echo "| mcpgen / best peer, tools/call req/s | ratio | best peer | Target | |"
     echo "|---|---|---|---|---|"
     for c in 8 32; do
-      best=fastmcp
-      awk -v a="$(get "rmcp_openapi_c$c" 2)" -v b="$(get "fastmcp_c$c" 2)" 'BEGIN { exit !(a > b) }' && best=rmcp_openapi
+      best=${peer_best[$c]}
       m=$(get "mcp_call_c$c" 2); b=$(get "${best}_c$c" 2)
       printf '| c=%s | %s | %s (%.0f req/s) | ≥ 2× | %s |\n' "$c" "$(ratio "$m" "$b")" "${peer_label[$best]}" "$b" "$(ok "$m >= 2 * $b")"
     done
