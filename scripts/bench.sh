@@ -812,7 +812,7 @@ fi
   measured='' cond=1
   for c in 1 8 32; do
     m=$(get "mcp_call_c$c" 4); d=$(get "direct_c$c" 4)
-    measured+="${measured:+; }c=$c: $m vs $d µs (+$((m - d)))"
+    measured+="${measured:+; }c=$c: $m vs $d µs (+$((m - d)) µs)"
     cond+=" && $m - $d <= 3000"
   done
   printf '| p99 at most 3 ms above direct'"'"'s p99 at c=1, 8 and 32 | %s | %s |\n' "$measured" "$(ok "$cond")"
