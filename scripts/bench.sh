@@ -598,8 +598,8 @@ if [[ $corpus == 1 && $github_build == 1 ]]; then
   if [[ -z $gh_failed ]]; then
     gh_release_deps="dependencies prebuilt"
     compgen -G "$root/target/bench-github/release/deps/libmcpgen_runtime-*.rlib" >/dev/null ||
-      gh_release_deps="dependencies built too (first run)"
-    phase "GitHub crate: release build ($gh_release_deps)"
+      gh_release_deps="first run: dependencies built too"
+    phase "GitHub crate: release build, $gh_release_deps"
     gh_release=$(seconds_of gh_cargo build --release) || { gh_failed="the release build failed"; gh_release=; }
   fi
   gh_bin=$root/target/bench-github/release/github-mcp
@@ -771,7 +771,7 @@ fi
     printf '| debug build of the generated GitHub crate, dependencies prebuilt | %s s | | |\n' "$gh_debug"
   fi
   if [[ -n $gh_release ]]; then
-    printf '| release build of the generated GitHub crate (%s) | %s s | | |\n' "$gh_release_deps" "$gh_release"
+    printf '| release build of the generated GitHub crate, %s | %s s | | |\n' "$gh_release_deps" "$gh_release"
   fi
   echo
   echo "Ratios are mcpgen / direct (for latencies, how many times slower). The API-key runs also"
@@ -806,13 +806,13 @@ fi
   a=$(get auth_batch 2)
   printf '| throughput at c=8 with API key + audit (`--audit-fsync batch`) + metrics: reported | %.0f req/s, %s direct | — |\n' "$a" "$(ratio "$a" "$d")"
   m=$(get mcp_call_c1 3); d=$(get direct_c1 3)
-  printf '| added latency at c=1 (p50) ≤ 90 µs over direct | %s µs vs %s µs (+%s µs) | %s |\n' "$m" "$d" "$((m - d))" "$(ok "$m - $d <= 90")"
+  printf '| added latency at c=1 (p50) ≤ 90 µs over direct | %s µs vs %s µs (%+d µs) | %s |\n' "$m" "$d" "$((m - d))" "$(ok "$m - $d <= 90")"
   m32=$(get mcp_call_c32 2); m128=$(get mcp_call_c128 2)
   printf '| throughput at c=32 and c=128 no lower than c=8 | %.0f and %.0f vs %.0f req/s | %s |\n' "$m32" "$m128" "$c8" "$(ok "$m32 >= $c8 && $m128 >= $c8")"
   measured='' cond=1
   for c in 1 8 32; do
     m=$(get "mcp_call_c$c" 4); d=$(get "direct_c$c" 4)
-    measured+="${measured:+; }c=$c: $m vs $d µs (+$((m - d)) µs)"
+    measured+="${measured:+; }c=$c: $m vs $d µs ($(printf '%+d' $((m - d))) µs)"
     cond+=" && $m - $d <= 3000"
   done
   printf '| p99 at most 3 ms above direct'"'"'s p99 at c=1, 8 and 32 | %s | %s |\n' "$measured" "$(ok "$cond")"
@@ -908,7 +908,12 @@ fi
     echo "specs/synaplan/plugins --out <dir> --mcpgen-path <repo>/mcpgen\`) and built there with"
     echo "\`cargo build --release\`: the crate's own release profile (\`opt-level = \"s\"\`, fat LTO, one"
     echo "codegen unit, symbols stripped), the workspace's lock file, and one build per optional"
-    echo "feature (build times with the dependencies of earlier runs kept in \`target/bench-standalone\`)."
+    echo "feature. The build times are this run's, in \`target/bench-standalone\` with what earlier"
+    echo "runs built kept: a build of sources unchanged since then takes a second."
+    if [[ " ${sa_variants[*]} " == *" mcpgen/mimalloc "* ]]; then
+      echo "The crate has no allocator feature of its own: \`mcpgen/mimalloc\` is mcpgen's, named from the"
+      echo "crate's command line."
+    fi
     [[ -z $sa_failed ]] || echo "Incomplete: $sa_failed."
     echo
     echo "| Features | Binary | Added to the default | Build time |"
@@ -918,7 +923,8 @@ fi
       if [[ $v == default ]]; then
         added=
       else
-        added=$(awk -v a="${sa_bytes[$v]}" -v b="${sa_bytes[default]}" 'BEGIN { printf "%+.1f MB", (a - b) / 1048576 }')
+        added=$(awk -v a="${sa_bytes[$v]}" -v b="${sa_bytes[default]}" \
+          'BEGIN { d = a - b; if (d < 1048576 && d > -1048576) printf "%+.0f KB", d / 1024; else printf "%+.1f MB", d / 1048576 }')
       fi
       printf '| %s | %s | %s | %s |\n' "$([[ $v == default ]] && echo default || echo "\`--features $v\`")" \
         "$(mib "${sa_bytes[$v]}")" "$added" "$(mmss "${sa_secs[$v]}")"
