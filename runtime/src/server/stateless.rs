@@ -37,7 +37,9 @@ use tokio_util::sync::CancellationToken;
 use super::handler::{answer_call, call_context};
 use super::state::Inner;
 use super::stateless_reads::{Reads, answer_reads};
-use super::tools_list::{ListAnswers, answer_tools_list, plain_stateless_post, stateless_request};
+use super::tools_list::{
+    ListAnswers, answer_tools_list, plain_stateless_post, read_body, stateless_request,
+};
 use crate::notify::{Cancellation, Sink};
 use crate::principal::Principal;
 
@@ -82,13 +84,9 @@ async fn answer_stateless(
         return next.run(request).await;
     }
     let (parts, body) = request.into_parts();
-    // The body-size layer has already read the body into memory, within its limit.
-    let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
-        return super::reply::jsonrpc_error(
-            StatusCode::BAD_REQUEST,
-            -32600,
-            "the request body could not be read",
-        );
+    let bytes = match read_body(body).await {
+        Ok(bytes) => bytes,
+        Err(refused) => return refused,
     };
     let Some((id, request)) = call_request(&bytes, plain_name(&parts.headers)) else {
         return next

@@ -26,7 +26,7 @@ use rmcp::model::{ClientRequest, DiscoverResult, ServerResult};
 use super::handler::{McpHandler, complete};
 use super::state::Inner;
 use super::stateless::{answer_message, plain_name, status_of};
-use super::tools_list::{envelope, plain_stateless_post, stateless_request};
+use super::tools_list::{envelope, plain_stateless_post, read_body, stateless_request};
 
 /// The methods answered here.
 const METHODS: [&str; 6] = [
@@ -121,13 +121,9 @@ pub(crate) async fn answer_reads(
         return next.run(request).await;
     };
     let (parts, body) = request.into_parts();
-    // The body-size layer has already read the body into memory, within its limit.
-    let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
-        return super::reply::jsonrpc_error(
-            StatusCode::BAD_REQUEST,
-            -32600,
-            "the request body could not be read",
-        );
+    let bytes = match read_body(body).await {
+        Ok(bytes) => bytes,
+        Err(refused) => return refused,
     };
     let request = stateless_request(&bytes).filter(|(_, request)| {
         request.method() == method && named_as_rmcp_requires(&parts.headers, request)

@@ -186,6 +186,18 @@ fn list_request_id(bytes: &[u8]) -> Option<RequestId> {
     })
 }
 
+/// The body of a request a fast path answers: the body-size layer has already read it into
+/// memory, within its limit; a body that could not be read is answered with -32600.
+pub(crate) async fn read_body(body: Body) -> Result<Bytes, Response> {
+    axum::body::to_bytes(body, usize::MAX).await.map_err(|_| {
+        super::reply::jsonrpc_error(
+            StatusCode::BAD_REQUEST,
+            -32600,
+            "the request body could not be read",
+        )
+    })
+}
+
 /// Answers a stateless 2026-07-28 `tools/list` from the serialised lists; passes every other
 /// request on.
 pub(crate) async fn answer_tools_list(
@@ -197,13 +209,9 @@ pub(crate) async fn answer_tools_list(
         return next.run(request).await;
     }
     let (parts, body) = request.into_parts();
-    // The body-size layer has already read the body into memory, within its limit.
-    let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
-        return super::reply::jsonrpc_error(
-            StatusCode::BAD_REQUEST,
-            -32600,
-            "the request body could not be read",
-        );
+    let bytes = match read_body(body).await {
+        Ok(bytes) => bytes,
+        Err(refused) => return refused,
     };
     let Some(id) = list_request_id(&bytes) else {
         return next
