@@ -72,6 +72,8 @@ cargo build --workspace --bins --locked
 cargo build -p synaplan-mcp --features postgres,sqlite,redis,otel --locked
 
 step "cargo test"
+# The listener with the runtime's http2 feature (off in the workspace build below).
+cargo test -p mcpgen-runtime --features http2 --test listener_http2 --locked
 if [[ "${MCPGEN_CORPUS:-}" == "1" ]]; then
   cargo test --workspace --locked -- --include-ignored
 else

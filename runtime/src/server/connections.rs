@@ -8,11 +8,19 @@
 //! [`serve`] resolves once `stop` is cancelled and every connection has closed: on `stop`,
 //! the listener is closed at once and each connection finishes the requests it has (HTTP/1
 //! keep-alive ends, HTTP/2 sends GOAWAY).
+//!
+//! Connections speak HTTP/1.1; with the `http2` feature, HTTP/2 with prior knowledge too
+//! (hyper-util's automatic builder tells the two apart by the connection's first bytes).
 
 use std::time::Duration;
 
 use axum::Router;
-use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+#[cfg(not(feature = "http2"))]
+use hyper::server::conn::http1::Builder;
+#[cfg(feature = "http2")]
+use hyper_util::rt::TokioExecutor;
+use hyper_util::rt::{TokioIo, TokioTimer};
+#[cfg(feature = "http2")]
 use hyper_util::server::conn::auto::Builder;
 use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
@@ -32,11 +40,7 @@ pub(crate) async fn serve(
     header_read_timeout: Duration,
     stop: CancellationToken,
 ) -> std::io::Result<()> {
-    let mut builder = Builder::new(TokioExecutor::new());
-    builder
-        .http1()
-        .timer(TokioTimer::new())
-        .header_read_timeout(header_read_timeout);
+    let builder = builder(header_read_timeout);
     // Each connection task holds a receiver; once all are dropped, every connection closed.
     let (closed_tx, closed_rx) = watch::channel(());
     loop {
@@ -64,7 +68,12 @@ pub(crate) async fn serve(
         let stop = stop.clone();
         let closed_rx = closed_rx.clone();
         tokio::spawn(async move {
+            #[cfg(feature = "http2")]
             let conn = builder.serve_connection_with_upgrades(TokioIo::new(tcp), service);
+            #[cfg(not(feature = "http2"))]
+            let conn = builder
+                .serve_connection(TokioIo::new(tcp), service)
+                .with_upgrades();
             let mut conn = std::pin::pin!(conn);
             let result = tokio::select! {
                 result = conn.as_mut() => result,
@@ -83,6 +92,27 @@ pub(crate) async fn serve(
     drop(closed_rx);
     closed_tx.closed().await;
     Ok(())
+}
+
+/// The connection builder: HTTP/1.1 with a deadline for each request's head.
+#[cfg(not(feature = "http2"))]
+fn builder(header_read_timeout: Duration) -> Builder {
+    let mut builder = Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(header_read_timeout);
+    builder
+}
+
+/// The connection builder: HTTP/1.1 with a deadline for each request's head, or HTTP/2.
+#[cfg(feature = "http2")]
+fn builder(header_read_timeout: Duration) -> Builder<TokioExecutor> {
+    let mut builder = Builder::new(TokioExecutor::new());
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(header_read_timeout);
+    builder
 }
 
 /// Whether an accept error is about the one connection (which is gone), not the listener.
