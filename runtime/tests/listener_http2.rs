@@ -36,10 +36,7 @@ async fn http2_prior_knowledge_is_refused_without_the_feature() {
         .http2_prior_knowledge()
         .build()
         .expect("client");
-    let answer = client
-        .get(format!("{}/healthz", running.url))
-        .send()
-        .await;
+    let answer = client.get(format!("{}/healthz", running.url)).send().await;
     assert!(
         answer.is_err(),
         "an HTTP/2 request was answered without the http2 feature: {answer:?}"

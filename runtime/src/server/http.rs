@@ -386,7 +386,7 @@ fn mcp_routes(inner: &Arc<Inner>, path: &str, sessions: CancellationToken) -> Ro
         );
     let mut router = super::stateless::answered_here(
         Router::new()
-            .route_service(path, service)
+            .route_service(path, super::shared_service::Shared::new(service))
             .route_layer(middleware::from_fn(super::malformed::answer_malformed)),
         own,
     );

@@ -47,6 +47,8 @@
 mod authn;
 mod builder;
 #[cfg(feature = "http")]
+mod call_request;
+#[cfg(feature = "http")]
 mod card;
 mod catalog;
 mod catalog_config;
@@ -96,6 +98,8 @@ mod search;
 mod search_call;
 #[cfg(feature = "redis")]
 mod shared_rate;
+#[cfg(feature = "http")]
+mod shared_service;
 mod shutdown;
 #[cfg(feature = "legacy-sse")]
 mod sse;

@@ -34,6 +34,7 @@ use rmcp::model::{
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::call_request::{self, CallRequest};
 use super::handler::{answer_call, call_context};
 use super::state::Inner;
 use super::stateless_reads::{Reads, answer_reads};
@@ -88,19 +89,17 @@ async fn answer_stateless(
         Ok(bytes) => bytes,
         Err(refused) => return refused,
     };
-    let Some((id, request)) = call_request(&bytes, plain_name(&parts.headers)) else {
+    let Some(CallRequest {
+        id,
+        mut params,
+        meta,
+    }) = call_request(&bytes, plain_name(&parts.headers))
+    else {
         return next
             .run(Request::from_parts(parts, Body::from(bytes)))
             .await;
     };
     let (sender, receiver) = mpsc::unbounded_channel();
-    let meta = request.get_meta().clone();
-    let ClientRequest::CallToolRequest(call_request) = request else {
-        return next
-            .run(Request::from_parts(parts, Body::from(bytes)))
-            .await;
-    };
-    let mut params = call_request.params;
     let log_level = Arc::default();
     let sink = Sink::Stream(sender.clone());
     let mut call = call_context(&inner, &id, &meta, Some(&parts), sink, &log_level);
@@ -142,14 +141,23 @@ pub(crate) fn answer_message(
     }
 }
 
-/// The id and request of `bytes` when they are a `tools/call` of the tool `name` that rmcp
-/// would hand to the handler ([`stateless_request`]).
-fn call_request(bytes: &[u8], name: Option<&str>) -> Option<(RequestId, ClientRequest)> {
-    let (id, request) = stateless_request(bytes)?;
-    let ClientRequest::CallToolRequest(call) = &request else {
-        return None;
-    };
-    (Some(&*call.params.name) == name).then_some((id, request))
+/// The `tools/call` of the tool `name` in `bytes`, when rmcp would hand it to the handler:
+/// read in one pass when it has the usual shape ([`call_request::read`]), else as rmcp reads
+/// it ([`stateless_request`]).
+fn call_request(bytes: &[u8], name: Option<&str>) -> Option<CallRequest> {
+    let call = call_request::read(bytes).or_else(|| {
+        let (id, request) = stateless_request(bytes)?;
+        let meta = request.get_meta().clone();
+        let ClientRequest::CallToolRequest(call) = request else {
+            return None;
+        };
+        Some(CallRequest {
+            id,
+            params: call.params,
+            meta,
+        })
+    })?;
+    (Some(&*call.params.name) == name).then_some(call)
 }
 
 /// The HTTP answer: plain JSON when the first message is the answer, else (the tool sent
