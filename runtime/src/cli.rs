@@ -551,6 +551,21 @@ pub fn server_builder(
     builder_with_auth(app, args, tools, auth)
 }
 
+/// The audit sink of the server's log: every record at INFO level, or at DEBUG level when an
+/// audit log or database keeps the records (one log write per call saved; `RUST_LOG=info,
+/// mcpgen::audit=debug` shows them again).
+fn log_sink(args: &ServeArgs) -> TracingSink {
+    #[cfg(any(feature = "postgres", feature = "sqlite"))]
+    let database = args.audit_db.audit_db.is_some();
+    #[cfg(not(any(feature = "postgres", feature = "sqlite")))]
+    let database = false;
+    if args.audit_log.is_some() || database {
+        TracingSink::debug()
+    } else {
+        TracingSink::new()
+    }
+}
+
 fn builder_with_auth(
     app: &App,
     args: &ServeArgs,
@@ -568,7 +583,7 @@ fn builder_with_auth(
         .description(app.description)
         .title(app.title)
         .tool_set(tools)
-        .audit(TracingSink::new())
+        .audit(log_sink(args))
         .audit_args(args.audit_args)
         .shutdown_timeout(Duration::from_secs(args.shutdown_timeout))
         .rate_limit(args.rate_limit.map(|r| r.per_second))

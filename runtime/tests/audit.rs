@@ -262,7 +262,7 @@ async fn multi_sink_records_in_every_sink() {
     let shared: Arc<dyn AuditSink> = Arc::new(JsonlSink::open(&second, Fsync::Never).unwrap());
     let mut sink = MultiSink::new()
         .with(JsonlSink::open(&first, Fsync::Always).unwrap())
-        .with(TracingSink);
+        .with(TracingSink::new());
     sink.push(shared);
     assert_eq!(sink.len(), 3);
     let events: Vec<AuditEvent> = (0..5).map(event).collect();
@@ -305,6 +305,7 @@ impl tracing::Subscriber for Capture {
     fn event(&self, event: &tracing::Event<'_>) {
         let mut fields = BTreeMap::new();
         event.record(&mut Fields(&mut fields));
+        fields.insert("level".to_owned(), event.metadata().level().to_string());
         let target = event.metadata().target().to_owned();
         self.0.lock().unwrap().push((target, fields));
     }
@@ -319,15 +320,16 @@ fn tracing_sink_emits_every_field() {
     let without = event(1);
     tracing::subscriber::with_default(capture.clone(), || {
         futures::executor::block_on(async {
-            TracingSink.record(with_args.clone()).await;
-            TracingSink.record(without.clone()).await;
-            TracingSink.flush().await;
+            TracingSink::new().record(with_args.clone()).await;
+            TracingSink::new().record(without.clone()).await;
+            TracingSink::new().flush().await;
         })
     });
     let events = capture.0.lock().unwrap().clone();
     assert_eq!(events.len(), 2);
     let (target, fields) = &events[0];
     assert_eq!(target, "mcpgen::audit");
+    assert_eq!(fields["level"], "INFO");
     assert_eq!(fields["time"], with_args.time);
     assert_eq!(fields["request_id"], "req-0");
     assert_eq!(fields["principal"], "alice");
@@ -345,4 +347,28 @@ fn tracing_sink_emits_every_field() {
     assert!(!fields.contains_key("args"));
     assert!(!fields.contains_key("key_id"));
     assert!(!fields.contains_key("upstream_status"));
+}
+
+#[test]
+fn tracing_sink_at_debug_emits_the_same_fields_at_debug_level() {
+    let capture = Capture::default();
+    let record = event(0);
+    tracing::subscriber::with_default(capture.clone(), || {
+        futures::executor::block_on(async {
+            TracingSink::new().record(record.clone()).await;
+            TracingSink::debug().record(record.clone()).await;
+        })
+    });
+    let events = capture.0.lock().unwrap().clone();
+    assert_eq!(events.len(), 2);
+    let (info, debug) = (&events[0], &events[1]);
+    assert_eq!(info.0, debug.0);
+    assert_eq!(info.1["level"], "INFO");
+    assert_eq!(debug.1["level"], "DEBUG");
+    let without_level = |fields: &BTreeMap<String, String>| {
+        let mut fields = fields.clone();
+        fields.remove("level");
+        fields
+    };
+    assert_eq!(without_level(&info.1), without_level(&debug.1));
 }

@@ -129,8 +129,10 @@ async fn a_mixed_run_leaves_one_record_per_call_and_metrics_that_match_them() {
             .args(["--audit-fsync", "always"])
             .args(["--metrics", "--metrics-token-env", "SCRAPE_TOKEN"])
             .env("SCRAPE_TOKEN", METRICS_TOKEN)
-            .env("RUST_LOG", "error")
+            // INFO: the audit records are in the log file, not also in the server's log.
+            .env("RUST_LOG", "info")
             .stdout(Stdio::null())
+            .stderr(Stdio::piped())
             .kill_on_drop(true)
             .spawn()
             .expect("server starts");
@@ -380,6 +382,16 @@ async fn a_mixed_run_leaves_one_record_per_call_and_metrics_that_match_them() {
         assert!(!scrape.contains(secret), "{secret} leaked:\n{scrape}");
     }
     server.start_kill().ok();
+    let out = server
+        .wait_with_output()
+        .await
+        .expect("the server's output");
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(log.contains(" INFO "), "the server logged at INFO: {log}");
+    assert!(
+        !log.contains("mcpgen::audit: tool call"),
+        "with --audit-log, audit records stay out of the INFO log: {log}"
+    );
 }
 
 #[tokio::test]

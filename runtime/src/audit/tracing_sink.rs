@@ -3,22 +3,33 @@
 use super::{AuditEvent, AuditSink};
 use crate::BoxFuture;
 
-/// Emits each event as a `tracing` event at INFO level with target `mcpgen::audit` and one
-/// field per event field (`args` only when present). Durable only as far as the subscriber is.
+/// Emits each event as a `tracing` event with target `mcpgen::audit` and one field per event
+/// field (`args` only when present): at INFO level, or at DEBUG level ([`TracingSink::debug`])
+/// when another sink keeps the records. Durable only as far as the subscriber is.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct TracingSink;
+pub struct TracingSink {
+    debug: bool,
+}
 
 impl TracingSink {
-    /// The tracing sink.
+    /// The tracing sink, at INFO level.
     pub fn new() -> Self {
-        Self
+        Self { debug: false }
+    }
+
+    /// The tracing sink at DEBUG level: for a server whose records go to an audit log or
+    /// database, which would otherwise also write every record to its log.
+    pub fn debug() -> Self {
+        Self { debug: true }
     }
 }
 
-impl AuditSink for TracingSink {
-    fn record<'a>(&'a self, event: AuditEvent) -> BoxFuture<'a, ()> {
+/// One `tracing` event for `$event` at `$level`.
+macro_rules! audit_event {
+    ($level:ident, $event:expr) => {{
+        let event = $event;
         let args = event.args.as_ref().map(tracing::field::display);
-        tracing::info!(
+        tracing::$level!(
             target: "mcpgen::audit",
             time = %event.time,
             request_id = event.request_id.as_deref(),
@@ -35,6 +46,16 @@ impl AuditSink for TracingSink {
             trace_id = event.trace_id.as_deref(),
             "tool call"
         );
+    }};
+}
+
+impl AuditSink for TracingSink {
+    fn record<'a>(&'a self, event: AuditEvent) -> BoxFuture<'a, ()> {
+        if self.debug {
+            audit_event!(debug, &event);
+        } else {
+            audit_event!(info, &event);
+        }
         Box::pin(std::future::ready(()))
     }
 
