@@ -175,27 +175,31 @@ async fn n_records_make_exactly_n_lines_that_parse_back() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_records_are_all_written_once() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("audit.jsonl");
-    let sink = Arc::new(JsonlSink::open(&path, Fsync::Always).unwrap());
-    // More records in flight than the queue holds: `record` waits, nothing is dropped.
-    let tasks: Vec<_> = (0..3000)
-        .map(|n| {
-            let sink = Arc::clone(&sink);
-            tokio::spawn(async move { sink.record(event(n)).await })
-        })
-        .collect();
-    for task in tasks {
-        task.await.unwrap();
+    // Always goes through the writer thread's queue; batch and never are written by the
+    // recording tasks themselves.
+    for fsync in [Fsync::Always, Fsync::Batch, Fsync::Never] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("audit.jsonl");
+        let sink = Arc::new(JsonlSink::open(&path, fsync).unwrap());
+        // More records in flight than the queue holds: `record` waits, nothing is dropped.
+        let tasks: Vec<_> = (0..3000)
+            .map(|n| {
+                let sink = Arc::clone(&sink);
+                tokio::spawn(async move { sink.record(event(n)).await })
+            })
+            .collect();
+        for task in tasks {
+            task.await.unwrap();
+        }
+        let mut ids: Vec<String> = read_events(&path)
+            .into_iter()
+            .filter_map(|e| e.request_id)
+            .collect();
+        ids.sort();
+        let mut expected: Vec<String> = (0..3000).map(|n| format!("req-{n}")).collect();
+        expected.sort();
+        assert_eq!(ids, expected, "{fsync}");
     }
-    let mut ids: Vec<String> = read_events(&path)
-        .into_iter()
-        .filter_map(|e| e.request_id)
-        .collect();
-    ids.sort();
-    let mut expected: Vec<String> = (0..3000).map(|n| format!("req-{n}")).collect();
-    expected.sort();
-    assert_eq!(ids, expected);
 }
 
 #[tokio::test]
@@ -231,17 +235,27 @@ async fn reopening_appends_and_repairs_a_partial_last_line() {
     assert_eq!(read_events(&path), [first, second]);
 
     // A crash mid-write left a partial line: new records start on a line of their own.
-    let mut text = std::fs::read_to_string(&path).unwrap();
-    text.push_str("{\"time\":\"2025-");
-    std::fs::write(&path, &text).unwrap();
-    let sink = JsonlSink::open(&path, Fsync::Always).unwrap();
-    let e = event(3);
-    sink.record(e.clone()).await;
-    let text = std::fs::read_to_string(&path).unwrap();
-    let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), 4);
-    assert_eq!(lines[2], "{\"time\":\"2025-");
-    assert_eq!(serde_json::from_str::<AuditEvent>(lines[3]).unwrap(), e);
+    for (n, fsync) in [Fsync::Always, Fsync::Batch, Fsync::Never]
+        .into_iter()
+        .enumerate()
+    {
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        text.push_str("{\"time\":\"2025-");
+        std::fs::write(&path, &text).unwrap();
+        let partial = text.lines().count() - 1;
+        let sink = JsonlSink::open(&path, fsync).unwrap();
+        let e = event(3 + n);
+        sink.record(e.clone()).await;
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), partial + 2, "{fsync}");
+        assert_eq!(lines[partial], "{\"time\":\"2025-", "{fsync}");
+        assert_eq!(
+            serde_json::from_str::<AuditEvent>(lines[partial + 1]).unwrap(),
+            e,
+            "{fsync}"
+        );
+    }
 }
 
 #[test]

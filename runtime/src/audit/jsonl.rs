@@ -1,10 +1,12 @@
 //! The JSON-lines file sink.
 //!
-//! One writer thread owns the file. `record` serializes the event, waits for a queue slot
-//! (the queue is bounded: back-pressure, never dropping), hands the line to the writer and
-//! waits for its acknowledgement. The writer takes every line queued at that moment, appends
-//! them with one write, syncs as the [`Fsync`] mode asks, and only then acknowledges each — so
-//! under concurrency many records share one `fsync` (group commit).
+//! With [`Fsync::Always`], one writer thread owns the file. `record` serializes the event,
+//! waits for a queue slot (the queue is bounded: back-pressure, never dropping), hands the line
+//! to the writer and waits for its acknowledgement. The writer takes every line queued at that
+//! moment, appends them with one write, syncs, and only then acknowledges each — so under
+//! concurrency many records share one `fsync` (group commit). With [`Fsync::Batch`] and
+//! [`Fsync::Never`], which do not sync before `record` returns, the recording task appends its
+//! line itself ([`super::jsonl_direct`]).
 
 use std::fmt;
 use std::fs::{File, OpenOptions};
@@ -13,12 +15,13 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::mpsc::{self, Receiver, Sender};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
 
+use super::jsonl_direct::Direct;
 use super::{AuditEvent, AuditHealth, AuditSink};
 use crate::BoxFuture;
 
@@ -26,7 +29,7 @@ use crate::BoxFuture;
 const QUEUE_CAPACITY: usize = 1024;
 
 /// Longest time a written record stays unsynced in [`Fsync::Batch`] mode.
-const BATCH_INTERVAL: Duration = Duration::from_millis(100);
+pub(super) const BATCH_INTERVAL: Duration = Duration::from_millis(100);
 
 /// When the JSON-lines sink syncs the file to disk (`--audit-fsync`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -90,6 +93,9 @@ pub struct JsonlSink {
     slots: Arc<Semaphore>,
     sender: Option<Sender<Message>>,
     writer: Option<JoinHandle<()>>,
+    /// Batch and never modes: the recording task writes (then `sender` and `writer` are
+    /// `None`).
+    direct: Option<Direct>,
     /// Failed writes and syncs, and records the writer could not take.
     errors: Arc<AtomicU64>,
 }
@@ -128,16 +134,27 @@ impl JsonlSink {
         }
         // A previous crash may have left a partial last line; start ours on a fresh one.
         let needs_newline = !ends_with_newline(&mut file).map_err(|e| context("read", e))?;
-        let (sender, receiver) = mpsc::channel();
         let errors = Arc::new(AtomicU64::new(0));
+        if fsync != Fsync::Always {
+            let direct = Direct::start(file, path.clone(), fsync, needs_newline, errors.clone())
+                .map_err(|e| context("start the syncer for", e))?;
+            return Ok(Self {
+                path,
+                fsync,
+                slots: Arc::new(Semaphore::new(QUEUE_CAPACITY)),
+                sender: None,
+                writer: None,
+                direct: Some(direct),
+                errors,
+            });
+        }
+        let (sender, receiver) = mpsc::channel();
         let writer = Writer {
             errors: Arc::clone(&errors),
             file,
             path: path.clone(),
-            fsync,
             needs_newline,
             unsynced: false,
-            last_sync: Instant::now(),
             buffer: Vec::new(),
         };
         let handle = std::thread::Builder::new()
@@ -150,6 +167,7 @@ impl JsonlSink {
             slots: Arc::new(Semaphore::new(QUEUE_CAPACITY)),
             sender: Some(sender),
             writer: Some(handle),
+            direct: None,
             errors,
         })
     }
@@ -201,6 +219,10 @@ impl AuditSink for JsonlSink {
                 }
             };
             line.push(b'\n');
+            if let Some(direct) = &self.direct {
+                direct.append(&line);
+                return;
+            }
             if let Err(line) = self.submit(Some(line)).await {
                 self.errors.fetch_add(1, Ordering::Relaxed);
                 let record = line.map(|l| String::from_utf8_lossy(&l).trim_end().to_owned());
@@ -220,6 +242,10 @@ impl AuditSink for JsonlSink {
 
     fn flush<'a>(&'a self) -> BoxFuture<'a, ()> {
         Box::pin(async move {
+            if let Some(direct) = &self.direct {
+                direct.flush();
+                return;
+            }
             if self.submit(None).await.is_err() {
                 tracing::error!(
                     target: "mcpgen::audit",
@@ -257,10 +283,8 @@ struct Writer {
     errors: Arc<AtomicU64>,
     file: File,
     path: PathBuf,
-    fsync: Fsync,
     needs_newline: bool,
     unsynced: bool,
-    last_sync: Instant,
     buffer: Vec<u8>,
 }
 
@@ -268,21 +292,8 @@ impl Writer {
     fn run(mut self, receiver: Receiver<Message>) {
         let mut batch = Vec::new();
         loop {
-            let first = if self.unsynced && self.fsync == Fsync::Batch {
-                let wait = BATCH_INTERVAL.saturating_sub(self.last_sync.elapsed());
-                match receiver.recv_timeout(wait) {
-                    Ok(message) => message,
-                    Err(RecvTimeoutError::Timeout) => {
-                        self.sync();
-                        continue;
-                    }
-                    Err(RecvTimeoutError::Disconnected) => break,
-                }
-            } else {
-                match receiver.recv() {
-                    Ok(message) => message,
-                    Err(_) => break,
-                }
+            let Ok(first) = receiver.recv() else {
+                break;
             };
             batch.push(first);
             while batch.len() < QUEUE_CAPACITY {
@@ -293,23 +304,19 @@ impl Writer {
             }
             self.handle(&mut batch);
         }
-        if self.unsynced && self.fsync != Fsync::Never {
+        if self.unsynced {
             self.sync();
         }
     }
 
-    /// Appends the batch's lines with one write, syncs as the mode asks, then acknowledges.
+    /// Appends the batch's lines with one write, syncs, then acknowledges.
     fn handle(&mut self, batch: &mut Vec<Message>) {
         self.buffer.clear();
         if self.needs_newline {
             self.buffer.push(b'\n');
         }
-        let mut flush = false;
-        for message in batch.iter() {
-            match &message.line {
-                Some(line) => self.buffer.extend_from_slice(line),
-                None => flush = true,
-            }
+        for line in batch.iter().filter_map(|m| m.line.as_deref()) {
+            self.buffer.extend_from_slice(line);
         }
         let has_lines = self.buffer.len() > usize::from(self.needs_newline);
         if has_lines {
@@ -334,20 +341,11 @@ impl Writer {
                 }
             }
         }
-        // Always: synced before any acknowledgement. Batch: records are acknowledged once
-        // written; the sync (when due) happens after, and flush requests wait for it.
-        if self.unsynced && self.fsync == Fsync::Always {
+        // Synced before any acknowledgement; a flush request is answered with the records.
+        if self.unsynced {
             self.sync();
         }
-        let (records, flushes): (Vec<_>, Vec<_>) = batch.drain(..).partition(|m| m.line.is_some());
-        for message in records {
-            let _ = message.ack.send(());
-        }
-        let due = self.last_sync.elapsed() >= BATCH_INTERVAL;
-        if self.unsynced && self.fsync == Fsync::Batch && (flush || due) {
-            self.sync();
-        }
-        for message in flushes {
+        for message in batch.drain(..) {
             let _ = message.ack.send(());
         }
     }
@@ -363,7 +361,6 @@ impl Writer {
             );
         }
         self.unsynced = false;
-        self.last_sync = Instant::now();
     }
 }
 

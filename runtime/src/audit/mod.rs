@@ -16,6 +16,7 @@
 mod db;
 mod event;
 mod jsonl;
+mod jsonl_direct;
 mod multi;
 mod time;
 mod tracing_sink;
