@@ -15,6 +15,9 @@
 //! - [`diff`]: what changed between two tool surfaces (`mcpgen diff`).
 #![deny(missing_docs)]
 
+// Only to tell whether code runs inside a procedural macro (see `parallel`).
+extern crate proc_macro;
+
 pub mod allowlist;
 pub mod budget;
 pub mod coverage;
@@ -26,6 +29,7 @@ pub mod keywords;
 pub mod lower;
 pub mod naming;
 pub mod output;
+pub(crate) mod parallel;
 pub mod plugins;
 pub mod profile;
 pub mod progress;

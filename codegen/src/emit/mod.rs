@@ -72,21 +72,51 @@ pub(crate) struct ToolTypes {
 }
 
 /// Emits every file of the crate for `server`.
+///
+/// The argument types, the output types, the tool table and the other files that do not name
+/// the types are independent: they are built on two threads (see [`crate::parallel`]). The
+/// client stubs, which name the types, come last.
 pub fn emit(server: &ir::Server, options: &EmitOptions) -> Result<Emitted, Error> {
     let templates = templates::Templates::load(options.templates.as_deref())?;
-    let mut warnings = Vec::new();
     let header = header(options);
-
-    let (types_file, tool_types) = types(server, &header, &mut warnings)?;
-    let advertised = crate::profile::advertised(server, options.profile, &mut warnings);
+    let (inputs, outputs) = type_roots(server);
+    let mut profile_warnings = Vec::new();
+    let advertised = crate::profile::advertised(server, options.profile, &mut profile_warnings);
     let server: &ir::Server = &advertised;
+    let (header_ref, templates_ref) = (&header, &templates);
+    // The largest first, so that the last job to finish is a small one.
+    let jobs: Vec<crate::parallel::Job<'_, Part>> = vec![
+        Box::new(move || Part::Input(build_types("input", inputs))),
+        Box::new(move || {
+            crate::progress::step(|| "writing code".to_owned());
+            let mut table = render::ItemWriter::new(header_ref, "The tool table.");
+            let table = tools::items(server)
+                .try_for_each(|item| table.item(item))
+                .map(|()| table.finish());
+            Part::Table(table)
+        }),
+        Box::new(move || Part::Output(build_types("output", outputs))),
+        Box::new(move || Part::Other(other_files(server, options, templates_ref, header_ref))),
+    ];
+    let (mut input, mut output, mut table, mut other) = (None, None, None, None);
+    for part in crate::parallel::run(jobs) {
+        match part {
+            Part::Input(built) => input = Some(built),
+            Part::Output(built) => output = Some(built),
+            Part::Table(built) => table = Some(built),
+            Part::Other(built) => other = Some(built),
+        }
+    }
+    let lost = || Error::Other("internal error: a part of the crate was not emitted".into());
+    let (input, mut warnings) = input.ok_or_else(lost)?;
+    let (output, output_warnings) = output.ok_or_else(lost)?;
+    warnings.extend(output_warnings);
+    warnings.extend(profile_warnings);
+    let types_file = types_file(&header, &input, &output)?;
+    let tool_types = tool_types(server, &input, &output);
     let mut files = BTreeMap::new();
     files.insert("src/types.rs".to_owned(), types_file);
-    let mut table = render::ItemWriter::new(&header, "The tool table.");
-    for item in tools::items(server) {
-        table.item(item)?;
-    }
-    files.insert("src/tools.rs".to_owned(), table.finish());
+    files.insert("src/tools.rs".to_owned(), table.ok_or_else(lost)??);
     files.insert(
         "src/client.rs".to_owned(),
         render(
@@ -95,21 +125,59 @@ pub fn emit(server: &ir::Server, options: &EmitOptions) -> Result<Emitted, Error
             client::tokens(server, &tool_types),
         )?,
     );
+    let (other, list_size, tool_sizes) = other.ok_or_else(lost)??;
+    files.extend(other);
+    Ok(Emitted {
+        files,
+        list_size,
+        tool_sizes,
+        warnings,
+    })
+}
+
+/// What one emission job builds.
+enum Part {
+    /// The `input` module of `types.rs`, with its warnings.
+    Input((typify::TypeModule, Vec<Warning>)),
+    /// The `output` module of `types.rs`, with its warnings.
+    Output((typify::TypeModule, Vec<Warning>)),
+    /// `src/tools.rs`.
+    Table(Result<String, Error>),
+    /// The files of [`other_files`].
+    Other(Result<OtherFiles, Error>),
+}
+
+/// The files other than `src/types.rs`, `src/tools.rs` and `src/client.rs`, with the size of
+/// the `tools/list` payload and of each tool's entry in it.
+type OtherFiles = (
+    BTreeMap<String, String>,
+    ToolsListSize,
+    Vec<(String, ToolsListSize)>,
+);
+
+/// The files that need neither the generated types nor the tool table.
+fn other_files(
+    server: &ir::Server,
+    options: &EmitOptions,
+    templates: &templates::Templates,
+    header: &str,
+) -> Result<OtherFiles, Error> {
+    let mut files = BTreeMap::new();
     files.insert(
         "src/search.rs".to_owned(),
         render(
-            &header,
+            header,
             "The tool search index, for servers in search mode.",
             search::tokens(server),
         )?,
     );
     files.insert(
         "src/lib.rs".to_owned(),
-        render(&header, "", files::lib_tokens(server))?,
+        render(header, "", files::lib_tokens(server))?,
     );
     files.insert(
         "src/main.rs".to_owned(),
-        render(&header, "", files::main_tokens(server))?,
+        render(header, "", files::main_tokens(server))?,
     );
     let (tools_json, list_size, tool_sizes) = files::tools_list_json(server);
     files.insert("tools.json".to_owned(), tools_json);
@@ -127,12 +195,7 @@ pub fn emit(server: &ir::Server, options: &EmitOptions) -> Result<Emitted, Error
     ] {
         files.insert(file.to_owned(), templates.render(template, &context)?);
     }
-    Ok(Emitted {
-        files,
-        list_size,
-        tool_sizes,
-        warnings,
-    })
+    Ok((files, list_size, tool_sizes))
 }
 
 impl ToolsListSize {
@@ -162,61 +225,89 @@ pub(crate) fn one_line(text: &str) -> String {
         .collect()
 }
 
-/// The `types.rs` code: `pub mod input` and `pub mod output`, typify-generated.
-fn types(
-    server: &ir::Server,
-    header: &str,
-    warnings: &mut Vec<Warning>,
-) -> Result<(String, BTreeMap<String, ToolTypes>), Error> {
-    let mut input_defs = BTreeMap::new();
-    let mut output_defs = BTreeMap::new();
-    let mut input_roots = Vec::new();
-    let mut output_roots = Vec::new();
+/// What typify reads for one module: the definitions the tools share and one root per tool.
+struct TypeRoots {
+    defs: BTreeMap<String, Value>,
+    roots: Vec<typify::Root>,
+}
+
+/// The roots of the `input` module (every tool's arguments) and of the `output` module (the
+/// tools with an output schema).
+fn type_roots(server: &ir::Server) -> (TypeRoots, TypeRoots) {
+    let mut input = TypeRoots {
+        defs: BTreeMap::new(),
+        roots: Vec::new(),
+    };
+    let mut output = TypeRoots {
+        defs: BTreeMap::new(),
+        roots: Vec::new(),
+    };
     for tool in &server.tools {
         let (schema, defs) = split_defs(&tool.input_schema);
-        input_defs.extend(defs);
-        input_roots.push(typify::Root {
+        input.defs.extend(defs);
+        input.roots.push(typify::Root {
             tool: tool.name.clone(),
             type_name: format!("{}Args", tool.type_stem),
             schema,
         });
         if let Some(out) = &tool.output_schema {
             let (schema, defs) = split_defs(out);
-            output_defs.extend(defs);
-            output_roots.push(typify::Root {
+            output.defs.extend(defs);
+            output.roots.push(typify::Root {
                 tool: tool.name.clone(),
                 type_name: format!("{}Output", tool.type_stem),
                 schema,
             });
         }
     }
+    (input, output)
+}
+
+/// Builds one module of `types.rs` with typify, with the warnings of its fallbacks.
+fn build_types(module: &str, roots: TypeRoots) -> (typify::TypeModule, Vec<Warning>) {
+    let TypeRoots { defs, roots } = roots;
+    let what = if module == "input" {
+        "argument"
+    } else {
+        module
+    };
     crate::progress::step(|| {
         format!(
-            "argument types: {} schemas, {} tools",
-            input_defs.len(),
-            input_roots.len()
+            "{what} types: {} schemas, {} tools",
+            defs.len(),
+            roots.len()
         )
     });
-    let input = typify::build("input", input_defs, input_roots, warnings);
-    crate::progress::step(|| {
-        format!(
-            "output types: {} schemas, {} tools",
-            output_defs.len(),
-            output_roots.len()
-        )
-    });
-    let output = typify::build("output", output_defs, output_roots, warnings);
-    crate::progress::step(|| "writing code".to_owned());
-    let mut map: BTreeMap<String, ToolTypes> = BTreeMap::new();
-    for tool in &server.tools {
-        map.insert(
-            tool.name.clone(),
-            ToolTypes {
+    let mut warnings = Vec::new();
+    let built = typify::build(module, defs, roots, &mut warnings);
+    (built, warnings)
+}
+
+/// The generated type names of each tool.
+fn tool_types(
+    server: &ir::Server,
+    input: &typify::TypeModule,
+    output: &typify::TypeModule,
+) -> BTreeMap<String, ToolTypes> {
+    server
+        .tools
+        .iter()
+        .map(|tool| {
+            let types = ToolTypes {
                 args: input.typed.get(&tool.name).cloned(),
                 output: output.typed.get(&tool.name).cloned(),
-            },
-        );
-    }
+            };
+            (tool.name.clone(), types)
+        })
+        .collect()
+}
+
+/// The `types.rs` code: `pub mod input` and `pub mod output`, typify-generated.
+fn types_file(
+    header: &str,
+    input: &typify::TypeModule,
+    output: &typify::TypeModule,
+) -> Result<String, Error> {
     // The modules' items come formatted from typify; only the two module shells are formatted
     // here. What they allow is what typify's output needs on any spec: schemas without
     // descriptions give undocumented fields and variants, not every type or default function
@@ -240,7 +331,7 @@ fn types(
         },
         &output.text,
     )?);
-    Ok((file, map))
+    Ok(file)
 }
 
 /// Splits a tool schema into the schema without `$defs` and its `$defs`.
