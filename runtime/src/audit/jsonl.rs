@@ -351,16 +351,21 @@ impl Writer {
     }
 
     fn sync(&mut self) {
-        if let Err(e) = self.file.sync_data() {
-            self.errors.fetch_add(1, Ordering::Relaxed);
-            tracing::error!(
-                target: "mcpgen::audit",
-                path = %self.path.display(),
-                error = %e,
-                "cannot sync audit log to disk; written records may not survive a machine crash"
-            );
-        }
+        sync_file(&self.file, &self.path, &self.errors);
         self.unsynced = false;
+    }
+}
+
+/// Syncs `file` (the audit log at `path`) to disk; a failure is counted in `errors` and logged.
+pub(super) fn sync_file(file: &File, path: &Path, errors: &AtomicU64) {
+    if let Err(e) = file.sync_data() {
+        errors.fetch_add(1, Ordering::Relaxed);
+        tracing::error!(
+            target: "mcpgen::audit",
+            path = %path.display(),
+            error = %e,
+            "cannot sync audit log to disk; written records may not survive a machine crash"
+        );
     }
 }
 

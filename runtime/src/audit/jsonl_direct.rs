@@ -15,7 +15,7 @@ use std::sync::mpsc::{self, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 
-use super::jsonl::{BATCH_INTERVAL, Fsync};
+use super::jsonl::{BATCH_INTERVAL, Fsync, sync_file};
 
 /// The file and what its next write must know.
 struct Appender {
@@ -41,15 +41,7 @@ impl Shared {
         if !self.unsynced.swap(false, Ordering::AcqRel) {
             return;
         }
-        if let Err(e) = self.sync_file.sync_data() {
-            self.errors.fetch_add(1, Ordering::Relaxed);
-            tracing::error!(
-                target: "mcpgen::audit",
-                path = %self.path.display(),
-                error = %e,
-                "cannot sync audit log to disk; written records may not survive a machine crash"
-            );
-        }
+        sync_file(&self.sync_file, &self.path, &self.errors);
     }
 }
 
