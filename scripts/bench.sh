@@ -765,7 +765,7 @@ fi
   fi
   printf '| RSS under load (peak, c=128) | %s | | |\n' "$(mb "$load_rss")"
   printf '| release binary size (workspace build, opt-level 3) | %s%s | | |\n' "$(mib "$binary_bytes")" \
-    "$([[ -n $stripped_bytes ]] && awk -v b="$stripped_bytes" 'BEGIN { printf " (%.1f MB stripped)", b / 1048576 }')"
+    "$([[ -n $stripped_bytes ]] && awk -v b="$stripped_bytes" 'BEGIN { printf " (%.1f MiB stripped)", b / 1048576 }')"
   read -r _ s kb <<<"$gen_synaplan"
   printf '| mcpgen generate, Synaplan: wall time / peak RSS | %s s / %s | | |\n' "$s" "$(mb "$kb")"
   if [[ -n $gen_github ]]; then
