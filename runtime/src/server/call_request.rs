@@ -10,10 +10,12 @@
 //! caller reads the message with rmcp as before ([`super::tools_list::stateless_request`]).
 
 use rmcp::model::{
-    CallToolRequestParams, JsonObject, JsonRpcVersion2_0, MetaObject, ProtocolVersion, RequestId,
-    RequestMetaObject,
+    CallToolRequestParams, ClientRequest, GetMeta, JsonObject, JsonRpcVersion2_0, MetaObject,
+    ProtocolVersion, RequestId, RequestMetaObject,
 };
 use serde::Deserialize;
+
+use super::tools_list::stateless_request;
 
 /// A `tools/call` rmcp hands to the handler: its id, its parameters (without `_meta`, which
 /// rmcp keeps apart) and its request metadata.
@@ -67,21 +69,28 @@ pub(crate) fn read(bytes: &[u8]) -> Option<CallRequest> {
     })
 }
 
+/// The `tools/call` in `bytes` as rmcp reads it and hands it to the handler of a stateless
+/// 2026-07-28 POST ([`stateless_request`]), whatever its shape.
+pub(crate) fn read_with_rmcp(bytes: &[u8]) -> Option<CallRequest> {
+    let (id, request) = stateless_request(bytes)?;
+    let meta = request.get_meta().clone();
+    let ClientRequest::CallToolRequest(call) = request else {
+        return None;
+    };
+    Some(CallRequest {
+        id,
+        params: call.params,
+        meta,
+    })
+}
+
 #[cfg(test)]
 mod tests {
-    use rmcp::model::{ClientRequest, GetMeta};
-
-    use super::super::tools_list::stateless_request;
     use super::*;
 
     /// What rmcp hands the handler for `body`, when it is a stateless `tools/call`.
     fn through_rmcp(body: &str) -> Option<(RequestId, CallToolRequestParams, RequestMetaObject)> {
-        let (id, request) = stateless_request(body.as_bytes())?;
-        let meta = request.get_meta().clone();
-        let ClientRequest::CallToolRequest(call) = request else {
-            return None;
-        };
-        Some((id, call.params, meta))
+        read_with_rmcp(body.as_bytes()).map(|call| (call.id, call.params, call.meta))
     }
 
     const META: &str = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}"#;

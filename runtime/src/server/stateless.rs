@@ -28,9 +28,7 @@ use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
-use rmcp::model::{
-    ClientRequest, ErrorCode, ErrorData, GetMeta, RequestId, ServerJsonRpcMessage, ServerResult,
-};
+use rmcp::model::{ErrorCode, ErrorData, RequestId, ServerJsonRpcMessage, ServerResult};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -38,9 +36,7 @@ use super::call_request::{self, CallRequest};
 use super::handler::{answer_call, call_context};
 use super::state::Inner;
 use super::stateless_reads::{Reads, answer_reads};
-use super::tools_list::{
-    ListAnswers, answer_tools_list, plain_stateless_post, read_body, stateless_request,
-};
+use super::tools_list::{ListAnswers, answer_tools_list, plain_stateless_post, read_body};
 use crate::notify::{Cancellation, Sink};
 use crate::principal::Principal;
 
@@ -143,20 +139,9 @@ pub(crate) fn answer_message(
 
 /// The `tools/call` of the tool `name` in `bytes`, when rmcp would hand it to the handler:
 /// read in one pass when it has the usual shape ([`call_request::read`]), else as rmcp reads
-/// it ([`stateless_request`]).
+/// it ([`call_request::read_with_rmcp`]).
 fn call_request(bytes: &[u8], name: Option<&str>) -> Option<CallRequest> {
-    let call = call_request::read(bytes).or_else(|| {
-        let (id, request) = stateless_request(bytes)?;
-        let meta = request.get_meta().clone();
-        let ClientRequest::CallToolRequest(call) = request else {
-            return None;
-        };
-        Some(CallRequest {
-            id,
-            params: call.params,
-            meta,
-        })
-    })?;
+    let call = call_request::read(bytes).or_else(|| call_request::read_with_rmcp(bytes))?;
     (Some(&*call.params.name) == name).then_some(call)
 }
 
