@@ -190,12 +190,16 @@ wait_http "$direct_url"
 
 server_pid=
 server_url=
+# Audit off: with no audit log, a server writes each call's audit record to its log at INFO;
+# the load figures are taken with that line filtered out (the row "default log" measures it).
+audit_off_env=(RUST_LOG=info,rmcp=warn,mcpgen::audit=off)
+server_env=("${audit_off_env[@]}")
 start_binary() { # BINARY extra flags: serves HTTP on a free port; sets server_pid and server_url
   local bin=$1 port
   shift
   port=$(free_port)
   server_url="http://127.0.0.1:$port"
-  "$bin" --transport http --listen "127.0.0.1:$port" \
+  env "${server_env[@]}" "$bin" --transport http --listen "127.0.0.1:$port" \
     --upstream-url "http://127.0.0.1:$nginx_port" "$@" >>"$work/server.log" 2>&1 &
   server_pid=$!
   pids+=("$server_pid")
@@ -254,24 +258,29 @@ summarize() {
   echo "$1 $R_rps $R_p50 $R_p99" >>"$work/results"
 }
 
+# measure_once NAME CONNECTIONS URL MODE [KEY]: one wrk run, its BENCH line added to
+# $work/runs-NAME (summarize it with summarize_runs NAME).
+measure_once() {
+  local name=$1 sampler=
+  if [[ $name == mcp_call_c128 ]]; then # RSS under load, sampled every 0.5 s
+    (while kill -0 "$server_pid" 2>/dev/null; do rss_kb "$server_pid" >>"$work/rss_load"; sleep 0.5; done) &
+    sampler=$!
+    pids+=("$sampler")
+  fi
+  wrk_run "$name run $(($(wc -l <"$work/runs-$name" 2>/dev/null || echo 0) + 1))" "${@:2}" >>"$work/runs-$name"
+  if [[ -n $sampler ]]; then
+    kill "$sampler" 2>/dev/null || true
+    wait "$sampler" 2>/dev/null || true
+  fi
+}
+summarize_runs() { summarize "$1" "$work/runs-$1"; }
+
 # measure NAME CONNECTIONS URL MODE [KEY]: RUNS wrk runs, summarized.
 measure() {
-  local name=$1 i sampler=
-  : >"$work/runs"
-  for i in $(seq 1 "$runs"); do
-    if [[ $name == mcp_call_c128 ]]; then # RSS under load, sampled every 0.5 s
-      (while kill -0 "$server_pid" 2>/dev/null; do rss_kb "$server_pid" >>"$work/rss_load"; sleep 0.5; done) &
-      sampler=$!
-      pids+=("$sampler")
-    fi
-    wrk_run "$name run $i" "${@:2}" >>"$work/runs"
-    if [[ -n $sampler ]]; then
-      kill "$sampler" 2>/dev/null || true
-      wait "$sampler" 2>/dev/null || true
-      sampler=
-    fi
-  done
-  summarize "$name" "$work/runs"
+  local i
+  rm -f "$work/runs-$1"
+  for i in $(seq 1 "$runs"); do measure_once "$@"; done
+  summarize_runs "$1"
 }
 get() { awk -v n="$1" -v f="$2" '$1 == n { print $f }' "$work/results"; } # NAME FIELD(2 rps, 3 p50, 4 p99)
 bench_session=
@@ -329,9 +338,17 @@ check_call
 sleep 1
 idle_rss=$(rss_kb "$server_pid")
 
+# In rounds: each round measures every concurrency once, direct and through the server, so that
+# a noisy spell on the shared machine does not fall on one concurrency's runs alone.
+for i in $(seq 1 "$runs"); do
+  for c in "${concurrencies[@]}"; do
+    measure_once "direct_c$c" "$c" "$direct_url" get
+    measure_once "mcp_call_c$c" "$c" "$server_url/mcp" call
+  done
+done
 for c in "${concurrencies[@]}"; do
-  measure "direct_c$c" "$c" "$direct_url" get
-  measure "mcp_call_c$c" "$c" "$server_url/mcp" call
+  summarize_runs "direct_c$c"
+  summarize_runs "mcp_call_c$c"
 done
 load_rss=$(sort -n "$work/rss_load" | tail -1)
 
@@ -493,6 +510,14 @@ keys:
     principal: bench
     scopes: [mcp:read]
 EOF
+phase "Synaplan: --no-auth with the default log (each call's audit record at INFO) at 8 connections"
+server_env=()
+start_server --no-auth
+check_call
+measure log_info 8 "$server_url/mcp" call
+stop_server
+server_env=("${audit_off_env[@]}")
+
 audit_lines=()
 metrics_calls=()
 phase "Synaplan: API key + JSONL audit (fsync batch, always) + metrics at 8 connections"
@@ -709,13 +734,16 @@ fi
   echo "Measured by \`$invocation\` on $today: $cores cores ($cpu)."
   echo "The figures come from a **shared, noisy $cores-core machine**, with the load generator (wrk),"
   echo "the server and the upstream (nginx, one worker) all on it, over loopback; each load figure"
-  echo "is the median of $runs runs of ${duration} s (\`wrk -t 2\`, \`-t 1\` at one connection)."
+  echo "is the median of $runs runs of ${duration} s (\`wrk -t 2\`, \`-t 1\` at one connection). The stateless"
+  echo "tools/call and direct runs go in rounds: each round runs every concurrency once, both ways."
   echo "Load average (1, 5, 15 min) when the run started: $load_start; when it ended: $load_end."
   echo
   echo "The server is \`synaplan-mcp --transport http --no-auth\` (release build, auth and audit"
   echo "off unless said), each request one stateless 2026-07-28 JSON-RPC \`tools/call\` of"
   echo "\`synaplan_list_prompts\` on \`/mcp\`, which calls \`GET /api/v1/prompts?language=en\` on"
   echo "nginx serving a fixed JSON file. *Direct* is wrk calling that nginx URL itself: the limit."
+  echo "Audit off is \`${audit_off_env[0]}\`: it leaves out the audit record that a"
+  echo "server with no audit log writes to its log for each call (the \"default log\" row has it)."
   echo "How each figure compares with its target is in \"Against the targets\" below."
   echo
   echo "| Metric | mcpgen | direct | ratio |"
@@ -742,6 +770,9 @@ fi
   printf '| stdio tools/call req/s, p50 / p99 µs, 8 in flight | %.0f, %s / %s | | |\n' \
     "$(get stdio_w8 2)" "$(get stdio_w8 3)" "$(get stdio_w8 4)"
   d=$(get direct_c8 2)
+  m=$(get log_info 2)
+  printf '| default log (each call'"'"'s audit record at INFO) req/s, c=8 (%s of no-auth) | %.0f | %.0f | %s |\n' \
+    "$(pct "$m" "$c8")" "$m" "$d" "$(ratio "$m" "$d")"
   for fsync in batch always; do
     m=$(get "auth_$fsync" 2)
     printf '| API key + audit (fsync %s) + metrics req/s, c=8 (%s of no-auth) | %.0f | %.0f | %s |\n' \
