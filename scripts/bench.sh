@@ -339,9 +339,12 @@ sleep 1
 idle_rss=$(rss_kb "$server_pid")
 
 # In rounds: each round measures every concurrency once, direct and through the server, so that
-# a noisy spell on the shared machine does not fall on one concurrency's runs alone.
+# a noisy spell on the shared machine does not fall on one concurrency's runs alone; every other
+# round goes from the highest concurrency down, so that a drift in the load favours none.
 for i in $(seq 1 "$runs"); do
-  for c in "${concurrencies[@]}"; do
+  order=("${concurrencies[@]}")
+  if ((i % 2 == 0)); then order=(); for c in "${concurrencies[@]}"; do order=("$c" "${order[@]}"); done; fi
+  for c in "${order[@]}"; do
     measure_once "direct_c$c" "$c" "$direct_url" get
     measure_once "mcp_call_c$c" "$c" "$server_url/mcp" call
   done
@@ -735,7 +738,8 @@ fi
   echo "The figures come from a **shared, noisy $cores-core machine**, with the load generator (wrk),"
   echo "the server and the upstream (nginx, one worker) all on it, over loopback; each load figure"
   echo "is the median of $runs runs of ${duration} s (\`wrk -t 2\`, \`-t 1\` at one connection). The stateless"
-  echo "tools/call and direct runs go in rounds: each round runs every concurrency once, both ways."
+  echo "tools/call and direct runs go in rounds: each round runs every concurrency once, both ways,"
+  echo "every other round from the highest concurrency down."
   echo "Load average (1, 5, 15 min) when the run started: $load_start; when it ended: $load_end."
   echo
   echo "The server is \`synaplan-mcp --transport http --no-auth\` (release build, auth and audit"
