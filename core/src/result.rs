@@ -84,7 +84,10 @@ impl ToolResult {
     /// A successful JSON result: the JSON as text, and as structured content (wrapped as
     /// `{"result": value}` when `wrap` is set, matching the tool's `outputSchema`).
     pub fn json(value: Value, wrap: bool) -> Self {
-        let text = value.to_string();
+        // The same compact text as `Display`, written straight into a byte buffer rather than
+        // through `fmt::Write` a piece at a time (half the instructions on a typical answer).
+        // Serialising a `Value` cannot fail: its map keys are strings.
+        let text = serde_json::to_string(&value).unwrap_or_default();
         let structured = if wrap {
             let mut map = serde_json::Map::new();
             map.insert("result".to_owned(), value);
@@ -111,5 +114,30 @@ impl ToolResult {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn json_text_is_the_compact_serialisation_of_the_value() {
+        let values = [
+            json!({"b": 1, "a": [true, null, -0.5, 1e300, 18446744073709551615u64]}),
+            json!({"quote\"d": "line\nbreak\ttab \u{1} é 😀 </script>", "nested": {"x": {}}}),
+            json!([]),
+            json!("just a string"),
+            json!(42),
+        ];
+        for value in values {
+            let result = ToolResult::json(value.clone(), false);
+            assert_eq!(result.joined_text(), value.to_string());
+            assert_eq!(result.structured_content, Some(value.clone()));
+            let wrapped = ToolResult::json(value.clone(), true);
+            assert_eq!(wrapped.joined_text(), value.to_string());
+            assert_eq!(wrapped.structured_content, Some(json!({ "result": value })));
+        }
     }
 }
