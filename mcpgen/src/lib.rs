@@ -4,10 +4,13 @@
 pub use mcpgen_macros::{generate, mcp_tool, mcp_tools, tool_set};
 pub use mcpgen_runtime::*;
 
+#[cfg(feature = "mimalloc")]
+mod allocator;
+
 /// The global allocator of a binary linking this crate with the `mimalloc` feature.
 #[cfg(feature = "mimalloc")]
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: allocator::MiMalloc = allocator::MiMalloc;
 
 /// Calling MCP servers from Rust: sessions over stdio, Streamable HTTP and legacy SSE, guards,
 /// a registry, LLM tool formats and a tool-call loop (the `client` feature).
