@@ -386,3 +386,44 @@ fn tracing_sink_at_debug_emits_the_same_fields_at_debug_level() {
     };
     assert_eq!(without_level(&info.1), without_level(&debug.1));
 }
+
+/// A subscriber that takes every event up to a level.
+struct UpTo(tracing::Level);
+
+impl tracing::Subscriber for UpTo {
+    fn enabled(&self, metadata: &tracing::Metadata<'_>) -> bool {
+        *metadata.level() <= self.0
+    }
+    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+        tracing::span::Id::from_u64(1)
+    }
+    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+    fn event(&self, _: &tracing::Event<'_>) {}
+    fn enter(&self, _: &tracing::span::Id) {}
+    fn exit(&self, _: &tracing::span::Id) {}
+}
+
+#[test]
+fn tracing_sink_keeps_records_only_where_the_log_takes_its_level() {
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl: Arc<dyn AuditSink> =
+        Arc::new(JsonlSink::open(dir.path().join("a.jsonl"), Fsync::Never).unwrap());
+    let keeps = |level| {
+        tracing::subscriber::with_default(UpTo(level), || {
+            [
+                TracingSink::new().keeps_records(),
+                TracingSink::debug().keeps_records(),
+                MultiSink::new().with(TracingSink::debug()).keeps_records(),
+                MultiSink::new()
+                    .with(TracingSink::debug())
+                    .with(jsonl.clone())
+                    .keeps_records(),
+            ]
+        })
+    };
+    assert_eq!(keeps(tracing::Level::WARN), [false, false, false, true]);
+    assert_eq!(keeps(tracing::Level::INFO), [true, false, false, true]);
+    assert_eq!(keeps(tracing::Level::DEBUG), [true, true, true, true]);
+    assert!(!MultiSink::new().keeps_records());
+}

@@ -4,7 +4,11 @@
 
 mod support;
 
-use mcpgen_runtime::audit::AuditStatus;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use mcpgen_runtime::BoxFuture;
+use mcpgen_runtime::audit::{AuditEvent, AuditSink, AuditStatus};
 use rmcp::model::{ErrorCode, ProtocolVersion};
 use rmcp::service::ServiceError;
 use rmcp::{ClientLifecycleMode, ClientServiceExt, ServiceExt};
@@ -560,6 +564,50 @@ async fn without_auth_the_card_says_none_and_calls_act_as_anonymous() {
         .await
         .unwrap();
     assert_eq!(recorder.events()[0].principal.as_deref(), Some("anonymous"));
+    client.cancel().await.unwrap();
+    server.stop().await.unwrap();
+}
+
+/// A sink that keeps records only while its switch is on, and counts what it is handed.
+#[derive(Clone, Default)]
+struct Switched {
+    on: Arc<AtomicBool>,
+    handed: Arc<AtomicUsize>,
+}
+
+impl AuditSink for Switched {
+    fn record<'a>(&'a self, event: AuditEvent) -> BoxFuture<'a, ()> {
+        assert!(!event.time.is_empty(), "a record handed over is complete");
+        self.handed.fetch_add(1, Ordering::SeqCst);
+        Box::pin(std::future::ready(()))
+    }
+
+    fn flush<'a>(&'a self) -> BoxFuture<'a, ()> {
+        Box::pin(std::future::ready(()))
+    }
+
+    fn keeps_records(&self) -> bool {
+        self.on.load(Ordering::SeqCst)
+    }
+}
+
+#[tokio::test]
+async fn no_record_is_put_together_for_sinks_that_keep_none() {
+    let sink = Switched::default();
+    let server = mcpgen_runtime::server::Server::builder("open", "1.0.0")
+        .tool_set(Notes::default())
+        .no_auth()
+        .audit(sink.clone())
+        .build()
+        .unwrap();
+    let server = Running::start(server).await;
+    let client = ().serve(http_transport(&server.url, &[])).await.unwrap();
+    let list = || call("list_notes", json!({}));
+    client.call_tool(list()).await.unwrap();
+    assert_eq!(sink.handed.load(Ordering::SeqCst), 0);
+    sink.on.store(true, Ordering::SeqCst);
+    client.call_tool(list()).await.unwrap();
+    assert_eq!(sink.handed.load(Ordering::SeqCst), 1);
     client.cancel().await.unwrap();
     server.stop().await.unwrap();
 }

@@ -57,6 +57,13 @@ pub trait AuditSink: Send + Sync + 'static {
     fn ready(&self) -> bool {
         true
     }
+
+    /// Whether a record handed over now would be kept anywhere. `false` lets the server skip
+    /// putting the record together at all: the tracing sink when the log filter leaves its
+    /// level out (`RUST_LOG=...,mcpgen::audit=off`). By default always `true`.
+    fn keeps_records(&self) -> bool {
+        true
+    }
 }
 
 /// How an audit sink is doing, as the metrics report it.
@@ -97,5 +104,9 @@ impl<S: AuditSink + ?Sized> AuditSink for Arc<S> {
 
     fn ready(&self) -> bool {
         (**self).ready()
+    }
+
+    fn keeps_records(&self) -> bool {
+        (**self).keeps_records()
     }
 }

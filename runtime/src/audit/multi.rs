@@ -82,4 +82,9 @@ impl AuditSink for MultiSink {
     fn ready(&self) -> bool {
         self.sinks.iter().all(|s| s.ready())
     }
+
+    /// Whether any sink keeps records (none does when there are none).
+    fn keeps_records(&self) -> bool {
+        self.sinks.iter().any(|s| s.keeps_records())
+    }
 }

@@ -62,4 +62,13 @@ impl AuditSink for TracingSink {
     fn flush<'a>(&'a self) -> BoxFuture<'a, ()> {
         Box::pin(std::future::ready(()))
     }
+
+    /// Whether the current subscriber takes `mcpgen::audit` events at this sink's level.
+    fn keeps_records(&self) -> bool {
+        if self.debug {
+            tracing::enabled!(target: "mcpgen::audit", tracing::Level::DEBUG)
+        } else {
+            tracing::enabled!(target: "mcpgen::audit", tracing::Level::INFO)
+        }
+    }
 }

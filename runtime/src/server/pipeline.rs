@@ -155,6 +155,8 @@ struct Pending<'a> {
     trace_id: Option<String>,
     args_sha256: String,
     args: Option<Value>,
+    /// Whether a sink keeps the record, decided when the call began.
+    auditing: bool,
 }
 
 impl Pending<'_> {
@@ -184,7 +186,7 @@ impl Pending<'_> {
                 span.record("principal", principal.id.as_str());
             }
         }
-        if self.inner.audit.is_empty() {
+        if !self.auditing {
             return;
         }
         let duration_ms = u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX);
@@ -220,7 +222,7 @@ pub(crate) async fn call_tool(
 ) -> Answer {
     let _in_flight = inner.inflight.enter();
     let args = args.unwrap_or_default();
-    let auditing = !inner.audit.is_empty();
+    let auditing = inner.audit.keeps_records();
     // One digest of the arguments serves the audit record and a stateless call's sealed state.
     let args_sha256 = if auditing || ctx.input.is_stateless() {
         args_digest(&args)
@@ -242,6 +244,7 @@ pub(crate) async fn call_tool(
         trace_id: ctx.trace.as_ref().map(|t| t.trace_id()),
         args_sha256,
         args: (auditing && inner.audit_args).then(|| Value::Object(args.clone())),
+        auditing,
     };
 
     // Visibility: a tool the caller may not call is indistinguishable from one that does not

@@ -47,7 +47,8 @@ pub(crate) async fn audit_refused(
     }
     #[cfg(not(feature = "metrics"))]
     let _ = kind;
-    let wants_record = !inner.audit.is_empty();
+    let auditing = inner.audit.keeps_records();
+    let wants_record = auditing;
     #[cfg(feature = "metrics")]
     let wants_record = wants_record || inner.metrics.is_some();
     if !wants_record || request.method() != http::Method::POST {
@@ -80,7 +81,7 @@ pub(crate) async fn audit_refused(
             if let Some(metrics) = &inner.metrics {
                 metrics.call_finished(def, status, started.elapsed());
             }
-            if inner.audit.is_empty() {
+            if !auditing {
                 continue;
             }
             let event = AuditEvent {
