@@ -160,6 +160,8 @@ pub struct Upstream {
     http_no_redirects: reqwest::Client,
     /// The base URL without a trailing slash; operation paths are appended to it.
     base: String,
+    /// `base`, parsed.
+    base_url: url::Url,
     /// The base URL as shown in messages: no user info, no trailing slash.
     display_base: String,
     auth: credentials::Auth,
@@ -206,12 +208,17 @@ impl Upstream {
         let http = client(same_origin_redirects())?;
         let http_no_redirects = client(reqwest::redirect::Policy::none())?;
         let base = config.base_url.trim_end_matches('/').to_owned();
+        let base_url = url::Url::parse(&base).map_err(|e| UpstreamError::BaseUrl {
+            url: redact_url_text(&base),
+            reason: e.to_string(),
+        })?;
         Ok(Self {
             guard: Arc::new(guard::Guard::new(config.guard)),
             config,
             http,
             http_no_redirects,
             base,
+            base_url,
             display_base,
             auth,
             pass_through,
@@ -312,7 +319,7 @@ impl Upstream {
         })?;
         self.base_for(binding)
             .and_then(|base| {
-                let mut prepared = request::build(&base.url, binding, args)?;
+                let mut prepared = request::build(&base.url, base.parsed, binding, args)?;
                 self.auth.apply(&mut prepared.headers, &mut prepared.url);
                 if let Some(ctx) = ctx {
                     // The upstream's spans hang under the call's `tool_call` span, whose id the
@@ -352,6 +359,7 @@ impl Upstream {
         let Some(server_url) = binding.server_url else {
             return Ok(Base {
                 url: Cow::Borrowed(&self.base),
+                parsed: Some(&self.base_url),
                 display: Cow::Borrowed(&self.display_base),
             });
         };
@@ -363,6 +371,7 @@ impl Upstream {
         })?;
         Ok(Base {
             url: Cow::Borrowed(server_url.trim_end_matches('/')),
+            parsed: None,
             display: Cow::Owned(display),
         })
     }
@@ -606,6 +615,8 @@ struct Built<'a> {
 /// A base URL requests are sent to: without a trailing slash, and as shown in messages.
 struct Base<'a> {
     url: Cow<'a, str>,
+    /// `url` parsed, for the configured base URL (parsed once).
+    parsed: Option<&'a url::Url>,
     display: Cow<'a, str>,
 }
 
