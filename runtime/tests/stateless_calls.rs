@@ -14,7 +14,9 @@ use mcpgen_runtime::{
     BoxFuture, CallContext, LogLevel, ToolContext, ToolDef, ToolError, ToolResult, ToolSet,
 };
 use serde_json::{Map, Value, json};
+use std::time::Duration;
 use support::*;
+use tokio::sync::mpsc;
 
 static TOOLS: &[ToolDef] = &[
     support::read_tool(
@@ -63,6 +65,41 @@ impl ToolSet for Talkative {
                 }
                 other => Err(ToolError::UnknownTool(other.to_owned())),
             }
+        })
+    }
+}
+
+static WAITING: &[ToolDef] = &[support::read_tool(
+    "wait_for_cancel",
+    "Waits until the call is cancelled",
+    r#"{"type":"object","properties":{}}"#,
+)];
+
+/// A tool that says when it starts, waits for its cancellation, and says whether it came.
+struct Waiting {
+    started: mpsc::UnboundedSender<()>,
+    outcome: mpsc::UnboundedSender<bool>,
+}
+
+impl ToolSet for Waiting {
+    fn tools(&self) -> &'static [ToolDef] {
+        WAITING
+    }
+
+    fn call<'a>(
+        &'a self,
+        _tool: &'static ToolDef,
+        _args: Map<String, Value>,
+        call: &'a CallContext,
+    ) -> BoxFuture<'a, Result<ToolResult, ToolError>> {
+        let ctx = ToolContext::from_call(call);
+        Box::pin(async move {
+            let _ = self.started.send(());
+            let seen = tokio::time::timeout(Duration::from_secs(10), ctx.cancelled())
+                .await
+                .is_ok();
+            let _ = self.outcome.send(seen && ctx.is_cancelled());
+            Ok(ToolResult::text("waited"))
         })
     }
 }
@@ -224,5 +261,53 @@ async fn input_required_is_answered_as_rmcp_answers_it() {
         "{}",
         answers[0].2
     );
+    server.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_client_that_goes_away_cancels_the_call_which_still_runs_to_its_record() {
+    let (started, mut has_started) = mpsc::unbounded_channel();
+    let (outcome, mut has_ended) = mpsc::unbounded_channel();
+    let recorder = Recorder::default();
+    let server = Server::builder("waiting", "0.1.0")
+        .tool_set(Waiting { started, outcome })
+        .authenticator(FixedKeys::new())
+        .audit(recorder.clone())
+        .build()
+        .unwrap();
+    let server = Running::start(server).await;
+    let url = server.url.clone();
+    let request = tokio::spawn(async move {
+        call_tool(
+            &url,
+            "reader-key",
+            "wait_for_cancel",
+            json!({}),
+            json!({}),
+            RUNTIME_PATH,
+        )
+        .await
+    });
+    let patience = Duration::from_secs(10);
+    tokio::time::timeout(patience, has_started.recv())
+        .await
+        .expect("the tool starts in time");
+    // The client goes away: its connection closes with the call unanswered.
+    request.abort();
+    let cancelled = tokio::time::timeout(patience, has_ended.recv())
+        .await
+        .expect("the tool ends in time");
+    assert_eq!(cancelled, Some(true), "the tool saw its cancellation");
+    let recorded = async {
+        while recorder.events().is_empty() {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    };
+    tokio::time::timeout(patience, recorded)
+        .await
+        .expect("the call is recorded");
+    let events = recorder.events();
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0].tool, "wait_for_cancel");
     server.stop().await.unwrap();
 }

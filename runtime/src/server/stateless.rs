@@ -12,9 +12,11 @@
 //! written as rmcp writes it for a stateless request: the result (or error) in rmcp's
 //! JSON-RPC types, as plain JSON with rmcp's HTTP status for the error code, unless the tool
 //! sent progress or log notifications first; then, as rmcp does, an SSE stream with each
-//! notification and the answer last. The call runs in a task of its own: a client that goes
-//! away cancels the call's [`Cancellation`](crate::Cancellation) but does not cut the call
-//! short, so it is still recorded.
+//! notification and the answer last. The call runs in the connection's task until it answers,
+//! and moves to a task of its own when it sends a notification first (the SSE stream then
+//! carries its messages) or when the client goes away: that cancels the call's
+//! [`Cancellation`](crate::Cancellation) but does not cut the call short, so it is still
+//! recorded.
 
 use std::pin::Pin;
 use std::sync::Arc;
@@ -27,7 +29,9 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use futures::StreamExt;
+use std::panic::AssertUnwindSafe;
+
+use futures::{FutureExt, StreamExt};
 use rmcp::model::{ErrorCode, ErrorData, RequestId, ServerJsonRpcMessage, ServerResult};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -108,13 +112,49 @@ async fn answer_stateless(
     );
     let principal = parts.extensions.get::<Principal>().cloned();
     let answer_id = id.clone();
-    tokio::spawn(async move {
+    let call = async move {
         let answer = answer_call(&inner, principal.as_ref(), params, call).await;
         let message = answer_message(answer_id, answer.map(ServerResult::from));
         // The client may be gone; the call has run and been recorded all the same.
         let _ = sender.send(message);
-    });
-    respond(receiver, cancelled).await
+    };
+    // A panic past the pipeline's own catch drops the sender: answered as a call that ended
+    // without an answer, as when the call ran in a task of its own.
+    let call = Detachable::new(AssertUnwindSafe(call).catch_unwind().map(drop));
+    respond(call, receiver, cancelled).await
+}
+
+/// A call run in place that moves to a task of its own when it is detached or dropped
+/// unfinished, so that it always runs to its end.
+struct Detachable(Option<Pin<Box<dyn Future<Output = ()> + Send>>>);
+
+impl Detachable {
+    fn new(call: impl Future<Output = ()> + Send + 'static) -> Self {
+        Self(Some(Box::pin(call)))
+    }
+
+    /// Runs the call here until it ends (at once if it already has).
+    async fn run(&mut self) {
+        if let Some(call) = &mut self.0 {
+            call.await;
+            self.0 = None;
+        }
+    }
+
+    /// Runs the rest of the call in a task of its own (nothing if it has ended).
+    fn detach(&mut self) {
+        if let Some(call) = self.0.take()
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            runtime.spawn(call);
+        }
+    }
+}
+
+impl Drop for Detachable {
+    fn drop(&mut self) {
+        self.detach();
+    }
 }
 
 /// The JSON-RPC answer to `id` as rmcp sends it to a 2026-07-28 peer: a result with any
@@ -146,14 +186,22 @@ fn call_request(bytes: &[u8], name: Option<&str>) -> Option<CallRequest> {
 }
 
 /// The HTTP answer: plain JSON when the first message is the answer, else (the tool sent
-/// notifications first) an SSE stream of every message, the answer last.
+/// notifications first) an SSE stream of every message, the answer last. Runs `call` until
+/// its first message.
 async fn respond(
+    mut call: Detachable,
     mut receiver: mpsc::UnboundedReceiver<ServerJsonRpcMessage>,
     cancelled: CancellationToken,
 ) -> Response {
-    // Dropped before the first message (the client went away): the call is told so.
+    // Dropped before the first message (the client went away): the call is told so, and
+    // `call` (dropped first) runs on in a task of its own.
     let guard = cancelled.clone().drop_guard();
-    let Some(first) = receiver.recv().await else {
+    let first = tokio::select! {
+        biased;
+        first = receiver.recv() => first,
+        () = call.run() => receiver.recv().await,
+    };
+    let Some(first) = first else {
         return super::reply::jsonrpc_error(
             StatusCode::INTERNAL_SERVER_ERROR,
             -32603,
@@ -161,12 +209,15 @@ async fn respond(
         );
     };
     if is_answer(&first) {
+        // The call ends right after sending its answer.
+        call.run().await;
         guard.disarm();
         let status = status_of(&first);
         let body = serde_json::to_vec(&first).unwrap_or_default();
         return (status, [(header::CONTENT_TYPE, "application/json")], body).into_response();
     }
     guard.disarm();
+    call.detach();
     sse(first, receiver, cancelled)
 }
 
