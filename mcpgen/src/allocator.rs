@@ -23,11 +23,11 @@ const MIN_ALIGN: usize = if cfg!(target_pointer_width = "64") {
     8
 };
 
-/// Whether a plain mimalloc block of `layout.size()` bytes is already aligned for `layout`:
-/// the alignment is at most the guaranteed one and no larger than the size (a block smaller
-/// than the guaranteed alignment may sit at any multiple of its own size class).
-fn plain(layout: &Layout) -> bool {
-    layout.align() <= MIN_ALIGN && layout.align() <= layout.size()
+/// Whether a plain mimalloc block of `size` bytes is already aligned to `align`: the
+/// alignment is at most the guaranteed one and no larger than the size (a block smaller than
+/// the guaranteed alignment may sit at any multiple of its own size class).
+fn plain(size: usize, align: usize) -> bool {
+    align <= MIN_ALIGN && align <= size
 }
 
 /// mimalloc, through `mi_malloc`/`mi_zalloc`/`mi_realloc` where [`plain`] allows and the
@@ -42,7 +42,7 @@ unsafe impl GlobalAlloc for MiMalloc {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: plain C allocation calls; a null return is passed on as failure.
         unsafe {
-            if plain(&layout) {
+            if plain(layout.size(), layout.align()) {
                 mi_malloc(layout.size()).cast()
             } else {
                 mi_malloc_aligned(layout.size(), layout.align()).cast()
@@ -54,7 +54,7 @@ unsafe impl GlobalAlloc for MiMalloc {
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         // SAFETY: as in `alloc`.
         unsafe {
-            if plain(&layout) {
+            if plain(layout.size(), layout.align()) {
                 mi_zalloc(layout.size()).cast()
             } else {
                 mi_zalloc_aligned(layout.size(), layout.align()).cast()
@@ -70,12 +70,9 @@ unsafe impl GlobalAlloc for MiMalloc {
 
     #[inline]
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // SAFETY: `ptr` was allocated by this allocator with `layout`; the caller guarantees
-        // that `new_size` rounded up to the alignment does not overflow, so the new layout
-        // is valid.
+        // SAFETY: `ptr` was allocated by this allocator with `layout`.
         unsafe {
-            let new = Layout::from_size_align_unchecked(new_size, layout.align());
-            if plain(&new) {
+            if plain(new_size, layout.align()) {
                 mi_realloc(ptr.cast::<c_void>(), new_size).cast()
             } else {
                 mi_realloc_aligned(ptr.cast::<c_void>(), new_size, layout.align()).cast()

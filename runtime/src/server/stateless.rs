@@ -18,6 +18,7 @@
 //! [`Cancellation`](crate::Cancellation) but does not cut the call short, so it is still
 //! recorded.
 
+use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -29,8 +30,6 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use std::panic::AssertUnwindSafe;
-
 use futures::{FutureExt, StreamExt};
 use rmcp::model::{ErrorCode, ErrorData, RequestId, ServerJsonRpcMessage, ServerResult};
 use tokio::sync::mpsc;
