@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use clap::{CommandFactory, FromArgMatches, Parser, ValueEnum};
 
+mod async_runtime;
 mod key_check_args;
 mod oauth_args;
 mod placement;
@@ -339,9 +340,10 @@ pub fn main<T: ToolSet>(app: App, make_tools: impl FnOnce(Upstream) -> T) -> Exi
     block_on_main(run(app, args, make_tools))
 }
 
-/// Sets up logging (`RUST_LOG`, to stderr), runs `main` on a multi-threaded async runtime and
-/// turns its outcome into an exit code, printing the error: the body of a server binary's
-/// `main`, for servers built by hand (application tools) as for generated ones.
+/// Sets up logging (`RUST_LOG`, to stderr), runs `main` on a multi-threaded async runtime (one
+/// worker thread per core, or `TOKIO_WORKER_THREADS` of them) and turns its outcome into an
+/// exit code, printing the error: the body of a server binary's `main`, for servers built by
+/// hand (application tools) as for generated ones.
 pub fn block_on_main(main: impl Future<Output = Result<(), String>>) -> ExitCode {
     let tracing = init_logging();
     #[cfg(feature = "otel")]
@@ -357,13 +359,10 @@ pub fn block_on_main(main: impl Future<Output = Result<(), String>>) -> ExitCode
         eprintln!("error: {message}");
         return ExitCode::FAILURE;
     }
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("error: cannot start the async runtime: {e}");
+    let runtime = match async_runtime::build() {
+        Ok(runtime) => runtime,
+        Err(message) => {
+            eprintln!("error: {message}");
             return ExitCode::FAILURE;
         }
     };

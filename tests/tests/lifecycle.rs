@@ -1,7 +1,7 @@
 //! Shutting down: the generated Synaplan server, a real child process, gets SIGTERM while 50
 //! calls to a slow loopback upstream are under way. Every call either completes or is
 //! refused before it starts, every completed call has its audit record, and no refused call
-//! has one.
+//! has one. The worker thread count a server runs with comes from `TOKIO_WORKER_THREADS`.
 
 use std::collections::BTreeSet;
 use std::process::Stdio;
@@ -247,4 +247,60 @@ async fn json_logs_carry_the_trace_id_of_a_call() {
     assert_eq!(audit["span"]["name"], "tool_call", "{audit}");
     assert_eq!(audit["span"]["trace_id"], trace_id, "{audit}");
     assert_eq!(audit["fields"]["trace_id"], trace_id, "{audit}");
+}
+
+/// The server's worker threads, by the names the runtime gives them (Linux's `/proc`).
+fn worker_threads(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/task"))
+        .expect("the server's threads")
+        .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("comm")).ok())
+        .filter(|name| name.trim() == "tokio-rt-worker")
+        .count()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn tokio_worker_threads_sets_the_worker_count_and_a_bad_value_stops_the_start() {
+    let upstream = mcpgen_tests::synaplan_stand_in().await;
+    let start = |threads: &str| {
+        let port = free_port();
+        let server = tokio::process::Command::new(workspace_binary("synaplan-mcp"))
+            .args(["--transport", "http", "--no-auth"])
+            .args(["--upstream-url", &upstream.url])
+            .args(["--listen", &format!("127.0.0.1:{port}")])
+            .env("TOKIO_WORKER_THREADS", threads)
+            .env("RUST_LOG", "error")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("server starts");
+        (server, format!("http://127.0.0.1:{port}/healthz"))
+    };
+    for threads in [1, 3] {
+        let (server, healthz) = start(&threads.to_string());
+        assert!(wait_ready(&healthz).await, "server with {threads} is up");
+        let pid = server.id().expect("pid");
+        assert_eq!(
+            worker_threads(pid),
+            threads,
+            "TOKIO_WORKER_THREADS={threads}"
+        );
+    }
+    for bad in ["0", "many"] {
+        let (server, _) = start(bad);
+        let out = tokio::time::timeout(Duration::from_secs(30), server.wait_with_output())
+            .await
+            .expect("the server stops")
+            .expect("output");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{bad}: {stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "error: TOKIO_WORKER_THREADS must be a number of worker threads from 1 to 1024, \
+                 not \"{bad}\""
+            )),
+            "{bad}: {stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{bad}: {stderr}");
+    }
 }
