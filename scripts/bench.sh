@@ -267,7 +267,9 @@ measure_once() {
     sampler=$!
     pids+=("$sampler")
   fi
-  wrk_run "$name run $(($(wc -l <"$work/runs-$name" 2>/dev/null || echo 0) + 1))" "${@:2}" >>"$work/runs-$name"
+  local done_runs=0
+  [[ -f $work/runs-$name ]] && done_runs=$(wc -l <"$work/runs-$name")
+  wrk_run "$name run $((done_runs + 1))" "${@:2}" >>"$work/runs-$name"
   if [[ -n $sampler ]]; then
     kill "$sampler" 2>/dev/null || true
     wait "$sampler" 2>/dev/null || true
