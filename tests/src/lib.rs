@@ -325,17 +325,26 @@ impl Drop for KillOnDrop {
     }
 }
 
-/// Starts the workspace binary `name` with `--listen` on a free loopback port and `args`;
-/// returns the process and its base URL once `/healthz` answers.
-pub async fn start_listening(name: &str, args: &[&str]) -> (KillOnDrop, String) {
-    let port = free_port();
-    let child = tokio::process::Command::new(workspace_binary(name))
+/// The command that starts the workspace binary `name` with `--listen` on loopback `port` and
+/// `args`: errors only in its log, on this process's stderr, and killed when dropped. Callers
+/// may set more (a variable, a piped stderr) before they spawn it.
+pub fn listening_command(name: &str, port: u16, args: &[&str]) -> tokio::process::Command {
+    let mut command = tokio::process::Command::new(workspace_binary(name));
+    command
         .args(["--listen", &format!("127.0.0.1:{port}")])
         .args(args)
         .env("RUST_LOG", "error")
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::inherit())
-        .kill_on_drop(true)
+        .kill_on_drop(true);
+    command
+}
+
+/// Starts the workspace binary `name` with `--listen` on a free loopback port and `args`;
+/// returns the process and its base URL once `/healthz` answers.
+pub async fn start_listening(name: &str, args: &[&str]) -> (KillOnDrop, String) {
+    let port = free_port();
+    let child = listening_command(name, port, args)
         .spawn()
         .unwrap_or_else(|e| panic!("{name} starts: {e}"));
     let url = format!("http://127.0.0.1:{port}");

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::routing::get;
-use mcpgen_tests::{free_port, wait_ready, workspace_binary};
+use mcpgen_tests::{free_port, listening_command, wait_ready, workspace_binary};
 use serde_json::{Value, json};
 
 /// A loopback upstream whose prompt list takes `delay` to answer; counts requests received.
@@ -261,17 +261,18 @@ fn worker_threads(pid: u32) -> usize {
 #[tokio::test(flavor = "multi_thread")]
 async fn tokio_worker_threads_sets_the_worker_count_and_a_bad_value_stops_the_start() {
     let upstream = mcpgen_tests::synaplan_stand_in().await;
+    let args = [
+        "--transport",
+        "http",
+        "--no-auth",
+        "--upstream-url",
+        &upstream.url,
+    ];
     let start = |threads: &str| {
         let port = free_port();
-        let server = tokio::process::Command::new(workspace_binary("synaplan-mcp"))
-            .args(["--transport", "http", "--no-auth"])
-            .args(["--upstream-url", &upstream.url])
-            .args(["--listen", &format!("127.0.0.1:{port}")])
+        let server = listening_command("synaplan-mcp", port, &args)
             .env("TOKIO_WORKER_THREADS", threads)
-            .env("RUST_LOG", "error")
-            .stdout(Stdio::null())
             .stderr(Stdio::piped())
-            .kill_on_drop(true)
             .spawn()
             .expect("server starts");
         (server, format!("http://127.0.0.1:{port}/healthz"))
