@@ -112,7 +112,13 @@ impl MetricsEndpoint {
             shutdown.await;
             drop(cancel);
         });
-        crate::server::connections::serve(listener, self.router(), header_read_timeout, stop).await
+        crate::server::transport::connections::serve(
+            listener,
+            self.router(),
+            header_read_timeout,
+            stop,
+        )
+        .await
     }
 
     fn admits(&self, request: &Request) -> bool {

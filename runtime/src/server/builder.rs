@@ -4,25 +4,13 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::catalog_config::CatalogConfig;
 #[cfg(feature = "search")]
 use super::config::ToolMode;
 #[cfg(feature = "http")]
 use super::config::{DEFAULT_MAX_BODY_BYTES, forward_header_names};
 use super::config::{DEFAULT_SHUTDOWN_TIMEOUT, OutputCheck, Unconfirmable};
 use super::error::{ConfigProblem, ServerError};
-use super::handler;
-use super::mount::Mount;
 use super::mounting::{MountTable, Mounted, mounted_inner, name_check};
-use super::pipeline::InFlight;
-#[cfg(feature = "http")]
-use super::placement::Placement;
-use super::prompts::Prompts;
-use super::rate::{self, RateLimiter};
-#[cfg(feature = "http")]
-use super::rebinding::RebindingConfig;
-use super::resources::Resources;
-use super::state::{Inner, Server};
 use crate::ToolSet;
 use crate::audit::{AuditSink, MultiSink};
 use crate::auth::Authenticator;
@@ -31,6 +19,24 @@ use crate::input::RequestStates;
 use crate::metrics::{Metrics, MetricsEndpoint};
 use crate::prompt::PromptSet;
 use crate::resource::ResourceSet;
+use crate::server::call::handler;
+use crate::server::call::pipeline::InFlight;
+use crate::server::catalog::catalog_config::CatalogConfig;
+use crate::server::catalog::mount::Mount;
+use crate::server::catalog::prompts::Prompts;
+use crate::server::catalog::resources::Resources;
+use crate::server::policy::rate::{self, RateLimiter};
+#[cfg(feature = "http")]
+use crate::server::policy::rebinding::RebindingConfig;
+#[cfg(feature = "redis")]
+use crate::server::policy::shared_rate::RedisLimiter;
+#[cfg(feature = "http")]
+use crate::server::state::placement::Placement;
+#[cfg(feature = "http")]
+use crate::server::state::resource_site::SiteConfig;
+use crate::server::state::server::{Inner, Server};
+#[cfg(feature = "http")]
+use crate::server::transport::replica;
 
 /// Builds a [`Server`]; see [`Server::builder`].
 #[must_use = "a builder does nothing until `build` is called"]
@@ -54,7 +60,7 @@ pub struct ServerBuilder {
     rate_limit: Option<f64>,
     rate_burst: Option<f64>,
     #[cfg(feature = "redis")]
-    shared_rate: Option<Arc<super::shared_rate::RedisLimiter>>,
+    shared_rate: Option<Arc<RedisLimiter>>,
     #[cfg(feature = "http")]
     allowed_origins: Vec<String>,
     #[cfg(feature = "http")]
@@ -78,7 +84,7 @@ pub struct ServerBuilder {
     previous_request_state_keys: Vec<Vec<u8>>,
     /// The OAuth resource server, if any.
     #[cfg(feature = "http")]
-    site: super::resource_site::SiteConfig,
+    site: SiteConfig,
     #[cfg(feature = "metrics")]
     metrics: Option<Arc<Metrics>>,
     #[cfg(feature = "metrics")]
@@ -238,7 +244,7 @@ impl ServerBuilder {
 
     #[cfg(feature = "redis")]
     /// Keeps the rate limits in Redis, shared by every replica (see [`RedisLimiter`](super::RedisLimiter)).
-    pub fn shared_rate_limits(mut self, limiter: Arc<super::shared_rate::RedisLimiter>) -> Self {
+    pub fn shared_rate_limits(mut self, limiter: Arc<RedisLimiter>) -> Self {
         self.shared_rate = Some(limiter);
         self
     }
@@ -420,11 +426,7 @@ impl ServerBuilder {
         #[cfg(not(feature = "http"))]
         let placement = ();
         #[cfg(feature = "http")]
-        if let Some(reason) = self
-            .replica_name
-            .as_deref()
-            .and_then(super::replica::name_problem)
-        {
+        if let Some(reason) = self.replica_name.as_deref().and_then(replica::name_problem) {
             problems.push(ConfigProblem::InvalidPlacement { reason });
         }
         let request_states = match RequestStates::new(

@@ -44,95 +44,33 @@
 //! at `/mcp`, next to the server's own tools.
 
 #[cfg(feature = "http")]
-mod authn;
+pub(crate) mod access;
 mod builder;
-#[cfg(feature = "http")]
-mod call_request;
-#[cfg(feature = "http")]
-mod card;
-mod catalog;
-mod catalog_config;
-#[cfg(feature = "http")]
-mod catalog_routes;
+pub(crate) mod call;
+pub(crate) mod catalog;
 mod config;
-mod confirm;
-#[cfg(feature = "http")]
-pub(crate) mod connections;
-mod describe;
 mod error;
-mod full_schema;
-mod handler;
-#[cfg(feature = "http")]
-mod http;
-#[cfg(all(feature = "http", feature = "otel"))]
-mod http_trace;
-#[cfg(feature = "http")]
-mod malformed;
-mod mount;
 mod mounting;
-#[cfg(feature = "oauth")]
-mod oauth;
-#[cfg(feature = "http")]
-mod param_headers;
-mod pipeline;
-#[cfg(feature = "http")]
-mod placement;
-mod prompts;
-mod rate;
-#[cfg(feature = "http")]
-mod ready;
-#[cfg(feature = "http")]
-mod rebinding;
-#[cfg(feature = "http")]
-mod refused;
-#[cfg(feature = "http")]
-mod replica;
-#[cfg(feature = "http")]
-mod reply;
-#[cfg(feature = "http")]
-mod resource_site;
-mod resources;
-#[cfg(feature = "search")]
-mod search;
-#[cfg(feature = "search")]
-mod search_call;
-#[cfg(feature = "redis")]
-mod shared_rate;
-#[cfg(feature = "http")]
-mod shared_service;
-mod shutdown;
-#[cfg(feature = "legacy-sse")]
-mod sse;
-mod state;
-#[cfg(feature = "http")]
-mod stateless;
-#[cfg(feature = "http")]
-mod stateless_reads;
-#[cfg(feature = "stdio")]
-mod stdio;
-#[cfg(feature = "http")]
-mod tools_list;
-mod validate;
+pub(crate) mod policy;
+pub(crate) mod state;
+pub(crate) mod transport;
 
+#[cfg(feature = "http")]
+pub use access::reply::AUTH_ERROR_CODE;
 pub use builder::ServerBuilder;
+pub use catalog::describe::DESCRIBE_TOOL;
+pub use catalog::mount::{MAX_CATALOG_NAME_LEN, Mount};
+#[cfg(feature = "search")]
+pub use catalog::search::{CALL_TOOL, SEARCH_TOOL};
 #[cfg(feature = "search")]
 pub use config::ToolMode;
 #[cfg(feature = "http")]
 pub use config::{DEFAULT_BODY_READ_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_MAX_BODY_BYTES};
 pub use config::{DEFAULT_SHUTDOWN_TIMEOUT, OutputCheck, Unconfirmable};
-pub use describe::DESCRIBE_TOOL;
 pub use error::{ConfigProblem, ServerError};
-pub use mount::{MAX_CATALOG_NAME_LEN, Mount};
-#[cfg(feature = "http")]
-pub use placement::Placement;
-#[cfg(feature = "http")]
-pub use reply::AUTH_ERROR_CODE;
-#[cfg(feature = "search")]
-pub use search::{CALL_TOOL, SEARCH_TOOL};
 #[cfg(feature = "redis")]
-pub use shared_rate::{RedisLimiter, RedisUnavailable, RedisUrlError};
-pub use shutdown::shutdown_signal;
-pub use state::Server;
-
-// `pipeline` reads the shared state through this module.
-use state::Inner;
+pub use policy::shared_rate::{RedisLimiter, RedisUnavailable, RedisUrlError};
+#[cfg(feature = "http")]
+pub use state::placement::Placement;
+pub use state::server::Server;
+pub use transport::shutdown::shutdown_signal;

@@ -8,12 +8,12 @@
 
 use std::sync::{Arc, PoisonError, RwLock};
 
-use super::catalog_config::{BuiltTools, CatalogConfig};
 use super::error::{ConfigProblem, ServerError};
-use super::mount::{self, Mount};
-use super::prompts::Prompts;
-use super::resources::Resources;
-use super::state::{Inner, Server};
+use crate::server::catalog::catalog_config::{BuiltTools, CatalogConfig};
+use crate::server::catalog::mount::{self, Mount};
+use crate::server::catalog::prompts::Prompts;
+use crate::server::catalog::resources::Resources;
+use crate::server::state::server::{Inner, Server};
 
 /// A catalog served at `/mcp/<name>`.
 #[derive(Clone)]
@@ -59,7 +59,7 @@ impl MountTable {
 /// Where catalogs are placed: the server's [`Placement`](super::Placement) with HTTP, nothing
 /// without.
 #[cfg(feature = "http")]
-pub(super) type PlacementOf = super::placement::Placement;
+pub(super) type PlacementOf = super::state::placement::Placement;
 /// Where catalogs are placed: the server's [`Placement`](super::Placement) with HTTP, nothing
 /// without.
 #[cfg(not(feature = "http"))]
@@ -78,7 +78,9 @@ pub(super) fn name_check(
         });
     }
     #[cfg(feature = "http")]
-    if !placement.base_path.is_empty() && super::placement::RESERVED_UNDER_BASE.contains(&name) {
+    if !placement.base_path.is_empty()
+        && super::state::placement::RESERVED_UNDER_BASE.contains(&name)
+    {
         return Some(ConfigProblem::InvalidCatalogName {
             name: name.to_owned(),
             reason: format!(

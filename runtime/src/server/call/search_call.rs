@@ -1,0 +1,143 @@
+//! Answers calls of the search-mode meta-tools (see `search`): `search_tools`,
+//! `describe_tools`, and `call_tool`, which runs the named tool through the pipeline.
+//!
+//! A principal sees in search results and descriptions exactly the tools it may call; a
+//! hidden tool is reported like an unknown one everywhere.
+
+use serde_json::{Map, Value, json};
+
+use super::pipeline::{self, Answer};
+use crate::principal::Principal;
+use crate::server::catalog::describe::{self, structured};
+use crate::server::catalog::search::{DEFAULT_LIMIT, MAX_LIMIT, Meta, SearchMode};
+use crate::server::state::server::Inner;
+use crate::{Access, CallContext, ToolResult};
+
+/// Longest one-line description in search results, in characters.
+const SUMMARY_CHARS: usize = 160;
+
+/// A meta-tool call's answer, with the name an unknown-tool error names: the meta-tool's, or
+/// for `call_tool` the inner tool's.
+pub(crate) struct Routed {
+    pub(crate) name: String,
+    pub(crate) answer: Answer,
+}
+
+/// Answers a call of the meta-tool `meta`.
+pub(crate) async fn answer(
+    inner: &Inner,
+    mode: &SearchMode,
+    principal: Option<&Principal>,
+    meta: Meta,
+    name: &str,
+    args: Option<Map<String, Value>>,
+    ctx: CallContext,
+) -> Routed {
+    let routed = |answer| Routed {
+        name: name.to_owned(),
+        answer,
+    };
+    let Some(principal) = principal else {
+        return routed(Answer::UnknownTool);
+    };
+    let args = Value::Object(args.unwrap_or_default());
+    if let Some(validator) = mode.validator(meta)
+        && let Err(problem) = validator.check(&args)
+    {
+        return routed(Answer::Result(ToolResult::error(format!(
+            "invalid arguments for tool `{name}`: {problem}"
+        ))));
+    }
+    match meta {
+        Meta::Search => {
+            let query = args
+                .get("query")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let limit = args
+                .get("limit")
+                .and_then(Value::as_u64)
+                .unwrap_or(DEFAULT_LIMIT)
+                .clamp(1, MAX_LIMIT);
+            routed(Answer::Result(search(inner, mode, principal, query, limit)))
+        }
+        Meta::Describe => routed(Answer::Result(describe::answer(
+            &inner.catalog,
+            principal,
+            &args,
+        ))),
+        Meta::Call => {
+            let Value::Object(mut args) = args else {
+                return routed(Answer::UnknownTool);
+            };
+            let target = match args.remove("name") {
+                Some(Value::String(target)) => target,
+                _ => return routed(Answer::UnknownTool),
+            };
+            let arguments = match args.remove("arguments") {
+                Some(Value::Object(arguments)) => Some(arguments),
+                _ => None,
+            };
+            let answer = pipeline::call_tool(inner, Some(principal), &target, arguments, ctx).await;
+            Routed {
+                name: target,
+                answer,
+            }
+        }
+    }
+}
+
+/// The best `limit` tools for `query` that `principal` may call, across every index.
+fn search(
+    inner: &Inner,
+    mode: &SearchMode,
+    principal: &Principal,
+    query: &str,
+    limit: u64,
+) -> ToolResult {
+    let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+    let keep = |name: &str| {
+        inner
+            .catalog
+            .get(name)
+            .is_some_and(|e| principal.may_call(e.def))
+    };
+    let mut hits: Vec<_> = mode
+        .indexes
+        .iter()
+        .flat_map(|index| index.search(query, keep, limit))
+        .collect();
+    hits.sort_by(|a, b| b.score.total_cmp(&a.score));
+    hits.truncate(limit);
+    let tools: Vec<Value> = hits
+        .iter()
+        .filter_map(|hit| inner.catalog.get(hit.name))
+        .map(|entry| {
+            json!({
+                "name": entry.def.name,
+                "description": summary(entry.def.description),
+                "access": match entry.def.access {
+                    Access::Read => "read",
+                    Access::Write => "write",
+                },
+            })
+        })
+        .collect();
+    structured(json!({ "tools": tools }))
+}
+
+/// The first line of `description`, cut to [`SUMMARY_CHARS`].
+fn summary(description: &str) -> String {
+    let line = description
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or_default();
+    if line.chars().count() <= SUMMARY_CHARS {
+        line.to_owned()
+    } else {
+        let mut cut: String = line.chars().take(SUMMARY_CHARS).collect();
+        cut.push('…');
+        cut
+    }
+}

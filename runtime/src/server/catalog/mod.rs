@@ -1,0 +1,15 @@
+//! What a server serves, built once at start-up: the tool table of each catalog and its
+//! schemas, `describe_tools`, search mode, parameter headers, catalog settings and mounts,
+//! prompts and resources.
+
+pub(crate) mod catalog_config;
+pub(crate) mod describe;
+pub(crate) mod mount;
+#[cfg(feature = "http")]
+pub(crate) mod param_headers;
+pub(crate) mod prompts;
+pub(crate) mod resources;
+pub(crate) mod schema;
+#[cfg(feature = "search")]
+pub(crate) mod search;
+pub(crate) mod table;

@@ -1,0 +1,230 @@
+//! Search mode: `tools/list` shows three meta-tools (and the pinned tools) instead of every
+//! tool. `search_tools` finds tools in the index, `describe_tools` returns their definitions,
+//! and `call_tool` runs one through the same pipeline as a direct `tools/call`, so visibility,
+//! rate limits, argument validation and audit apply to the inner tool. This module sets search
+//! mode up and lists the meta-tools; `search_call` answers their calls.
+//!
+//! A principal sees in search results and descriptions exactly the tools it may call; a
+//! hidden tool is reported like an unknown one everywhere.
+
+use std::sync::Arc;
+
+use rmcp::model::Tool;
+use serde_json::json;
+
+use super::describe::{DESCRIBE_TOOL, MetaTool, describe_tool, meta_tool};
+use super::table::Catalog;
+use crate::ToolSet;
+use crate::principal::Principal;
+use crate::search::{SearchIndex, index_tools};
+use crate::server::catalog::schema::validate::ArgsValidator;
+use crate::server::error::ConfigProblem;
+
+/// Name of the meta-tool that searches the tools.
+pub const SEARCH_TOOL: &str = "search_tools";
+/// Name of the meta-tool that calls a tool by name.
+pub const CALL_TOOL: &str = "call_tool";
+
+/// Results `search_tools` returns unless asked for another number.
+pub(crate) const DEFAULT_LIMIT: u64 = 10;
+/// Most results one search returns.
+pub(crate) const MAX_LIMIT: u64 = 50;
+
+/// Which meta-tool a call names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Meta {
+    Search,
+    Describe,
+    Call,
+}
+
+impl Meta {
+    fn of(name: &str) -> Option<Self> {
+        match name {
+            SEARCH_TOOL => Some(Self::Search),
+            DESCRIBE_TOOL => Some(Self::Describe),
+            CALL_TOOL => Some(Self::Call),
+            _ => None,
+        }
+    }
+}
+
+/// Everything search mode adds to a server.
+pub(crate) struct SearchMode {
+    /// One index per tool set that has tools.
+    pub(crate) indexes: Vec<SearchIndex>,
+    /// Catalogue indices of the pinned tools, in catalogue order.
+    pinned: Vec<usize>,
+    meta: Vec<(Meta, MetaTool)>,
+}
+
+impl std::fmt::Debug for SearchMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SearchMode")
+            .field("indexes", &self.indexes.len())
+            .field("pinned", &self.pinned)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SearchMode {
+    /// Prepares search mode over `catalog`: loads or builds each tool set's index, resolves
+    /// the pins and checks that no served tool is named like a meta-tool.
+    pub(crate) fn build(
+        sets: &[Arc<dyn ToolSet>],
+        catalog: &Catalog,
+        pins: &[String],
+    ) -> Result<Self, Vec<ConfigProblem>> {
+        let mut problems = Vec::new();
+        for entry in catalog.entries() {
+            if Meta::of(entry.def.name).is_some() {
+                problems.push(ConfigProblem::MetaToolCollision {
+                    tool: entry.def.name.to_owned(),
+                    set: entry.set + 1,
+                    operation: entry.def.http.map(|h| {
+                        format!("{} {} (operationId `{}`)", h.method, h.path, h.operation_id)
+                    }),
+                });
+            }
+        }
+        let mut indexes = Vec::new();
+        for (i, set) in sets.iter().enumerate() {
+            let index = match set.search_index() {
+                Some(text) => match SearchIndex::parse(text) {
+                    Ok(index) => index,
+                    Err(error) => {
+                        problems.push(ConfigProblem::InvalidSearchIndex {
+                            set: i + 1,
+                            message: error.to_string(),
+                        });
+                        continue;
+                    }
+                },
+                None => index_tools(set.tools()),
+            };
+            if let Some(missing) = set
+                .tools()
+                .iter()
+                .find(|t| !index.tools().any(|n| n == t.name))
+            {
+                problems.push(ConfigProblem::InvalidSearchIndex {
+                    set: i + 1,
+                    message: format!(
+                        "tool `{}` is served but not indexed: the index was built for other tools; regenerate the crate",
+                        missing.name
+                    ),
+                });
+            }
+            indexes.push(index);
+        }
+        let mut pinned = Vec::new();
+        for pin in pins {
+            match catalog.index_of(pin) {
+                Some(i) => {
+                    if !pinned.contains(&i) {
+                        pinned.push(i);
+                    }
+                }
+                None => {
+                    let closest = indexes
+                        .iter()
+                        .flat_map(|index| index.search(pin, |_| true, 3))
+                        .map(|hit| hit.name.to_owned())
+                        .take(3)
+                        .collect();
+                    problems.push(ConfigProblem::UnknownPinnedTool {
+                        tool: pin.clone(),
+                        closest,
+                    });
+                }
+            }
+        }
+        pinned.sort_unstable();
+        if !problems.is_empty() {
+            return Err(problems);
+        }
+        let count = catalog.entries().len();
+        let meta = vec![
+            (
+                Meta::Search,
+                meta_tool(
+                    SEARCH_TOOL,
+                    format!(
+                        "Find tools of this server ({count} in all) for a task described in a few words. Returns each match's name, one-line description and access (read or write), best first. Then use `{DESCRIBE_TOOL}` for a tool's argument schema and `{CALL_TOOL}` to run it."
+                    ),
+                    json!({
+                        "type": "object",
+                        "properties": {
+                            "query": {"type": "string", "minLength": 1, "description": "What you want to do, e.g. `star a repository`"},
+                            "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": DEFAULT_LIMIT, "description": "Most results to return"}
+                        },
+                        "required": ["query"],
+                        "additionalProperties": false
+                    }),
+                    true,
+                ),
+            ),
+            (
+                Meta::Describe,
+                describe_tool(format!(
+                    "Full definitions of tools found with `{SEARCH_TOOL}`: description, input schema and output schema. Names that are not tools are listed under `unknown`."
+                )),
+            ),
+            (
+                Meta::Call,
+                meta_tool(
+                    CALL_TOOL,
+                    format!(
+                        "Call a tool found with `{SEARCH_TOOL}` by name, with arguments that match the input schema `{DESCRIBE_TOOL}` returns. The result is the tool's own."
+                    ),
+                    json!({
+                        "type": "object",
+                        "properties": {
+                            "name": {"type": "string", "description": "The tool's name"},
+                            "arguments": {"type": "object", "description": "The tool's arguments"}
+                        },
+                        "required": ["name"],
+                        "additionalProperties": false
+                    }),
+                    false,
+                ),
+            ),
+        ];
+        Ok(Self {
+            indexes,
+            pinned,
+            meta,
+        })
+    }
+
+    /// Which meta-tool `name` is, if any.
+    pub(crate) fn meta_tool(&self, name: &str) -> Option<Meta> {
+        Meta::of(name)
+    }
+
+    /// The search-mode `tools/list`: the meta-tools, then the pinned tools `principal` may
+    /// call (nothing without a principal).
+    pub(crate) fn listed(&self, catalog: &Catalog, principal: Option<&Principal>) -> Vec<Tool> {
+        let Some(principal) = principal else {
+            return Vec::new();
+        };
+        self.meta
+            .iter()
+            .map(|(_, m)| m.listed.clone())
+            .chain(
+                self.pinned
+                    .iter()
+                    .filter_map(|&i| catalog.entries().get(i))
+                    .filter(|e| principal.may_call(e.def))
+                    .map(|e| e.listed.clone()),
+            )
+            .collect()
+    }
+
+    pub(crate) fn validator(&self, meta: Meta) -> Option<&ArgsValidator> {
+        self.meta
+            .iter()
+            .find(|(m, _)| *m == meta)
+            .and_then(|(_, t)| t.validator.as_ref())
+    }
+}

@@ -1,0 +1,353 @@
+//! `tools/list` of the stateless 2026-07-28 protocol, answered from bytes serialised once per
+//! visible set.
+//!
+//! What a caller sees depends only on which tools it may call (its visible set), and the
+//! lists are fixed at start-up; the answer for a set is therefore serialised once, on its
+//! first request, and every later request with the same set gets those bytes with its own
+//! JSON-RPC `id` around them. With a thousand tools that answer is over a megabyte of JSON,
+//! which rmcp would write anew for every request.
+//!
+//! Only a request rmcp would answer with a plain `tools/list` result takes this path: a POST
+//! without a session, `MCP-Protocol-Version: 2026-07-28`, one `Mcp-Method: tools/list`,
+//! `Accept` naming both JSON and SSE without parameters, a JSON body, and a request whose
+//! `_meta` carries the same protocol version and the client capabilities. Anything else
+//! (errors included) goes on to rmcp unchanged, so the wire behaviour is rmcp's: the result
+//! is the one the rmcp handler returns ([`crate::server::call::handler::tools_list`]), completed as rmcp
+//! completes it for that revision, in rmcp's JSON-RPC envelope, with its status and
+//! `Content-Type`.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientRequest, GetMeta, ProtocolVersion, RequestId, ServerResult,
+};
+
+use crate::principal::Principal;
+use crate::server::access::reply::jsonrpc_error;
+use crate::server::call::handler::tools_list;
+use crate::server::state::server::Inner;
+
+/// The most bytes of serialised lists kept; past it, further sets are serialised per request.
+const MAX_CACHED_BYTES: usize = 64 << 20;
+
+/// The header that carries a Streamable HTTP session id.
+const SESSION_HEADER: &str = "mcp-session-id";
+/// The header naming the request's protocol revision.
+const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
+/// The standard header naming the request's method.
+const METHOD_HEADER: &str = "mcp-method";
+
+/// The visible set a list belongs to: `None` for a request without a principal (nothing is
+/// visible, not even the meta-tools of search mode).
+type SetKey = Option<Arc<[usize]>>;
+
+/// The serialised `tools/list` results of one catalog, by visible set.
+pub(crate) struct ListAnswers {
+    inner: Arc<Inner>,
+    cache: Mutex<Cached>,
+}
+
+#[derive(Default)]
+struct Cached {
+    by_set: HashMap<SetKey, Bytes>,
+    held: usize,
+}
+
+impl ListAnswers {
+    /// The answers of the catalog `inner`, none serialised yet.
+    pub(crate) fn new(inner: Arc<Inner>) -> Self {
+        Self {
+            inner,
+            cache: Mutex::default(),
+        }
+    }
+
+    /// The `result` member of the `tools/list` answer for `principal`, as JSON.
+    pub(crate) fn result(&self, principal: Option<&Principal>) -> Bytes {
+        let key: SetKey = principal.map(|p| self.inner.catalog.visible_indices(p));
+        if let Some(hit) = self.lock().by_set.get(&key) {
+            return hit.clone();
+        }
+        let bytes = Bytes::from(serialise(&self.inner, principal));
+        let mut cache = self.lock();
+        if cache.held + bytes.len() <= MAX_CACHED_BYTES && !cache.by_set.contains_key(&key) {
+            cache.held += bytes.len();
+            cache.by_set.insert(key, bytes.clone());
+        }
+        bytes
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Cached> {
+        self.cache.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// The result as rmcp sends it to a 2026-07-28 peer: the handler's answer with any missing
+/// caching hints filled in.
+fn serialise(inner: &Inner, principal: Option<&Principal>) -> Vec<u8> {
+    let mut result = ServerResult::ListToolsResult(tools_list(inner, principal));
+    result.fill_missing_cache_hints();
+    // Serialising plain data (strings, numbers, JSON objects) into memory does not fail.
+    serde_json::to_vec(&result).unwrap_or_default()
+}
+
+/// The whole JSON-RPC response: `result` in rmcp's envelope, answering `id`.
+pub(crate) fn envelope(id: &RequestId, result: &[u8]) -> Vec<u8> {
+    let id = serde_json::to_vec(id).unwrap_or_default();
+    let mut body = Vec::with_capacity(result.len() + id.len() + 40);
+    body.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    body.extend_from_slice(&id);
+    body.extend_from_slice(br#","result":"#);
+    body.extend_from_slice(result);
+    body.push(b'}');
+    body
+}
+
+/// Whether the headers are those of a stateless 2026-07-28 `tools/list` POST that rmcp would
+/// accept as it is.
+fn headers_fit(headers: &HeaderMap) -> bool {
+    plain_stateless_post(headers, "tools/list")
+}
+
+/// Whether the headers are those of a stateless 2026-07-28 POST of `method` that rmcp would
+/// accept as they are: no session, one `MCP-Protocol-Version: 2026-07-28`, one matching
+/// `Mcp-Method`, a plain `Accept` naming JSON and SSE, and a JSON body.
+pub(crate) fn plain_stateless_post(headers: &HeaderMap, method: &str) -> bool {
+    let one = |name: &str, expected: &str| {
+        let mut values = headers.get_all(name).iter();
+        values
+            .next()
+            .is_some_and(|v| v.as_bytes() == expected.as_bytes())
+            && values.next().is_none()
+    };
+    !headers.contains_key(SESSION_HEADER)
+        && one(
+            PROTOCOL_VERSION_HEADER,
+            ProtocolVersion::V_2026_07_28.as_str(),
+        )
+        && one(METHOD_HEADER, method)
+        && accepts_json_and_sse(headers)
+        && declares_json(headers)
+}
+
+/// Whether every `Accept` value is a plain list (no parameters, no weights) naming both JSON
+/// and SSE. Lists with parameters are left to rmcp, which weighs them.
+fn accepts_json_and_sse(headers: &HeaderMap) -> bool {
+    let (mut json, mut sse) = (false, false);
+    for value in headers.get_all(header::ACCEPT) {
+        let Ok(value) = value.to_str() else {
+            return false;
+        };
+        if value.contains(';') || value.contains('"') {
+            return false;
+        }
+        for essence in value.split(',').map(str::trim) {
+            json |= essence.eq_ignore_ascii_case("application/json");
+            sse |= essence.eq_ignore_ascii_case("text/event-stream");
+        }
+    }
+    json && sse
+}
+
+/// Whether the `Content-Type` is JSON.
+fn declares_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|value| {
+            let essence = value.split_once(';').map_or(value, |(essence, _)| essence);
+            essence.trim().eq_ignore_ascii_case("application/json")
+        })
+}
+
+/// The id and request of `bytes` when they are a JSON-RPC request rmcp would hand to the
+/// handler of a stateless 2026-07-28 POST as it is: its `_meta` names 2026-07-28 (as the
+/// header does, checked by [`plain_stateless_post`]) and carries the client capabilities.
+pub(crate) fn stateless_request(bytes: &[u8]) -> Option<(RequestId, ClientRequest)> {
+    let Ok(ClientJsonRpcMessage::Request(request)) = serde_json::from_slice(bytes) else {
+        return None;
+    };
+    let meta = request.request.get_meta();
+    let revision = ProtocolVersion::V_2026_07_28;
+    (meta.protocol_version().as_ref() == Some(&revision)
+        && meta.missing_required_keys(&revision).is_empty())
+    .then_some((request.id, request.request))
+}
+
+/// The id of `bytes` when they are a `tools/list` request rmcp would answer with the list.
+fn list_request_id(bytes: &[u8]) -> Option<RequestId> {
+    stateless_request(bytes).and_then(|(id, request)| {
+        matches!(request, ClientRequest::ListToolsRequest(_)).then_some(id)
+    })
+}
+
+/// The body of a request a fast path answers: the body-size layer has already read it into
+/// memory, within its limit; a body that could not be read is answered with -32600.
+pub(crate) async fn read_body(body: Body) -> Result<Bytes, Response> {
+    axum::body::to_bytes(body, usize::MAX).await.map_err(|_| {
+        jsonrpc_error(
+            StatusCode::BAD_REQUEST,
+            -32600,
+            "the request body could not be read",
+        )
+    })
+}
+
+/// Answers a stateless 2026-07-28 `tools/list` from the serialised lists; passes every other
+/// request on.
+pub(crate) async fn answer_tools_list(
+    State(answers): State<Arc<ListAnswers>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    if request.method() != Method::POST || !headers_fit(request.headers()) {
+        return next.run(request).await;
+    }
+    let (parts, body) = request.into_parts();
+    let bytes = match read_body(body).await {
+        Ok(bytes) => bytes,
+        Err(refused) => return refused,
+    };
+    let Some(id) = list_request_id(&bytes) else {
+        return next
+            .run(Request::from_parts(parts, Body::from(bytes)))
+            .await;
+    };
+    let result = answers.result(parts.extensions.get::<Principal>());
+    (
+        StatusCode::OK,
+        [(header::CONTENT_TYPE, "application/json")],
+        envelope(&id, &result),
+    )
+        .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use rmcp::model::{JsonRpcResponse, JsonRpcVersion2_0, ListToolsResult, Tool};
+    use serde_json::json;
+
+    use super::*;
+
+    fn tool(name: &'static str) -> Tool {
+        let mut tool = Tool::default();
+        tool.name = name.into();
+        tool.description = Some("Says \"hi\" \u{2028} in <b>bold</b>".into());
+        tool.input_schema = Arc::new(
+            json!({"type": "object", "properties": {"q": {"type": "string"}}})
+                .as_object()
+                .cloned()
+                .unwrap_or_default(),
+        );
+        tool
+    }
+
+    #[test]
+    fn the_envelope_is_rmcps_for_every_kind_of_id() {
+        let list = ListToolsResult::with_all_items(vec![tool("a"), tool("b_c")])
+            .with_ttl_ms(60_000)
+            .with_cache_scope(rmcp::model::CacheScope::Private);
+        let mut result = ServerResult::ListToolsResult(list);
+        result.fill_missing_cache_hints();
+        let bytes = serde_json::to_vec(&result).expect("serialises");
+        for id in [
+            RequestId::Number(0),
+            RequestId::Number(-7),
+            RequestId::Number(i64::MAX),
+            RequestId::String("req-1".into()),
+            RequestId::String("quote \" and \u{1F600}".into()),
+        ] {
+            let rmcp = rmcp::model::ServerJsonRpcMessage::Response(JsonRpcResponse {
+                jsonrpc: JsonRpcVersion2_0,
+                id: id.clone(),
+                result: result.clone(),
+            });
+            let expected = serde_json::to_vec(&rmcp).expect("serialises");
+            assert_eq!(
+                String::from_utf8_lossy(&envelope(&id, &bytes)),
+                String::from_utf8_lossy(&expected)
+            );
+        }
+    }
+
+    fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (name, value) in pairs {
+            map.append(*name, value.parse().expect("a header value"));
+        }
+        map
+    }
+
+    const PLAIN: [(&str, &str); 4] = [
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/list"),
+        ("accept", "application/json, text/event-stream"),
+        ("content-type", "application/json"),
+    ];
+
+    #[test]
+    fn only_plain_stateless_list_headers_fit() {
+        assert!(headers_fit(&headers(&PLAIN)));
+        let with = |extra: (&'static str, &'static str)| {
+            let mut pairs = PLAIN.to_vec();
+            pairs.push(extra);
+            headers_fit(&headers(&pairs))
+        };
+        assert!(!with(("mcp-session-id", "abc")));
+        assert!(!with(("mcp-method", "tools/list")), "a repeated header");
+        assert!(!with(("accept", "application/json;q=0")));
+        let without = |name: &str| {
+            let pairs: Vec<_> = PLAIN.iter().copied().filter(|(n, _)| *n != name).collect();
+            headers_fit(&headers(&pairs))
+        };
+        for name in [
+            "mcp-protocol-version",
+            "mcp-method",
+            "accept",
+            "content-type",
+        ] {
+            assert!(!without(name), "{name}");
+        }
+        let mut call = PLAIN.to_vec();
+        call[1] = ("mcp-method", "tools/call");
+        assert!(!headers_fit(&headers(&call)));
+        let mut old = PLAIN.to_vec();
+        old[0] = ("mcp-protocol-version", "2025-11-25");
+        assert!(!headers_fit(&headers(&old)));
+    }
+
+    #[test]
+    fn only_a_list_request_with_the_revisions_meta_is_answered() {
+        let meta = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+        });
+        let body = |params: serde_json::Value| {
+            serde_json::to_vec(
+                &json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list", "params": params}),
+            )
+            .expect("serialises")
+        };
+        assert_eq!(
+            list_request_id(&body(json!({"_meta": meta}))),
+            Some(RequestId::Number(4))
+        );
+        let mut old = meta.clone();
+        old["io.modelcontextprotocol/protocolVersion"] = json!("2025-11-25");
+        assert_eq!(list_request_id(&body(json!({"_meta": old}))), None);
+        let mut bare = meta.clone();
+        bare.as_object_mut()
+            .map(|m| m.remove("io.modelcontextprotocol/clientCapabilities"));
+        assert_eq!(list_request_id(&body(json!({"_meta": bare}))), None);
+        assert_eq!(list_request_id(&body(json!({}))), None);
+        let call = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "a", "_meta": meta}});
+        assert_eq!(list_request_id(call.to_string().as_bytes()), None);
+        assert_eq!(list_request_id(b"{not json"), None);
+    }
+}

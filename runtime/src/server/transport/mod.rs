@@ -1,0 +1,28 @@
+//! The wire: Streamable HTTP (with the stateless fast path), legacy HTTP+SSE and stdio, the
+//! routes of mounted catalogs and server cards, connections, readiness and shutdown.
+
+#[cfg(feature = "http")]
+pub(crate) mod card;
+#[cfg(feature = "http")]
+pub(crate) mod catalog_routes;
+#[cfg(feature = "http")]
+pub(crate) mod connections;
+#[cfg(feature = "http")]
+pub(crate) mod fast_path;
+#[cfg(feature = "http")]
+pub(crate) mod http;
+#[cfg(all(feature = "http", feature = "otel"))]
+pub(crate) mod http_trace;
+#[cfg(feature = "http")]
+pub(crate) mod malformed;
+#[cfg(feature = "http")]
+pub(crate) mod ready;
+#[cfg(feature = "http")]
+pub(crate) mod replica;
+#[cfg(feature = "http")]
+pub(crate) mod shared_service;
+pub(crate) mod shutdown;
+#[cfg(feature = "legacy-sse")]
+pub(crate) mod sse;
+#[cfg(feature = "stdio")]
+pub(crate) mod stdio;
