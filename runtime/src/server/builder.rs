@@ -10,7 +10,7 @@ use super::config::ToolMode;
 use super::config::{DEFAULT_MAX_BODY_BYTES, forward_header_names};
 use super::config::{DEFAULT_SHUTDOWN_TIMEOUT, OutputCheck, Unconfirmable};
 use super::error::{ConfigProblem, ServerError};
-use super::mounting::{MountTable, Mounted, mounted_inner, name_check};
+use super::mounting::{configured, mounted_inner, name_check};
 use crate::ToolSet;
 use crate::audit::{AuditSink, MultiSink};
 use crate::auth::Authenticator;
@@ -19,8 +19,6 @@ use crate::input::RequestStates;
 use crate::metrics::{Metrics, MetricsEndpoint};
 use crate::prompt::PromptSet;
 use crate::resource::ResourceSet;
-use crate::server::call::handler;
-use crate::server::call::pipeline::InFlight;
 use crate::server::catalog::catalog_config::CatalogConfig;
 use crate::server::catalog::mount::Mount;
 use crate::server::catalog::prompts::Prompts;
@@ -30,11 +28,14 @@ use crate::server::policy::rate::{self, RateLimiter};
 use crate::server::policy::rebinding::RebindingConfig;
 #[cfg(feature = "redis")]
 use crate::server::policy::shared_rate::RedisLimiter;
+use crate::server::state::inflight::InFlight;
+use crate::server::state::inner::Inner;
+use crate::server::state::mounts::{MountTable, Mounted};
 #[cfg(feature = "http")]
 use crate::server::state::placement::Placement;
 #[cfg(feature = "http")]
 use crate::server::state::resource_site::SiteConfig;
-use crate::server::state::server::{Inner, Server};
+use crate::server::state::server::Server;
 #[cfg(feature = "http")]
 use crate::server::transport::replica;
 
@@ -645,10 +646,4 @@ impl Server {
             metrics_endpoint: None,
         }
     }
-}
-
-/// Fills in what `initialize` answers, from the rest of `inner`.
-pub(super) fn configured(mut inner: Inner) -> Inner {
-    inner.server_config = handler::server_config(&inner);
-    inner
 }

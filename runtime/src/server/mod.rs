@@ -58,7 +58,7 @@ pub(crate) mod transport;
 #[cfg(feature = "http")]
 pub use access::reply::AUTH_ERROR_CODE;
 pub use builder::ServerBuilder;
-pub use catalog::describe::DESCRIBE_TOOL;
+pub use catalog::meta_tool::DESCRIBE_TOOL;
 pub use catalog::mount::{MAX_CATALOG_NAME_LEN, Mount};
 #[cfg(feature = "search")]
 pub use catalog::search::{CALL_TOOL, SEARCH_TOOL};

@@ -1,60 +1,21 @@
-//! Catalogs mounted while serving: [`Server::mount`] and [`Server::unmount`], the table of
-//! mounted catalogs every router and server card reads, and how a mount's shared state is
-//! derived from the server's.
+//! Catalogs mounted while serving: [`Server::mount`] and [`Server::unmount`], and how a
+//! catalog's shared state is completed, and a mount's derived from the server's.
 //!
 //! A mount added to a running server is served at once at `/mcp/<name>` (under the base
 //! path); an unmounted one answers 404 to every new request, while requests already routed to
 //! it (calls in flight) finish, since they hold the catalog's state themselves.
 
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::{Arc, PoisonError};
 
 use super::error::{ConfigProblem, ServerError};
+use crate::server::call::handler;
 use crate::server::catalog::catalog_config::{BuiltTools, CatalogConfig};
 use crate::server::catalog::mount::{self, Mount};
 use crate::server::catalog::prompts::Prompts;
 use crate::server::catalog::resources::Resources;
-use crate::server::state::server::{Inner, Server};
-
-/// A catalog served at `/mcp/<name>`.
-#[derive(Clone)]
-pub(crate) struct Mounted {
-    pub(crate) name: String,
-    pub(crate) inner: Arc<Inner>,
-}
-
-/// The mounted catalogs, in the order they were mounted; shared by a server's clones, its
-/// routers and its cards.
-#[derive(Default)]
-pub(crate) struct MountTable {
-    list: RwLock<Vec<Mounted>>,
-}
-
-impl MountTable {
-    /// A table holding `mounts`.
-    pub(crate) fn new(mounts: Vec<Mounted>) -> Self {
-        Self {
-            list: RwLock::new(mounts),
-        }
-    }
-
-    /// The catalogs mounted now.
-    pub(crate) fn snapshot(&self) -> Vec<Mounted> {
-        self.list
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
-    }
-
-    /// The catalog mounted as `name`, if any.
-    pub(crate) fn get(&self, name: &str) -> Option<Arc<Inner>> {
-        self.list
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .iter()
-            .find(|m| m.name == name)
-            .map(|m| m.inner.clone())
-    }
-}
+use crate::server::state::inner::Inner;
+use crate::server::state::mounts::Mounted;
+use crate::server::state::server::Server;
 
 /// Where catalogs are placed: the server's [`Placement`](super::Placement) with HTTP, nothing
 /// without.
@@ -151,7 +112,13 @@ pub(super) fn mounted_inner(
         #[cfg(feature = "metrics")]
         metrics: root.metrics.clone(),
     };
-    super::builder::configured(inner)
+    configured(inner)
+}
+
+/// Fills in what `initialize` answers, from the rest of `inner`.
+pub(super) fn configured(mut inner: Inner) -> Inner {
+    inner.server_config = handler::server_config(&inner);
+    inner
 }
 
 impl Server {

@@ -15,7 +15,7 @@ use crate::CallerCredential;
 use crate::audit::AuditStatus;
 use crate::auth::{AuthError, Authenticator, credential_from_headers};
 use crate::principal::Principal;
-use crate::server::state::server::Inner;
+use crate::server::state::inner::Inner;
 
 /// Authenticates the request and puts the [`Principal`] into its extensions, together with the
 /// credential presented (as a [`CallerCredential`], for pass-through to upstreams).

@@ -17,9 +17,9 @@ use serde_json::{Value, json};
 use super::reply::jsonrpc_error;
 use crate::auth::quoted_text;
 use crate::principal::Principal;
-use crate::server::mounting::MountTable;
+use crate::server::state::inner::Inner;
+use crate::server::state::mounts::MountTable;
 use crate::server::state::resource_site::{METADATA_PATH, ResourceSite};
-use crate::server::state::server::Inner;
 use crate::{Access, ToolDef};
 
 /// JSON-RPC error code of a call refused for lack of scope.

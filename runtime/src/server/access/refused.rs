@@ -12,8 +12,8 @@ use serde_json::{Map, Value};
 use crate::audit::{AuditEvent, AuditSink, AuditStatus, args_digest, error_text, now_rfc3339};
 use crate::auth::AuthError;
 use crate::principal::Principal;
-use crate::server::call::pipeline::echoed;
-use crate::server::state::server::Inner;
+use crate::server::catalog::echo::echoed;
+use crate::server::state::inner::Inner;
 use crate::trace::{TRACEPARENT, TraceParent};
 
 /// The metrics label of an authentication failure (a fixed set of words, never the text).

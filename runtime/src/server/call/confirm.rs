@@ -12,7 +12,7 @@ use serde_json::{Map, Value, json};
 
 use crate::input::{self, ClientCapability, ElicitAnswer, Elicitation, InputError};
 use crate::server::config::Unconfirmable;
-use crate::server::state::server::Inner;
+use crate::server::state::inner::Inner;
 use crate::{CallContext, ToolDef, ToolResult};
 
 /// The key of the confirmation question; tools' own questions use other keys.

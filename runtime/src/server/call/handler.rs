@@ -31,8 +31,9 @@ use crate::ForwardedHeaders;
 use crate::notify::{Cancellation, LogLevel, Notifier, SessionLogLevel, Sink};
 use crate::principal::Principal;
 use crate::resource::Subscriber;
-use crate::server::catalog::describe::{self, DESCRIBE_TOOL};
-use crate::server::state::server::Inner;
+use crate::server::catalog::describe;
+use crate::server::catalog::meta_tool::DESCRIBE_TOOL;
+use crate::server::state::inner::Inner;
 #[cfg(feature = "stdio")]
 use crate::server::state::server::Server;
 use crate::trace::TraceParent;

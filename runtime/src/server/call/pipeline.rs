@@ -15,26 +15,21 @@
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use futures::FutureExt;
 use serde_json::{Map, Value};
-use tokio::sync::Notify;
 
 use super::confirm::{Confirmation, confirm};
 use crate::audit::{
     AuditEvent, AuditSink, AuditStatus, MAX_ERROR_CHARS, args_digest, error_text, now_rfc3339,
 };
 use crate::input::{self, InputRequired, Refusal, RoundEnd};
+use crate::server::catalog::echo::echoed;
 use crate::server::config::OutputCheck;
 use crate::server::policy::rate::Refused;
-use crate::server::state::server::Inner;
+use crate::server::state::inner::Inner;
 use crate::{CallContext, Content, Principal, ToolDef, ToolError, ToolResult};
-
-/// Longest tool name written to an audit record or echoed in an error (names of unknown tools
-/// come from the client).
-const MAX_ECHOED_NAME: usize = 128;
 
 /// How a call is answered.
 #[derive(Debug)]
@@ -85,62 +80,6 @@ pub(crate) fn pending_input(
 /// The message of the protocol error that answers an unknown or hidden tool.
 pub(crate) fn unknown_tool_message(name: &str) -> String {
     format!("Unknown tool: {}", echoed(name))
-}
-
-/// `name`, cut to a length fit for logs and messages.
-pub(crate) fn echoed(name: &str) -> String {
-    if name.chars().count() <= MAX_ECHOED_NAME {
-        name.to_owned()
-    } else {
-        let mut s: String = name.chars().take(MAX_ECHOED_NAME).collect();
-        s.push('…');
-        s
-    }
-}
-
-/// Counts calls in progress, so shutdown can wait for them.
-#[derive(Debug, Default)]
-pub(crate) struct InFlight {
-    count: AtomicUsize,
-    idle: Notify,
-}
-
-/// Marks one call in progress until dropped.
-pub(crate) struct InFlightGuard<'a>(&'a InFlight);
-
-impl Drop for InFlightGuard<'_> {
-    fn drop(&mut self) {
-        if self.0.count.fetch_sub(1, Ordering::AcqRel) == 1 {
-            self.0.idle.notify_waiters();
-        }
-    }
-}
-
-impl InFlight {
-    /// Marks a call as started.
-    pub(crate) fn enter(&self) -> InFlightGuard<'_> {
-        self.count.fetch_add(1, Ordering::AcqRel);
-        InFlightGuard(self)
-    }
-
-    /// Calls in progress.
-    #[cfg(feature = "metrics")]
-    pub(crate) fn count(&self) -> usize {
-        self.count.load(Ordering::Acquire)
-    }
-
-    /// Resolves once no call is in progress.
-    pub(crate) async fn wait_idle(&self) {
-        loop {
-            let notified = self.idle.notified();
-            let mut notified = std::pin::pin!(notified);
-            notified.as_mut().enable();
-            if self.count.load(Ordering::Acquire) == 0 {
-                return;
-            }
-            notified.await;
-        }
-    }
 }
 
 /// What the audit record of one call needs besides its outcome.

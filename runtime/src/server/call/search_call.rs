@@ -10,7 +10,7 @@ use super::pipeline::{self, Answer};
 use crate::principal::Principal;
 use crate::server::catalog::describe::{self, structured};
 use crate::server::catalog::search::{DEFAULT_LIMIT, MAX_LIMIT, Meta, SearchMode};
-use crate::server::state::server::Inner;
+use crate::server::state::inner::Inner;
 use crate::{Access, CallContext, ToolResult};
 
 /// Longest one-line description in search results, in characters.

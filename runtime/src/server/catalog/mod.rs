@@ -1,9 +1,11 @@
 //! What a server serves, built once at start-up: the tool table of each catalog and its
-//! schemas, `describe_tools`, search mode, parameter headers, catalog settings and mounts,
-//! prompts and resources.
+//! schemas, the meta-tools, `describe_tools`, search mode, parameter headers, catalog settings
+//! and mounts, prompts and resources.
 
 pub(crate) mod catalog_config;
 pub(crate) mod describe;
+pub(crate) mod echo;
+pub(crate) mod meta_tool;
 pub(crate) mod mount;
 #[cfg(feature = "http")]
 pub(crate) mod param_headers;

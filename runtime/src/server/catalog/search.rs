@@ -12,12 +12,12 @@ use std::sync::Arc;
 use rmcp::model::Tool;
 use serde_json::json;
 
-use super::describe::{DESCRIBE_TOOL, MetaTool, describe_tool, meta_tool};
+use super::meta_tool::{DESCRIBE_TOOL, MetaTool, describe_tool, meta_tool};
+use super::schema::validate::ArgsValidator;
 use super::table::Catalog;
 use crate::ToolSet;
 use crate::principal::Principal;
 use crate::search::{SearchIndex, index_tools};
-use crate::server::catalog::schema::validate::ArgsValidator;
 use crate::server::error::ConfigProblem;
 
 /// Name of the meta-tool that searches the tools.

@@ -5,13 +5,14 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use rmcp::model::{JsonObject, Tool, ToolAnnotations as McpAnnotations};
+use rmcp::model::{Tool, ToolAnnotations as McpAnnotations};
 use serde_json::Value;
 
-use super::describe::{self, DESCRIBE_TOOL, MetaTool};
+use super::meta_tool::{self, DESCRIBE_TOOL, MetaTool};
+use super::schema::full_schema;
+use super::schema::parse::{check_schema, parse_object};
+use super::schema::validate::{LazyValidator, Validators};
 use crate::principal::Principal;
-use crate::server::catalog::schema::full_schema;
-use crate::server::catalog::schema::validate::{LazyValidator, Validators, check_schema};
 use crate::server::config::OutputCheck;
 use crate::{ToolDef, ToolSet};
 
@@ -63,17 +64,6 @@ impl std::fmt::Debug for Catalog {
         f.debug_struct("Catalog")
             .field("tools", &self.entries.len())
             .finish()
-    }
-}
-
-pub(crate) fn parse_object(text: &str) -> Result<JsonObject, String> {
-    match serde_json::from_str::<Value>(text) {
-        Ok(Value::Object(map)) => Ok(map),
-        Ok(other) => Err(format!(
-            "the schema must be a JSON object, found {}",
-            crate::json_kind(&other)
-        )),
-        Err(e) => Err(format!("the schema is not valid JSON: {e}")),
     }
 }
 
@@ -212,7 +202,7 @@ impl Catalog {
                 by_name,
                 validators,
                 visible: Mutex::new(HashMap::new()),
-                describe: offered.then(describe::all_mode_tool),
+                describe: offered.then(meta_tool::all_mode_tool),
             })
         } else {
             Err(problems)

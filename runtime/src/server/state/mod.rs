@@ -1,6 +1,10 @@
-//! What a built server shares: [`server::Server`], the handle users hold, the state of each
-//! catalog every connection and call reads, and where the server sits behind a proxy.
+//! What a built server shares: [`server::Server`], the handle users hold; [`inner::Inner`],
+//! the state of one catalog that every connection and call reads; the table of mounted
+//! catalogs; the count of calls in progress; and where the server sits behind a proxy.
 
+pub(crate) mod inflight;
+pub(crate) mod inner;
+pub(crate) mod mounts;
 #[cfg(feature = "http")]
 pub(crate) mod placement;
 #[cfg(feature = "http")]

@@ -1,105 +1,18 @@
-//! The state a built server shares: [`Server`], the handle users hold, and [`Inner`], what
-//! every connection, transport and call of one catalog reads.
+//! [`Server`], the handle users hold: the server's own catalog and the catalogs mounted
+//! beside it.
 
 #[cfg(feature = "http")]
 use std::net::IpAddr;
 use std::sync::Arc;
-use std::time::Duration;
 
-#[cfg(feature = "http")]
-use ::http::HeaderName;
-
+use super::inner::Inner;
+use super::mounts::MountTable;
 #[cfg(feature = "http")]
 use super::placement::Placement;
-use crate::audit::{AuditSink, MultiSink};
-use crate::auth::AuthChain;
-use crate::input::RequestStates;
 use crate::principal::Principal;
-use crate::server::call::pipeline::InFlight;
-use crate::server::catalog::prompts::Prompts;
-use crate::server::catalog::resources::Resources;
-#[cfg(feature = "search")]
-use crate::server::catalog::search::SearchMode;
-use crate::server::catalog::table::Catalog;
-use crate::server::config::{OutputCheck, Unconfirmable};
 #[cfg(feature = "http")]
 use crate::server::error::ServerError;
-use crate::server::mounting::MountTable;
-use crate::server::policy::rate::RateLimiter;
-#[cfg(feature = "http")]
-use crate::server::policy::rebinding::RebindingConfig;
-use crate::{ToolDef, ToolSet};
-
-/// Everything a running server shares between connections.
-pub(crate) struct Inner {
-    pub(crate) name: String,
-    pub(crate) version: String,
-    pub(crate) title: Option<String>,
-    pub(crate) description: Option<String>,
-    #[cfg(feature = "http")]
-    pub(crate) card_name: Option<String>,
-    /// The base path and public URL; shared by every catalog of the server.
-    #[cfg(feature = "http")]
-    pub(crate) placement: Arc<Placement>,
-    /// The name session ids start with (`--replica-name`); shared by every catalog.
-    #[cfg(feature = "http")]
-    pub(crate) replica: Option<Arc<str>>,
-    pub(crate) sets: Vec<Arc<dyn ToolSet>>,
-    pub(crate) catalog: Catalog,
-    /// Set in search mode.
-    #[cfg(feature = "search")]
-    pub(crate) search: Option<SearchMode>,
-    pub(crate) auth: Option<AuthChain>,
-    /// The catalog's path, public URL and OAuth metadata.
-    #[cfg(feature = "http")]
-    pub(crate) resource: super::resource_site::ResourceSite,
-    #[cfg(feature = "http")]
-    pub(crate) insecure_no_auth: bool,
-    pub(crate) audit: MultiSink,
-    pub(crate) audit_args: bool,
-    /// Shared by every catalog of the server.
-    pub(crate) rate: Arc<RateLimiter>,
-    #[cfg(feature = "http")]
-    pub(crate) rebinding: RebindingConfig,
-    #[cfg(feature = "http")]
-    pub(crate) max_body_bytes: usize,
-    #[cfg(feature = "http")]
-    pub(crate) body_read_timeout: Duration,
-    pub(crate) shutdown_timeout: Duration,
-    pub(crate) output_check: OutputCheck,
-    pub(crate) unconfirmable: Unconfirmable,
-    #[cfg(feature = "http")]
-    pub(crate) forward_headers: Vec<HeaderName>,
-    /// Shared by every catalog of the server.
-    pub(crate) inflight: Arc<InFlight>,
-    /// Seals the `requestState` of stateless calls; shared by every catalog of the server.
-    pub(crate) request_states: Arc<RequestStates>,
-    /// Served at `/mcp` only; empty for mounts.
-    pub(crate) prompts: Prompts,
-    /// Served at `/mcp` only; empty for mounts.
-    pub(crate) resources: Resources,
-    pub(crate) server_config: rmcp::model::ServerConfig,
-    /// Shared by every catalog of the server.
-    #[cfg(feature = "metrics")]
-    pub(crate) metrics: Option<Arc<crate::metrics::Metrics>>,
-}
-
-impl Inner {
-    /// Waits (bounded by the shutdown timeout) for calls in progress, then flushes the audit
-    /// sinks.
-    pub(crate) async fn drain(&self) {
-        if tokio::time::timeout(self.shutdown_timeout, self.inflight.wait_idle())
-            .await
-            .is_err()
-        {
-            tracing::warn!(
-                timeout_s = self.shutdown_timeout.as_secs_f64(),
-                "shutdown: calls still in progress after the timeout"
-            );
-        }
-        self.audit.flush().await;
-    }
-}
+use mcpgen_core::tool::ToolDef;
 
 /// An MCP server over a fixed set of tools. Cheap to clone; clones share everything.
 #[derive(Clone)]

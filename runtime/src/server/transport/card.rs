@@ -22,8 +22,9 @@ use axum::http::HeaderMap;
 use rmcp::model::ProtocolVersion;
 use serde_json::{Value, json};
 
-use crate::server::mounting::MountTable;
-use crate::server::state::server::{Inner, Server};
+use crate::server::state::inner::Inner;
+use crate::server::state::mounts::MountTable;
+use crate::server::state::server::Server;
 
 /// The `$schema` of the draft server card.
 pub(crate) const SERVER_CARD_SCHEMA: &str =

@@ -64,7 +64,8 @@ use crate::server::call::handler::McpHandler;
 use crate::server::catalog::param_headers::ParamHeaders;
 use crate::server::error::ServerError;
 use crate::server::policy::rebinding::Rebinding;
-use crate::server::state::server::{Inner, Server};
+use crate::server::state::inner::Inner;
+use crate::server::state::server::Server;
 
 /// Most `/mcp` sessions whose owner is remembered; beyond it the oldest session is closed.
 const MAX_SESSIONS: usize = 10_000;
@@ -384,7 +385,7 @@ fn mcp_routes(inner: &Arc<Inner>, path: &str, sessions: CancellationToken) -> Ro
             manager,
             config,
         );
-    let mut router = super::fast_path::stateless::answered_here(
+    let mut router = super::fast_path::answered_here(
         Router::new()
             .route_service(path, super::shared_service::Shared::new(service))
             .route_layer(middleware::from_fn(super::malformed::answer_malformed)),

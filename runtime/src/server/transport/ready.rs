@@ -9,7 +9,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
 use crate::audit::AuditSink;
-use crate::server::state::server::Inner;
+use crate::server::state::inner::Inner;
 
 /// `200 ready`, or `503 not ready` naming what is missing.
 pub(crate) async fn readyz(State(inner): State<Arc<Inner>>) -> Response {

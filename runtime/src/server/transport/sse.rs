@@ -39,7 +39,7 @@ use crate::principal::Principal;
 use crate::server::access::refused::audit_refused;
 use crate::server::access::reply::{jsonrpc_error, unauthorized};
 use crate::server::call::handler::McpHandler;
-use crate::server::state::server::Inner;
+use crate::server::state::inner::Inner;
 
 /// Interval of the keep-alive comments on an open stream.
 const KEEP_ALIVE: Duration = Duration::from_secs(15);

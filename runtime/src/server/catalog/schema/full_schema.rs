@@ -11,8 +11,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use rmcp::model::JsonObject;
 use serde_json::Value;
 
-use super::validate::check_schema;
-use crate::server::catalog::table::parse_object;
+use super::parse::{check_schema, parse_object};
 use crate::{FullDefs, ToolDef, def_refs};
 
 /// Which of a tool's full schemas.

@@ -7,10 +7,11 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use jsonschema::{Draft, ValidationError, Validator, error::ValidationErrorKind};
+use jsonschema::{ValidationError, Validator, error::ValidationErrorKind};
 use serde_json::{Map, Value};
 
 use super::full_schema::{Which, full_schema};
+use super::parse::draft_of;
 use crate::ToolDef;
 
 /// At most this many problems are reported for one call.
@@ -78,27 +79,6 @@ impl ArgsValidator {
     }
 }
 
-/// The draft `schema` is written in: draft-07 when its `$schema` says so (the generator's
-/// `draft-07` profile), else 2020-12.
-fn draft_of(schema: &Value) -> Draft {
-    match schema.get("$schema").and_then(Value::as_str) {
-        Some(
-            "http://json-schema.org/draft-07/schema#" | "http://json-schema.org/draft-07/schema",
-        ) => Draft::Draft7,
-        _ => Draft::Draft202012,
-    }
-}
-
-/// Checks `schema` against the meta-schema of its draft, without compiling a validator. The
-/// error says what is wrong with the schema.
-pub(crate) fn check_schema(schema: &Value) -> Result<(), String> {
-    let verdict = match draft_of(schema) {
-        Draft::Draft7 => jsonschema::draft7::meta::validate(schema),
-        _ => jsonschema::draft202012::meta::validate(schema),
-    };
-    verdict.map_err(|e| e.to_string())
-}
-
 /// Where a [`LazyValidator`]'s schema comes from.
 enum Source {
     /// JSON text.
@@ -123,7 +103,7 @@ impl std::fmt::Debug for LazyValidator {
 
 impl LazyValidator {
     /// A validator for the JSON object `schema`, which the caller has parsed and checked
-    /// with [`check_schema`].
+    /// with [`check_schema`](super::parse::check_schema).
     pub(crate) fn new(schema: &'static str) -> Self {
         Self {
             schema: Source::Text(schema),
@@ -256,6 +236,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::server::catalog::schema::parse::check_schema;
 
     fn validators() -> Validators {
         let schema = r#"{

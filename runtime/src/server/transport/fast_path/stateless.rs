@@ -24,11 +24,10 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use axum::Router;
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, Method, StatusCode, header};
-use axum::middleware::{self, Next};
+use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use futures::{FutureExt, StreamExt};
 use rmcp::model::{ErrorCode, ErrorData, RequestId, ServerJsonRpcMessage, ServerResult};
@@ -36,13 +35,12 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::call_request::{self, CallRequest};
-use super::stateless_reads::{Reads, answer_reads};
-use super::tools_list::{ListAnswers, answer_tools_list, plain_stateless_post, read_body};
+use super::tools_list::{plain_stateless_post, read_body};
 use crate::notify::{Cancellation, Sink};
 use crate::principal::Principal;
 use crate::server::access::reply::jsonrpc_error;
 use crate::server::call::handler::{answer_call, call_context};
-use crate::server::state::server::Inner;
+use crate::server::state::inner::Inner;
 
 /// The standard header naming the called tool.
 const NAME_HEADER: &str = "mcp-name";
@@ -60,20 +58,8 @@ pub(crate) fn plain_name(headers: &HeaderMap) -> Option<&str> {
     (values.next().is_none() && !value.starts_with(BASE64_PREFIX)).then_some(value)
 }
 
-/// `routes` (the Streamable HTTP service of the catalog `inner`) behind the layers that
-/// answer stateless `tools/call`, `tools/list` and the requests of [`super::stateless_reads`]
-/// here.
-pub(crate) fn answered_here(routes: Router, inner: Arc<Inner>) -> Router {
-    let lists = Arc::new(ListAnswers::new(inner.clone()));
-    let reads = Arc::new(Reads::new(inner.clone()));
-    routes
-        .route_layer(middleware::from_fn_with_state(reads, answer_reads))
-        .route_layer(middleware::from_fn_with_state(lists, answer_tools_list))
-        .route_layer(middleware::from_fn_with_state(inner, answer_stateless))
-}
-
 /// Answers a stateless 2026-07-28 `tools/call` itself; passes every other request on.
-async fn answer_stateless(
+pub(crate) async fn answer_stateless(
     State(inner): State<Arc<Inner>>,
     request: Request,
     next: Next,

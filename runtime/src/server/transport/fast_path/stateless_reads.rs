@@ -26,7 +26,7 @@ use rmcp::model::{ClientRequest, DiscoverResult, ServerResult};
 use super::stateless::{answer_message, plain_name, status_of};
 use super::tools_list::{envelope, plain_stateless_post, read_body, stateless_request};
 use crate::server::call::handler::{McpHandler, complete};
-use crate::server::state::server::Inner;
+use crate::server::state::inner::Inner;
 
 /// The methods answered here.
 const METHODS: [&str; 6] = [

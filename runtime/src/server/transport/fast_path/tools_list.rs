@@ -31,7 +31,7 @@ use rmcp::model::{
 use crate::principal::Principal;
 use crate::server::access::reply::jsonrpc_error;
 use crate::server::call::handler::tools_list;
-use crate::server::state::server::Inner;
+use crate::server::state::inner::Inner;
 
 /// The most bytes of serialised lists kept; past it, further sets are serialised per request.
 const MAX_CACHED_BYTES: usize = 64 << 20;
