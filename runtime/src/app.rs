@@ -12,15 +12,17 @@ use std::fmt::Display;
 use std::marker::PhantomData;
 use std::sync::{Arc, OnceLock};
 
+use mcpgen_core::BoxFuture;
+use mcpgen_core::result::ToolResult;
+use mcpgen_core::tool::{Access, ToolAnnotations, ToolDef};
 use serde_json::{Map, Value};
 
-use crate::BoxFuture;
 use crate::input::{
     self, ClientCapability, ElicitAnswer, Elicitation, InputError, Root, Sampling, SamplingAnswer,
 };
 use crate::notify::{Cancellation, LogLevel, Notifier, NotifyError};
-use crate::toolset::{CallContext, CallerCredential, ForwardedHeaders, ToolError};
-use crate::{Access, Principal, ToolAnnotations, ToolDef, ToolResult, ToolSet};
+use crate::principal::Principal;
+use crate::toolset::{CallContext, CallerCredential, ForwardedHeaders, ToolError, ToolSet};
 
 /// What a tool may learn about the call it serves, and what it may tell the caller while it
 /// works: take `ctx: ToolContext` (or `ctx: &ToolContext`) as one parameter of an
@@ -397,7 +399,7 @@ fn success<T: serde::Serialize>(value: &T, def: &ToolDef) -> ToolResult {
         return ToolResult::text(text);
     }
     let mut result = ToolResult::json(json, def.wrap_output);
-    result.content = vec![crate::Content::Text(text)];
+    result.content = vec![mcpgen_core::result::Content::Text(text)];
     result
 }
 

@@ -36,14 +36,17 @@ pub use audit_db::AuditDbArgs;
 #[cfg(feature = "metrics")]
 pub use metrics::MetricsArgs;
 
+use mcpgen_core::tool::{SecurityScheme, SecuritySchemeKind};
+
 use crate::audit::{Fsync, JsonlSink, TracingSink};
 use crate::auth::{AuthChain, Authenticator, DEFAULT_RELOAD_INTERVAL, TokenAuthority, WatchedKeys};
-use crate::server::{OutputCheck, Server, ServerBuilder, ToolMode, Unconfirmable, shutdown_signal};
-use crate::upstream::DEFAULT_MAX_RESPONSE_BYTES;
-use crate::{
-    CallerCredential, Credential, Principal, SecurityScheme, SecuritySchemeKind, ToolSet, Upstream,
-    UpstreamConfig,
-};
+use crate::principal::Principal;
+use crate::server::builder::ServerBuilder;
+use crate::server::config::{OutputCheck, ToolMode, Unconfirmable};
+use crate::server::state::server::Server;
+use crate::server::transport::shutdown::shutdown_signal;
+use crate::toolset::{CallerCredential, ToolSet};
+use crate::upstream::{Credential, DEFAULT_MAX_RESPONSE_BYTES, Upstream, UpstreamConfig};
 
 /// What a generated binary tells [`main`] about itself.
 #[derive(Debug, Clone, Copy)]

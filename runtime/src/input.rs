@@ -48,6 +48,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use mcpgen_core::result::Content;
 use rmcp::RoleServer;
 use rmcp::model::{
     ClientCapabilities, CreateMessageRequestParams, ElicitRequestParams, ElicitationSchema,
@@ -56,7 +57,7 @@ use rmcp::model::{
 use rmcp::service::{Peer, RequestContext};
 use serde_json::{Map, Value, json};
 
-use crate::{CallContext, Content};
+use crate::toolset::CallContext;
 
 mod rounds;
 
@@ -557,7 +558,7 @@ fn elicit_answer(value: &Value) -> Result<ElicitAnswer, String> {
     let Value::Object(map) = value else {
         return Err(format!(
             "expected an elicitation result (an object with `action`), got {}",
-            crate::json_kind(value)
+            mcpgen_core::json_kind(value)
         ));
     };
     match map.get("action").and_then(Value::as_str) {
@@ -566,7 +567,7 @@ fn elicit_answer(value: &Value) -> Result<ElicitAnswer, String> {
             None | Some(Value::Null) => Ok(ElicitAnswer::Accept(Map::new())),
             Some(other) => Err(format!(
                 "`content` of an accepted elicitation must be an object, got {}",
-                crate::json_kind(other)
+                mcpgen_core::json_kind(other)
             )),
         },
         Some("decline") => Ok(ElicitAnswer::Decline),

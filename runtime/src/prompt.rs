@@ -36,9 +36,12 @@ use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::Arc;
 
+use mcpgen_core::BoxFuture;
+use mcpgen_core::result::Content;
+
+use crate::app::ToolContext;
 use crate::completion::Completer;
 use crate::input::InputError;
-use crate::{BoxFuture, Content, ToolContext};
 
 /// Who a prompt message is from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -42,11 +42,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::future::Future;
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 
+use mcpgen_core::BoxFuture;
 use rmcp::RoleServer;
 use rmcp::model::{Notification, ResourceUpdatedNotificationParam, ServerNotification};
 use rmcp::service::{Peer, SubscriptionSink};
 
-use crate::BoxFuture;
 use crate::completion::Completer;
 
 /// The content of a resource: text, or bytes in base64.

@@ -4,13 +4,16 @@ use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use mcpgen_core::BoxFuture;
+use mcpgen_core::result::ToolResult;
+use mcpgen_core::tool::ToolDef;
 use serde_json::{Map, Value};
 
-use crate::GuardReport;
+use crate::guard_report::GuardReport;
 use crate::input::InputChannel;
 use crate::notify::{Cancellation, Notifier};
+use crate::principal::Principal;
 use crate::trace::TraceParent;
-use crate::{BoxFuture, Principal, ToolDef, ToolResult};
 
 /// A credential the MCP caller presented (an API key or bearer token), handed on so an upstream
 /// call can be made with it when the operator asked for pass-through.

@@ -19,11 +19,11 @@ use std::sync::mpsc::{self, Receiver, Sender};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use mcpgen_core::BoxFuture;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
 
 use super::jsonl_direct::Direct;
 use super::{AuditEvent, AuditHealth, AuditSink};
-use crate::BoxFuture;
 
 /// Records that may wait for the writer before `record` itself waits for a slot.
 const QUEUE_CAPACITY: usize = 1024;

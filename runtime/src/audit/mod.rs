@@ -35,7 +35,7 @@ pub use multi::MultiSink;
 pub use time::{now_rfc3339, rfc3339};
 pub use tracing_sink::TracingSink;
 
-use crate::BoxFuture;
+use mcpgen_core::BoxFuture;
 
 /// Where audit events go.
 pub trait AuditSink: Send + Sync + 'static {

@@ -3,8 +3,9 @@
 use std::fmt;
 use std::sync::Arc;
 
+use mcpgen_core::BoxFuture;
+
 use super::{AuditEvent, AuditHealth, AuditSink};
-use crate::BoxFuture;
 
 /// Records every event in each of its sinks, concurrently; `record` returns when all have.
 #[derive(Clone, Default)]

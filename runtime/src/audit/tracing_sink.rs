@@ -1,7 +1,8 @@
 //! The tracing sink.
 
+use mcpgen_core::BoxFuture;
+
 use super::{AuditEvent, AuditSink};
-use crate::BoxFuture;
 
 /// Emits each event as a `tracing` event with target `mcpgen::audit` and one field per event
 /// field (`args` only when present): at INFO level, or at DEBUG level ([`TracingSink::debug`])

@@ -3,9 +3,9 @@
 use std::time::Duration;
 
 use clap::Args;
+use mcpgen_core::tool::SecuritySchemeKind;
 
 use super::App;
-use crate::SecuritySchemeKind;
 use crate::auth::{KeyCheck, KeyCheckConfig, KeyPlacement};
 
 /// Keys checked against the product's own API.

@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use crate::metrics::{Metrics, MetricsEndpoint};
-use crate::server::ServerBuilder;
+use crate::server::builder::ServerBuilder;
 
 /// Where and how `/metrics` is served.
 #[derive(Debug, Clone, Default, clap::Args)]

@@ -1,7 +1,7 @@
 //! The flags that place a server behind a proxy: `--base-path`, `--public-url` and
 //! `--replica-name`.
 
-use crate::server::ServerBuilder;
+use crate::server::builder::ServerBuilder;
 
 /// Where the HTTP routes sit: flags shared by generated servers and applications
 /// (`#[command(flatten)]`), each with an `MCPGEN_*` environment fallback.

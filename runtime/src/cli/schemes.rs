@@ -1,7 +1,8 @@
 //! The API's security schemes as error messages name them.
 
+use mcpgen_core::tool::SecuritySchemeKind;
+
 use super::App;
-use crate::SecuritySchemeKind;
 
 /// `; the API's schemes: a (apiKey in header `X-Key`), …` for error messages.
 pub(super) fn scheme_hint(app: &App) -> String {

@@ -11,7 +11,6 @@ use super::config::{DEFAULT_MAX_BODY_BYTES, forward_header_names};
 use super::config::{DEFAULT_SHUTDOWN_TIMEOUT, OutputCheck, Unconfirmable};
 use super::error::{ConfigProblem, ServerError};
 use super::mounting::{configured, mounted_inner, name_check};
-use crate::ToolSet;
 use crate::audit::{AuditSink, MultiSink};
 use crate::auth::Authenticator;
 use crate::input::RequestStates;
@@ -38,6 +37,7 @@ use crate::server::state::resource_site::SiteConfig;
 use crate::server::state::server::Server;
 #[cfg(feature = "http")]
 use crate::server::transport::replica;
+use crate::toolset::ToolSet;
 
 /// Builds a [`Server`]; see [`Server::builder`].
 #[must_use = "a builder does nothing until `build` is called"]
@@ -500,7 +500,7 @@ impl ServerBuilder {
         };
         #[cfg(feature = "http")]
         let serve_root = !self.root.sets.is_empty() || self.mounts.is_empty();
-        let tool_limits: Vec<crate::ToolRate> = self
+        let tool_limits: Vec<crate::toolset::ToolRate> = self
             .root
             .sets
             .iter()

@@ -45,11 +45,11 @@
 
 #[cfg(feature = "http")]
 pub(crate) mod access;
-mod builder;
+pub(crate) mod builder;
 pub(crate) mod call;
 pub(crate) mod catalog;
-mod config;
-mod error;
+pub(crate) mod config;
+pub(crate) mod error;
 mod mounting;
 pub(crate) mod policy;
 pub(crate) mod state;

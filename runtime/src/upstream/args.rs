@@ -1,10 +1,10 @@
 //! The arguments of one call as the request builders see them: which were given, and what is
 //! wrong with them, collected so they are reported together.
 
+use mcpgen_core::tool::{ArgBinding, Location};
 use serde_json::{Map, Value};
 
 use super::style;
-use crate::{ArgBinding, Location};
 
 /// What is wrong with a call's arguments, collected so they are reported together.
 #[derive(Default)]

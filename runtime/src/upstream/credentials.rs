@@ -10,11 +10,12 @@
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
+use mcpgen_core::tool::{HttpBinding, SecurityScheme, SecuritySchemeKind};
 use reqwest::header::{AUTHORIZATION, COOKIE, HeaderMap, HeaderName, HeaderValue};
 
 use super::error::UpstreamError;
 use super::style;
-use crate::{CallContext, HttpBinding, SecurityScheme, SecuritySchemeKind};
+use crate::toolset::CallContext;
 
 /// A credential attached to every upstream request.
 #[derive(Clone)]

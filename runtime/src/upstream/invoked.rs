@@ -3,7 +3,8 @@
 
 use std::ops::Deref;
 
-use crate::ToolResult;
+use mcpgen_core::result::ToolResult;
+
 pub use crate::guard_report::{GuardRefusal, GuardReport};
 
 /// The outcome of one [`Upstream`](super::Upstream) call.

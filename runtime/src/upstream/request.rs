@@ -4,6 +4,7 @@
 //! Nothing here touches the network: [`build`] either returns a [`Prepared`] request or says
 //! everything that is wrong with the arguments at once.
 
+use mcpgen_core::tool::{ArgBinding, HttpBinding, Location};
 use reqwest::Method;
 use reqwest::header::{COOKIE, HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Map, Value};
@@ -11,7 +12,6 @@ use serde_json::{Map, Value};
 use super::args::{Problems, provided};
 use super::body::{self, RequestBody};
 use super::style::{self, Style};
-use crate::{ArgBinding, HttpBinding, Location};
 
 /// A request ready to send.
 pub(super) struct Prepared {

@@ -22,12 +22,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use mcpgen_core::BoxFuture;
 use tokio::sync::{mpsc, oneshot};
 
 use self::backend::Backend;
 use self::spool::Spool;
 use super::{AuditEvent, AuditHealth, AuditSink, Fsync};
-use crate::BoxFuture;
 
 /// Records the writer takes in one batch at most.
 const BATCH: usize = 1024;

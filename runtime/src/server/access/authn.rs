@@ -11,11 +11,11 @@ use axum::response::Response;
 
 use super::refused::{audit_refused, auth_reason};
 use super::reply::refused;
-use crate::CallerCredential;
 use crate::audit::AuditStatus;
 use crate::auth::{AuthError, Authenticator, credential_from_headers};
 use crate::principal::Principal;
 use crate::server::state::inner::Inner;
+use crate::toolset::CallerCredential;
 
 /// Authenticates the request and puts the [`Principal`] into its extensions, together with the
 /// credential presented (as a [`CallerCredential`], for pass-through to upstreams).

@@ -12,6 +12,7 @@ use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use mcpgen_core::tool::{Access, ToolDef};
 use serde_json::{Value, json};
 
 use super::reply::jsonrpc_error;
@@ -20,7 +21,6 @@ use crate::principal::Principal;
 use crate::server::state::inner::Inner;
 use crate::server::state::mounts::MountTable;
 use crate::server::state::resource_site::{METADATA_PATH, ResourceSite};
-use crate::{Access, ToolDef};
 
 /// JSON-RPC error code of a call refused for lack of scope.
 const INSUFFICIENT_SCOPE_CODE: i64 = -32003;

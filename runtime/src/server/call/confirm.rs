@@ -8,12 +8,14 @@
 //! was not confirmed, audited as `not_confirmed`; the tool does not run, so nothing reaches the
 //! upstream.
 
+use mcpgen_core::result::ToolResult;
+use mcpgen_core::tool::ToolDef;
 use serde_json::{Map, Value, json};
 
 use crate::input::{self, ClientCapability, ElicitAnswer, Elicitation, InputError};
 use crate::server::config::Unconfirmable;
 use crate::server::state::inner::Inner;
-use crate::{CallContext, ToolDef, ToolResult};
+use crate::toolset::CallContext;
 
 /// The key of the confirmation question; tools' own questions use other keys.
 const KEY: &str = "mcpgen_confirm";
@@ -120,8 +122,9 @@ fn schema() -> Value {
 
 #[cfg(test)]
 mod tests {
+    use mcpgen_core::tool::{Access, HttpBinding, ToolAnnotations};
+
     use super::*;
-    use crate::{Access, HttpBinding, ToolAnnotations};
 
     const DELETE: ToolDef = ToolDef {
         name: "remove_book",

@@ -14,6 +14,7 @@
 
 use std::sync::Arc;
 
+use mcpgen_core::result::ToolResult;
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, Implementation,
     ListToolsResult, PaginatedRequestParams, RequestId, RequestMetaObject, ServerCapabilities,
@@ -26,8 +27,6 @@ use tracing::Instrument;
 use super::pipeline::{self, Answer};
 #[cfg(feature = "search")]
 use super::search_call;
-#[cfg(feature = "http")]
-use crate::ForwardedHeaders;
 use crate::notify::{Cancellation, LogLevel, Notifier, SessionLogLevel, Sink};
 use crate::principal::Principal;
 use crate::resource::Subscriber;
@@ -36,8 +35,10 @@ use crate::server::catalog::meta_tool::DESCRIBE_TOOL;
 use crate::server::state::inner::Inner;
 #[cfg(feature = "stdio")]
 use crate::server::state::server::Server;
+#[cfg(feature = "http")]
+use crate::toolset::ForwardedHeaders;
+use crate::toolset::{CallContext, CallerCredential};
 use crate::trace::TraceParent;
-use crate::{CallContext, CallerCredential, ToolResult};
 
 /// How long a client may cache a `tools/list` answer: the lists are fixed at start-up.
 const TOOLS_LIST_TTL_MS: u64 = 60_000;

@@ -18,6 +18,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use futures::FutureExt;
+use mcpgen_core::result::{Content, ToolResult};
+use mcpgen_core::tool::ToolDef;
 use serde_json::{Map, Value};
 
 use super::confirm::{Confirmation, confirm};
@@ -25,11 +27,12 @@ use crate::audit::{
     AuditEvent, AuditSink, AuditStatus, MAX_ERROR_CHARS, args_digest, error_text, now_rfc3339,
 };
 use crate::input::{self, InputRequired, Refusal, RoundEnd};
+use crate::principal::Principal;
 use crate::server::catalog::echo::echoed;
 use crate::server::config::OutputCheck;
 use crate::server::policy::rate::Refused;
 use crate::server::state::inner::Inner;
-use crate::{CallContext, Content, Principal, ToolDef, ToolError, ToolResult};
+use crate::toolset::{CallContext, ToolError};
 
 /// How a call is answered.
 #[derive(Debug)]

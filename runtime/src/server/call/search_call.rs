@@ -4,6 +4,8 @@
 //! A principal sees in search results and descriptions exactly the tools it may call; a
 //! hidden tool is reported like an unknown one everywhere.
 
+use mcpgen_core::result::ToolResult;
+use mcpgen_core::tool::Access;
 use serde_json::{Map, Value, json};
 
 use super::pipeline::{self, Answer};
@@ -11,7 +13,7 @@ use crate::principal::Principal;
 use crate::server::catalog::describe::{self, structured};
 use crate::server::catalog::search::{DEFAULT_LIMIT, MAX_LIMIT, Meta, SearchMode};
 use crate::server::state::inner::Inner;
-use crate::{Access, CallContext, ToolResult};
+use crate::toolset::CallContext;
 
 /// Longest one-line description in search results, in characters.
 const SUMMARY_CHARS: usize = 160;

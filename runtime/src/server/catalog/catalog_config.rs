@@ -10,12 +10,12 @@ use super::param_headers::ParamHeaders;
 #[cfg(feature = "search")]
 use super::search::SearchMode;
 use super::table::{Catalog, CatalogProblem};
-use crate::ToolSet;
 use crate::auth::{AuthChain, Authenticator};
 use crate::server::config::OutputCheck;
 #[cfg(feature = "search")]
 use crate::server::config::ToolMode;
 use crate::server::error::ConfigProblem;
+use crate::toolset::ToolSet;
 
 /// What [`CatalogConfig::build_tools`] makes: the catalog and, in search mode, its index.
 pub(crate) struct BuiltTools {

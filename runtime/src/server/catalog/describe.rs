@@ -10,12 +10,12 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
+use mcpgen_core::result::ToolResult;
 use serde_json::{Value, json};
 
 use super::echo::echoed;
 use super::schema::full_schema::{Which, full_schema};
 use super::table::{Catalog, Entry};
-use crate::ToolResult;
 use crate::principal::Principal;
 
 /// The answer to `describe_tools` with `args` (already checked against its schema).

@@ -5,10 +5,10 @@
 use std::sync::Arc;
 
 use super::catalog_config::CatalogConfig;
-use crate::ToolSet;
 use crate::auth::{AuthChain, Authenticator};
 #[cfg(feature = "search")]
 use crate::server::config::ToolMode;
+use crate::toolset::ToolSet;
 
 /// Longest catalog name, in bytes.
 pub const MAX_CATALOG_NAME_LEN: usize = 64;

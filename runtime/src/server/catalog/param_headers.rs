@@ -21,10 +21,10 @@ use std::collections::HashMap;
 use axum::http::{HeaderMap, HeaderName};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
+use mcpgen_core::tool::ToolDef;
 use serde_json::{Map, Value};
 
 use super::table::Catalog;
-use crate::ToolDef;
 use crate::principal::Principal;
 
 /// The keyword that marks a property as mirrored into a header.
@@ -178,7 +178,7 @@ fn declared_header<'a>(property: &Value, value: &'a Value) -> Result<&'a str, St
     let Value::String(name) = value else {
         return Err(format!(
             "`{KEYWORD}` must be a string (the header name after `{PREFIX}`), found {}",
-            crate::json_kind(value)
+            mcpgen_core::json_kind(value)
         ));
     };
     if name.is_empty() {

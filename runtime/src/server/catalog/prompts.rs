@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use mcpgen_core::json_kind;
 use rmcp::ErrorData;
 use rmcp::model::{
     ArgumentInfo, CacheScope, CompleteResult, CompletionContext, GetPromptResult, JsonObject,
@@ -13,7 +14,7 @@ use crate::app::ToolContext;
 use crate::completion::{self, Completer};
 use crate::prompt::{Prompt, PromptArgs, PromptError, PromptMessage, PromptSet, Role};
 use crate::server::error::ConfigProblem;
-use crate::{CallContext, json_kind};
+use crate::toolset::CallContext;
 
 /// How long a client may cache a `prompts/list` answer: the list is fixed at start-up.
 const LIST_TTL_MS: u64 = 60_000;

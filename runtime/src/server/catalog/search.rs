@@ -15,10 +15,10 @@ use serde_json::json;
 use super::meta_tool::{DESCRIBE_TOOL, MetaTool, describe_tool, meta_tool};
 use super::schema::validate::ArgsValidator;
 use super::table::Catalog;
-use crate::ToolSet;
 use crate::principal::Principal;
 use crate::search::{SearchIndex, index_tools};
 use crate::server::error::ConfigProblem;
+use crate::toolset::ToolSet;
 
 /// Name of the meta-tool that searches the tools.
 pub const SEARCH_TOOL: &str = "search_tools";

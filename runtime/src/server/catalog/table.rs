@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use mcpgen_core::tool::ToolDef;
 use rmcp::model::{Tool, ToolAnnotations as McpAnnotations};
 use serde_json::Value;
 
@@ -14,7 +15,7 @@ use super::schema::parse::{check_schema, parse_object};
 use super::schema::validate::{LazyValidator, Validators};
 use crate::principal::Principal;
 use crate::server::config::OutputCheck;
-use crate::{ToolDef, ToolSet};
+use crate::toolset::ToolSet;
 
 /// Distinct (scopes, plugins) combinations whose visible tools are remembered.
 const VISIBILITY_CACHE_CAP: usize = 1024;
@@ -177,7 +178,7 @@ impl Catalog {
                 listed.name = Cow::Borrowed(def.name);
                 listed.title = def.title.map(str::to_owned);
                 listed.description = Some(if describe && def.is_summarised() {
-                    Cow::Owned(crate::with_summarised_note(def.description))
+                    Cow::Owned(mcpgen_core::tool::with_summarised_note(def.description))
                 } else {
                     Cow::Borrowed(def.description)
                 });

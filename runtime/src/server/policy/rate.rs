@@ -97,7 +97,7 @@ impl RateLimiter {
     }
 
     /// The same limiter, with per-tool limits (each principal gets each tool's allowance).
-    pub(crate) fn with_tool_limits(mut self, limits: &[crate::ToolRate]) -> Self {
+    pub(crate) fn with_tool_limits(mut self, limits: &[crate::toolset::ToolRate]) -> Self {
         for limit in limits {
             if is_valid_rate(limit.per_second) {
                 self.tool_limits
@@ -314,7 +314,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_tool_limit_holds_per_principal_beside_the_principal_limit() {
-        let limiter = RateLimiter::new(None).with_tool_limits(&[crate::ToolRate::new(
+        let limiter = RateLimiter::new(None).with_tool_limits(&[crate::toolset::ToolRate::new(
             "costly",
             2.0 / 60.0,
             2.0,

@@ -11,10 +11,10 @@ use std::task::{Context, Poll};
 
 use axum::extract::Request;
 use axum::response::{IntoResponse, Response};
+use mcpgen_core::BoxFuture;
 use rmcp::transport::streamable_http_server::StreamableHttpService;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
-use crate::BoxFuture;
 use crate::server::call::handler::McpHandler;
 
 /// The Streamable HTTP service of a catalog, shared by every clone.

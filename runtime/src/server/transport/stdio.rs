@@ -6,10 +6,10 @@ use rmcp::ServiceExt;
 use rmcp::service::ServerInitializeError;
 use tokio::io::{AsyncRead, AsyncWrite};
 
-use crate::CallerCredential;
 use crate::principal::Principal;
 use crate::server::error::ServerError;
 use crate::server::state::server::Server;
+use crate::toolset::CallerCredential;
 
 impl Server {
     /// Serves one client over stdin/stdout as `principal` (resolved once, e.g. from

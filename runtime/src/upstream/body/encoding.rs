@@ -1,7 +1,8 @@
 //! The OpenAPI `encoding` object of a form or multipart body: a property's own encoding, and
 //! the style it asks for.
 
-use crate::PropertyEncoding;
+use mcpgen_core::tool::PropertyEncoding;
+
 use crate::upstream::style::Style;
 
 /// The encoding the binding gives for the property named `name` on the wire, if any.

@@ -1,8 +1,9 @@
 //! `application/x-www-form-urlencoded` bodies.
 
+use mcpgen_core::tool::PropertyEncoding;
+
 use super::encoding::{body_style, encoding_of, styled};
 use super::shape::Property;
-use crate::PropertyEncoding;
 use crate::upstream::media::is_json_media_type;
 use crate::upstream::style::{self, Escape, Target, form_encode};
 

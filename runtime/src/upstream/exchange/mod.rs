@@ -17,6 +17,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use mcpgen_core::tool::{SecurityScheme, SecuritySchemeKind, ToolDef};
 use reqwest::header::HeaderValue;
 use sha2::{Digest, Sha256};
 use tokio::sync::OnceCell;
@@ -25,7 +26,7 @@ use url::Url;
 use super::UpstreamConfig;
 use super::error::UpstreamError;
 use crate::auth::oauth::{Fetcher, check_secure};
-use crate::{CallContext, SecurityScheme, SecuritySchemeKind, ToolDef};
+use crate::toolset::CallContext;
 
 /// Timeout of one request to the token endpoint.
 const TIMEOUT: Duration = Duration::from_secs(10);
@@ -361,8 +362,11 @@ impl Exchanger {
 
 #[cfg(test)]
 mod tests {
+    use mcpgen_core::tool::HttpBinding;
+
     use super::*;
-    use crate::{CallerCredential, HttpBinding, Principal};
+    use crate::principal::Principal;
+    use crate::toolset::CallerCredential;
 
     const BEARER: SecurityScheme = SecurityScheme {
         name: "bearerAuth",

@@ -8,11 +8,11 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
+use mcpgen_core::tool::{FullDefs, ToolDef, def_refs};
 use rmcp::model::JsonObject;
 use serde_json::Value;
 
 use super::parse::{check_schema, parse_object};
-use crate::{FullDefs, ToolDef, def_refs};
 
 /// Which of a tool's full schemas.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

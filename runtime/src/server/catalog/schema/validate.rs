@@ -8,11 +8,11 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use jsonschema::{ValidationError, Validator, error::ValidationErrorKind};
+use mcpgen_core::tool::ToolDef;
 use serde_json::{Map, Value};
 
 use super::full_schema::{Which, full_schema};
 use super::parse::draft_of;
-use crate::ToolDef;
 
 /// At most this many problems are reported for one call.
 const MAX_REPORTED: usize = 5;
