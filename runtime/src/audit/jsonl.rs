@@ -22,8 +22,9 @@ use std::time::Duration;
 use mcpgen_core::BoxFuture;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
 
+use super::event::AuditEvent;
 use super::jsonl_direct::Direct;
-use super::{AuditEvent, AuditHealth, AuditSink};
+use super::{AuditHealth, AuditSink};
 
 /// Records that may wait for the writer before `record` itself waits for a slot.
 const QUEUE_CAPACITY: usize = 1024;

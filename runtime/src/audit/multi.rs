@@ -5,7 +5,8 @@ use std::sync::Arc;
 
 use mcpgen_core::BoxFuture;
 
-use super::{AuditEvent, AuditHealth, AuditSink};
+use super::event::AuditEvent;
+use super::{AuditHealth, AuditSink};
 
 /// Records every event in each of its sinks, concurrently; `record` returns when all have.
 #[derive(Clone, Default)]

@@ -2,7 +2,8 @@
 
 use mcpgen_core::BoxFuture;
 
-use super::{AuditEvent, AuditSink};
+use super::AuditSink;
+use super::event::AuditEvent;
 
 /// Emits each event as a `tracing` event with target `mcpgen::audit` and one field per event
 /// field (`args` only when present): at INFO level, or at DEBUG level ([`TracingSink::debug`])

@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use super::{AuthError, Authenticator, TOKEN_PREFIX};
+use super::token::TOKEN_PREFIX;
+use super::{AuthError, Authenticator};
 use crate::principal::Principal;
 
 /// Default time a positive answer is cached.

@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use sha2::{Digest, Sha256};
 
-use super::{AuthError, Authenticator, KeyFileError, KeyStore};
+use super::keys::{KeyFileError, KeyStore};
+use super::{AuthError, Authenticator};
 use crate::principal::Principal;
 
 /// How often [`WatchedKeys`] looks at the file by default.

@@ -3,7 +3,8 @@
 
 use clap::Args;
 
-use super::{App, OAuthArgs};
+use super::App;
+use super::oauth_args::OAuthArgs;
 use crate::upstream::{TokenExchange, UpstreamConfig};
 
 /// Exchanging OAuth callers' access tokens for tokens of the API (RFC 8693).
