@@ -26,7 +26,7 @@ impl TokenFile {
     /// The token file for server `url` in `dir`.
     pub fn new(dir: &Path, url: &str) -> Self {
         let digest = Sha256::digest(url.as_bytes());
-        let name: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
+        let name = hex::encode(&digest[..16]);
         Self {
             path: dir.join(format!("{name}.json")),
         }
