@@ -11,11 +11,12 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use indexmap::IndexMap;
+use percent_encoding::percent_decode_str;
 use serde_json::{Map, Value};
 
 use super::{
     BrokenOperation, METHODS, MediaType, Operation, ParamLocation, Parameter, RequestBody,
-    Response, escape_pointer_segment, percent_decode,
+    Response, escape_pointer_segment,
 };
 use crate::error::{Error, Warning};
 
@@ -111,7 +112,9 @@ impl<'r> Indexer<'r> {
                 );
                 return None;
             };
-            let target = percent_decode(fragment);
+            let target = percent_decode_str(fragment)
+                .decode_utf8_lossy()
+                .into_owned();
             seen.push(current.pointer.clone());
             if seen.contains(&target) || seen.len() > MAX_REF_CHAIN {
                 let chain = seen.join("` → `");
