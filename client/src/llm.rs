@@ -52,11 +52,11 @@
 
 use serde_json::Value;
 
-use crate::enrich::ToolOrigin;
 use crate::formats::{ToolDefinition, result_text};
 pub use crate::message::Message;
 use crate::message::ToolCall;
 use crate::observe::{NoOrigin, Silent, ToolObserver, observed_call};
+use crate::tool::ToolOrigin;
 use mcpgen_core::{BoxFuture, McpConnection};
 
 /// What the model answered in one turn.
@@ -593,7 +593,7 @@ mod tests {
         assert_eq!(err.trace().len(), 1);
     }
 
-    impl crate::enrich::ToolOrigin for Weather {
+    impl crate::tool::ToolOrigin for Weather {
         fn origin(&self, name: &str) -> Option<String> {
             (name == "weather").then(|| "meteo/weather".to_owned())
         }

@@ -2,7 +2,7 @@
 //!
 //! `GET` the SSE URL; the first `endpoint` event names the URL to `POST` messages to (it must
 //! be on the same origin); every response arrives as a `message` event on the stream. Each
-//! event's data is capped at `max_response_bytes` (see [`crate::frame`]).
+//! event's data is capped at `max_response_bytes` (see [`super::frame`]).
 //!
 //! Lines end with LF or CRLF (a lone CR as line end is not supported).
 
@@ -18,7 +18,7 @@ use tokio::task::JoinHandle;
 
 use crate::error::ClientError;
 use crate::error_chain;
-use crate::frame::{Capped, Frame, too_large};
+use super::frame::{Capped, Frame, too_large};
 
 /// Longest non-data line kept (event names, ids, comments).
 const MAX_FIELD_LINE: usize = 8 * 1024;
