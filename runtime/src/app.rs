@@ -14,13 +14,15 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::{Map, Value};
 
-use crate::BoxFuture;
 use crate::input::{
     self, ClientCapability, ElicitAnswer, Elicitation, InputError, Root, Sampling, SamplingAnswer,
 };
 use crate::notify::{Cancellation, LogLevel, Notifier, NotifyError};
+use crate::principal::Principal;
+use crate::toolset::ToolSet;
 use crate::toolset::{CallContext, CallerCredential, ForwardedHeaders, ToolError};
-use crate::{Access, Principal, ToolAnnotations, ToolDef, ToolResult, ToolSet};
+use mcpgen_core::BoxFuture;
+use mcpgen_core::{Access, ToolAnnotations, ToolDef, ToolResult};
 
 /// What a tool may learn about the call it serves, and what it may tell the caller while it
 /// works: take `ctx: ToolContext` (or `ctx: &ToolContext`) as one parameter of an
@@ -397,7 +399,7 @@ fn success<T: serde::Serialize>(value: &T, def: &ToolDef) -> ToolResult {
         return ToolResult::text(text);
     }
     let mut result = ToolResult::json(json, def.wrap_output);
-    result.content = vec![crate::Content::Text(text)];
+    result.content = vec![mcpgen_core::Content::Text(text)];
     result
 }
 

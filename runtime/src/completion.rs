@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::Arc;
 
-use crate::BoxFuture;
+use mcpgen_core::BoxFuture;
 
 /// The most suggestions one answer carries (MCP's limit); the rest are counted in
 /// [`Completion::total`] and flagged with [`Completion::has_more`].

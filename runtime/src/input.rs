@@ -56,7 +56,8 @@ use rmcp::model::{
 use rmcp::service::{Peer, RequestContext};
 use serde_json::{Map, Value, json};
 
-use crate::{CallContext, Content};
+use crate::toolset::CallContext;
+use mcpgen_core::Content;
 
 mod rounds;
 
@@ -557,7 +558,7 @@ fn elicit_answer(value: &Value) -> Result<ElicitAnswer, String> {
     let Value::Object(map) = value else {
         return Err(format!(
             "expected an elicitation result (an object with `action`), got {}",
-            crate::json_kind(value)
+            mcpgen_core::json_kind(value)
         ));
     };
     match map.get("action").and_then(Value::as_str) {
@@ -566,7 +567,7 @@ fn elicit_answer(value: &Value) -> Result<ElicitAnswer, String> {
             None | Some(Value::Null) => Ok(ElicitAnswer::Accept(Map::new())),
             Some(other) => Err(format!(
                 "`content` of an accepted elicitation must be an object, got {}",
-                crate::json_kind(other)
+                mcpgen_core::json_kind(other)
             )),
         },
         Some("decline") => Ok(ElicitAnswer::Decline),

@@ -38,7 +38,7 @@ mod tests {
     use mcpgen_core::ToolDef;
 
     use super::*;
-    use crate::ToolError;
+    use crate::toolset::ToolError;
 
     /// A tool set with no tools: every call is an unknown tool.
     struct Empty;

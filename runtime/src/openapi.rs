@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use crate::toolset::{CallContext, ToolError, ToolSet};
 use crate::upstream::Upstream;
-use crate::{BoxFuture, ToolDef, ToolResult};
+use mcpgen_core::{BoxFuture, ToolDef, ToolResult};
 
 /// The tools of an OpenAPI-derived tool table, each calling its operation through `upstream`.
 #[derive(Debug)]
@@ -17,7 +17,7 @@ pub struct OpenApiTools {
     tools: &'static [ToolDef],
     upstream: Upstream,
     search_index: Option<&'static str>,
-    rate_limits: &'static [crate::ToolRate],
+    rate_limits: &'static [crate::toolset::ToolRate],
 }
 
 impl OpenApiTools {
@@ -39,7 +39,7 @@ impl OpenApiTools {
     }
 
     /// Attaches the per-tool rate limits compiled into the crate (its `RATE_LIMITS`).
-    pub fn with_rate_limits(mut self, limits: &'static [crate::ToolRate]) -> Self {
+    pub fn with_rate_limits(mut self, limits: &'static [crate::toolset::ToolRate]) -> Self {
         self.rate_limits = limits;
         self
     }
@@ -78,7 +78,7 @@ impl ToolSet for OpenApiTools {
         self.search_index
     }
 
-    fn rate_limits(&self) -> &'static [crate::ToolRate] {
+    fn rate_limits(&self) -> &'static [crate::toolset::ToolRate] {
         self.rate_limits
     }
 }

@@ -1,6 +1,6 @@
 //! Who is calling, and what they may call.
 
-use crate::{Access, ToolDef};
+use mcpgen_core::{Access, ToolDef};
 
 /// An authenticated caller: the identity auth puts into request extensions.
 #[derive(Debug, Clone, PartialEq)]

@@ -36,9 +36,10 @@ use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::Arc;
 
+use crate::app::ToolContext;
 use crate::completion::Completer;
 use crate::input::InputError;
-use crate::{BoxFuture, Content, ToolContext};
+use mcpgen_core::{BoxFuture, Content};
 
 /// Who a prompt message is from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -46,8 +46,8 @@ use rmcp::RoleServer;
 use rmcp::model::{Notification, ResourceUpdatedNotificationParam, ServerNotification};
 use rmcp::service::{Peer, SubscriptionSink};
 
-use crate::BoxFuture;
 use crate::completion::Completer;
+use mcpgen_core::BoxFuture;
 
 /// The content of a resource: text, or bytes in base64.
 #[derive(Debug, Clone, PartialEq, Eq)]

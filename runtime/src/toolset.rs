@@ -6,11 +6,12 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use crate::GuardReport;
+use crate::guard_report::GuardReport;
 use crate::input::InputChannel;
 use crate::notify::{Cancellation, Notifier};
+use crate::principal::Principal;
 use crate::trace::TraceParent;
-use crate::{BoxFuture, Principal, ToolDef, ToolResult};
+use mcpgen_core::{BoxFuture, ToolDef, ToolResult};
 
 /// A credential the MCP caller presented (an API key or bearer token), handed on so an upstream
 /// call can be made with it when the operator asked for pass-through.

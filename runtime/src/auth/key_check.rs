@@ -9,7 +9,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use super::{AuthError, Authenticator, TOKEN_PREFIX};
-use crate::Principal;
+use crate::principal::Principal;
 
 /// Default time a positive answer is cached.
 pub const DEFAULT_KEY_CHECK_TTL: Duration = Duration::from_secs(60);

@@ -10,7 +10,7 @@ use sha2::{Digest, Sha256};
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 
 use super::{AuthError, Authenticator};
-use crate::Principal;
+use crate::principal::Principal;
 
 /// The hex SHA-256 of `key`: what a keys file stores as `key_sha256`.
 ///

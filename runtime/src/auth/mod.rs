@@ -5,7 +5,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use crate::Principal;
+use crate::principal::Principal;
 
 #[cfg(feature = "key-check")]
 mod key_check;

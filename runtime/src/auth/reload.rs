@@ -7,7 +7,7 @@ use std::time::Duration;
 use sha2::{Digest, Sha256};
 
 use super::{AuthError, Authenticator, KeyFileError, KeyStore};
-use crate::Principal;
+use crate::principal::Principal;
 
 /// How often [`WatchedKeys`] looks at the file by default.
 pub const DEFAULT_RELOAD_INTERVAL: Duration = Duration::from_millis(500);

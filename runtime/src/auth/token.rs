@@ -10,7 +10,7 @@ use sha2::Sha256;
 use subtle::ConstantTimeEq;
 
 use super::{AuthError, Authenticator};
-use crate::Principal;
+use crate::principal::Principal;
 
 /// The prefix every token starts with; it names the format version.
 pub const TOKEN_PREFIX: &str = "mcpgen1.";

@@ -37,9 +37,9 @@ use prometheus::{
 
 pub use endpoint::{METRICS_PATH, MIN_TOKEN_LEN, MetricsEndpoint, MetricsTokenError};
 
-use crate::GuardReport;
-use crate::ToolDef;
 use crate::audit::{AuditSink, AuditStatus};
+use crate::guard_report::GuardReport;
+use mcpgen_core::ToolDef;
 
 /// The `tool` label of a name that is not in the tool table.
 pub const UNKNOWN_TOOL: &str = "(unknown)";

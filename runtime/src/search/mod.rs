@@ -28,7 +28,7 @@ pub use mcpgen_search::{
     TOKENIZER_VERSION, ToolText, tokenize,
 };
 
-use crate::ToolDef;
+use mcpgen_core::ToolDef;
 
 /// The terms of `tool` from its static definition: name, title, description, HTTP method, path
 /// and argument names (a static table has no OpenAPI tags).

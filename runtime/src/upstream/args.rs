@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::style;
-use crate::{ArgBinding, Location};
+use mcpgen_core::{ArgBinding, Location};
 
 /// What is wrong with a call's arguments, collected so they are reported together.
 #[derive(Default)]

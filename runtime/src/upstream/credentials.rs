@@ -14,7 +14,8 @@ use reqwest::header::{AUTHORIZATION, COOKIE, HeaderMap, HeaderName, HeaderValue}
 
 use super::error::UpstreamError;
 use super::style;
-use crate::{CallContext, HttpBinding, SecurityScheme, SecuritySchemeKind};
+use crate::toolset::CallContext;
+use mcpgen_core::{HttpBinding, SecurityScheme, SecuritySchemeKind};
 
 /// A credential attached to every upstream request.
 #[derive(Clone)]

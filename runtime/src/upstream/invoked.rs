@@ -3,8 +3,8 @@
 
 use std::ops::Deref;
 
-use crate::ToolResult;
 pub use crate::guard_report::{GuardRefusal, GuardReport};
+use mcpgen_core::ToolResult;
 
 /// The outcome of one [`Upstream`](super::Upstream) call.
 ///

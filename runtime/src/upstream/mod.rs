@@ -53,7 +53,8 @@ use tracing::Instrument;
 
 use base_url::{check_url, redact_url_text};
 
-use crate::{CallContext, Content, HttpBinding, SecurityScheme, ToolDef, ToolResult};
+use crate::toolset::CallContext;
+use mcpgen_core::{Content, HttpBinding, SecurityScheme, ToolDef, ToolResult};
 
 /// The default cap on how much of a response body is read: 1 MiB.
 pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 1024 * 1024;

@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use super::args::{Problems, provided};
 use super::body::{self, RequestBody};
 use super::style::{self, Style};
-use crate::{ArgBinding, HttpBinding, Location};
+use mcpgen_core::{ArgBinding, HttpBinding, Location};
 
 /// A request ready to send.
 pub(super) struct Prepared {

@@ -11,7 +11,7 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use super::base_url::redact_url_text;
 use super::invoked::Invoked;
 use super::media::{essence, is_json_media_type};
-use crate::{Content, ToolResult};
+use mcpgen_core::{Content, ToolResult};
 
 /// How much of an error response's body goes into the error result.
 const ERROR_BODY_LIMIT: usize = 4 * 1024;

@@ -50,7 +50,7 @@ use std::fmt::Write as _;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::{Map, Value};
 
-use crate::{ArgBinding, Location};
+use mcpgen_core::{ArgBinding, Location};
 
 /// Everything outside RFC 3986's unreserved characters (`A-Z a-z 0-9 - . _ ~`) is encoded:
 /// this is safe in a path segment, a query name and a query value alike.

@@ -20,7 +20,7 @@ use tokio::sync::{Mutex, RwLock};
 use url::Url;
 
 use super::{AuthError, Authenticator};
-use crate::Principal;
+use crate::principal::Principal;
 
 mod introspect;
 mod keys;

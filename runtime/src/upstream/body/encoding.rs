@@ -1,8 +1,8 @@
 //! The OpenAPI `encoding` object of a form or multipart body: a property's own encoding, and
 //! the style it asks for.
 
-use crate::PropertyEncoding;
 use crate::upstream::style::Style;
+use mcpgen_core::PropertyEncoding;
 
 /// The encoding the binding gives for the property named `name` on the wire, if any.
 pub(super) fn encoding_of<'e>(

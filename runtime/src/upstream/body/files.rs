@@ -47,7 +47,7 @@ pub(super) fn file_object(value: &Value, what: &str) -> Result<Option<File>, Str
             Some(Value::String(s)) => Ok(Some(s.clone())),
             Some(other) => Err(format!(
                 "{what}: `{key}` of a file must be a string, not {}",
-                crate::json_kind(other)
+                mcpgen_core::json_kind(other)
             )),
         }
     };

@@ -83,7 +83,7 @@ use shape::{Shape, flattened_body};
 
 use super::args::Problems;
 use super::media::{essence, is_json_media_type, is_text};
-use crate::{HttpBinding, PropertyEncoding};
+use mcpgen_core::{HttpBinding, PropertyEncoding};
 
 /// An encoded request body.
 pub(super) struct RequestBody {
@@ -150,7 +150,7 @@ fn encode(
             }
             Shape::Whole(arg, other) => Err(format!(
                 "argument `{arg}` must be a string for a `{content_type}` body, not {}",
-                crate::json_kind(other)
+                mcpgen_core::json_kind(other)
             )),
             Shape::Fields(fields) => Err(flattened_body(content_type, fields)),
         },
@@ -178,7 +178,7 @@ fn encode(
                             "{what} must be base64, a `data:` URI or a file object \
                              {{\"data\", \"filename\", \"content_type\"}} for a \
                              `{content_type}` body, not {}",
-                            crate::json_kind(other)
+                            mcpgen_core::json_kind(other)
                         )
                     })?,
                 };

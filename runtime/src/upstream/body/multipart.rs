@@ -8,9 +8,9 @@ use serde_json::Value;
 use super::encoding::{body_style, encoding_of, styled};
 use super::files::{File, data_uri, decode_base64, file_object, is_data_uri, is_file};
 use super::shape::Property;
-use crate::PropertyEncoding;
 use crate::upstream::media::{essence, is_json_media_type, is_text};
 use crate::upstream::style::{self, Escape, Target};
+use mcpgen_core::PropertyEncoding;
 
 /// One part of a multipart body.
 #[derive(Debug, PartialEq, Eq)]
@@ -109,7 +109,7 @@ fn multipart_part(
                 }
                 other => Err(format!(
                     "{what} must be a string, number or boolean for a `{target}` part, not {}",
-                    crate::json_kind(other)
+                    mcpgen_core::json_kind(other)
                 )),
             };
         }

@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use crate::upstream::args::{Problems, provided};
-use crate::{HttpBinding, Location};
+use mcpgen_core::{HttpBinding, Location};
 
 /// The body to send, in the shape the arguments give it before encoding.
 pub(super) enum Shape<'a> {
@@ -54,7 +54,7 @@ impl<'a> Shape<'a> {
                 .collect()),
             Shape::Whole(arg, other) => Err(format!(
                 "argument `{arg}` must be an object for a {kind} body, not {}",
-                crate::json_kind(other)
+                mcpgen_core::json_kind(other)
             )),
         }
     }

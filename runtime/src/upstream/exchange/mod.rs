@@ -25,7 +25,8 @@ use url::Url;
 use super::UpstreamConfig;
 use super::error::UpstreamError;
 use crate::auth::oauth::{Fetcher, check_secure};
-use crate::{CallContext, SecurityScheme, SecuritySchemeKind, ToolDef};
+use crate::toolset::CallContext;
+use mcpgen_core::{SecurityScheme, SecuritySchemeKind, ToolDef};
 
 /// Timeout of one request to the token endpoint.
 const TIMEOUT: Duration = Duration::from_secs(10);
@@ -362,7 +363,9 @@ impl Exchanger {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{CallerCredential, HttpBinding, Principal};
+    use crate::principal::Principal;
+    use crate::toolset::CallerCredential;
+    use mcpgen_core::HttpBinding;
 
     const BEARER: SecurityScheme = SecurityScheme {
         name: "bearerAuth",
