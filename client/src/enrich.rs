@@ -21,14 +21,8 @@ use std::time::Instant;
 
 use crate::formats::result_text;
 use crate::observe::{Silent, ToolEvent, ToolObserver};
+pub use crate::tool::ToolOrigin;
 use mcpgen_core::McpConnection;
-
-/// Where a tool comes from, for labels: `server/tool`.
-pub trait ToolOrigin {
-    /// The label of tool `name` (as calls name it), e.g. `weather/forecast`; `None` when the
-    /// tool is unknown.
-    fn origin(&self, name: &str) -> Option<String>;
-}
 
 /// One tool call to make for a message.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,8 +1,8 @@
 //! Entry points for the fuzz targets in `fuzz/` (feature `fuzzing`, not part of the API): the
 //! legacy SSE parser and the response frame caps, which are private to the crate.
 
-use crate::frame::{Capped, Frame, IdScanner};
-use crate::sse::SseParser;
+use crate::transport::frame::{Capped, Frame, IdScanner};
+use crate::transport::sse::SseParser;
 
 /// One event as the SSE parser dispatched it: its name, and its data or, when the data went
 /// over the cap, the size it had and the JSON-RPC id found in it (as JSON text).

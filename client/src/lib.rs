@@ -16,17 +16,14 @@
 #![deny(missing_docs)]
 
 pub mod config;
-mod frame;
 /// Entry points for the fuzz targets (feature `fuzzing`); not part of the API.
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
-mod listen;
 mod session;
-mod sse;
 pub mod ssrf;
-mod stdio;
 mod tool;
+mod transport;
 
 pub mod answer;
 pub mod breaker;
@@ -43,7 +40,7 @@ pub mod registry;
 pub use answer::{ClientAnswers, ElicitAnswer, ElicitRequest, Elicitor, Root};
 pub use breaker::{BreakerConfig, BreakerOpen, CircuitBreaker};
 pub use config::{ConfigError, ConfigProblem, Lifecycle, McpConfig, ServerConfig, TransportConfig};
-pub use enrich::{EnrichCall, Enrichment, ToolOrigin, enrich, enrich_observed};
+pub use enrich::{EnrichCall, Enrichment, enrich, enrich_observed};
 pub use error::ClientError;
 pub use formats::{ToolCall, ToolDefinition, ToolNames};
 pub use llm::{
@@ -54,7 +51,7 @@ pub use mcpgen_core::{CallError, McpConnection, ToolAnnotations, call_typed};
 pub use observe::{ToolEvent, ToolObserver};
 pub use registry::{RegisteredTool, Registry, RegistryOptions, ServerFailure};
 pub use session::Session;
-pub use tool::ListedTool;
+pub use tool::{ListedTool, ToolOrigin};
 
 /// An error with its sources, for messages.
 pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {

@@ -52,11 +52,11 @@
 
 use serde_json::Value;
 
-use crate::enrich::ToolOrigin;
 use crate::formats::{ToolDefinition, result_text};
 pub use crate::message::Message;
 use crate::message::ToolCall;
 use crate::observe::{NoOrigin, Silent, ToolObserver, observed_call};
+use crate::tool::ToolOrigin;
 use mcpgen_core::{BoxFuture, McpConnection};
 
 /// What the model answered in one turn.
@@ -336,7 +336,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use mcpgen_core::{Access, CallError, ToolAnnotations, ToolDef, ToolResult};
+    use mcpgen_core::{CallError, ToolAnnotations, ToolDef, ToolResult};
     use serde_json::Map;
 
     /// A model that plays a fixed script and records what it was shown.
@@ -372,29 +372,13 @@ mod tests {
         }
     }
 
-    const WEATHER: ToolDef = ToolDef {
-        name: "weather",
-        title: None,
-        description: "Weather for a city",
-        input_schema: r#"{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}"#,
-        output_schema: None,
-        full_input_schema: None,
-        full_output_schema: None,
-        full_defs: None,
-        documented_output_schema: None,
-        wrap_output: false,
-        access: Access::Read,
-        annotations: ToolAnnotations {
-            read_only_hint: Some(true),
-            destructive_hint: None,
-            idempotent_hint: None,
-            open_world_hint: None,
-        },
-        confirm: false,
-        required_scope: None,
-        plugin: None,
-        http: None,
-    };
+    const WEATHER: ToolDef = ToolDef::new(
+        "weather",
+        "Weather for a city",
+        r#"{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}"#,
+    )
+    .read()
+    .annotations(ToolAnnotations::NONE.read_only(true));
 
     static TOOLS: &[ToolDef] = &[WEATHER];
 
@@ -593,7 +577,7 @@ mod tests {
         assert_eq!(err.trace().len(), 1);
     }
 
-    impl crate::enrich::ToolOrigin for Weather {
+    impl crate::tool::ToolOrigin for Weather {
         fn origin(&self, name: &str) -> Option<String> {
             (name == "weather").then(|| "meteo/weather".to_owned())
         }

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::enrich::ToolOrigin;
+use crate::tool::ToolOrigin;
 use mcpgen_core::{McpConnection, ToolResult};
 
 /// One status event of a tool call. `source` is `server/tool` when the connection knows the

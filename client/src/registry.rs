@@ -38,11 +38,10 @@ use serde_json::{Map, Value};
 
 use crate::breaker::CircuitBreaker;
 use crate::config::{McpConfig, ServerConfig};
-use crate::enrich::ToolOrigin;
 use crate::error::ClientError;
 use crate::formats::ToolDefinition;
 use crate::session::Session;
-use crate::tool::ListedTool;
+use crate::tool::{ListedTool, ToolOrigin};
 use mcpgen_core::{BoxFuture, CallError, McpConnection, ToolResult};
 
 /// The separator between server and tool in a qualified name: `server__tool`.
@@ -51,7 +50,7 @@ pub const QUALIFIER: &str = "__";
 /// Default time to live of the cached tool list.
 pub const DEFAULT_TOOLS_TTL: Duration = Duration::from_secs(300);
 
-mod options;
+pub(crate) mod options;
 
 pub use options::RegistryOptions;
 

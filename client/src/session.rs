@@ -15,11 +15,11 @@ use tokio::process::Child;
 use crate::answer::{Answerer, ClientAnswers};
 use crate::config::{ServerConfig, TransportConfig};
 use crate::error::ClientError;
-use crate::frame::too_large_size;
-use crate::listen::ServeError;
-use crate::sse::SseTransport;
-use crate::stdio::StdioTransport;
 use crate::tool::ListedTool;
+use crate::transport::frame::too_large_size;
+use crate::transport::listen::ServeError;
+use crate::transport::sse::SseTransport;
+use crate::transport::stdio::StdioTransport;
 use crate::{error_chain, ssrf};
 use mcpgen_core::{BoxFuture, CallError, Content, McpConnection, ToolResult};
 
@@ -89,7 +89,7 @@ impl Session {
     pub(crate) async fn connect_for_registry(
         name: &str,
         config: &ServerConfig,
-        options: &crate::registry::RegistryOptions,
+        options: &crate::registry::options::RegistryOptions,
     ) -> Result<Session, ClientError> {
         #[cfg(feature = "oauth")]
         let oauth = options.oauth.as_ref();
@@ -195,7 +195,7 @@ impl Session {
                 }
                 #[cfg(not(feature = "oauth"))]
                 let _ = oauth;
-                let service = crate::listen::serve_http(
+                let service = crate::transport::listen::serve_http(
                     handler(),
                     client,
                     transport_config,
@@ -403,7 +403,7 @@ impl McpConnection for Session {
     }
 }
 
-impl crate::enrich::ToolOrigin for Session {
+impl crate::tool::ToolOrigin for Session {
     /// `server/tool` for every tool (the session does not check that the tool exists).
     fn origin(&self, name: &str) -> Option<String> {
         Some(format!("{}/{name}", self.name))

@@ -1,11 +1,19 @@
 //! [`ListedTool`]: a tool as a server listed it, in our own type, so that no public signature
 //! of the client names rmcp's. The conversion from rmcp's `Tool` is here and nowhere else.
+//! [`ToolOrigin`]: which server a tool comes from, for labels.
 
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
 use mcpgen_core::ToolAnnotations;
+
+/// Where a tool comes from, for labels: `server/tool`.
+pub trait ToolOrigin {
+    /// The label of tool `name` (as calls name it), e.g. `weather/forecast`; `None` when the
+    /// tool is unknown.
+    fn origin(&self, name: &str) -> Option<String>;
+}
 
 /// One tool as a server's `tools/list` described it.
 #[derive(Debug, Clone, PartialEq, Default)]

@@ -222,22 +222,9 @@ pub struct ArgBinding {
     pub allow_reserved: bool,
 }
 
-/// Where an argument goes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ArgLocation {
-    /// Path segment.
-    Path,
-    /// Query string.
-    Query,
-    /// Header.
-    Header,
-    /// Cookie.
-    Cookie,
-    /// A property of a flattened object body.
-    BodyField,
-    /// The whole body.
-    Body,
-}
+/// Where an argument goes: the tool table's own [`Location`](mcpgen_core::Location), which
+/// emission writes as `::mcpgen::Location`.
+pub use mcpgen_core::Location as ArgLocation;
 
 /// The request body.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -5,8 +5,9 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 use mcpgen_codegen::select::OperationFilter;
 
+use mcpgen_codegen::diff::FailOn;
+
 use crate::fetch::FetchArgs;
-use crate::{client_cmd, diff_cmd, sizes};
 
 /// Turn an OpenAPI document (Swagger 2.0, OpenAPI 3.0 or 3.1) plus a reviewed allowlist
 /// (`mcp_tools.yaml`) into a typed MCP tool crate.
@@ -34,18 +35,18 @@ pub(crate) enum Command {
     Token(TokenCommand),
     /// List the tools of the configured MCP servers (`mcpServers` JSON) and report servers
     /// that failed; exits 1 if any selected server failed.
-    Tools(client_cmd::ToolsArgs),
+    Tools(ToolsArgs),
     /// Call one tool of a configured MCP server and print its result; exits 1 when the
     /// server cannot be reached or the result has `isError`.
-    Call(client_cmd::CallArgs),
+    Call(CallArgs),
     /// Write a Markdown table of each spec's `tools/list` size (bytes, approximate tokens,
     /// largest tool) for every `output_schema` mode and client profile, generated in memory.
-    Sizes(sizes::SizesArgs),
+    Sizes(SizesArgs),
     /// What changed between two tool surfaces (tools.json files, generated crates or spec
     /// folders): tools added and removed, breaking and compatible input changes, output
     /// schema changes, access, annotation, scope and confirmation changes (read → write is a
     /// security change). Markdown, or JSON with --json; the exit code follows --fail-on.
-    Diff(diff_cmd::DiffArgs),
+    Diff(DiffArgs),
 }
 
 #[derive(Subcommand)]
@@ -204,6 +205,150 @@ pub(crate) struct CheckArgs {
     /// Print every warning.
     #[arg(long, short)]
     pub(crate) verbose: bool,
+}
+
+/// Where the server configuration comes from, shared by both commands.
+#[derive(Args, Debug, Clone)]
+pub(crate) struct ConfigArg {
+    /// Server configuration in the `mcpServers` format (default: the file named by
+    /// MCPGEN_MCP_CONFIG, else ~/.config/mcpgen/mcp_servers.json).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) config: Option<PathBuf>,
+    /// A folder servers may work in, listed when they ask for roots (repeatable; without
+    /// it no roots are offered). Questions a server asks (elicitation, such as the
+    /// confirmation of a `confirm: true` tool) are asked on the terminal; at the end of
+    /// input they are cancelled.
+    #[arg(
+        long = "root",
+        value_name = "DIR",
+        env = "MCPGEN_ROOTS",
+        value_delimiter = ','
+    )]
+    pub(crate) roots: Vec<PathBuf>,
+    #[command(flatten)]
+    pub(crate) oauth: OAuthArgs,
+}
+
+/// How `tools` and `call` sign in to a Streamable HTTP server that asks for an OAuth token
+/// (answers 401 with a `WWW-Authenticate` challenge). Without flags: authorization code with
+/// PKCE, the browser opened (and the URL printed), the client registered dynamically.
+#[derive(Args, Debug, Clone)]
+pub(crate) struct OAuthArgs {
+    /// HTTPS URL of this client's Client ID Metadata Document, used as its client id where
+    /// the authorization server supports those (dynamic registration otherwise).
+    #[arg(long, value_name = "URL", env = "MCPGEN_CLIENT_METADATA_URL")]
+    pub(crate) client_metadata_url: Option<String>,
+    /// A client id registered with the authorization server beforehand.
+    #[arg(long, value_name = "ID", env = "MCPGEN_CLIENT_ID")]
+    pub(crate) client_id: Option<String>,
+    /// Name of the environment variable holding the client's secret (for a confidential
+    /// client, and for the client credentials grant).
+    #[arg(long, value_name = "VAR", env = "MCPGEN_CLIENT_SECRET_ENV")]
+    pub(crate) client_secret_env: Option<String>,
+    /// Use the client credentials grant (a service, no person signs in), with the client id
+    /// and the secret named above.
+    #[arg(long, env = "MCPGEN_CLIENT_CREDENTIALS")]
+    pub(crate) client_credentials: bool,
+    /// Scope to ask for (repeatable); without it the server's challenge or metadata decides.
+    #[arg(
+        long = "scope",
+        value_name = "SCOPE",
+        env = "MCPGEN_OAUTH_SCOPES",
+        value_delimiter = ' '
+    )]
+    pub(crate) scopes: Vec<String>,
+    /// Folder of token files (one per server, mode 0600; default
+    /// $XDG_CONFIG_HOME/mcpgen/tokens, else ~/.config/mcpgen/tokens).
+    #[arg(long, value_name = "DIR", env = "MCPGEN_TOKEN_DIR")]
+    pub(crate) token_dir: Option<PathBuf>,
+    /// Loopback port of the sign-in redirect (http://127.0.0.1:PORT/callback; default: any
+    /// free port).
+    #[arg(
+        long,
+        value_name = "PORT",
+        env = "MCPGEN_REDIRECT_PORT",
+        default_value_t = 0
+    )]
+    pub(crate) redirect_port: u16,
+}
+
+/// `mcpgen tools`.
+#[derive(Args, Debug)]
+pub(crate) struct ToolsArgs {
+    #[command(flatten)]
+    pub(crate) config: ConfigArg,
+    /// Only this server (repeatable).
+    #[arg(long = "server", value_name = "NAME")]
+    pub(crate) servers: Vec<String>,
+    /// Print JSON: {"tools":[{name, server, tool, title, description, input_schema}],
+    /// "failures":[{server, error}]}.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+/// `mcpgen call`.
+#[derive(Args, Debug)]
+pub(crate) struct CallArgs {
+    #[command(flatten)]
+    pub(crate) config: ConfigArg,
+    /// The server to call.
+    #[arg(long, value_name = "NAME")]
+    pub(crate) server: String,
+    /// The tool's name on that server.
+    #[arg(long, value_name = "NAME")]
+    pub(crate) tool: String,
+    /// Arguments as a JSON object.
+    #[arg(long, value_name = "JSON", default_value = "{}")]
+    pub(crate) args: String,
+    /// Print the raw result as JSON (content, structuredContent, isError).
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Args)]
+pub(crate) struct SizesArgs {
+    /// Repository root holding `specs/` (default: the nearest folder upwards from the current
+    /// one that has `specs/`).
+    #[arg(long)]
+    pub(crate) root: Option<PathBuf>,
+    /// Also measure every operation of each spec file (`*.json`, `*.yaml`, `*.yml`) in DIR, such
+    /// as the GitHub and Stripe documents `scripts/sizes.sh` fetches with `MCPGEN_CORPUS=1`.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) corpus: Option<PathBuf>,
+    /// Write the Markdown (a heading, the tables, how they were made) to FILE instead of
+    /// stdout.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) out: Option<PathBuf>,
+}
+
+/// `mcpgen diff`.
+#[derive(Args, Debug)]
+pub(crate) struct DiffArgs {
+    /// The old surface: a `tools.json` file, a generated crate folder holding one, a spec
+    /// folder (`openapi.{json,yaml,yml}` and `mcp_tools.yaml`, with `plugins/` if any),
+    /// generated in memory, or a spec file with the allowlist --tools. Spec folders also
+    /// compare scopes, confirmation and plugins. An `http(s)://` URL is downloaded first (as
+    /// `--spec URL` is, with the same limits): a `tools.json`, or a spec document that is
+    /// generated with --tools.
+    #[arg(value_name = "OLD")]
+    pub(crate) old: PathBuf,
+    /// The new surface, in any of the forms OLD takes.
+    #[arg(value_name = "NEW")]
+    pub(crate) new: PathBuf,
+    /// Allowlist (`mcp_tools.yaml`) for a side given as a spec file or a spec URL.
+    #[arg(long, value_name = "T")]
+    pub(crate) tools: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) fetch: FetchArgs,
+    /// Print JSON: {"summary": {kind: count}, "changes": [{kind, tool, pointer, message}]},
+    /// kinds removed, breaking, security, added, output, policy, compatible.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Exit 1 when the diff has a change of this kind: `breaking` (a removed tool or a
+    /// breaking input change), `security` (read → write, destructive, confirmation or scope
+    /// loosened or changed) or `any`. Without it the exit code is 0 whatever changed.
+    #[arg(long, value_name = "WHAT", env = "MCPGEN_DIFF_FAIL_ON")]
+    pub(crate) fail_on: Option<FailOn>,
 }
 
 impl Filter {

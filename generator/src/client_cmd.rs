@@ -1,82 +1,16 @@
 //! `mcpgen tools` and `mcpgen call`: list and call the tools of configured MCP servers.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
-use clap::Args;
 use mcpgen_client::formats::result_text;
 use mcpgen_client::oauth::OAuthOptions;
 use mcpgen_client::registry::{Registry, RegistryOptions};
 use mcpgen_client::{ClientAnswers, McpConfig, Root, Session};
 
+use crate::args::{CallArgs, ConfigArg, OAuthArgs, ToolsArgs};
 use crate::ask::Terminal;
 use mcpgen_runtime::{Content, ToolResult};
 use serde_json::{Map, Value, json};
-
-/// Where the server configuration comes from, shared by both commands.
-#[derive(Args, Debug, Clone)]
-pub struct ConfigArg {
-    /// Server configuration in the `mcpServers` format (default: the file named by
-    /// MCPGEN_MCP_CONFIG, else ~/.config/mcpgen/mcp_servers.json).
-    #[arg(long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
-    /// A folder servers may work in, listed when they ask for roots (repeatable; without
-    /// it no roots are offered). Questions a server asks (elicitation, such as the
-    /// confirmation of a `confirm: true` tool) are asked on the terminal; at the end of
-    /// input they are cancelled.
-    #[arg(
-        long = "root",
-        value_name = "DIR",
-        env = "MCPGEN_ROOTS",
-        value_delimiter = ','
-    )]
-    pub roots: Vec<PathBuf>,
-    #[command(flatten)]
-    pub oauth: OAuthArgs,
-}
-
-/// How `tools` and `call` sign in to a Streamable HTTP server that asks for an OAuth token
-/// (answers 401 with a `WWW-Authenticate` challenge). Without flags: authorization code with
-/// PKCE, the browser opened (and the URL printed), the client registered dynamically.
-#[derive(Args, Debug, Clone)]
-pub struct OAuthArgs {
-    /// HTTPS URL of this client's Client ID Metadata Document, used as its client id where
-    /// the authorization server supports those (dynamic registration otherwise).
-    #[arg(long, value_name = "URL", env = "MCPGEN_CLIENT_METADATA_URL")]
-    pub client_metadata_url: Option<String>,
-    /// A client id registered with the authorization server beforehand.
-    #[arg(long, value_name = "ID", env = "MCPGEN_CLIENT_ID")]
-    pub client_id: Option<String>,
-    /// Name of the environment variable holding the client's secret (for a confidential
-    /// client, and for the client credentials grant).
-    #[arg(long, value_name = "VAR", env = "MCPGEN_CLIENT_SECRET_ENV")]
-    pub client_secret_env: Option<String>,
-    /// Use the client credentials grant (a service, no person signs in), with the client id
-    /// and the secret named above.
-    #[arg(long, env = "MCPGEN_CLIENT_CREDENTIALS")]
-    pub client_credentials: bool,
-    /// Scope to ask for (repeatable); without it the server's challenge or metadata decides.
-    #[arg(
-        long = "scope",
-        value_name = "SCOPE",
-        env = "MCPGEN_OAUTH_SCOPES",
-        value_delimiter = ' '
-    )]
-    pub scopes: Vec<String>,
-    /// Folder of token files (one per server, mode 0600; default
-    /// $XDG_CONFIG_HOME/mcpgen/tokens, else ~/.config/mcpgen/tokens).
-    #[arg(long, value_name = "DIR", env = "MCPGEN_TOKEN_DIR")]
-    pub token_dir: Option<PathBuf>,
-    /// Loopback port of the sign-in redirect (http://127.0.0.1:PORT/callback; default: any
-    /// free port).
-    #[arg(
-        long,
-        value_name = "PORT",
-        env = "MCPGEN_REDIRECT_PORT",
-        default_value_t = 0
-    )]
-    pub redirect_port: u16,
-}
 
 impl OAuthArgs {
     /// The client's OAuth settings.
@@ -129,39 +63,6 @@ impl ConfigArg {
         }
         Ok(answers)
     }
-}
-
-/// `mcpgen tools`.
-#[derive(Args, Debug)]
-pub struct ToolsArgs {
-    #[command(flatten)]
-    config: ConfigArg,
-    /// Only this server (repeatable).
-    #[arg(long = "server", value_name = "NAME")]
-    servers: Vec<String>,
-    /// Print JSON: {"tools":[{name, server, tool, title, description, input_schema}],
-    /// "failures":[{server, error}]}.
-    #[arg(long)]
-    json: bool,
-}
-
-/// `mcpgen call`.
-#[derive(Args, Debug)]
-pub struct CallArgs {
-    #[command(flatten)]
-    config: ConfigArg,
-    /// The server to call.
-    #[arg(long, value_name = "NAME")]
-    server: String,
-    /// The tool's name on that server.
-    #[arg(long, value_name = "NAME")]
-    tool: String,
-    /// Arguments as a JSON object.
-    #[arg(long, value_name = "JSON", default_value = "{}")]
-    args: String,
-    /// Print the raw result as JSON (content, structuredContent, isError).
-    #[arg(long)]
-    json: bool,
 }
 
 fn load(config: &ConfigArg) -> Result<McpConfig, String> {

@@ -2,43 +2,13 @@
 //! pull-request comment or as JSON, with `--fail-on` for CI; and the diff that
 //! `generate --check` prints when a `tools.json` would change.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use clap::Args;
-use mcpgen_codegen::diff::{FailOn, Surface, SurfaceDiff, diff};
+use mcpgen_codegen::diff::{Surface, SurfaceDiff, diff};
 use mcpgen_codegen::{Settings, spec_folder};
 
-use crate::fetch::{self, FetchArgs};
-
-/// `mcpgen diff`.
-#[derive(Args, Debug)]
-pub(crate) struct DiffArgs {
-    /// The old surface: a `tools.json` file, a generated crate folder holding one, a spec
-    /// folder (`openapi.{json,yaml,yml}` and `mcp_tools.yaml`, with `plugins/` if any),
-    /// generated in memory, or a spec file with the allowlist --tools. Spec folders also
-    /// compare scopes, confirmation and plugins. An `http(s)://` URL is downloaded first (as
-    /// `--spec URL` is, with the same limits): a `tools.json`, or a spec document that is
-    /// generated with --tools.
-    #[arg(value_name = "OLD")]
-    old: PathBuf,
-    /// The new surface, in any of the forms OLD takes.
-    #[arg(value_name = "NEW")]
-    new: PathBuf,
-    /// Allowlist (`mcp_tools.yaml`) for a side given as a spec file or a spec URL.
-    #[arg(long, value_name = "T")]
-    tools: Option<PathBuf>,
-    #[command(flatten)]
-    fetch: FetchArgs,
-    /// Print JSON: {"summary": {kind: count}, "changes": [{kind, tool, pointer, message}]},
-    /// kinds removed, breaking, security, added, output, policy, compatible.
-    #[arg(long)]
-    json: bool,
-    /// Exit 1 when the diff has a change of this kind: `breaking` (a removed tool or a
-    /// breaking input change), `security` (read → write, destructive, confirmation or scope
-    /// loosened or changed) or `any`. Without it the exit code is 0 whatever changed.
-    #[arg(long, value_name = "WHAT", env = "MCPGEN_DIFF_FAIL_ON")]
-    fail_on: Option<FailOn>,
-}
+use crate::args::DiffArgs;
+use crate::fetch;
 
 /// Reads one side of a diff, downloading it first when it is a URL.
 fn load(path: &Path, args: &DiffArgs) -> Result<Surface, String> {

@@ -122,7 +122,7 @@ async fn download(url: Url, args: &FetchArgs) -> Result<SpecInput, String> {
     let mut budget = args.spec_max_bytes;
     // Relative refs resolve against where the document was found, after redirects.
     let (found, body) = get(&client, &url, &mut budget).await?;
-    let label = format!("{url} (sha256 {})", hex(&Sha256::digest(&body)));
+    let label = format!("{url} (sha256 {})", hex::encode(Sha256::digest(&body)));
     let root = mirror_path(folder.path(), &found);
     write(&root, &body)?;
 
@@ -332,10 +332,6 @@ fn public_ip(ip: IpAddr) -> bool {
                 || first == 0x2001 && v6.segments()[1] == 0x0db8)
         }
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]

@@ -1,28 +1,12 @@
 //! `mcpgen generate` (one spec, or every `specs/<name>/` folder) and `mcpgen check`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use mcpgen_codegen::{RuntimeDep, Settings, output};
 
 use crate::args::{CheckArgs, GenerateArgs};
 use crate::fetch::{self, SpecInput};
-
-pub(crate) fn folder_name(path: &Path) -> Option<String> {
-    let dir = path.parent()?.canonicalize().ok()?;
-    let name = dir.file_name()?.to_string_lossy().to_ascii_lowercase();
-    let name: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    name.starts_with(|c: char| c.is_ascii_lowercase())
-        .then_some(name)
-}
+use crate::specs::{find_root, folder_name};
 
 fn print_warnings(name: &str, warnings: &[mcpgen_codegen::Warning], verbose: bool) {
     if verbose {
@@ -186,23 +170,6 @@ fn label(path: &Path) -> String {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default()
     }
-}
-
-pub(crate) fn find_root(explicit: Option<&Path>) -> Result<PathBuf, String> {
-    if let Some(r) = explicit {
-        return Ok(r.to_owned());
-    }
-    let cwd = std::env::current_dir().map_err(|e| format!("error: current folder: {e}"))?;
-    for dir in cwd.ancestors() {
-        if dir.join("specs").is_dir() {
-            return Ok(dir.to_owned());
-        }
-    }
-    let built_in = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    if built_in.join("specs").is_dir() {
-        return Ok(built_in);
-    }
-    Err("error: no specs/ folder here or above; pass --root, or use --spec/--tools/--out".into())
 }
 
 fn generate_all(args: &GenerateArgs) -> Result<(), String> {

@@ -4,18 +4,14 @@
 use std::path::Path;
 
 use mcpgen_codegen::allowlist::{Allowlist, ServerBlock};
-use mcpgen_codegen::select::{filter_operations, sensitive_reason, sensitive_word};
+use mcpgen_codegen::select::{filter_operations, selector, sensitive_reason, sensitive_word};
 use mcpgen_codegen::spec::{Operation, Spec};
-use mcpgen_codegen::{Errors, Settings, lower, naming};
+use mcpgen_codegen::{Settings, lower, naming};
 
 use crate::args::{Filter, InitArgs, ListArgs};
 use crate::fetch;
-use crate::generate::folder_name;
+use crate::specs::{folder_name, load_spec};
 use crate::table::print_table;
-
-pub(crate) fn load_spec(path: &Path) -> Result<Spec, String> {
-    Spec::load(path).map_err(|e| Errors(e).to_string())
-}
 
 /// Tells about operations that cannot be read (they cannot be selected).
 fn warn_broken(spec: &Spec) {
@@ -37,8 +33,6 @@ fn warn_broken(spec: &Spec) {
 fn select_operations<'a>(spec: &'a Spec, filter: &Filter) -> Result<Vec<&'a Operation>, String> {
     filter_operations(spec, &filter.to_operation_filter()).map_err(|e| format!("error: {e}"))
 }
-
-pub(crate) use mcpgen_codegen::select::selector;
 
 /// Tells which of the selected `ops` look like admin, internal or debug endpoints, and how to
 /// leave them out.

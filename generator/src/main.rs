@@ -12,6 +12,7 @@ mod fetch;
 mod generate;
 mod init_list;
 mod sizes;
+mod specs;
 mod table;
 mod token;
 

@@ -6,28 +6,15 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use clap::Args;
 use mcpgen_codegen::allowlist::{Allowlist, OutputSchemaMode};
 use mcpgen_codegen::coverage::{COVERAGE_DEPTH, Coverage};
 use mcpgen_codegen::profile::{self, Profile};
+use mcpgen_codegen::select::selector;
 use mcpgen_codegen::spec::Spec;
 use mcpgen_codegen::{Settings, SpecFolder};
 
-#[derive(Args)]
-pub(crate) struct SizesArgs {
-    /// Repository root holding `specs/` (default: the nearest folder upwards from the current
-    /// one that has `specs/`).
-    #[arg(long)]
-    root: Option<PathBuf>,
-    /// Also measure every operation of each spec file (`*.json`, `*.yaml`, `*.yml`) in DIR, such
-    /// as the GitHub and Stripe documents `scripts/sizes.sh` fetches with `MCPGEN_CORPUS=1`.
-    #[arg(long, value_name = "DIR")]
-    corpus: Option<PathBuf>,
-    /// Write the Markdown (a heading, the tables, how they were made) to FILE instead of
-    /// stdout.
-    #[arg(long, value_name = "FILE")]
-    out: Option<PathBuf>,
-}
+use crate::args::SizesArgs;
+use crate::specs::{find_root, load_spec};
 
 /// One spec to measure: a name, the spec, and its allowlist (an every-operation one for
 /// corpus specs).
@@ -53,7 +40,7 @@ struct Row {
 }
 
 pub(crate) fn sizes(args: SizesArgs) -> Result<(), String> {
-    let root = crate::generate::find_root(args.root.as_deref())?;
+    let root = find_root(args.root.as_deref())?;
     let folders = mcpgen_codegen::spec_folders(&root).map_err(|e| format!("error: {e}"))?;
     let mut subjects = Vec::new();
     for folder in &folders {
@@ -119,7 +106,7 @@ fn corpus_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
 
 /// A corpus spec with every operation selected, as `mcpgen init --all` would.
 fn every_operation(path: &Path) -> Result<Subject, String> {
-    let spec = crate::init_list::load_spec(path)?;
+    let spec = load_spec(path)?;
     let stem = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -133,7 +120,7 @@ fn every_operation(path: &Path) -> Result<Subject, String> {
     // Entries without names: each tool gets its derived name, within the profile's limit.
     let mut text = format!("server:\n  name: {crate_name}\nmcp_tools:\n");
     for op in &spec.operations {
-        let selector = crate::init_list::selector(op);
+        let selector = selector(op);
         let _ = writeln!(
             text,
             "  - operation_id: {}",

@@ -101,12 +101,12 @@ impl TraceParent {
 
     /// The trace id as 32 lowercase hex digits.
     pub fn trace_id(&self) -> String {
-        hex(&self.trace_id)
+        hex::encode(self.trace_id)
     }
 
     /// The span id as 16 lowercase hex digits.
     pub fn span_id(&self) -> String {
-        hex(&self.span_id)
+        hex::encode(self.span_id)
     }
 
     /// The trace id's 16 bytes.
@@ -131,8 +131,8 @@ impl fmt::Display for TraceParent {
         write!(
             f,
             "00-{}-{}-{:02x}",
-            hex(&self.trace_id),
-            hex(&self.span_id),
+            hex::encode(self.trace_id),
+            hex::encode(self.span_id),
             self.flags
         )
     }
@@ -148,31 +148,13 @@ fn new_span_id() -> [u8; 8] {
     span
 }
 
-fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut s = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        s.push(char::from(DIGITS[usize::from(b >> 4)]));
-        s.push(char::from(DIGITS[usize::from(b & 0x0f)]));
-    }
-    s
-}
-
 /// `N` bytes from exactly `2 * N` lowercase hex digits.
 fn hex_bytes<const N: usize>(s: &str) -> Option<[u8; N]> {
-    let digits = s.as_bytes();
-    if digits.len() != 2 * N {
+    if s.bytes().any(|d| d.is_ascii_uppercase()) {
         return None;
     }
-    let value = |d: u8| match d {
-        b'0'..=b'9' => Some(d - b'0'),
-        b'a'..=b'f' => Some(d - b'a' + 10),
-        _ => None,
-    };
     let mut out = [0u8; N];
-    for (i, pair) in digits.chunks_exact(2).enumerate() {
-        out[i] = (value(pair[0])? << 4) | value(pair[1])?;
-    }
+    hex::decode_to_slice(s, &mut out).ok()?;
     Some(out)
 }
 

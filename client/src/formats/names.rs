@@ -27,7 +27,7 @@ fn fits(name: &str) -> bool {
 
 fn hashed(original: &str, base: &str) -> String {
     let digest = Sha256::digest(original.as_bytes());
-    let hex: String = digest[..4].iter().map(|b| format!("{b:02x}")).collect();
+    let hex = hex::encode(&digest[..4]);
     let cut: String = base.chars().take(MAX_PROVIDER_NAME_LEN - 9).collect();
     if cut.is_empty() {
         format!("tool_{hex}")

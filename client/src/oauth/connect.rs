@@ -6,32 +6,15 @@ use std::sync::Arc;
 
 use rmcp::RoleClient;
 use rmcp::service::RunningService;
-use rmcp::transport::auth::{AuthClient, AuthorizationManager};
+use rmcp::transport::auth::AuthClient;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 
 use super::step_up::StepUp;
-use super::{OAuthOptions, ProbeRequest, TokenFile, authorize, probe};
+use super::store::manager;
+use super::{OAuthOptions, ProbeRequest, authorize, probe};
 use crate::answer::Answerer;
 use crate::config::ServerConfig;
-use crate::listen::ServeError;
-
-/// A new manager for the server at `url`, with its token store.
-pub(crate) async fn manager(
-    url: &url::Url,
-    options: &OAuthOptions,
-    allow_private: bool,
-) -> Result<AuthorizationManager, String> {
-    let made = if allow_private {
-        AuthorizationManager::new_allowing_private_addresses(url.as_str()).await
-    } else {
-        AuthorizationManager::new(url.as_str()).await
-    };
-    let mut manager = made.map_err(|e| format!("OAuth: {e}"))?;
-    if let Some(dir) = &options.token_dir {
-        manager.set_credential_store(TokenFile::new(dir, url.as_str()));
-    }
-    Ok(manager)
-}
+use crate::transport::listen::ServeError;
 
 /// Connects `handler` to `url` with a token as `options` say, signing in when needed; the
 /// server entry's `allow_private` and `timeout` apply.
@@ -56,7 +39,7 @@ pub(crate) async fn serve_with_oauth(
             // The server does not ask for a token: a plain session, without OAuth on its
             // requests.
             None => {
-                return crate::listen::serve_http(
+                return crate::transport::listen::serve_http(
                     handler,
                     client,
                     config,
@@ -81,7 +64,7 @@ pub(crate) async fn serve_with_oauth(
             allow_private,
             step_ups: Arc::default(),
         };
-        let served = crate::listen::serve_http(
+        let served = crate::transport::listen::serve_http(
             handler.clone(),
             step_up,
             config.clone(),

@@ -77,7 +77,7 @@ impl StepUp {
                 }
             }
         }
-        let fresh = super::connect::manager(&self.url, &options, self.allow_private)
+        let fresh = super::store::manager(&self.url, &options, self.allow_private)
             .await
             .map_err(|e| Error::from(AuthError::AuthorizationFailed(e)))?;
         let signed_in = super::authorize(fresh, Some(challenge), &options, self.url.as_str())

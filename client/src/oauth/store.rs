@@ -1,10 +1,13 @@
-//! [`TokenFile`]: rmcp's credential store as a JSON file that only the user can read.
+//! [`TokenFile`]: rmcp's credential store as a JSON file that only the user can read, and the
+//! authorization manager of a server that keeps its tokens there.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use rmcp::transport::auth::{AuthError, CredentialStore, StoredCredentials};
+use rmcp::transport::auth::{AuthError, AuthorizationManager, CredentialStore, StoredCredentials};
 use sha2::{Digest, Sha256};
+
+use super::OAuthOptions;
 
 /// `$XDG_CONFIG_HOME/mcpgen/tokens`, else `$HOME/.config/mcpgen/tokens`.
 pub fn default_token_dir() -> Option<PathBuf> {
@@ -13,6 +16,25 @@ pub fn default_token_dir() -> Option<PathBuf> {
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))?;
     Some(base.join("mcpgen").join("tokens"))
+}
+
+/// A new manager for the server at `url`, with its token file (in `options.token_dir`) as the
+/// credential store.
+pub(crate) async fn manager(
+    url: &url::Url,
+    options: &OAuthOptions,
+    allow_private: bool,
+) -> Result<AuthorizationManager, String> {
+    let made = if allow_private {
+        AuthorizationManager::new_allowing_private_addresses(url.as_str()).await
+    } else {
+        AuthorizationManager::new(url.as_str()).await
+    };
+    let mut manager = made.map_err(|e| format!("OAuth: {e}"))?;
+    if let Some(dir) = &options.token_dir {
+        manager.set_credential_store(TokenFile::new(dir, url.as_str()));
+    }
+    Ok(manager)
 }
 
 /// The tokens of one server, in `<dir>/<first 16 bytes of SHA-256(url), hex>.json`, written
@@ -26,7 +48,7 @@ impl TokenFile {
     /// The token file for server `url` in `dir`.
     pub fn new(dir: &Path, url: &str) -> Self {
         let digest = Sha256::digest(url.as_bytes());
-        let name: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
+        let name = hex::encode(&digest[..16]);
         Self {
             path: dir.join(format!("{name}.json")),
         }

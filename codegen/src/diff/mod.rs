@@ -109,15 +109,7 @@ impl Surface {
             let Some(name) = obj.get("name").and_then(Value::as_str) else {
                 return Err(err(format!("{at}/name"), "missing or not a string".into()));
             };
-            let annotations: BTreeMap<String, bool> = obj
-                .get("annotations")
-                .and_then(Value::as_object)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|(k, v)| v.as_bool().map(|b| (k.clone(), b)))
-                        .collect()
-                })
-                .unwrap_or_default();
+            let annotations = bool_annotations(obj.get("annotations"));
             let access = if annotations.get("readOnlyHint") == Some(&true) {
                 "read"
             } else {
@@ -159,15 +151,7 @@ impl Surface {
             .iter()
             .map(|t| {
                 let entry = crate::emit::files::tool_json(t);
-                let annotations = entry
-                    .get("annotations")
-                    .and_then(Value::as_object)
-                    .map(|a| {
-                        a.iter()
-                            .filter_map(|(k, v)| v.as_bool().map(|b| (k.clone(), b)))
-                            .collect()
-                    })
-                    .unwrap_or_default();
+                let annotations = bool_annotations(entry.get("annotations"));
                 let tool = SurfaceTool {
                     name: t.name.clone(),
                     title: t.title.clone(),
@@ -185,6 +169,19 @@ impl Surface {
             .collect();
         Surface { tools }
     }
+}
+
+/// The boolean members of a tool's `annotations` object (hints that are not booleans, such as
+/// `title`, are left out); empty when there is none.
+fn bool_annotations(annotations: Option<&Value>) -> BTreeMap<String, bool> {
+    annotations
+        .and_then(Value::as_object)
+        .map(|a| {
+            a.iter()
+                .filter_map(|(k, v)| v.as_bool().map(|b| (k.clone(), b)))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// The kinds of change, from most to least serious for review.

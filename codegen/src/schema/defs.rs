@@ -6,7 +6,9 @@ use sha2::{Digest, Sha256};
 
 use super::{NO_NAMES, SchemaConverter, child};
 use crate::keywords;
-use crate::spec::{escape_pointer_segment, percent_decode, pointer_from_segments};
+use percent_encoding::percent_decode_str;
+
+use crate::spec::{escape_pointer_segment, pointer_from_segments};
 
 /// Prefix of `$defs` names made for references that are not `#/components/schemas/<name>`.
 const REF_PREFIX: &str = "ref__";
@@ -355,7 +357,7 @@ pub(super) fn is_schema_position(segments: &[String]) -> bool {
 /// The segments of a local reference (`#/a/b`, percent-decoded, `~` escapes undone).
 pub(super) fn parse_ref(reference: &str) -> Option<Vec<String>> {
     let fragment = reference.strip_prefix('#')?;
-    split_pointer(&percent_decode(fragment))
+    split_pointer(&percent_decode_str(fragment).decode_utf8_lossy())
 }
 
 /// The segments of a JSON pointer (`/a/b`, `~` escapes undone).

@@ -11,11 +11,12 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use indexmap::IndexMap;
+use percent_encoding::percent_decode_str;
 use serde_json::{Map, Value};
 
 use super::{
     BrokenOperation, METHODS, MediaType, Operation, ParamLocation, Parameter, RequestBody,
-    Response, escape_pointer_segment, percent_decode,
+    Response, escape_pointer_segment,
 };
 use crate::error::{Error, Warning};
 
@@ -111,7 +112,9 @@ impl<'r> Indexer<'r> {
                 );
                 return None;
             };
-            let target = percent_decode(fragment);
+            let target = percent_decode_str(fragment)
+                .decode_utf8_lossy()
+                .into_owned();
             seen.push(current.pointer.clone());
             if seen.contains(&target) || seen.len() > MAX_REF_CHAIN {
                 let chain = seen.join("` → `");
@@ -261,10 +264,7 @@ impl<'r> Indexer<'r> {
             pointer: pointer.to_owned(),
             summary: text(map, "summary"),
             description: text(map, "description"),
-            deprecated: map
-                .get("deprecated")
-                .and_then(Value::as_bool)
-                .unwrap_or(false),
+            deprecated: flag(map, "deprecated"),
             tags: map
                 .get("tags")
                 .and_then(Value::as_array)
@@ -359,19 +359,12 @@ impl<'r> Indexer<'r> {
         Some(Parameter {
             name: name.to_owned(),
             location,
-            required: location == ParamLocation::Path
-                || map
-                    .get("required")
-                    .and_then(Value::as_bool)
-                    .unwrap_or(false),
+            required: location == ParamLocation::Path || flag(map, "required"),
             description: resolved
                 .description
                 .map(str::to_owned)
                 .or_else(|| text(map, "description")),
-            deprecated: map
-                .get("deprecated")
-                .and_then(Value::as_bool)
-                .unwrap_or(false),
+            deprecated: flag(map, "deprecated"),
             schema,
             schema_pointer,
             style: text(map, "style"),
@@ -397,10 +390,7 @@ impl<'r> Indexer<'r> {
         let resolved = self.resolve(value, pointer)?;
         let map = self.object(resolved.value, &resolved.pointer, "a request body")?;
         Some(RequestBody {
-            required: map
-                .get("required")
-                .and_then(Value::as_bool)
-                .unwrap_or(false),
+            required: flag(map, "required"),
             description: resolved
                 .description
                 .map(str::to_owned)
@@ -616,6 +606,11 @@ fn template_names(template: &str) -> Vec<String> {
 
 fn text(map: &Map<String, Value>, key: &str) -> Option<String> {
     map.get(key).and_then(Value::as_str).map(str::to_owned)
+}
+
+/// A boolean member of `map`; false when it is absent or not a boolean.
+fn flag(map: &Map<String, Value>, key: &str) -> bool {
+    map.get(key).and_then(Value::as_bool).unwrap_or(false)
 }
 
 fn kind_of(value: &Value) -> &'static str {

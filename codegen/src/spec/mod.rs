@@ -12,6 +12,7 @@ pub mod upgrade;
 use std::path::{Path, PathBuf};
 
 use indexmap::IndexMap;
+use percent_encoding::percent_decode_str;
 use serde_json::Value;
 
 use crate::error::Error;
@@ -249,7 +250,7 @@ impl Spec {
 /// Resolves a local reference `#/a/b` (JSON-pointer escaped, percent-decoded) in `root`.
 pub fn resolve_local<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
     let pointer = reference.strip_prefix('#')?;
-    let decoded = percent_decode(pointer);
+    let decoded = percent_decode_str(pointer).decode_utf8_lossy();
     root.pointer(&decoded)
 }
 
@@ -273,32 +274,4 @@ pub(crate) fn pointer_segments(pointer: &str) -> Vec<String> {
         .skip(1)
         .map(|s| s.replace("~1", "/").replace("~0", "~"))
         .collect()
-}
-
-/// Decodes `%XX` escapes (invalid UTF-8 is replaced, never rejected).
-pub(crate) fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && let (Some(h), Some(l)) = (hex_val(bytes.get(i + 1)), hex_val(bytes.get(i + 2)))
-        {
-            out.push(h * 16 + l);
-            i += 3;
-            continue;
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
-}
-
-fn hex_val(b: Option<&u8>) -> Option<u8> {
-    match b? {
-        b @ b'0'..=b'9' => Some(b - b'0'),
-        b @ b'a'..=b'f' => Some(b - b'a' + 10),
-        b @ b'A'..=b'F' => Some(b - b'A' + 10),
-        _ => None,
-    }
 }

@@ -316,7 +316,7 @@ impl Answer {
 
 /// The first 12 hex digits of the key's SHA-256: names a key in logs and audit records.
 fn short_id(digest: &Digest32) -> String {
-    digest[..6].iter().map(|b| format!("{b:02x}")).collect()
+    hex::encode(&digest[..6])
 }
 
 /// Signed tokens and JWTs belong to other authenticators and never go to the API.

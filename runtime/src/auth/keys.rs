@@ -21,17 +21,7 @@ use crate::principal::Principal;
 /// );
 /// ```
 pub fn hash_key(key: &str) -> String {
-    hex(&Sha256::digest(key.as_bytes()))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        out.push(char::from(DIGITS[usize::from(b >> 4)]));
-        out.push(char::from(DIGITS[usize::from(b & 0x0f)]));
-    }
-    out
+    hex::encode(Sha256::digest(key.as_bytes()))
 }
 
 /// One problem found in a keys file, with where it is and how to fix it.
@@ -464,19 +454,6 @@ fn parse_digest(text: &str) -> Result<[u8; 32], String> {
         return Err(format!("has {count} hex digits, not 64"));
     }
     let mut digest = [0u8; 32];
-    for (byte, pair) in digest.iter_mut().zip(text.as_bytes().chunks_exact(2)) {
-        let hi = hex_value(pair[0]);
-        let lo = hex_value(pair[1]);
-        *byte = (hi << 4) | lo;
-    }
+    hex::decode_to_slice(text, &mut digest).map_err(|e| format!("is not hex: {e}"))?;
     Ok(digest)
-}
-
-fn hex_value(c: u8) -> u8 {
-    match c {
-        b'0'..=b'9' => c - b'0',
-        b'a'..=b'f' => c - b'a' + 10,
-        b'A'..=b'F' => c - b'A' + 10,
-        _ => 0,
-    }
 }

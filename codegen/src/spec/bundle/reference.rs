@@ -2,7 +2,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use crate::spec::percent_decode;
+use percent_encoding::percent_decode_str;
 
 /// A reference split into its file part (empty: the same file) and its decoded JSON pointer.
 pub(super) struct RefParts {
@@ -23,14 +23,16 @@ pub(super) fn parse_reference(reference: &str) -> Result<RefParts, String> {
         ));
     }
     let (file, fragment) = reference.split_once('#').unwrap_or((reference, ""));
-    let pointer = percent_decode(fragment);
+    let pointer = percent_decode_str(fragment)
+        .decode_utf8_lossy()
+        .into_owned();
     if !pointer.is_empty() && !pointer.starts_with('/') {
         return Err(format!(
             "the fragment `#{fragment}` is not a JSON pointer; write `#/path/to/target`"
         ));
     }
     Ok(RefParts {
-        file: percent_decode(file),
+        file: percent_decode_str(file).decode_utf8_lossy().into_owned(),
         pointer,
     })
 }

@@ -4,7 +4,9 @@ use serde_json::{Map, Value, json};
 
 use super::Swagger2;
 use super::schema::{is_schema_key, schema_of};
-use crate::spec::{percent_decode, resolve_local};
+use percent_encoding::percent_decode_str;
+
+use crate::spec::resolve_local;
 
 /// A Swagger 2.0 parameter sorted by what it becomes.
 pub(super) enum Param {
@@ -47,9 +49,12 @@ impl Swagger2<'_> {
             // Reported by bundling (dangling) or not local; kept as written.
             return Param::Plain(param.clone());
         };
-        let top_level = reference
-            .strip_prefix("#/parameters/")
-            .map(|name| percent_decode(name).replace("~1", "/").replace("~0", "~"));
+        let top_level = reference.strip_prefix("#/parameters/").map(|name| {
+            percent_decode_str(name)
+                .decode_utf8_lossy()
+                .replace("~1", "/")
+                .replace("~0", "~")
+        });
         match (target.get("in").and_then(Value::as_str), top_level) {
             (Some("body"), reference) => Param::Body {
                 param: target.clone(),

@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::Swagger2;
-use crate::spec::percent_decode;
+use percent_encoding::percent_decode_str;
 
 impl Swagger2<'_> {
     /// `#/definitions/X` → `#/components/schemas/X`, `#/parameters/X` →
@@ -37,7 +37,10 @@ impl Swagger2<'_> {
         }
         let rest = reference.strip_prefix("#/parameters/")?;
         let name = rest.split('/').next().unwrap_or(rest);
-        let decoded = percent_decode(name).replace("~1", "/").replace("~0", "~");
+        let decoded = percent_decode_str(name)
+            .decode_utf8_lossy()
+            .replace("~1", "/")
+            .replace("~0", "~");
         let section = if self.body_names.contains(&decoded) {
             "requestBodies"
         } else {

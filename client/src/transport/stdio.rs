@@ -13,7 +13,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout};
 use tokio::sync::Mutex;
 
-use crate::frame::{Capped, Frame, too_large};
+use super::frame::{Capped, Frame, too_large};
 
 /// Reads and writes MCP messages over a child's stdout and stdin.
 pub(crate) struct StdioTransport {

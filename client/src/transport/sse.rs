@@ -2,9 +2,23 @@
 //!
 //! `GET` the SSE URL; the first `endpoint` event names the URL to `POST` messages to (it must
 //! be on the same origin); every response arrives as a `message` event on the stream. Each
-//! event's data is capped at `max_response_bytes` (see [`crate::frame`]).
+//! event's data is capped at `max_response_bytes` (see [`super::frame`]).
 //!
 //! Lines end with LF or CRLF (a lone CR as line end is not supported).
+//!
+//! # Why the parser is our own
+//!
+//! The event-stream parsers maintained for Rust (`sse-stream`, which the runtime writes its
+//! events with, and `eventsource-stream`, which `reqwest-eventsource` builds on) keep the
+//! current line and the event's data in memory until the blank line that ends the event,
+//! without a limit, and neither offers one. A server that sends one endless event would fill
+//! memory before a wrapper around them saw anything. To bound it, a wrapper would have to
+//! find line and event ends in the bytes before handing them on, which is the parsing below.
+//! `sse-stream` also answers lines the specification accepts (a `data` line without a colon,
+//! a field it does not know, a second `event:` line in one event) with an error, and drops
+//! the rest of the bytes that came with them. [`SseParser`] stays: it keeps at most `max_response_bytes`
+//! of an event's data and [`MAX_FIELD_LINE`] of any other line, counts an oversized event
+//! and scans it for its id (see [`super::frame`]), and goes on with the next event.
 
 use std::sync::Arc;
 
@@ -18,7 +32,7 @@ use tokio::task::JoinHandle;
 
 use crate::error::ClientError;
 use crate::error_chain;
-use crate::frame::{Capped, Frame, too_large};
+use super::frame::{Capped, Frame, too_large};
 
 /// Longest non-data line kept (event names, ids, comments).
 const MAX_FIELD_LINE: usize = 8 * 1024;
