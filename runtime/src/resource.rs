@@ -48,7 +48,6 @@ use rmcp::model::{Notification, ResourceUpdatedNotificationParam, ServerNotifica
 use rmcp::service::{Peer, SubscriptionSink};
 
 use crate::completion::Completer;
-use mcpgen_core::BoxFuture;
 
 /// The content of a resource: text, or bytes in base64.
 #[derive(Debug, Clone, PartialEq, Eq)]

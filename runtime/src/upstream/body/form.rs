@@ -6,7 +6,6 @@ use super::encoding::{body_style, encoding_of, styled};
 use super::shape::Property;
 use crate::upstream::media::is_json_media_type;
 use crate::upstream::style::{self, Escape, Target, form_encode};
-use mcpgen_core::PropertyEncoding;
 
 /// Encodes an object body as `application/x-www-form-urlencoded` pairs.
 pub(super) fn form(

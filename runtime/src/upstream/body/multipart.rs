@@ -11,7 +11,6 @@ use super::files::{File, data_uri, decode_base64, file_object, is_data_uri, is_f
 use super::shape::Property;
 use crate::upstream::media::{essence, is_json_media_type, is_text};
 use crate::upstream::style::{self, Escape, Target};
-use mcpgen_core::PropertyEncoding;
 
 /// One part of a multipart body.
 #[derive(Debug, PartialEq, Eq)]
