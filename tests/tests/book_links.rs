@@ -92,7 +92,7 @@ fn strip_links(text: &str) -> String {
         out.push_str(&rest[..open].replace('[', ""));
         rest = &rest[open + close + 1..];
     }
-    out.push_str(&rest.replace('[', "").replace(']', ""));
+    out.push_str(&rest.replace(['[', ']'], ""));
     out
 }
 
@@ -197,7 +197,7 @@ fn every_relative_link_and_anchor_of_the_book_resolves() {
 
 #[test]
 fn every_page_of_the_book_is_in_its_summary() {
-    let src = repo_root().join("docs/src");
+    let src = normalize(&repo_root().join("docs/src"));
     let summary = std::fs::read_to_string(src.join("SUMMARY.md")).expect("SUMMARY.md");
     let listed: BTreeSet<PathBuf> = summary
         .lines()
@@ -205,7 +205,8 @@ fn every_page_of_the_book_is_in_its_summary() {
         .map(|target| normalize(&src.join(target)))
         .collect();
     let missing: Vec<String> = pages()
-        .into_iter()
+        .iter()
+        .map(|page| normalize(page))
         .filter(|page| page.starts_with(&src) && !page.ends_with("SUMMARY.md"))
         .filter(|page| !listed.contains(page))
         .map(|page| page.display().to_string())
