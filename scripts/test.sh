@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every check and test of the workspace. Used by CI (.ci/run) and by developers.
 #
-#   scripts/test.sh            formatting, lints, generated/ in sync, all tests
+#   scripts/test.sh            formatting, lints, the book and the API docs, generated/ in sync,
+#                              all tests
 #   MCPGEN_CORPUS=1 scripts/test.sh   also the slow corpus run (GitHub REST spec from npm)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -45,6 +46,12 @@ if ! command -v nginx > /dev/null; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx
 fi
 
+step "mdbook ${MDBOOK_VERSION:=0.5.4} (cargo install, once), which builds the book in docs/"
+if [[ "$(mdbook --version 2>/dev/null)" != "mdbook v$MDBOOK_VERSION" ]]; then
+  # Without the default `serve` and `watch` features: no web server or file watcher to build.
+  cargo install --locked mdbook --version "$MDBOOK_VERSION" --no-default-features --features search
+fi
+
 step "cargo fmt --check"
 cargo fmt --all -- --check
 
@@ -58,6 +65,13 @@ if ! command -v c++ >/dev/null 2>&1; then
 fi
 cargo fmt --manifest-path fuzz/Cargo.toml -- --check
 cargo check --manifest-path fuzz/Cargo.toml --locked
+
+step "the book builds (mdbook build docs; its links are checked by tests/tests/book_links.rs)"
+mdbook build docs
+
+step "the published crates' documentation builds without warnings (broken or private intra-doc links included)"
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --locked -p mcpgen -p mcpgen-runtime -p mcpgen-macros \
+  -p mcpgen-client -p mcpgen-codegen -p mcpgen-core -p mcpgen-search
 
 step "generated/ matches a fresh generation"
 cargo run --quiet --locked -p generator -- generate --check

@@ -47,6 +47,10 @@ pub(crate) enum Command {
     /// schema changes, access, annotation, scope and confirmation changes (read → write is a
     /// security change). Markdown, or JSON with --json; the exit code follows --fail-on.
     Diff(DiffArgs),
+    /// Print the book's reference page of this command's flags (Markdown), rendered from
+    /// these definitions; `docs/src/reference/mcpgen.md` is its output.
+    #[command(hide = true)]
+    Reference,
 }
 
 #[derive(Subcommand)]

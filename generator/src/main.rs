@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 
 mod args;
 mod ask;
@@ -11,6 +11,7 @@ mod diff_cmd;
 mod fetch;
 mod generate;
 mod init_list;
+mod reference;
 mod sizes;
 mod specs;
 mod table;
@@ -39,6 +40,10 @@ fn main() -> ExitCode {
         Command::Call(args) => client_cmd::call(args),
         Command::Sizes(args) => sizes::sizes(args),
         Command::Diff(args) => diff_cmd::diff_cmd(args),
+        Command::Reference => {
+            print!("{}", reference_page());
+            Ok(())
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -49,4 +54,16 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The book's page of `mcpgen`'s flags.
+fn reference_page() -> String {
+    reference::markdown(
+        &Cli::command(),
+        "`mcpgen` commands and flags",
+        "Every command and flag of `mcpgen`, with the environment variable that sets it where \
+         there is one (a flag given on the command line wins). `mcpgen <command> --help` prints \
+         the same text.",
+        &[],
+    )
 }

@@ -1,6 +1,7 @@
-//! An application crate written from `mcpgen/README.md`, outside the workspace: it depends on
-//! `mcpgen` alone (plus serde), defines `#[mcp_tool]` functions and an `#[mcp_tools]` impl,
-//! derives `JsonSchema` through `mcpgen::prelude`, and serves them over stdio. With the default
+//! The book's application crate (`examples/app-tools/src/main.rs`), built outside the
+//! workspace: it depends on `mcpgen` alone (plus serde), defines `#[mcp_tool]` functions and an
+//! `#[mcp_tools]` impl, derives `JsonSchema` through every import path the book shows, and
+//! serves them over stdio. With the default
 //! features its dependency tree has no HTTP client or server and no command-line parser.
 
 use std::io::{BufRead, BufReader, Write};
@@ -22,55 +23,9 @@ serde = { version = "1", features = ["derive"] }
 [workspace]
 "#;
 
-const MAIN_RS: &str = r#"use mcpgen::prelude::*;
-use mcpgen::server::Server;
-use mcpgen::Principal;
-
-/// A room and how many people are in it.
-#[derive(serde::Serialize, JsonSchema)]
-struct Room {
-    name: String,
-    people: u32,
-}
-
-/// Lists the rooms whose name contains `filter`.
-#[mcp_tool(read_only)]
-async fn list_rooms(
-    /// Part of the room name to look for.
-    filter: Option<String>,
-) -> Result<Vec<Room>, String> {
-    let rooms = vec![Room { name: "lobby".into(), people: 3 }];
-    Ok(rooms
-        .into_iter()
-        .filter(|r| filter.as_deref().is_none_or(|f| r.name.contains(f)))
-        .collect())
-}
-
-/// A counter shared by its tools.
-struct Counter {
-    start: u32,
-}
-
-#[mcp_tools]
-impl Counter {
-    /// Adds `n` to the counter's start.
-    #[mcp_tool(read_only)]
-    fn add(&self, n: u32) -> u32 {
-        self.start + n
-    }
-}
-
-#[mcpgen::tokio::main(crate = "mcpgen::tokio")]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let server = Server::builder("rooms", "1.0.0")
-        .tool_set(tool_set![list_rooms])
-        .tool_set(Counter { start: 40 }.into_tool_set())
-        .no_auth()
-        .build()?;
-    server.serve_stdio(Principal::unrestricted("local")).await?;
-    Ok(())
-}
-"#;
+/// The book's example (`examples/app-tools`), which names `JsonSchema` through the prelude,
+/// through `mcpgen::schemars::{self, JsonSchema}` and with `#[schemars(crate = …)]`.
+const MAIN_RS: &str = include_str!("../../examples/app-tools/src/main.rs");
 
 fn repo_root() -> PathBuf {
     mcpgen_tests::repo_root()
@@ -168,7 +123,7 @@ fn an_application_on_mcpgen_alone_serves_its_tools_over_stdio() {
         .iter()
         .filter_map(|t| t["name"].as_str())
         .collect();
-    assert_eq!(names, ["list_rooms", "add"], "{listed}");
+    assert_eq!(names, ["list_rooms", "book_room", "add"], "{listed}");
     let schema = &listed["result"]["tools"][0]["inputSchema"];
     assert_eq!(
         schema["properties"]["filter"]["description"], "Part of the room name to look for.",

@@ -419,14 +419,16 @@ async fn a_mixed_run_leaves_exactly_one_row_per_call_with_its_status_and_error()
         ),
         2
     );
-    // The README's admin questions run as written, and answer about this run.
-    let readme =
-        std::fs::read_to_string(mcpgen_tests::repo_root().join("README.md")).expect("README.md");
-    let sql = readme
+    // The book's admin questions (docs/src/operator/audit.md) run as written, and answer
+    // about this run.
+    let page =
+        std::fs::read_to_string(mcpgen_tests::repo_root().join("docs/src/operator/audit.md"))
+            .expect("docs/src/operator/audit.md");
+    let sql = page
         .split("```sql\n")
         .nth(1)
         .and_then(|rest| rest.split("```").next())
-        .expect("the README's SQL block");
+        .expect("the audit page's SQL block");
     let questions: Vec<&str> = sql
         .split(";\n")
         .map(str::trim)

@@ -74,7 +74,7 @@ pub(crate) struct ToolTypes {
 /// Emits every file of the crate for `server`.
 ///
 /// The argument types, the output types, the tool table and the other files that do not name
-/// the types are independent: they are built on two threads (see [`crate::parallel`]). The
+/// the types are independent: they are built on two threads (see `crate::parallel`). The
 /// client stubs, which name the types, come last.
 pub fn emit(server: &ir::Server, options: &EmitOptions) -> Result<Emitted, Error> {
     let templates = templates::Templates::load(options.templates.as_deref())?;

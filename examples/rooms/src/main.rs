@@ -89,6 +89,7 @@ async fn run(args: Args) -> Result<(), String> {
         tokens: tokens.clone(),
         audience: args.token_audience.clone(),
     });
+    // ANCHOR: server
     let mut builder = Server::builder("rooms", env!("CARGO_PKG_VERSION"))
         .description("Rooms: tools, prompts, secrets and MCP servers kept as YAML files")
         .tool_set(
@@ -111,6 +112,7 @@ async fn run(args: Args) -> Result<(), String> {
         builder = builder.mount(catalogs.mount_of(room)?);
     }
     let server = builder.build().map_err(|e| e.to_string())?;
+    // ANCHOR_END: server
     // Rooms created or deleted through the tools from now on are served or unserved at once.
     let _ = catalogs.server.set(server.clone());
     tracing::info!(rooms = rooms.len(), dir = %args.rooms_dir.display(), "serving rooms");

@@ -7,7 +7,7 @@
 //!   percent-encoded;
 //! - `args`: which arguments were given, and what is wrong with them;
 //! - `request`: the request itself (method, path, query, headers), built from the tool's
-//!   [`HttpBinding`](crate::HttpBinding) and its arguments;
+//!   [`HttpBinding`] and its arguments;
 //! - `body`: the request body for the binding's content type (`media`: media types);
 //! - `credentials`: configured credentials per security scheme and pass-through of the
 //!   caller's credential, and how they are applied to a request; `exchange`: OAuth callers'

@@ -3,7 +3,7 @@
 //!
 //! Schema shapes that make typify 0.8 panic (references it cannot follow, `not` schemas other
 //! than the few it reads, enums without a type whose values mix JSON types, empty `allOf` /
-//! `anyOf` / `oneOf`) are found by [`unsupported`] and replaced before typify sees them. A panic
+//! `anyOf` / `oneOf`) are found by `unsupported` and replaced before typify sees them. A panic
 //! from anywhere else in typify is still contained by `catch_unwind` as a last resort; the
 //! process-wide panic hook is left alone, so such a panic's message is printed on stderr (in a
 //! proc-macro, the compiler hides it) and the schema falls back with a warning as usual.
@@ -65,7 +65,7 @@ struct Attempt {
 /// typify occasionally gives two types (or two default-value functions) the same name; the
 /// output is checked for that, and the definitions or tools involved fall back to
 /// `serde_json::Value` until the names are unique. Item enums of lists that several roots
-/// share are moved into the definitions first ([`shared`]).
+/// share are moved into the definitions first (`shared`).
 pub fn build(
     module: &str,
     mut defs: BTreeMap<String, Value>,
