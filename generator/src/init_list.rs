@@ -17,8 +17,12 @@ pub(crate) fn load_spec(path: &Path) -> Result<Spec, String> {
     Spec::load(path).map_err(|e| Errors(e).to_string())
 }
 
-/// Tells about operations that cannot be read (they cannot be selected).
+/// Tells about operations that cannot be read (they cannot be selected), and about
+/// discriminator mapping entries dropped for a `$ref` that cannot be followed.
 fn warn_broken(spec: &Spec) {
+    for w in &spec.dropped_mappings {
+        eprintln!("warning: {w}");
+    }
     for b in &spec.broken {
         let id = b.operation_id.as_deref().unwrap_or("-");
         eprintln!(
