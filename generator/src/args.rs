@@ -6,7 +6,7 @@ use clap::{Args, Parser, Subcommand};
 use mcpgen_codegen::select::OperationFilter;
 
 use crate::fetch::FetchArgs;
-use crate::{client_cmd, diff_cmd, sizes};
+use crate::{bundle, client_cmd, diff_cmd, sizes};
 
 /// Turn an OpenAPI document (Swagger 2.0, OpenAPI 3.0 or 3.1) plus a reviewed allowlist
 /// (`mcp_tools.yaml`) into a typed MCP tool crate.
@@ -46,6 +46,12 @@ pub(crate) enum Command {
     /// schema changes, access, annotation, scope and confirmation changes (read → write is a
     /// security change). Markdown, or JSON with --json; the exit code follows --fail-on.
     Diff(diff_cmd::DiffArgs),
+    /// Pack a generated crate as an MCP Bundle (`<name>.mcpb`) for desktop hosts: its
+    /// `mcpb/manifest.json` and its server binary, built with `cargo build --release` (or taken
+    /// as built with --binary). The bundle runs the server over stdio with `--no-auth` and
+    /// passes what the person configures on installing it (the API URL, the API's credentials)
+    /// as `MCPGEN_*` variables.
+    Bundle(bundle::BundleArgs),
 }
 
 #[derive(Subcommand)]

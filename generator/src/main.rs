@@ -6,6 +6,7 @@ use clap::Parser;
 
 mod args;
 mod ask;
+mod bundle;
 mod client_cmd;
 mod diff_cmd;
 mod fetch;
@@ -38,6 +39,7 @@ fn main() -> ExitCode {
         Command::Call(args) => client_cmd::call(args),
         Command::Sizes(args) => sizes::sizes(args),
         Command::Diff(args) => diff_cmd::diff_cmd(args),
+        Command::Bundle(args) => bundle::bundle(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
