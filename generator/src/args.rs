@@ -51,6 +51,12 @@ pub(crate) enum Command {
     /// these definitions; `docs/src/reference/mcpgen.md` is its output.
     #[command(hide = true)]
     Reference,
+    /// Pack a generated crate as an MCP Bundle (`<name>.mcpb`) for desktop hosts: its
+    /// `mcpb/manifest.json` and its server binary, built with `cargo build --release` (or taken
+    /// as built with --binary). The bundle runs the server over stdio with `--no-auth` and
+    /// passes what the person configures on installing it (the API URL, the API's credentials)
+    /// as `MCPGEN_*` variables.
+    Bundle(BundleArgs),
 }
 
 #[derive(Subcommand)]
@@ -368,4 +374,24 @@ impl Filter {
             exclude_operations: self.exclude_operations.clone(),
         }
     }
+}
+
+/// Flags of `mcpgen bundle`.
+#[derive(Args)]
+pub(crate) struct BundleArgs {
+    /// Folder of the generated crate (its `Cargo.toml` and `mcpb/manifest.json`).
+    #[arg(long = "crate", value_name = "DIR")]
+    pub(crate) crate_dir: PathBuf,
+    /// Target triple to build for (`cargo build --release --target TRIPLE`; the toolchain for it
+    /// must be installed). Default: this machine. With --binary, the platform the binary is for.
+    #[arg(long, value_name = "TRIPLE")]
+    pub(crate) target: Option<String>,
+    /// Pack this server binary, already built, instead of building the crate (a binary built in
+    /// CI or by hand; it must be the crate's own server).
+    #[arg(long, value_name = "PATH")]
+    pub(crate) binary: Option<PathBuf>,
+    /// Where to write the bundle. Default: `<name>.mcpb` in the current folder, `<name>` being
+    /// the manifest's name.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) out: Option<PathBuf>,
 }

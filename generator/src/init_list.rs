@@ -13,8 +13,12 @@ use crate::fetch;
 use crate::specs::{folder_name, load_spec};
 use crate::table::print_table;
 
-/// Tells about operations that cannot be read (they cannot be selected).
+/// Tells about operations that cannot be read (they cannot be selected), and about
+/// discriminator mapping entries dropped for a `$ref` that cannot be followed.
 fn warn_broken(spec: &Spec) {
+    for w in &spec.dropped_mappings {
+        eprintln!("warning: {w}");
+    }
     for b in &spec.broken {
         let id = b.operation_id.as_deref().unwrap_or("-");
         eprintln!(

@@ -6,6 +6,7 @@ use clap::{CommandFactory, Parser};
 
 mod args;
 mod ask;
+mod bundle;
 mod client_cmd;
 mod diff_cmd;
 mod fetch;
@@ -44,6 +45,7 @@ fn main() -> ExitCode {
             print!("{}", reference_page());
             Ok(())
         }
+        Command::Bundle(args) => bundle::bundle(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,8 +1,9 @@
-//! An operation holding a `$ref` that cannot be followed (DigitalOcean's document maps
-//! discriminator values to files its package does not ship) is left out of `init`, `list` and
-//! generation with a warning naming the operation and the JSON pointer of the `$ref`; the
-//! other operations generate. An allowlist that names such an operation explicitly is an
-//! error naming it: the person asked for that tool, and it cannot be made.
+//! An operation whose schema holds a `$ref` that cannot be followed (a file the document's
+//! package does not ship) is left out of `init`, `list` and generation with a warning naming
+//! the operation and the JSON pointer of the `$ref`; the other operations generate. An
+//! allowlist that names such an operation explicitly is an error naming it: the person asked
+//! for that tool, and it cannot be made. A discriminator mapping entry that cannot be followed
+//! leaves nothing out (`discriminator.rs`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -12,9 +13,9 @@ fn fixture() -> PathBuf {
         .join("tests/fixtures/spec_layer/dangling_in_one_operation/openapi.yaml")
 }
 
-/// The pointer of the dangling mapping value: the value itself, not a `$ref` member.
+/// The pointer of the dangling `$ref`.
 const POINTER: &str =
-    "`/paths/~1pets/post/requestBody/content/application~1json/schema/discriminator/mapping/dog`";
+    "`/paths/~1pets/post/requestBody/content/application~1json/schema/oneOf/1/$ref`";
 
 fn mcpgen(args: &[&str], spec: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_mcpgen"))
@@ -110,8 +111,9 @@ fn an_allowlist_naming_the_broken_operation_is_an_error_naming_it() {
     assert!(!dir.path().join("out").exists());
 }
 
-/// A dangling mapping in a component leaves out every operation that uses the component, and
-/// only those; one in a component no operation uses leaves out nothing.
+/// A dangling `$ref` in a component leaves out every operation that uses the component, and
+/// only those; one in a component no operation uses, or in a discriminator mapping, leaves out
+/// nothing.
 #[test]
 fn a_dangling_ref_in_a_component_leaves_out_the_operations_that_use_it() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -145,13 +147,14 @@ components:
       type: object
       properties:
         kind: {type: string}
-      discriminator:
-        propertyName: kind
-        mapping: {dog: './dog.yaml'}
+        dog: {$ref: './dog.yaml'}
     Owner:
       type: object
       properties:
         name: {type: string}
+      discriminator:
+        propertyName: name
+        mapping: {ann: './ann.yaml'}
     Unused:
       $ref: './nowhere.yaml'
 "#,
@@ -163,7 +166,8 @@ components:
     assert!(init.status.success(), "{warned}");
     assert!(
         warned.contains("warning: GET /pets (operationId listPets) cannot be read and is left out")
-            && warned.contains("`/components/schemas/Pet/discriminator/mapping/dog`")
+            && warned.contains("`/components/schemas/Pet/properties/dog/$ref`")
+            && warned.contains("`/components/schemas/Owner/discriminator/mapping/ann`")
             && !warned.contains("listOwners"),
         "{warned}"
     );

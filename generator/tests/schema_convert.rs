@@ -572,6 +572,63 @@ fn discriminated_one_of_keeps_one_of_and_mapped_schemas() {
     assert!(c.warnings.is_empty(), "{}", messages(&c.warnings));
 }
 
+/// Where every alternative names the discriminator property's values, a value none names is
+/// refused, the error standing at the property.
+#[test]
+fn a_discriminator_whose_alternatives_name_their_values_refuses_others() {
+    let doc = doc30(json!({
+        "Pet": {
+            "oneOf": [{"$ref": "#/components/schemas/Cat"}, {"$ref": "#/components/schemas/Dog"}],
+            "discriminator": {"propertyName": "petType"}
+        },
+        "Cat": {"type": "object", "required": ["petType"],
+                "properties": {"petType": {"const": "cat"}, "meows": {"type": "boolean"}}},
+        "Dog": {"allOf": [
+            {"$ref": "#/components/schemas/Base"},
+            {"type": "object", "properties": {"barks": {"type": "boolean"}}}
+        ]},
+        "Base": {"type": "object", "properties": {"petType": {"$ref": "#/components/schemas/DogKind"}}},
+        "DogKind": {"type": "string", "enum": ["dog", "puppy"]},
+        "Loose": {
+            "oneOf": [{"$ref": "#/components/schemas/Cat"}, {"type": "object"}],
+            "discriminator": {"propertyName": "petType"}
+        }
+    }));
+    let c = convert(
+        &doc,
+        Direction::Input,
+        json!({"type": "object", "properties": {
+            "pet": {"$ref": "#/components/schemas/Pet"},
+            "loose": {"$ref": "#/components/schemas/Loose"}
+        }}),
+    );
+    assert_eq!(
+        c.defs["Pet"]["dependentSchemas"],
+        json!({"petType": {"properties": {"petType": {"enum": ["cat", "dog", "puppy"]}}}})
+    );
+    // An alternative that names no values accepts any: nothing is added.
+    assert!(
+        c.defs["Loose"].get("dependentSchemas").is_none(),
+        "{}",
+        c.defs["Loose"]
+    );
+
+    let mut schema = c.schema.clone();
+    schema["$defs"] = json!(c.defs);
+    let validator = jsonschema::validator_for(&schema).expect("compiles");
+    assert!(validator.is_valid(&json!({"pet": {"petType": "puppy"}})));
+    let errors: Vec<String> = validator
+        .iter_errors(&json!({"pet": {"petType": "parrot"}}))
+        .map(|e| format!("{}: {e}", e.instance_path().as_str()))
+        .collect();
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.starts_with("/pet/petType:") && e.contains("parrot")),
+        "{errors:?}"
+    );
+}
+
 // ----- keyword rewrites ---------------------------------------------------------------------------
 
 #[test]

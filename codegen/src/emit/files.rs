@@ -207,7 +207,7 @@ pub(crate) fn main_tokens(server: &ir::Server) -> TokenStream {
 
 /// The server version if it is semver, else `0.1.0` (Cargo needs semver; the MCP server version
 /// can be any string and keeps the original).
-fn cargo_version(v: &str) -> String {
+pub(crate) fn cargo_version(v: &str) -> String {
     let core = v.split(['-', '+']).next().unwrap_or_default();
     let parts: Vec<&str> = core.split('.').collect();
     let semver = parts.len() == 3

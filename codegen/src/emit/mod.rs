@@ -4,6 +4,7 @@
 
 mod client;
 pub(crate) mod files;
+pub mod mcpb;
 mod render;
 pub mod search;
 mod templates;
@@ -185,6 +186,7 @@ fn other_files(
         "tools.full.json".to_owned(),
         files::full_schemas_json(server),
     );
+    files.insert("mcpb/manifest.json".to_owned(), mcpb::manifest(server));
     let context = files::crate_context(server, options, &list_size);
     for (file, template) in [
         ("Cargo.toml", "Cargo.toml.jinja"),

@@ -17,7 +17,9 @@
 //!   `$defs`.
 //! - OpenAPI-only keywords (`discriminator`, `xml`, `externalDocs`), extensions (`x-*`), identifier
 //!   keywords (`$id`, `$schema`, `$anchor`, …) and unknown keywords are dropped. A discriminator's
-//!   `mapping` still makes sure every mapped schema is in `$defs`.
+//!   `mapping` still makes sure every mapped schema is in `$defs`, and where every `oneOf`/`anyOf`
+//!   alternative names the discriminator property's values, a `dependentSchemas` constraint
+//!   refuses a value none of them names.
 //! - [`Direction::Input`] drops `readOnly` properties, [`Direction::Output`] drops `writeOnly`
 //!   ones, from `properties` and from `required` (also `required` lists of `allOf` siblings).
 //! - Keywords whose values have the wrong shape (a `required: true` on a property, a numeric
@@ -30,10 +32,12 @@
 //! One file per job: `translate` walks a schema and translates its keywords, `defs` resolves
 //! references, names their targets and collects `$defs`, `nullable` applies `nullable`,
 //! `hidden` finds `readOnly`/`writeOnly` properties, `object` gathers the properties of plain
-//! object schemas, `repair` fixes keyword values of the wrong shape and `memo` shares the
-//! conversions of referenced schemas between the converters of one document.
+//! object schemas, `discriminator` constrains a discriminator's property, `repair` fixes
+//! keyword values of the wrong shape and `memo` shares the conversions of referenced schemas
+//! between the converters of one document.
 
 mod defs;
+mod discriminator;
 mod hidden;
 mod memo;
 mod nullable;

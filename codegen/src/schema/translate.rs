@@ -292,6 +292,7 @@ impl SchemaConverter<'_> {
         if let Some((value, at)) = dependencies {
             self.split_dependencies(value, &at, depth, &mut out);
         }
+        self.constrain_discriminator(obj, &mut out);
         if exclusive_minimum && let Some(min) = out.shift_remove("minimum") {
             out.entry("exclusiveMinimum").or_insert(min);
         }

@@ -43,6 +43,9 @@ pub struct Spec {
     pub broken: Vec<BrokenOperation>,
     /// Non-fatal problems found while loading.
     pub warnings: Vec<crate::error::Warning>,
+    /// Discriminator mapping entries dropped because their `$ref` cannot be followed (a mapping
+    /// only helps choose among `oneOf`/`anyOf` alternatives); also in `warnings`.
+    pub dropped_mappings: Vec<crate::error::Warning>,
 }
 
 /// An operation that could not be read, with the reasons.
@@ -197,9 +200,15 @@ impl Spec {
     /// resolving relative `$ref`s).
     pub fn from_str(path: &Path, text: &str) -> Result<Spec, Vec<Error>> {
         let raw = load::parse_document(path, text).map_err(|e| vec![e])?;
-        let (bundled, unusable, unused) = bundle::bundle_by_operation(path, raw)?;
+        let bundle::ByOperation {
+            doc: bundled,
+            unusable,
+            unused,
+            dropped_mappings,
+        } = bundle::bundle_by_operation(path, raw)?;
         let (version, upgraded, mut warnings) = upgrade::to_openapi3(path, bundled)?;
         warnings.extend(unused);
+        warnings.extend(dropped_mappings.iter().cloned());
         let indexed = index::operations(path, &upgraded)?;
         warnings.extend(indexed.warnings);
         let mut operations = indexed.operations;
@@ -238,6 +247,7 @@ impl Spec {
             operations,
             broken,
             warnings,
+            dropped_mappings,
         })
     }
 

@@ -265,7 +265,20 @@ pub const EVENTS31_CREATE_EVENT_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new
         {
           "$ref": "#/$defs/PageViewEvent"
         }
-      ]
+      ],
+      "dependentSchemas": {
+        "kind": {
+          "properties": {
+            "kind": {
+              "enum": [
+                "click",
+                "purchase",
+                "page_view"
+              ]
+            }
+          }
+        }
+      }
     },
     "EventBase": {
       "type": "object",

@@ -7,7 +7,7 @@ use std::process::Command;
 use serde_json::{Map, Value, json};
 
 /// Answers every HTTP request on a loopback port with `200 {}`, for as long as the test runs.
-fn loopback_upstream() -> String {
+pub fn loopback_upstream() -> String {
     use std::io::{Read, Write};
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     let url = format!("http://{}", listener.local_addr().expect("address"));

@@ -4,6 +4,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
+use super::drop;
 use super::kind::Kind;
 use super::reference::{local_reference, parse_reference, tidy};
 use super::walk::walk;
@@ -53,8 +54,9 @@ impl Bundler {
 
     /// Handles one `$ref` found in `file` at `at`, which stands at `placed` in the bundled
     /// root document: rewrites it to a local reference (queueing the copy of its target) or
-    /// records why it cannot be followed: for the operation holding it, or for every
-    /// operation that reaches it (see [`super::taint`]).
+    /// records why it cannot be followed: for the operation holding it, for every operation
+    /// that reaches it (see [`super::taint`]), or, for a discriminator mapping entry, as an
+    /// entry to drop (see [`super::drop`]).
     pub(super) fn follow(
         &mut self,
         reference: &mut String,
@@ -73,6 +75,13 @@ impl Bundler {
                     reference: reference.clone(),
                     reason,
                 };
+                if drop::is_mapping_entry(at) {
+                    self.dropped.push(Dangling {
+                        at: placed.to_vec(),
+                        error,
+                    });
+                    return;
+                }
                 match operation_of(at).filter(|_| file.canonical == self.root.canonical) {
                     Some((path, method)) => self.unusable.push(Unusable {
                         path,

@@ -25,7 +25,9 @@
 //! alone.
 //!
 //! A ref that cannot be followed is an error of the operations that hold or reach it
-//! ([`bundle_by_operation`]), not of the document.
+//! ([`bundle_by_operation`]), not of the document. A `discriminator.mapping` entry is only a
+//! hint for choosing among `oneOf`/`anyOf` alternatives: one whose ref cannot be followed is
+//! dropped with a warning naming it (`drop`), and the schema keeps its alternatives.
 //!
 //! One file per job: `kind` says which section a target goes to, `walk` finds the `$ref`s that
 //! are references, `reference` parses them, `root` rewrites the root document's own external
@@ -33,6 +35,7 @@
 //! finds the operations that reach a ref that cannot be followed.
 
 mod copy;
+mod drop;
 mod kind;
 mod names;
 mod reference;
@@ -52,9 +55,16 @@ use reference::tidy;
 /// Makes every `$ref` in `doc` (read from `path`) local. Every `$ref` that cannot be
 /// followed is an error.
 pub fn bundle(path: &Path, doc: Value) -> Result<Value, Vec<Error>> {
-    let (doc, errors, unusable, dangling) = run(path, doc);
+    let Bundled {
+        doc,
+        errors,
+        unusable,
+        dangling,
+        dropped,
+    } = run(path, doc);
     let mut all: Vec<Error> = unusable.into_iter().map(|u| u.error).collect();
     all.extend(dangling.into_iter().map(|d| d.error));
+    all.extend(dropped.into_iter().map(|d| d.error));
     all.extend(errors);
     if all.is_empty() { Ok(doc) } else { Err(all) }
 }
@@ -86,30 +96,73 @@ struct Dangling {
 /// document's `paths` the operation (or path item) holding it, one elsewhere (a component, a
 /// file a component comes from) every operation that reaches it through local references. It
 /// is left as written and returned as [`Unusable`] for each of those operations; one that no
-/// operation reaches is returned as a warning.
-pub fn bundle_by_operation(
-    path: &Path,
-    doc: Value,
-) -> Result<(Value, Vec<Unusable>, Vec<Warning>), Vec<Error>> {
-    let (mut doc, errors, mut unusable, dangling) = run(path, doc);
+/// operation reaches is returned as a warning. A discriminator mapping entry whose ref cannot
+/// be followed is removed, with a warning naming it, and makes nothing unusable.
+pub fn bundle_by_operation(path: &Path, doc: Value) -> Result<ByOperation, Vec<Error>> {
+    let Bundled {
+        mut doc,
+        errors,
+        mut unusable,
+        dangling,
+        dropped,
+    } = run(path, doc);
     if !errors.is_empty() {
         return Err(errors);
     }
-    let mut warnings = Vec::new();
+    let dropped_mappings = drop::remove_mapping_entries(&mut doc, dropped);
+    let mut unused = Vec::new();
     if !dangling.is_empty() {
-        let (more, unused) = taint::unusable_operations(&mut doc, dangling);
+        let (more, warnings) = taint::unusable_operations(&mut doc, dangling);
         unusable.extend(more);
-        warnings = unused;
+        unused = warnings;
     }
-    Ok((doc, unusable, warnings))
+    Ok(ByOperation {
+        doc,
+        unusable,
+        unused,
+        dropped_mappings,
+    })
 }
 
-/// Bundles `doc`: the result, the errors, the refs that only make an operation unusable, and
-/// the refs outside `paths` that cannot be followed.
-fn run(path: &Path, doc: Value) -> (Value, Vec<Error>, Vec<Unusable>, Vec<Dangling>) {
+/// What [`bundle_by_operation`] made of a document.
+#[derive(Debug)]
+pub struct ByOperation {
+    /// The document, with every `$ref` that could be followed made local.
+    pub doc: Value,
+    /// The operations that hold or reach a `$ref` that cannot be followed.
+    pub unusable: Vec<Unusable>,
+    /// `$ref`s outside `paths` that cannot be followed and that no operation reaches.
+    pub unused: Vec<Warning>,
+    /// Discriminator mapping entries removed because their `$ref` cannot be followed, one
+    /// warning each.
+    pub dropped_mappings: Vec<Warning>,
+}
+
+/// What bundling made of a document.
+struct Bundled {
+    /// The document, its external refs made local where they could be followed.
+    doc: Value,
+    /// Problems of the document as a whole.
+    errors: Vec<Error>,
+    /// Refs in one operation of the root document that cannot be followed.
+    unusable: Vec<Unusable>,
+    /// Refs outside `paths` that cannot be followed.
+    dangling: Vec<Dangling>,
+    /// Discriminator mapping entries whose ref cannot be followed (still in `doc`).
+    dropped: Vec<Dangling>,
+}
+
+/// Bundles `doc` (read from `path`).
+fn run(path: &Path, doc: Value) -> Bundled {
     if doc.get("openapi").is_none() && doc.get("swagger").is_none() {
         // Not an API description: the upgrade step says so; its refs are not worth reporting.
-        return (doc, Vec::new(), Vec::new(), Vec::new());
+        return Bundled {
+            doc,
+            errors: Vec::new(),
+            unusable: Vec::new(),
+            dangling: Vec::new(),
+            dropped: Vec::new(),
+        };
     }
     let mut doc = doc;
     let mut bundler = Bundler::new(path, &doc);
@@ -118,7 +171,13 @@ fn run(path: &Path, doc: Value) -> (Value, Vec<Error>, Vec<Unusable>, Vec<Dangli
     bundler.run_jobs();
     bundler.place(&mut doc);
     bundler.check_local_refs(&mut doc);
-    (doc, bundler.errors, bundler.unusable, bundler.dangling)
+    Bundled {
+        doc,
+        errors: bundler.errors,
+        unusable: bundler.unusable,
+        dangling: bundler.dangling,
+        dropped: bundler.dropped,
+    }
 }
 
 /// One file involved in bundling: its identity (canonical path) and its name for messages.
@@ -159,6 +218,9 @@ struct Bundler {
     unusable: Vec<Unusable>,
     /// Refs outside the root document's `paths` that cannot be followed.
     dangling: Vec<Dangling>,
+    /// Discriminator mapping entries whose ref cannot be followed, where they stand in the
+    /// bundled root document.
+    dropped: Vec<Dangling>,
 }
 
 /// A `$ref` in another file that points back into the root document.
@@ -201,6 +263,7 @@ impl Bundler {
             errors: Vec::new(),
             unusable: Vec::new(),
             dangling: Vec::new(),
+            dropped: Vec::new(),
         };
         bundler.seed_taken_names(doc);
         bundler
