@@ -394,6 +394,7 @@ mod tests {
         required_scope: None,
         plugin: None,
         http: None,
+        declaration: None,
     };
 
     static TOOLS: &[ToolDef] = &[WEATHER];

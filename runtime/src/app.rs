@@ -376,6 +376,7 @@ pub fn tool_def<A: schemars1::JsonSchema>(meta: ToolMeta, output: OutputShape) -
         required_scope: meta.scope,
         plugin: None,
         http: None,
+        declaration: None,
     }
 }
 
