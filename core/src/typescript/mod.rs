@@ -27,10 +27,12 @@ mod names;
 mod render;
 mod text;
 
+use std::collections::HashSet;
+
 use serde_json::{Map, Value};
 
 use crate::tool::{Declaration, ToolDef};
-use names::{Registry, Scope};
+use names::{Memo, Registry, Scope};
 use render::Render;
 use text::{doc_comment, property_key, shorten};
 
@@ -82,6 +84,7 @@ impl Declarations {
     /// named before input ones, so that a name two of them want goes to the result type
     /// (`Ticket`) and the argument type gets the suffix (`TicketInput`).
     pub fn add(&mut self, tools: &[ToolSchemas<'_>]) -> Vec<ToolDeclaration> {
+        let mut memo = Memo::default();
         let outputs: Vec<_> = tools
             .iter()
             .map(|tool| {
@@ -91,8 +94,8 @@ impl Declarations {
                     shared: tool.shared_output,
                     suffix: "Output",
                 };
-                let reached = scope.reached(output);
-                Some((self.registry.name(scope, &reached), reached))
+                let reached = scope.reached(output, &mut memo);
+                Some((self.registry.name(scope, &reached, &mut memo), reached))
             })
             .collect();
         tools
@@ -104,13 +107,14 @@ impl Declarations {
                     shared: tool.shared_input,
                     suffix: "Input",
                 };
-                let reached = scope.reached(tool.input);
-                let input_names = self.registry.name(scope, &reached);
+                let reached = scope.reached(tool.input, &mut memo);
+                let input_names = self.registry.name(scope, &reached, &mut memo);
                 let mut types: Vec<String> =
                     reached.iter().map(|r| input_names[r].clone()).collect();
                 let output_names = output.map(|(names, reached)| {
+                    let mut listed: HashSet<String> = types.iter().cloned().collect();
                     for r in &reached {
-                        if !types.contains(&names[r]) {
+                        if listed.insert(names[r].clone()) {
                             types.push(names[r].clone());
                         }
                     }

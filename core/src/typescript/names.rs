@@ -9,6 +9,7 @@
 //! ones that refer to it, until the names settle.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::rc::Rc;
 
 use serde_json::{Map, Value};
 
@@ -36,7 +37,7 @@ impl<'a> Scope<'a> {
     }
 
     /// The names of the definitions `root` reaches, in the order first reached.
-    pub(crate) fn reached(&self, root: &Value) -> Vec<String> {
+    pub(crate) fn reached(&self, root: &Value, memo: &mut Memo) -> Vec<String> {
         let mut order = Vec::new();
         let mut seen = HashSet::new();
         let mut queue = Vec::new();
@@ -47,9 +48,7 @@ impl<'a> Scope<'a> {
                 continue;
             }
             if let Some(def) = self.get(&name) {
-                let mut refs = Vec::new();
-                def_refs(def, &mut refs);
-                queue.extend(refs.into_iter().rev());
+                queue.extend(memo.facts(def).refs.iter().rev().cloned());
                 order.push(name);
             }
         }
@@ -57,11 +56,43 @@ impl<'a> Scope<'a> {
     }
 }
 
+/// What naming reads of a definition: its text and the names it references.
+#[derive(Debug)]
+pub(crate) struct Facts {
+    text: Rc<str>,
+    refs: Vec<String>,
+}
+
+/// The [`Facts`] of each definition, found once per conversion: a crate's shared definitions
+/// are reached by many tools. Keyed by the definition's address, so a memo must not outlive
+/// the schemas it was used on (one [`super::Declarations::add`]).
+#[derive(Debug, Default)]
+pub(crate) struct Memo {
+    facts: HashMap<usize, Rc<Facts>>,
+}
+
+impl Memo {
+    fn facts(&mut self, def: &Value) -> Rc<Facts> {
+        let address = std::ptr::from_ref(def) as usize;
+        self.facts
+            .entry(address)
+            .or_insert_with(|| {
+                let mut refs = Vec::new();
+                def_refs(def, &mut refs);
+                Rc::new(Facts {
+                    text: def.to_string().into(),
+                    refs,
+                })
+            })
+            .clone()
+    }
+}
+
 /// What makes two definitions the same type: their schema's text and the type names their
 /// references resolve to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Key {
-    text: String,
+    text: Rc<str>,
     refs: Vec<String>,
 }
 
@@ -98,14 +129,13 @@ impl Registry {
         &mut self,
         scope: Scope<'_>,
         reached: &[String],
+        memo: &mut Memo,
     ) -> BTreeMap<String, String> {
-        let defs: Vec<(&String, &Value, String, Vec<String>)> = reached
+        let defs: Vec<(&String, &Value, Rc<Facts>)> = reached
             .iter()
             .filter_map(|name| {
                 let def = scope.get(name)?;
-                let mut refs = Vec::new();
-                def_refs(def, &mut refs);
-                Some((name, def, def.to_string(), refs))
+                Some((name, def, memo.facts(def)))
             })
             .collect();
         let mut attempt: Vec<usize> = vec![0; defs.len()];
@@ -118,24 +148,24 @@ impl Registry {
             .iter()
             .map(|(name, ..)| ((*name).clone(), candidate(name, 0)))
             .collect();
+        let mapped = |names: &BTreeMap<String, String>, facts: &Facts| -> Vec<String> {
+            let name_of = |r: &String| names.get(r).cloned().unwrap_or_default();
+            facts.refs.iter().map(name_of).collect()
+        };
         // Each round moves a definition whose name is taken by a different type to its next
         // candidate; a candidate no one holds always fits, so the rounds end.
         loop {
             let mut changed = false;
             let mut claimed: HashMap<String, usize> = HashMap::new();
-            for (i, (name, _, text, refs)) in defs.iter().enumerate() {
+            for (i, (name, _, facts)) in defs.iter().enumerate() {
                 loop {
                     let ty = candidate(name, attempt[i]);
                     names.insert((*name).clone(), ty.clone());
-                    let key = Key {
-                        text: text.clone(),
-                        refs: refs
-                            .iter()
-                            .map(|r| names.get(r).cloned().unwrap_or_default())
-                            .collect(),
-                    };
                     let free = claimed.get(&ty).is_none_or(|&holder| holder == i);
-                    let same = self.entries.get(&ty).is_none_or(|e| e.key == key);
+                    let same = self.entries.get(&ty).is_none_or(|e| {
+                        (Rc::ptr_eq(&e.key.text, &facts.text) || e.key.text == facts.text)
+                            && e.key.refs == mapped(&names, facts)
+                    });
                     if free && same {
                         claimed.insert(ty, i);
                         break;
@@ -149,17 +179,14 @@ impl Registry {
             }
         }
         let render = Render { refs: &names };
-        for (name, def, text, refs) in &defs {
+        for (name, def, facts) in &defs {
             let ty = &names[*name];
             if self.entries.contains_key(ty) {
                 continue;
             }
             let key = Key {
-                text: text.clone(),
-                refs: refs
-                    .iter()
-                    .map(|r| names.get(r).cloned().unwrap_or_default())
-                    .collect(),
+                text: facts.text.clone(),
+                refs: mapped(&names, facts),
             };
             let declaration = render.named(ty, def);
             self.entries.insert(ty.clone(), Entry { key, declaration });
@@ -192,11 +219,12 @@ mod tests {
             shared: None,
             suffix: "Output",
         };
-        let reached = scope.reached(&json!({"items": {"$ref": "#/$defs/Ticket"}}));
+        let memo = &mut Memo::default();
+        let reached = scope.reached(&json!({"items": {"$ref": "#/$defs/Ticket"}}), memo);
         assert_eq!(reached, ["Ticket", "User"]);
         let mut registry = Registry::default();
-        registry.name(scope, &reached);
-        registry.name(scope, &reached);
+        registry.name(scope, &reached, memo);
+        registry.name(scope, &reached, memo);
         assert_eq!(registry.all().count(), 2);
     }
 
@@ -210,6 +238,7 @@ mod tests {
             json!({"Page": {"type": "object", "properties": {"items": {"type": "array", "items": {"$ref": "#/$defs/Ticket"}}}},
             "Ticket": {"type": "object", "properties": {"title": {"type": "string"}}}}),
         );
+        let memo = &mut Memo::default();
         let mut registry = Registry::default();
         let out_scope = Scope {
             own: Some(&output),
@@ -222,8 +251,8 @@ mod tests {
             suffix: "Input",
         };
         let root = json!({"$ref": "#/$defs/Page"});
-        let out_names = registry.name(out_scope, &out_scope.reached(&root));
-        let in_names = registry.name(in_scope, &in_scope.reached(&root));
+        let out_names = registry.name(out_scope, &out_scope.reached(&root, memo), memo);
+        let in_names = registry.name(in_scope, &in_scope.reached(&root, memo), memo);
         assert_eq!(out_names["Page"], "Page");
         assert_eq!(in_names["Ticket"], "TicketInput");
         assert_eq!(in_names["Page"], "PageInput");
@@ -241,8 +270,13 @@ mod tests {
             shared: None,
             suffix: "Output",
         };
+        let memo = &mut Memo::default();
         let mut registry = Registry::default();
-        registry.name(scope, &scope.reached(&json!({"$ref": "#/$defs/Node"})));
+        registry.name(
+            scope,
+            &scope.reached(&json!({"$ref": "#/$defs/Node"}), memo),
+            memo,
+        );
         let other = defs(
             json!({"Node": {"type": "object", "properties": {"next": {"$ref": "#/$defs/Node"}}}}),
         );
@@ -251,7 +285,11 @@ mod tests {
             shared: None,
             suffix: "Output",
         };
-        let names = registry.name(scope, &scope.reached(&json!({"$ref": "#/$defs/Node"})));
+        let names = registry.name(
+            scope,
+            &scope.reached(&json!({"$ref": "#/$defs/Node"}), memo),
+            memo,
+        );
         assert_eq!(names["Node"], "NodeOutput");
         assert_eq!(
             registry.declaration("NodeOutput"),
