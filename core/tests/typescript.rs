@@ -2,7 +2,7 @@
 //! (recursion, enums, nullable values, shared definitions, quoted names, hostile text), and
 //! the declaration a `ToolDef` gives with and without one made at generation.
 
-use mcpgen_core::typescript::{Declarations, ToolSchemas, declaration_for};
+use mcpgen_core::typescript::{Declarations, ToolSchemas, declaration_for, declarations_for};
 use mcpgen_core::{Declaration, FullDefs, ToolDef};
 use serde_json::{Map, Value, json};
 
@@ -317,5 +317,26 @@ fn schemas_that_are_not_json_give_a_signature_all_the_same() {
     assert_eq!(
         declaration_for(&def),
         "/** Broken */\nbroken(args: unknown): Promise<unknown>;"
+    );
+}
+
+#[test]
+fn several_tools_together_declare_each_shared_type_once() {
+    const TICKET: &str = "interface Ticket {\n  id?: number;\n}";
+    const GET: Declaration = Declaration {
+        signature: "get_ticket(args: {}): Promise<Ticket>;",
+        types: &[TICKET],
+    };
+    const LIST: Declaration = Declaration {
+        signature: "list_tickets(args: {}): Promise<Ticket[]>;",
+        types: &[TICKET],
+    };
+    let get = ToolDef::new("get_ticket", "", "{}").declaration(&GET);
+    let list = ToolDef::new("list_tickets", "", "{}").declaration(&LIST);
+    let ping = ToolDef::new("ping", "Ping", r#"{"type":"object"}"#);
+    assert_eq!(
+        declarations_for(&[&get, &list, &ping]),
+        "interface Ticket {\n  id?: number;\n}\n\nget_ticket(args: {}): Promise<Ticket>;\n\n\
+         list_tickets(args: {}): Promise<Ticket[]>;\n\n/** Ping */\nping(args: {\n  [key: string]: unknown;\n}): Promise<unknown>;"
     );
 }

@@ -185,13 +185,36 @@ impl Declarations {
 /// converted now from the tool's full schemas (`#[mcp_tool]` tools, hand-written tables).
 /// Schemas that are not JSON give a signature with `unknown` where they were.
 pub fn declaration_for(def: &ToolDef) -> String {
-    match def.declaration {
-        Some(declaration) => declaration.text(),
-        None => convert(def),
-    }
+    let (types, signature) = parts(def);
+    join(types.iter().map(String::as_str), &signature)
 }
 
-fn convert(def: &ToolDef) -> String {
+/// The declarations of several tools standing together, as `describe_tools` answers for
+/// several names: the named types they reach, each once, then the signatures, in order.
+/// Types of different tools that share a name and differ (tools converted on the spot, each
+/// on its own) are both kept.
+pub fn declarations_for(defs: &[&ToolDef]) -> String {
+    let mut types: Vec<String> = Vec::new();
+    let mut seen = HashSet::new();
+    let mut signatures = Vec::new();
+    for def in defs {
+        let (reached, signature) = parts(def);
+        for declaration in reached {
+            if seen.insert(declaration.clone()) {
+                types.push(declaration);
+            }
+        }
+        signatures.push(signature);
+    }
+    join(types.iter().map(String::as_str), &signatures.join("\n\n"))
+}
+
+/// `def`'s named type declarations and signature: generation's, or converted now.
+fn parts(def: &ToolDef) -> (Vec<String>, String) {
+    if let Some(declaration) = def.declaration {
+        let types = declaration.types.iter().map(|t| (*t).to_owned()).collect();
+        return (types, declaration.signature.to_owned());
+    }
     let parse = |text: &str| serde_json::from_str::<Value>(text).unwrap_or(Value::Bool(true));
     let parse_defs = |text: &str| match serde_json::from_str::<Value>(text) {
         Ok(Value::Object(map)) => Some(map),
@@ -212,11 +235,15 @@ fn convert(def: &ToolDef) -> String {
         shared_output: shared_output.as_ref(),
     };
     let mut declarations = Declarations::new();
-    declarations
-        .add(&[tool])
-        .first()
-        .map(|d| declarations.standalone(d))
-        .unwrap_or_default()
+    let Some(tool) = declarations.add(&[tool]).pop() else {
+        return (Vec::new(), String::new());
+    };
+    let types = tool
+        .types
+        .iter()
+        .filter_map(|t| declarations.declaration(t).map(str::to_owned))
+        .collect();
+    (types, tool.signature)
 }
 
 /// `types`, then `signature`, a blank line between each.
