@@ -4,19 +4,22 @@
 //! - [`result`]: [`ToolResult`] and its [`Content`] blocks, what a tool call returns;
 //! - [`connection`]: [`McpConnection`], anything that calls tools, and [`call_typed`], what
 //!   generated typed client stubs call through;
-//! - [`error`]: [`CallError`], why a call through a connection failed.
+//! - [`error`]: [`CallError`], why a call through a connection failed;
+//! - [`typescript`]: TypeScript declarations of tools, from their schemas, for programs that
+//!   call them.
 #![deny(missing_docs)]
 
 pub mod connection;
 pub mod error;
 pub mod result;
 pub mod tool;
+pub mod typescript;
 
 pub use connection::{McpConnection, call_typed};
 pub use error::CallError;
 pub use result::{Content, ToolResult};
 pub use tool::{
-    Access, ArgBinding, BodyBinding, DESCRIBE_TOOLS, FullDefs, HttpBinding, Location,
+    Access, ArgBinding, BodyBinding, DESCRIBE_TOOLS, Declaration, FullDefs, HttpBinding, Location,
     PropertyEncoding, SUMMARISED_NOTE, SecurityScheme, SecuritySchemeKind, ToolAnnotations,
     ToolDef, def_refs, with_summarised_note,
 };

@@ -47,6 +47,22 @@ pub struct ToolDef {
     pub plugin: Option<&'static str>,
     /// How the tool calls its REST API, for OpenAPI-derived tools.
     pub http: Option<HttpBinding>,
+    /// The tool's TypeScript declaration, made at generation from its full schemas; `None`
+    /// for tools whose declaration is made when asked for (`#[mcp_tool]` tools).
+    /// [`crate::typescript::declaration_for`] gives it either way.
+    pub declaration: Option<&'static Declaration>,
+}
+
+/// A tool's TypeScript declaration, as generation keeps it: the method signature and the
+/// named types it reaches. A type many tools reach is one `const` of the generated crate that
+/// each tool's `types` names, so it is held once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Declaration {
+    /// The method signature with its doc comment, e.g.
+    /// `list_tickets(args: { key: string }): Promise<TicketPage>;`.
+    pub signature: &'static str,
+    /// The declarations (`interface` or `type`) of the named types the signature reaches.
+    pub types: &'static [&'static str],
 }
 
 /// The definitions the full schemas of a crate's tools share, each converted once: a full
@@ -252,6 +268,7 @@ impl ToolDef {
             required_scope: None,
             plugin: None,
             http: None,
+            declaration: None,
         }
     }
 
@@ -335,6 +352,12 @@ impl ToolDef {
     /// Sets how the tool calls its REST API.
     pub const fn http(mut self, http: HttpBinding) -> Self {
         self.http = Some(http);
+        self
+    }
+
+    /// Sets the TypeScript declaration.
+    pub const fn declaration(mut self, declaration: &'static Declaration) -> Self {
+        self.declaration = Some(declaration);
         self
     }
 }

@@ -378,6 +378,7 @@ pub fn tool_def<A: schemars1::JsonSchema>(meta: ToolMeta, output: OutputShape) -
         required_scope: meta.scope,
         plugin: None,
         http: None,
+        declaration: None,
     }
 }
 

@@ -56,14 +56,14 @@ pub mod trace;
 pub mod upstream;
 mod wire;
 
-pub use mcpgen_core::{BoxFuture, connection, json_kind, result, tool};
+pub use mcpgen_core::{BoxFuture, connection, json_kind, result, tool, typescript};
 
 pub use app::{AppTool, AppToolSet, ToolContext};
 pub use completion::{Completer, Completion, CompletionRequest};
 pub use guard_report::{GuardRefusal, GuardReport};
 pub use local::LocalConnection;
 pub use mcpgen_core::{
-    Access, ArgBinding, BodyBinding, DESCRIBE_TOOLS, FullDefs, HttpBinding, Location,
+    Access, ArgBinding, BodyBinding, DESCRIBE_TOOLS, Declaration, FullDefs, HttpBinding, Location,
     PropertyEncoding, SUMMARISED_NOTE, SecurityScheme, SecuritySchemeKind, ToolAnnotations,
     ToolDef, def_refs, with_summarised_note,
 };

@@ -107,6 +107,7 @@ const fn tool(http: HttpBinding) -> ToolDef {
         required_scope: None,
         plugin: None,
         http: Some(http),
+        declaration: None,
     }
 }
 
@@ -921,6 +922,7 @@ fn on_server(tool: ToolDef, server_url: String) -> ToolDef {
             server_url: Some(String::leak(server_url)),
             ..http
         }),
+        declaration: None,
         ..tool
     }
 }

@@ -3,6 +3,7 @@
 //! are `quote!` tokens formatted by prettyplease; the other files come from templates.
 
 mod client;
+mod declarations;
 pub(crate) mod files;
 pub mod mcpb;
 mod render;
@@ -90,11 +91,12 @@ pub fn emit(server: &ir::Server, options: &EmitOptions) -> Result<Emitted, Error
         Box::new(move || Part::Input(build_types("input", inputs))),
         Box::new(move || {
             crate::progress::step(|| "writing code".to_owned());
+            let declarations = declarations::build(server, header_ref);
             let mut table = render::ItemWriter::new(header_ref, "The tool table.");
-            let table = tools::items(server)
+            let table = tools::items(server, &declarations)
                 .try_for_each(|item| table.item(item))
                 .map(|()| table.finish());
-            Part::Table(table)
+            Part::Table(table.map(|table| (table, declarations.file)))
         }),
         Box::new(move || Part::Output(build_types("output", outputs))),
         Box::new(move || Part::Other(other_files(server, options, templates_ref, header_ref))),
@@ -117,7 +119,9 @@ pub fn emit(server: &ir::Server, options: &EmitOptions) -> Result<Emitted, Error
     let tool_types = tool_types(server, &input, &output);
     let mut files = BTreeMap::new();
     files.insert("src/types.rs".to_owned(), types_file);
-    files.insert("src/tools.rs".to_owned(), table.ok_or_else(lost)??);
+    let (table, declarations) = table.ok_or_else(lost)??;
+    files.insert("src/tools.rs".to_owned(), table);
+    files.insert("tools.d.ts".to_owned(), declarations);
     files.insert(
         "src/client.rs".to_owned(),
         render(
@@ -142,8 +146,8 @@ enum Part {
     Input((typify::TypeModule, Vec<Warning>)),
     /// The `output` module of `types.rs`, with its warnings.
     Output((typify::TypeModule, Vec<Warning>)),
-    /// `src/tools.rs`.
-    Table(Result<String, Error>),
+    /// `src/tools.rs` and `tools.d.ts`.
+    Table(Result<(String, String), Error>),
     /// The files of [`other_files`].
     Other(Result<OtherFiles, Error>),
 }

@@ -4,6 +4,7 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
+use super::declarations;
 use crate::ir;
 
 /// The name of a tool's `ToolDef` constant.
@@ -124,7 +125,7 @@ fn annotations(a: ir::Annotations) -> TokenStream {
 
 /// A tool's `ToolDef`: `ToolDef::new(name, description, input schema)` and a setter for each
 /// field that differs from the default. Schemas are pretty-printed raw strings.
-fn tool_def(tool: &ir::Tool) -> TokenStream {
+fn tool_def(tool: &ir::Tool, declaration: TokenStream) -> TokenStream {
     let name = &tool.name;
     let description = &tool.description;
     let input = raw_str(&pretty_json(&tool.input_schema));
@@ -177,6 +178,7 @@ fn tool_def(tool: &ir::Tool) -> TokenStream {
     }
     let http = http_binding(&tool.http);
     tokens.extend(quote!(.http(#http)));
+    tokens.extend(declaration);
     tokens
 }
 
@@ -213,7 +215,7 @@ fn full_defs_item(server: &ir::Server) -> TokenStream {
 
 /// A raw string literal (`r#"..."#`) holding `text`, with enough `#`s that nothing in `text` can
 /// end it. Used for JSON schemas, which read better unescaped.
-fn raw_str(text: &str) -> TokenStream {
+pub(crate) fn raw_str(text: &str) -> TokenStream {
     let mut hashes = 1;
     while text.contains(&format!("\"{}", "#".repeat(hashes))) {
         hashes += 1;
@@ -246,8 +248,12 @@ fn security_scheme(s: &ir::SecurityScheme) -> TokenStream {
 }
 
 /// The items of `src/tools.rs`, one token stream each, in file order: made one at a time, as
-/// the writer asks for them (a large API's table runs to hundreds of megabytes).
-pub(crate) fn items(server: &ir::Server) -> impl Iterator<Item = TokenStream> + '_ {
+/// the writer asks for them (a large API's table runs to hundreds of megabytes). The tools'
+/// TypeScript declarations come from `declarations`.
+pub(crate) fn items<'a>(
+    server: &'a ir::Server,
+    declarations: &'a declarations::Built,
+) -> impl Iterator<Item = TokenStream> + 'a {
     let name = &server.name;
     let version = &server.version;
     let title = &server.title;
@@ -284,9 +290,9 @@ pub(crate) fn items(server: &ir::Server) -> impl Iterator<Item = TokenStream> + 
             pub static SECURITY_SCHEMES: &[::mcpgen::SecurityScheme] = &[#(#schemes),*];
         },
     ];
-    let consts = server.tools.iter().map(|t| {
+    let consts = server.tools.iter().enumerate().map(|(i, t)| {
         let ident = const_ident(t);
-        let def = tool_def(t);
+        let def = tool_def(t, declarations.setter(i));
         let doc = format!(
             " The `{}` tool ({} {}).",
             t.name, t.http.method, t.http.path
@@ -318,7 +324,9 @@ pub(crate) fn items(server: &ir::Server) -> impl Iterator<Item = TokenStream> + 
             quote! { .with_rate_limits(RATE_LIMITS) },
         )
     };
+    let types = declarations.types_item();
     let tail = [
+        (!types.is_empty()).then_some(types),
         (!full_defs.is_empty()).then_some(full_defs),
         Some(quote! {
             /// Every tool, in allowlist order.

@@ -130,6 +130,29 @@ pub const EVENTS31_LIST_EVENTS_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new(
                 ],
             )
             .security(&["bearerAuth"]),
+    )
+    .declaration(
+        &::mcpgen::Declaration {
+            signature: r#"/**
+ * List events
+ * List recorded events, newest first
+ */
+events31_list_events(args: {
+  /** Only events of these kinds */
+  kind?: EventKind[];
+  /**
+   * Only events at or after this instant
+   * Format: date-time; example: "2025-03-01T00:00:00Z".
+   */
+  since?: string | null;
+  /** Greater than: 0; maximum: 1000; default: 100. */
+  limit?: number;
+}): Promise<{
+  events?: unknown[] | null;
+  cursor?: string | null;
+}>;"#,
+            types: &[typescript::EVENT_KIND],
+        },
     );
 
 /// The `events31_get_event` tool (GET /events/{id}).
@@ -186,6 +209,21 @@ pub const EVENTS31_GET_EVENT_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new(
                 &[::mcpgen::ArgBinding::new("id", ::mcpgen::Location::Path).required()],
             )
             .security(&["bearerAuth"]),
+    )
+    .declaration(
+        &::mcpgen::Declaration {
+            signature: r#"/** Get one event by id */
+events31_get_event(args: {
+  /**
+   * Event id
+   * Format: uuid.
+   */
+  id: string;
+}): Promise<{
+  [key: string]: unknown;
+} | null>;"#,
+            types: &[],
+        },
     );
 
 /// The `events31_create_event` tool (POST /events).
@@ -446,6 +484,29 @@ pub const EVENTS31_CREATE_EVENT_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new
             .body(::mcpgen::BodyBinding::new("application/json").required())
             .security(&["bearerAuth"])
             .server_url("https://eu.ingest.events.example.com/api"),
+    )
+    .declaration(
+        &::mcpgen::Declaration {
+            signature: r#"/**
+ * Record event
+ * Record a click, purchase or page-view event
+ */
+events31_create_event(args: {
+  body: Event;
+}): Promise<{
+  [key: string]: unknown;
+} | null>;"#,
+            types: &[
+                typescript::EVENT,
+                typescript::CLICK_EVENT,
+                typescript::EVENT_BASE,
+                typescript::EVENT_KIND,
+                typescript::PURCHASE_EVENT,
+                typescript::MONEY,
+                typescript::CURRENCY,
+                typescript::PAGE_VIEW_EVENT,
+            ],
+        },
     );
 
 /// The `events31_annotate_event` tool (PATCH /events/{id}).
@@ -540,6 +601,34 @@ pub const EVENTS31_ANNOTATE_EVENT_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::n
             )
             .body(::mcpgen::BodyBinding::new("application/json").required())
             .security(&["bearerAuth"]),
+    )
+    .declaration(
+        &::mcpgen::Declaration {
+            signature: r#"/**
+ * Label an event
+ * Set the label and tags of an event
+ */
+events31_annotate_event(args: {
+  /**
+   * Event id
+   * Format: uuid.
+   */
+  id: string;
+  body: {
+    /**
+     * Id of the label set (distinct from the event id in the path)
+     * Example: "ls-campaign-2025".
+     */
+    id: string;
+    /** Min length: 1; max length: 80. */
+    label: string;
+    tags?: string[];
+  };
+}): Promise<{
+  [key: string]: unknown;
+} | null>;"#,
+            types: &[],
+        },
     );
 
 /// The `events31_list_categories` tool (GET /categories).
@@ -633,6 +722,19 @@ pub const EVENTS31_LIST_CATEGORIES_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::
         ::mcpgen::HttpBinding::new("GET", "/categories", "listCategories")
             .args(&[::mcpgen::ArgBinding::new("depth", ::mcpgen::Location::Query)])
             .security(&["bearerAuth"]),
+    )
+    .declaration(
+        &::mcpgen::Declaration {
+            signature: r#"/**
+ * Category tree
+ * Get the product category tree
+ */
+events31_list_categories(args: {
+  /** Minimum: 1; maximum: 10. */
+  depth?: number;
+}): Promise<unknown[] | null>;"#,
+            types: &[],
+        },
     );
 
 /// The `events31_get_session` tool (GET /sessions/{sessionId}).
@@ -799,6 +901,32 @@ pub const EVENTS31_GET_SESSION_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new(
                 ],
             )
             .security(&["bearerAuth"]),
+    )
+    .declaration(
+        &::mcpgen::Declaration {
+            signature: r#"/**
+ * Get a session
+ * Get a visitor session
+ */
+events31_get_session(args: {
+  /** Format: uuid. */
+  sessionId: string;
+}): Promise<{
+  /** Format: uuid. */
+  id?: string | null;
+  /** Format: date-time. */
+  startedAt?: string | null;
+  /** Format: date-time. */
+  endedAt?: string | null;
+  location?: unknown[] | null;
+  device?: {
+    [key: string]: unknown;
+  } | null;
+  eventCount?: number | null;
+  source?: unknown;
+}>;"#,
+            types: &[],
+        },
     );
 
 /// The `events31_subscribe` tool (POST /subscriptions).
@@ -960,6 +1088,37 @@ pub const EVENTS31_SUBSCRIBE_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new(
             )
             .body(::mcpgen::BodyBinding::new("application/json").required())
             .security(&["bearerAuth"]),
+    )
+    .declaration(
+        &::mcpgen::Declaration {
+            signature: r#"/**
+ * Subscribe to events
+ * Register a callback URL for event delivery
+ */
+events31_subscribe(args: {
+  /** Format: uri; example: "https://hooks.example.org/events". */
+  callbackUrl: string;
+  /** Min items: 1. */
+  kinds: EventKind[];
+  /**
+   * Shared secret used to sign deliveries; never returned
+   * Min length: 16.
+   */
+  secret?: string;
+  /** Default: true. */
+  active?: boolean;
+}): Promise<{
+  id?: string | null;
+  /** Format: uri. */
+  callbackUrl?: string | null;
+  kinds?: unknown[] | null;
+  /** Default: true. */
+  active?: boolean | null;
+  /** Format: date-time. */
+  createdAt?: string | null;
+}>;"#,
+            types: &[typescript::EVENT_KIND],
+        },
     );
 
 /// The `get_analytics_reports_aggregated_by_customer_segment_an_9b31ecef` tool (GET /reports/segments/channels).
@@ -1093,7 +1252,84 @@ pub const GET_ANALYTICS_REPORTS_AGGREGATED_BY_CUSTOMER_SEGMENT_AN_9B31ECEF_TOOL:
                 ],
             )
             .security(&["bearerAuth"]),
+    )
+    .declaration(
+        &::mcpgen::Declaration {
+            signature: r#"/**
+ * Segment × channel report
+ * Revenue and conversion by customer segment and marketing channel
+ */
+get_analytics_reports_aggregated_by_customer_segment_an_9b31ecef(args: {
+  /** Format: date. */
+  from: string;
+  /** Format: date. */
+  to: string;
+  currency?: Currency;
+}): Promise<{
+  rows?: unknown[] | null;
+}>;"#,
+            types: &[typescript::CURRENCY],
+        },
     );
+
+/// The TypeScript declarations of the named types the tools' declarations reach,
+/// each held once (`tools.d.ts` shows them all).
+pub mod typescript {
+    /// The type `EventKind`.
+    pub const EVENT_KIND: &str = r#"type EventKind = "click" | "purchase" | "page_view";"#;
+    /// The type `Event`.
+    pub const EVENT: &str = r#"type Event = ClickEvent | PurchaseEvent | PageViewEvent;"#;
+    /// The type `ClickEvent`.
+    pub const CLICK_EVENT: &str = r##"type ClickEvent = EventBase & {
+  kind: "click";
+  /**
+   * CSS selector of the clicked element
+   * Example: "#buy-button".
+   */
+  element: string;
+  /**
+   * Viewport x and y in pixels
+   * Min items: 2.
+   */
+  position?: [number, number];
+};"##;
+    /// The type `EventBase`.
+    pub const EVENT_BASE: &str = r#"interface EventBase {
+  kind: EventKind;
+  /** Format: uuid. */
+  sessionId: string;
+  /**
+   * Defaults to the time of receipt
+   * Format: date-time.
+   */
+  occurredAt?: string;
+}"#;
+    /// The type `PurchaseEvent`.
+    pub const PURCHASE_EVENT: &str = r#"type PurchaseEvent = EventBase & {
+  kind: "purchase";
+  orderId: string;
+  amount: Money;
+  coupon?: string | null;
+};"#;
+    /// The type `Money`.
+    pub const MONEY: &str = r#"interface Money {
+  /** Minimum: 0; example: 19.99. */
+  value: number;
+  currency: Currency;
+}"#;
+    /// The type `Currency`.
+    pub const CURRENCY: &str = r#"/** Pattern: ^[A-Z]{3}$; example: "EUR". */
+type Currency = string;"#;
+    /// The type `PageViewEvent`.
+    pub const PAGE_VIEW_EVENT: &str = r#"type PageViewEvent = EventBase & {
+  kind: "page_view";
+  /** Format: uri. */
+  url: string;
+  referrer?: string | null;
+  /** Minimum: 0. */
+  durationMs?: number | null;
+};"#;
+}
 
 /// Every tool, in allowlist order.
 pub static TOOLS: &[::mcpgen::ToolDef; 8usize] = &[

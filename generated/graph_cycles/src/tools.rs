@@ -205,6 +205,18 @@ pub const GRAPH_CYCLES_LIST_PEOPLE_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::
                 ],
             )
             .security(&["apiKey"]),
+    )
+    .declaration(
+        &::mcpgen::Declaration {
+            signature: r#"/** Search people with a nested filter */
+graph_cycles_list_people(args: {
+  /** Person filter, JSON-encoded; filters nest through and / or / not */
+  where?: PersonFilter;
+  /** Minimum: 1; maximum: 100; default: 25. */
+  limit?: number;
+}): Promise<unknown[] | null>;"#,
+            types: &[typescript::PERSON_FILTER],
+        },
     );
 
 /// The `graph_cycles_get_person` tool (GET /people/{personId}).
@@ -331,6 +343,26 @@ pub const GRAPH_CYCLES_GET_PERSON_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::n
                 ],
             )
             .security(&["apiKey"]),
+    )
+    .declaration(
+        &::mcpgen::Declaration {
+            signature: r#"/** Get a person with employer and manager */
+graph_cycles_get_person(args: {
+  /** Pattern: ^p_[a-z0-9]+$. */
+  personId: string;
+}): Promise<{
+  id?: string | null;
+  name?: string | null;
+  employer?: {
+    [key: string]: unknown;
+  } | null;
+  manager?: {
+    [key: string]: unknown;
+  } | null;
+  reports?: unknown[] | null;
+}>;"#,
+            types: &[],
+        },
     );
 
 /// The `graph_cycles_get_organization` tool (GET /organizations/{orgId}).
@@ -463,6 +495,28 @@ pub const GRAPH_CYCLES_GET_ORGANIZATION_TOOL: ::mcpgen::ToolDef = ::mcpgen::Tool
                 ],
             )
             .security(&["apiKey"]),
+    )
+    .declaration(
+        &::mcpgen::Declaration {
+            signature: r#"/** Get an organization with owner and members */
+graph_cycles_get_organization(args: {
+  orgId: string;
+}): Promise<{
+  id?: string | null;
+  name?: string | null;
+  owner?: {
+    [key: string]: unknown;
+  } | null;
+  members?: unknown[] | null;
+  parent?: {
+    [key: string]: unknown;
+  } | null;
+  address?: {
+    [key: string]: unknown;
+  } | null;
+}>;"#,
+            types: &[],
+        },
     );
 
 /// The `graph_cycles_create_project` tool (POST /projects).
@@ -843,6 +897,32 @@ pub const GRAPH_CYCLES_CREATE_PROJECT_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDe
             )
             .body(::mcpgen::BodyBinding::new("application/json").required())
             .security(&["apiKey"]),
+    )
+    .declaration(
+        &::mcpgen::Declaration {
+            signature: r#"/** Create a project with its initial tasks */
+graph_cycles_create_project(args: {
+  name: string;
+  owner?: Person;
+  tasks?: Task[];
+}): Promise<{
+  id?: string | null;
+  name?: string | null;
+  owner?: {
+    [key: string]: unknown;
+  } | null;
+  tasks?: unknown[] | null;
+}>;"#,
+            types: &[
+                typescript::PERSON,
+                typescript::ORGANIZATION,
+                typescript::ADDRESS,
+                typescript::TASK,
+                typescript::PROJECT,
+                typescript::COMMENT,
+                typescript::COMMENT_BASE,
+            ],
+        },
     );
 
 /// The `graph_cycles_list_tasks` tool (GET /projects/{projectId}/tasks).
@@ -973,6 +1053,17 @@ pub const GRAPH_CYCLES_LIST_TASKS_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::n
                 ],
             )
             .security(&["apiKey"]),
+    )
+    .declaration(
+        &::mcpgen::Declaration {
+            signature: r#"/** List a project's tasks with subtasks */
+graph_cycles_list_tasks(args: {
+  projectId: string;
+  /** Task filter (deepObject); may nest through any */
+  filter?: TaskFilter;
+}): Promise<unknown[] | null>;"#,
+            types: &[typescript::TASK_FILTER],
+        },
     );
 
 /// The `graph_cycles_create_task` tool (POST /projects/{projectId}/tasks).
@@ -1372,7 +1463,123 @@ pub const GRAPH_CYCLES_CREATE_TASK_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::
             )
             .body(::mcpgen::BodyBinding::new("application/json").required())
             .security(&["apiKey"]),
+    )
+    .declaration(
+        &::mcpgen::Declaration {
+            signature: r#"/**
+ * Add a task (with subtasks) to a project
+ * Add a task with subtasks to a project
+ */
+graph_cycles_create_task(args: {
+  projectId: string;
+  title: string;
+  /** Default: "todo". */
+  status?: "todo" | "doing" | "done";
+  project?: Project;
+  /** Id of the parent task, null for a top-level task */
+  parent?: string | null;
+  subtasks?: Task[];
+  blockedBy?: Task[];
+  assignee?: Person;
+  comments?: Comment[];
+}): Promise<{
+  id?: string | null;
+  title?: string | null;
+  /** Default: "todo". */
+  status?: string | null;
+  project?: {
+    [key: string]: unknown;
+  } | null;
+  parent?: string | null;
+  subtasks?: unknown[] | null;
+  blockedBy?: unknown[] | null;
+  assignee?: {
+    [key: string]: unknown;
+  } | null;
+  comments?: unknown[] | null;
+}>;"#,
+            types: &[
+                typescript::PROJECT,
+                typescript::PERSON,
+                typescript::ORGANIZATION,
+                typescript::ADDRESS,
+                typescript::TASK,
+                typescript::COMMENT,
+                typescript::COMMENT_BASE,
+            ],
+        },
     );
+
+/// The TypeScript declarations of the named types the tools' declarations reach,
+/// each held once (`tools.d.ts` shows them all).
+pub mod typescript {
+    /// The type `PersonFilter`.
+    pub const PERSON_FILTER: &str = r#"interface PersonFilter {
+  name?: string;
+  employerName?: string;
+  and?: PersonFilter[];
+  or?: PersonFilter[];
+  not?: PersonFilter;
+}"#;
+    /// The type `Person`.
+    pub const PERSON: &str = r#"interface Person {
+  name: string;
+  employer?: Organization;
+  /** The person's manager, null for the top of the hierarchy */
+  manager?: Person | null;
+  reports?: Person[];
+}"#;
+    /// The type `Organization`.
+    pub const ORGANIZATION: &str = r#"interface Organization {
+  name: string;
+  owner: Person;
+  members?: Person[];
+  parent?: Organization;
+  address?: Address;
+}"#;
+    /// The type `Address`.
+    pub const ADDRESS: &str = r#"interface Address {
+  street?: string;
+  city?: string;
+  /** Min length: 2; max length: 2. */
+  country?: string;
+}"#;
+    /// The type `Task`.
+    pub const TASK: &str = r#"interface Task {
+  title: string;
+  /** Default: "todo". */
+  status?: "todo" | "doing" | "done";
+  project?: Project;
+  /** Id of the parent task, null for a top-level task */
+  parent?: string | null;
+  subtasks?: Task[];
+  blockedBy?: Task[];
+  assignee?: Person;
+  comments?: Comment[];
+}"#;
+    /// The type `Project`.
+    pub const PROJECT: &str = r#"interface Project {
+  name: string;
+  owner?: Person;
+  tasks?: Task[];
+}"#;
+    /// The type `Comment`.
+    pub const COMMENT: &str = r#"/** A comment and its replies (self-referential through allOf) */
+type Comment = CommentBase & {
+  replies?: Comment[];
+};"#;
+    /// The type `CommentBase`.
+    pub const COMMENT_BASE: &str = r#"interface CommentBase {
+  text: string;
+  author?: Person;
+}"#;
+    /// The type `TaskFilter`.
+    pub const TASK_FILTER: &str = r#"interface TaskFilter {
+  status?: "todo" | "doing" | "done";
+  assignee?: string;
+  any?: TaskFilter[];
+}"#;
+}
 
 /// The definitions the tools' full schemas share (`#/$defs/NAME`), each held once.
 pub static FULL_DEFS: ::mcpgen::FullDefs = ::mcpgen::FullDefs {

@@ -230,6 +230,35 @@ pub const LIBRARY2_LIST_BOOKS_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new(
                 ],
             )
             .security(&["LibraryKey"]),
+    )
+    .declaration(
+        &::mcpgen::Declaration {
+            signature: r#"/** Search the catalogue by genre, availability and publication date */
+library2_list_books(args: {
+  /** Genres to include; repeat the parameter for several (genre=fantasy&genre=crime) */
+  genre?: ("fantasy" | "crime" | "science" | "history" | "poetry" | "children")[];
+  /** Comma-separated list of fields to return */
+  fields?: string[];
+  /** Only books in this state */
+  availability?: "available" | "on_loan" | "reserved" | "lost";
+  /**
+   * Only books published on or after this date
+   * Format: date.
+   */
+  published_after?: string;
+  /**
+   * Items per page
+   * Minimum: 1; maximum: 200; default: 50.
+   */
+  page_size?: number;
+  /** Opaque token from the previous page's next_page_token */
+  page_token?: string;
+}): Promise<{
+  items?: unknown[] | null;
+  next_page_token?: string | null;
+}>;"#,
+            types: &[],
+        },
     );
 
 /// The `library2_get_book` tool (GET /books/{bookId}).
@@ -448,6 +477,34 @@ pub const LIBRARY2_GET_BOOK_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new(
                 ],
             )
             .security(&["LibraryKey"]),
+    )
+    .declaration(
+        &::mcpgen::Declaration {
+            signature: r#"/** Get one book by catalogue number */
+library2_get_book(args: {
+  /**
+   * Catalogue number of the book
+   * Format: int64; minimum: 1.
+   */
+  bookId: number;
+}): Promise<{
+  /** Format: int64. */
+  id?: number | null;
+  isbn?: string | null;
+  title?: string | null;
+  subtitle?: string | null;
+  authors?: unknown[] | null;
+  genre?: string | null;
+  /** Format: date. */
+  published?: string | null;
+  pages?: number | null;
+  availability?: string | null;
+  cover?: {
+    [key: string]: unknown;
+  } | null;
+}>;"#,
+            types: &[],
+        },
     );
 
 /// The `library2_add_book` tool (POST /books).
@@ -779,6 +836,45 @@ pub const LIBRARY2_ADD_BOOK_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new(
             )
             .body(::mcpgen::BodyBinding::new("application/json").required())
             .security(&["StaffLogin"]),
+    )
+    .declaration(
+        &::mcpgen::Declaration {
+            signature: r#"/**
+ * Add book
+ * Add a book to the catalogue
+ */
+library2_add_book(args: {
+  /** Pattern: ^(97[89])?[0-9]{9}[0-9X]$; example: "9780547773742". */
+  isbn: string;
+  /** Min length: 1; example: "A Wizard of Earthsea". */
+  title: string;
+  subtitle?: string | null;
+  /** Min items: 1. */
+  authors: Author[];
+  genre?: Genre;
+  /** Format: date; example: "1968-11-01". */
+  published?: string;
+  /** Minimum: 1. */
+  pages?: number;
+  cover?: CoverImage;
+}): Promise<{
+  /** Format: int64. */
+  id?: number | null;
+  isbn?: string | null;
+  title?: string | null;
+  subtitle?: string | null;
+  authors?: unknown[] | null;
+  genre?: string | null;
+  /** Format: date. */
+  published?: string | null;
+  pages?: number | null;
+  availability?: string | null;
+  cover?: {
+    [key: string]: unknown;
+  } | null;
+}>;"#,
+            types: &[typescript::AUTHOR, typescript::GENRE, typescript::COVER_IMAGE],
+        },
     );
 
 /// The `library2_upload_cover` tool (POST /books/{bookId}/cover).
@@ -887,6 +983,36 @@ pub const LIBRARY2_UPLOAD_COVER_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new
             )
             .body(::mcpgen::BodyBinding::new("multipart/form-data").required())
             .security(&["LibraryKey"]),
+    )
+    .declaration(
+        &::mcpgen::Declaration {
+            signature: r#"/** Upload a cover image for a book */
+library2_upload_cover(args: {
+  /**
+   * Catalogue number of the book
+   * Format: int64; minimum: 1.
+   */
+  bookId: number;
+  /**
+   * JPEG or PNG, at most 5 MB
+   * Format: binary.
+   */
+  image: string;
+  /**
+   * Alt text for the cover
+   * Max length: 200.
+   */
+  caption?: string;
+  /**
+   * Replace an existing cover
+   * Default: true.
+   */
+  replace?: boolean;
+}): Promise<{
+  [key: string]: unknown;
+} | null>;"#,
+            types: &[],
+        },
     );
 
 /// The `library2_remove_book` tool (DELETE /books/{bookId}).
@@ -939,6 +1065,21 @@ pub const LIBRARY2_REMOVE_BOOK_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new(
                 ],
             )
             .security(&["LibraryKey", "StaffLogin"]),
+    )
+    .declaration(
+        &::mcpgen::Declaration {
+            signature: r#"/** Remove a book from the catalogue */
+library2_remove_book(args: {
+  /**
+   * Catalogue number of the book
+   * Format: int64; minimum: 1.
+   */
+  bookId: number;
+  /** Why the book is withdrawn */
+  "X-Withdrawal-Reason"?: "damaged" | "lost" | "outdated" | "duplicate";
+}): Promise<unknown>;"#,
+            types: &[],
+        },
     );
 
 /// The `library2_create_loan` tool (POST /loans).
@@ -1076,7 +1217,64 @@ pub const LIBRARY2_CREATE_LOAN_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new(
             )
             .body(::mcpgen::BodyBinding::new("application/json").required())
             .security(&["LibraryKey"]),
+    )
+    .declaration(
+        &::mcpgen::Declaration {
+            signature: r#"/** Lend a book to a member */
+library2_create_loan(args: {
+  /** Format: int64; minimum: 1. */
+  bookId: number;
+  /** Pattern: ^M[0-9]{6}$. */
+  memberId: string;
+  /**
+   * Loan period in days
+   * Minimum: 1; maximum: 42; default: 21.
+   */
+  days?: number;
+}): Promise<{
+  /** Format: uuid. */
+  id?: string | null;
+  book?: {
+    [key: string]: unknown;
+  } | null;
+  member?: {
+    [key: string]: unknown;
+  } | null;
+  /** Format: date-time. */
+  lent?: string | null;
+  /** Format: date. */
+  due?: string | null;
+  /** Format: date-time. */
+  returned?: string | null;
+}>;"#,
+            types: &[],
+        },
     );
+
+/// The TypeScript declarations of the named types the tools' declarations reach,
+/// each held once (`tools.d.ts` shows them all).
+pub mod typescript {
+    /// The type `Author`.
+    pub const AUTHOR: &str = r#"interface Author {
+  /** Example: "Ursula K. Le Guin". */
+  name: string;
+  /**
+   * Year of birth if known
+   * Format: int32.
+   */
+  born?: number | null;
+}"#;
+    /// The type `Genre`.
+    pub const GENRE: &str = r#"type Genre = "fantasy" | "crime" | "science" | "history" | "poetry" | "children";"#;
+    /// The type `CoverImage`.
+    pub const COVER_IMAGE: &str = r#"type CoverImage = {
+  /** Format: uri. */
+  url?: string;
+  caption?: string;
+  width?: number;
+  height?: number;
+} | null;"#;
+}
 
 /// Every tool, in allowlist order.
 pub static TOOLS: &[::mcpgen::ToolDef; 6usize] = &[

@@ -311,6 +311,54 @@ pub const SYNAPLAN_SEND_MESSAGE_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new
             )
             .body(::mcpgen::BodyBinding::new("application/json").required())
             .security(&["ApiKeyAuth"]),
+    )
+    .declaration(
+        &::mcpgen::Declaration {
+            signature: r#"/**
+ * Send message
+ * Send a message and get AI response
+ */
+synaplan_send_message(args: {
+  /**
+   * The user's message text
+   * Min length: 1; max length: 32000.
+   */
+  message: string;
+  /**
+   * Chat to continue; omit to start a new chat
+   * Format: int64; minimum: 1.
+   */
+  chatId?: number;
+  model?: ModelNameInput;
+  /**
+   * Stream the answer as server-sent events instead of one JSON response
+   * Default: false.
+   */
+  stream?: boolean;
+}): Promise<{
+  /**
+   * Message id
+   * Format: int64; example: 9001.
+   */
+  id?: number | null;
+  /**
+   * Chat the message belongs to
+   * Format: int64; example: 42.
+   */
+  chatId?: number | null;
+  /** The assistant's reply */
+  text?: string | null;
+  model?: ModelName | null;
+  /** Format: date-time; example: "2025-01-15T10:30:00Z". */
+  createdAt?: string | null;
+  usage?: Usage | null;
+}>;"#,
+            types: &[
+                typescript::MODEL_NAME_INPUT,
+                typescript::MODEL_NAME,
+                typescript::USAGE,
+            ],
+        },
     );
 
 /// The `synaplan_list_chats` tool (GET /api/v1/chats).
@@ -491,6 +539,34 @@ pub const SYNAPLAN_LIST_CHATS_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new(
                 ],
             )
             .security(&["ApiKeyAuth"]),
+    )
+    .declaration(
+        &::mcpgen::Declaration {
+            signature: r#"/**
+ * List chats
+ * List the user's chats, newest first
+ */
+synaplan_list_chats(args: {
+  /**
+   * Maximum number of items to return
+   * Minimum: 1; maximum: 100; default: 20.
+   */
+  limit?: number;
+  /**
+   * Number of items to skip
+   * Minimum: 0; default: 0.
+   */
+  offset?: number;
+}): Promise<{
+  chats?: Chat[] | null;
+  /**
+   * Total number of chats of the user
+   * Example: 57.
+   */
+  total?: number | null;
+}>;"#,
+            types: &[typescript::CHAT],
+        },
     );
 
 /// The `synaplan_list_prompts` tool (GET /api/v1/prompts).
@@ -647,6 +723,24 @@ pub const SYNAPLAN_LIST_PROMPTS_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new
         ::mcpgen::HttpBinding::new("GET", "/api/v1/prompts", "get_api_prompts_list")
             .args(&[::mcpgen::ArgBinding::new("language", ::mcpgen::Location::Query)])
             .security(&["ApiKeyAuth"]),
+    )
+    .declaration(
+        &::mcpgen::Declaration {
+            signature: r#"/**
+ * List prompts
+ * List available task prompts, optionally filtered by language
+ */
+synaplan_list_prompts(args: {
+  /**
+   * Two-letter language code to filter by
+   * Pattern: ^[a-z]{2}$; example: "en".
+   */
+  language?: string;
+}): Promise<{
+  prompts?: Prompt[] | null;
+}>;"#,
+            types: &[typescript::PROMPT],
+        },
     );
 
 /// The `synaplan_search_documents` tool (POST /api/v1/rag/search).
@@ -816,6 +910,39 @@ pub const SYNAPLAN_SEARCH_DOCUMENTS_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef:
             )
             .body(::mcpgen::BodyBinding::new("application/json").required())
             .security(&["ApiKeyAuth"]),
+    )
+    .declaration(
+        &::mcpgen::Declaration {
+            signature: r#"/**
+ * Search documents
+ * Semantic search over uploaded documents (RAG)
+ */
+synaplan_search_documents(args: {
+  /**
+   * Natural-language search query
+   * Min length: 1; max length: 2000; example: "termination clause notice period".
+   */
+  query: string;
+  /**
+   * Maximum number of results
+   * Minimum: 1; maximum: 50; default: 10.
+   */
+  limit?: number;
+  /**
+   * Minimum cosine similarity of a result
+   * Format: float; minimum: 0; maximum: 1; default: 0.3.
+   */
+  min_score?: number;
+  /**
+   * Restrict the search to files uploaded with this group key; null searches all files
+   * Example: "contracts".
+   */
+  group_key?: string | null;
+}): Promise<{
+  results?: SearchResult[] | null;
+}>;"#,
+            types: &[typescript::SEARCH_RESULT],
+        },
     );
 
 /// The `synaplan_upload_file` tool (POST /api/v1/files/upload).
@@ -1043,6 +1170,27 @@ pub const SYNAPLAN_UPLOAD_FILE_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new(
                     ),
             )
             .security(&["ApiKeyAuth"]),
+    )
+    .declaration(
+        &::mcpgen::Declaration {
+            signature: r#"/** Upload files and optionally vectorize them for search */
+synaplan_upload_file(args: {
+  /**
+   * Files to upload (PDF, DOCX, TXT, images, audio)
+   * Min items: 1; max items: 20.
+   */
+  "files[]": string[];
+  /**
+   * Group key to file the uploads under, used to scope RAG searches
+   * Max length: 64; example: "contracts".
+   */
+  group_key?: string;
+  process_level?: ProcessLevel;
+}): Promise<{
+  files?: FileInfo[] | null;
+}>;"#,
+            types: &[typescript::PROCESS_LEVEL, typescript::FILE_INFO],
+        },
     );
 
 /// The `synaplan_list_files` tool (GET /api/v1/files).
@@ -1237,6 +1385,32 @@ pub const SYNAPLAN_LIST_FILES_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new(
                 ],
             )
             .security(&["ApiKeyAuth"]),
+    )
+    .declaration(
+        &::mcpgen::Declaration {
+            signature: r#"/**
+ * List files
+ * List uploaded files, optionally by group key
+ */
+synaplan_list_files(args: {
+  /** Only list files with this group key */
+  group_key?: string;
+  /**
+   * 1-based page number
+   * Minimum: 1; default: 1.
+   */
+  page?: number;
+  /**
+   * Maximum number of items to return
+   * Minimum: 1; maximum: 100; default: 20.
+   */
+  limit?: number;
+}): Promise<{
+  files?: FileInfo[] | null;
+  total?: number | null;
+}>;"#,
+            types: &[typescript::FILE_INFO],
+        },
     );
 
 /// The `synaplan_get_config` tool (GET /api/v1/config/runtime).
@@ -1573,6 +1747,39 @@ pub const SYNAPLAN_GET_CONFIG_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new(
                 "get_api_config_runtime_config",
             )
             .security(&["ApiKeyAuth"]),
+    )
+    .declaration(
+        &::mcpgen::Declaration {
+            signature: r#"/**
+ * Runtime configuration
+ * Get available models, limits and feature flags
+ */
+synaplan_get_config(args: {}): Promise<{
+  /** Models the user may select */
+  models?: {
+    id?: number | null;
+    name?: ModelName | null;
+    /** Documented values: chat, vision, embedding, image, audio. */
+    capability?: string | null;
+    /** Example: "openai". */
+    provider?: string | null;
+  }[] | null;
+  limits?: {
+    /** Example: 128. */
+    maxUploadMb?: number | null;
+    messagesPerHour?: number | null;
+    maxFilesPerUpload?: number | null;
+  } | null;
+  /** Feature flags */
+  features?: {
+    rag?: boolean | null;
+    fileUpload?: boolean | null;
+    imageGeneration?: boolean | null;
+    streaming?: boolean | null;
+  } | null;
+}>;"#,
+            types: &[typescript::MODEL_NAME],
+        },
     );
 
 /// The `synaplan_rename_chat` tool (PUT /api/v1/chats/{id}).
@@ -1732,7 +1939,149 @@ pub const SYNAPLAN_RENAME_CHAT_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new(
             )
             .body(::mcpgen::BodyBinding::new("application/json").required())
             .security(&["ApiKeyAuth"]),
+    )
+    .declaration(
+        &::mcpgen::Declaration {
+            signature: r#"/**
+ * Rename chat
+ * Rename one of the user's chats
+ */
+synaplan_rename_chat(args: {
+  /**
+   * Chat id
+   * Format: int64; minimum: 1.
+   */
+  id: number;
+  body: {
+    /**
+     * Chat id; if given it must equal the path id
+     * Format: int64.
+     */
+    id?: number;
+    /**
+     * New chat title
+     * Min length: 1; max length: 255; example: "Contract review".
+     */
+    title: string;
+  };
+}): Promise<{
+  /** Format: int64. */
+  id?: number | null;
+  /** Example: "Contract review". */
+  title?: string | null;
+  /** Format: date-time. */
+  createdAt?: string | null;
+  /** Format: date-time. */
+  updatedAt?: string | null;
+  messageCount?: number | null;
+  /** Token of the public share link, null if the chat is not shared */
+  shareToken?: string | null;
+}>;"#,
+            types: &[],
+        },
     );
+
+/// The TypeScript declarations of the named types the tools' declarations reach,
+/// each held once (`tools.d.ts` shows them all).
+pub mod typescript {
+    /// The type `ModelName`.
+    pub const MODEL_NAME: &str = r#"/**
+ * AI model identifier; the values listed are common ones, others may be configured Documented values: gpt-4o…
+ * Example: "gpt-4o".
+ */
+type ModelName = string;"#;
+    /// The type `Usage`.
+    pub const USAGE: &str = r#"/** Token usage of one model call */
+interface Usage {
+  /** Example: 512. */
+  promptTokens?: number | null;
+  /** Example: 128. */
+  completionTokens?: number | null;
+}"#;
+    /// The type `Chat`.
+    pub const CHAT: &str = r#"interface Chat {
+  /** Format: int64. */
+  id?: number | null;
+  /** Example: "Contract review". */
+  title?: string | null;
+  /** Format: date-time. */
+  createdAt?: string | null;
+  /** Format: date-time. */
+  updatedAt?: string | null;
+  messageCount?: number | null;
+  /** Token of the public share link, null if the chat is not shared */
+  shareToken?: string | null;
+}"#;
+    /// The type `Prompt`.
+    pub const PROMPT: &str = r#"interface Prompt {
+  /** Format: int64. */
+  id?: number | null;
+  /**
+   * Machine name of the task the prompt handles
+   * Example: "mailhandler".
+   */
+  topic?: string | null;
+  /**
+   * One-line summary shown in the UI
+   * Example: "Sort incoming e-mail into departments".
+   */
+  shortDescription?: string | null;
+  /** The prompt text sent to the model */
+  prompt?: string | null;
+  /** Example: "en". */
+  language?: string | null;
+  /**
+   * 0 for system prompts, otherwise the owning user
+   * Format: int64.
+   */
+  ownerId?: number | null;
+}"#;
+    /// The type `SearchResult`.
+    pub const SEARCH_RESULT: &str = r#"interface SearchResult {
+  /** Format: int64. */
+  fileId?: number | null;
+  /** Example: "contract-2024.pdf". */
+  fileName?: string | null;
+  /** Text of the matching chunk */
+  chunk?: string | null;
+  /**
+   * Cosine similarity between query and chunk
+   * Format: float; example: 0.82.
+   */
+  score?: number | null;
+}"#;
+    /// The type `FileInfo`.
+    pub const FILE_INFO: &str = r#"interface FileInfo {
+  /** Format: int64. */
+  id?: number | null;
+  /** Example: "contract-2024.pdf". */
+  fileName?: string | null;
+  /** Example: "application/pdf". */
+  mimeType?: string | null;
+  /**
+   * Size in bytes
+   * Format: int64.
+   */
+  size?: number | null;
+  groupKey?: string | null;
+  /** Documented values: uploaded, extracted, vectorized, failed. */
+  status?: string | null;
+  /** Format: date-time. */
+  uploadedAt?: string | null;
+}"#;
+    /// The type `ModelNameInput`.
+    pub const MODEL_NAME_INPUT: &str = r#"/**
+ * AI model identifier; the values listed are common ones, others may be configured
+ * Example: "gpt-4o".
+ */
+type ModelNameInput = "gpt-4o" | "gpt-4o-mini" | "claude-3-5-sonnet" | "llama3.3:70b" | "mistral-large";"#;
+    /// The type `ProcessLevel`.
+    pub const PROCESS_LEVEL: &str = r#"/**
+ * How far to process uploaded files: extract stores the text only, vectorize also embeds it for RAG search, full…
+ * Default: "vectorize".
+ */
+type ProcessLevel = "extract" | "vectorize" | "full";"#;
+}
 
 /// The definitions the tools' full schemas share (`#/$defs/NAME`), each held once.
 pub static FULL_DEFS: ::mcpgen::FullDefs = ::mcpgen::FullDefs {
