@@ -4,13 +4,15 @@
 //! - [`result`]: [`ToolResult`] and its [`Content`] blocks, what a tool call returns;
 //! - [`connection`]: [`McpConnection`], anything that calls tools, and [`call_typed`], what
 //!   generated typed client stubs call through;
-//! - [`error`]: [`CallError`], why a call through a connection failed.
+//! - [`error`]: [`CallError`], why a call through a connection failed;
+//! - [`view`]: views (MCP Apps) derived from output schemas, and their HTML.
 #![deny(missing_docs)]
 
 pub mod connection;
 pub mod error;
 pub mod result;
 pub mod tool;
+pub mod view;
 
 pub use connection::{McpConnection, call_typed};
 pub use error::CallError;
@@ -20,6 +22,7 @@ pub use tool::{
     PropertyEncoding, SUMMARISED_NOTE, SecurityScheme, SecuritySchemeKind, ToolAnnotations,
     ToolDef, def_refs, with_summarised_note,
 };
+pub use view::ViewDef;
 
 use std::future::Future;
 use std::pin::Pin;

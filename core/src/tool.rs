@@ -47,6 +47,9 @@ pub struct ToolDef {
     pub plugin: Option<&'static str>,
     /// How the tool calls its REST API, for OpenAPI-derived tools.
     pub http: Option<HttpBinding>,
+    /// The tool's view (MCP Apps): a table or card its results are shown in, for clients
+    /// that declared the `io.modelcontextprotocol/ui` extension.
+    pub view: Option<&'static crate::view::ViewDef>,
 }
 
 /// The definitions the full schemas of a crate's tools share, each converted once: a full
@@ -252,6 +255,7 @@ impl ToolDef {
             required_scope: None,
             plugin: None,
             http: None,
+            view: None,
         }
     }
 
@@ -335,6 +339,12 @@ impl ToolDef {
     /// Sets how the tool calls its REST API.
     pub const fn http(mut self, http: HttpBinding) -> Self {
         self.http = Some(http);
+        self
+    }
+
+    /// Sets the tool's view.
+    pub const fn view(mut self, view: &'static crate::view::ViewDef) -> Self {
+        self.view = Some(view);
         self
     }
 }
