@@ -45,6 +45,12 @@ if ! command -v nginx > /dev/null; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx
 fi
 
+step "Chromium (apt), the headless browser tests/tests/views.rs renders the views in"
+if [ ! -x /usr/bin/chromium ]; then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
+fi
+
 step "cargo fmt --check"
 cargo fmt --all -- --check
 

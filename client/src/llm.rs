@@ -394,6 +394,7 @@ mod tests {
         required_scope: None,
         plugin: None,
         http: None,
+        view: None,
     };
 
     static TOOLS: &[ToolDef] = &[WEATHER];

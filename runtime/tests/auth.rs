@@ -565,6 +565,7 @@ fn tool_with(access: Access, read_only_hint: Option<bool>) -> ToolDef {
         required_scope: None,
         plugin: None,
         http: None,
+        view: None,
     }
 }
 

@@ -24,6 +24,7 @@ fn tool(name: &'static str, input_schema: &'static str) -> ToolDef {
         required_scope: None,
         plugin: None,
         http: None,
+        view: None,
     }
 }
 
@@ -49,6 +50,7 @@ static OTHER_SET: &[ToolDef] = &[ToolDef {
     required_scope: None,
     plugin: None,
     http: None,
+    view: None,
 }];
 
 fn problems(err: ServerError) -> Vec<ConfigProblem> {

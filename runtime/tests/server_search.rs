@@ -321,6 +321,7 @@ const CALL_TOOL_CLASH: ToolDef = ToolDef {
     required_scope: None,
     plugin: None,
     http: None,
+    view: None,
 };
 
 static CLASHING: &[ToolDef] = &[CALL_TOOL_CLASH];

@@ -143,6 +143,7 @@ static PANICKY_TOOLS: &[mcpgen_runtime::ToolDef] = &[mcpgen_runtime::ToolDef {
     required_scope: None,
     plugin: None,
     http: None,
+    view: None,
 }];
 
 impl mcpgen_runtime::ToolSet for Panicky {

@@ -107,6 +107,7 @@ const fn tool(http: HttpBinding) -> ToolDef {
         required_scope: None,
         plugin: None,
         http: Some(http),
+        view: None,
     }
 }
 

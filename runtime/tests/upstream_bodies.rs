@@ -87,6 +87,7 @@ const fn encoded_tool(
             security: &[],
             server_url: None,
         }),
+        view: None,
     }
 }
 

@@ -53,6 +53,19 @@ pub fn tool_json(tool: &ir::Tool) -> Value {
     Value::Object(t)
 }
 
+/// One tool as a client that declared the views extension (`io.modelcontextprotocol/ui`) sees
+/// it in `tools/list`: a tool with a view names it in `_meta.ui.resourceUri`.
+fn listed_json(server: &str, tool: &ir::Tool) -> Value {
+    let mut entry = tool_json(tool);
+    if tool.view.is_some()
+        && let Value::Object(map) = &mut entry
+    {
+        let uri = mcpgen_core::view::resource_uri(server, &tool.name);
+        map.insert("_meta".into(), json!({ "ui": { "resourceUri": uri } }));
+    }
+    entry
+}
+
 /// The `describe_tools` entry a server's `all` mode lists after the tools when some are
 /// summarised ([`mcpgen_core::DESCRIBE_TOOLS`]).
 fn describe_tools_json() -> Value {
@@ -76,12 +89,17 @@ fn describe_tools_json() -> Value {
     })
 }
 
-/// The `tools/list` result (pretty, for `tools.json`), its wire size, and each tool's entry
-/// size, all from one serialization of each entry.
+/// The `tools/list` result as a client with the views extension sees it (pretty, for
+/// `tools.json`), its wire size, and each tool's entry size, all from one serialization of
+/// each entry.
 pub fn tools_list_json(
     server: &ir::Server,
 ) -> (String, ToolsListSize, Vec<(String, ToolsListSize)>) {
-    let entries: Vec<Value> = server.tools.iter().map(tool_json).collect();
+    let entries: Vec<Value> = server
+        .tools
+        .iter()
+        .map(|tool| listed_json(&server.name, tool))
+        .collect();
     let tool_sizes = server
         .tools
         .iter()

@@ -9,6 +9,7 @@ pub mod search;
 mod templates;
 mod tools;
 pub mod typify;
+pub mod views;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -185,6 +186,7 @@ fn other_files(
         "tools.full.json".to_owned(),
         files::full_schemas_json(server),
     );
+    files.extend(views::files(server, header));
     let context = files::crate_context(server, options, &list_size);
     for (file, template) in [
         ("Cargo.toml", "Cargo.toml.jinja"),

@@ -23,7 +23,8 @@ script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">\n\
 /// The document of the view whose layout is `layout` (JSON text, a
 /// [`super::Layout`]): byte for byte the same for the same layout.
 pub fn document(layout: &str) -> String {
-    let mut html = String::with_capacity(HEAD.len() + STYLE.len() + RENDERER.len() + layout.len() + 256);
+    let mut html =
+        String::with_capacity(HEAD.len() + STYLE.len() + RENDERER.len() + layout.len() + 256);
     html.push_str(HEAD);
     html.push_str(STYLE);
     html.push_str("</style>\n</head>\n<body>\n<main id=\"view\"></main>\n");

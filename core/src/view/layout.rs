@@ -23,8 +23,8 @@ const MAX_REFS: usize = 8;
 
 /// Property names that hold the rows of a list response.
 const LIST_NAMES: [&str; 14] = [
-    "items", "data", "results", "records", "entries", "rows", "list", "values", "content",
-    "hits", "nodes", "elements", "objects", "edges",
+    "items", "data", "results", "records", "entries", "rows", "list", "values", "content", "hits",
+    "nodes", "elements", "objects", "edges",
 ];
 
 /// Objects a list response keeps its paging in, beside the list.
@@ -164,7 +164,7 @@ pub fn derive(
     requested: Requested,
     resolve: &mut dyn FnMut(&str) -> Option<Value>,
 ) -> Option<Layout> {
-    let mut walk = Walk { resolve };
+    let mut walk = Walk::new(resolve);
     let mut root = walk.normalize(schema)?;
     let mut path = Vec::new();
     if wrapped {
@@ -225,17 +225,30 @@ pub(super) fn properties(schema: &Value) -> Option<&Map<String, Value>> {
 pub(super) fn type_of(schema: &Value) -> Option<&str> {
     match schema.get("type")? {
         Value::String(t) => Some(t),
-        Value::Array(types) => types.iter().filter_map(Value::as_str).find(|t| *t != "null"),
+        Value::Array(types) => types
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|t| *t != "null"),
         _ => None,
     }
 }
 
 /// Walks schemas, following references through the resolver.
 pub(super) struct Walk<'r> {
-    pub(super) resolve: &'r mut dyn FnMut(&str) -> Option<Value>,
+    resolve: &'r mut dyn FnMut(&str) -> Option<Value>,
+    /// How many `allOf` merges are under way: a schema that includes itself ends the walk.
+    merging: usize,
 }
 
-impl Walk<'_> {
+impl<'r> Walk<'r> {
+    /// A walk resolving references through `resolve`.
+    pub(super) fn new(resolve: &'r mut dyn FnMut(&str) -> Option<Value>) -> Self {
+        Self {
+            resolve,
+            merging: 0,
+        }
+    }
+
     /// `schema` with references followed, a nullable union reduced to its other member and a
     /// one-member `allOf` to that member; `None` when a reference cannot be followed.
     pub(super) fn normalize(&mut self, schema: &Value) -> Option<Value> {
@@ -259,9 +272,37 @@ impl Walk<'_> {
                     continue;
                 }
             }
+            if let Some(members) = node.get("allOf").and_then(Value::as_array) {
+                if self.merging >= MAX_REFS {
+                    return None;
+                }
+                self.merging += 1;
+                let merged = self.merge(members.clone());
+                self.merging -= 1;
+                return Some(merged);
+            }
             return Some(node);
         }
         None
+    }
+
+    /// The object an `allOf` of object schemas describes: their properties together.
+    fn merge(&mut self, members: Vec<Value>) -> Value {
+        let mut merged = Map::new();
+        for member in members {
+            let Some(member) = self.normalize(&member) else {
+                continue;
+            };
+            if let Some(props) = properties(&member) {
+                for (key, schema) in props {
+                    merged.entry(key.clone()).or_insert_with(|| schema.clone());
+                }
+            }
+        }
+        let mut object = Map::new();
+        object.insert("type".into(), Value::String("object".into()));
+        object.insert("properties".into(), Value::Object(merged));
+        Value::Object(object)
     }
 
     /// The rows of a table in `root`: `(None, columns)` when `root` is an array of objects,
@@ -403,9 +444,7 @@ fn label(key: &str, schema: &Value) -> (String, Option<String>) {
         return (title, description.map(clip));
     }
     match description {
-        Some(d) if d.chars().count() <= LABEL_CHARS => {
-            (d.trim_end_matches('.').to_owned(), None)
-        }
+        Some(d) if d.chars().count() <= LABEL_CHARS => (d.trim_end_matches('.').to_owned(), None),
         d => (readable(key), d.map(clip)),
     }
 }

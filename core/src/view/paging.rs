@@ -171,7 +171,7 @@ fn detect(
     wrapped: bool,
     resolve: &mut dyn FnMut(&str) -> Option<Value>,
 ) -> Option<Paging> {
-    let mut walk = Walk { resolve };
+    let mut walk = Walk::new(resolve);
     let args = properties(input)?;
     let arg = |names: &[&'static str], numeric: bool| {
         names.iter().copied().find(|name| {
@@ -226,7 +226,11 @@ fn find_field(walk: &mut Walk<'_>, root: &Value, names: &[&str]) -> Vec<String> 
     }
     for holder in PAGING_OBJECTS {
         let nested = props.get(holder).and_then(|schema| walk.normalize(schema));
-        if let Some(name) = nested.as_ref().and_then(properties).and_then(|p| first_of(p, names)) {
+        if let Some(name) = nested
+            .as_ref()
+            .and_then(properties)
+            .and_then(|p| first_of(p, names))
+        {
             return vec![holder.to_owned(), name];
         }
     }

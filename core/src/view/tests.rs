@@ -50,13 +50,21 @@ fn a_list_under_items_is_a_table_with_the_other_fields_above() {
             "items": {"type": "array", "items": {"$ref": "#/$defs/Ticket"}}
         }
     });
-    let layout = derive("list", "List", &schema, false, Requested::Auto, &mut defs)
-        .expect("a view");
+    let layout =
+        derive("list", "List", &schema, false, Requested::Auto, &mut defs).expect("a view");
     assert_eq!(layout.kind, ViewKind::Table);
     assert_eq!(layout.path, ["items"]);
     assert_eq!(
         keys(&layout.fields),
-        ["id", "status", "created_at", "url", "labels", "author", "comments"]
+        [
+            "id",
+            "status",
+            "created_at",
+            "url",
+            "labels",
+            "author",
+            "comments"
+        ]
     );
     assert_eq!(keys(&layout.extra), ["total"]);
     let kinds: Vec<Kind> = layout.fields.iter().map(|f| f.kind).collect();
@@ -86,8 +94,7 @@ fn a_wrapped_top_level_array_is_a_table_at_result() {
         "properties": {"result": {"type": "array", "items": {"$ref": "#/$defs/Ticket"}}},
         "required": ["result"]
     });
-    let layout =
-        derive("t", "T", &schema, true, Requested::Auto, &mut defs).expect("a view");
+    let layout = derive("t", "T", &schema, true, Requested::Auto, &mut defs).expect("a view");
     assert_eq!(layout.kind, ViewKind::Table);
     assert_eq!(layout.path, ["result"]);
     assert!(layout.extra.is_empty());
@@ -111,14 +118,20 @@ fn the_allowlist_can_ask_for_a_card_or_a_table() {
     assert_eq!(card.kind, ViewKind::Card);
     assert_eq!(card.fields[0].kind, Kind::Table);
     let plain = json!({"type": "object", "properties": {"a": {"type": "string"}}});
-    assert_eq!(derive("t", "T", &plain, false, Requested::Table, &mut no_defs), None);
+    assert_eq!(
+        derive("t", "T", &plain, false, Requested::Table, &mut no_defs),
+        None
+    );
 }
 
 #[test]
 fn two_unnamed_lists_make_a_card_unless_a_table_is_asked_for() {
     let rows = json!({"type": "array", "items": {"type": "object", "properties": {"a": {"type": "string"}}}});
     let schema = json!({"type": "object", "properties": {"left": rows, "right": rows}});
-    assert_eq!(layout_of(&schema, false).map(|l| l.kind), Some(ViewKind::Card));
+    assert_eq!(
+        layout_of(&schema, false).map(|l| l.kind),
+        Some(ViewKind::Card)
+    );
     let table = derive("t", "T", &schema, false, Requested::Table, &mut no_defs).expect("a table");
     assert_eq!(table.path, ["left"]);
 }
@@ -130,7 +143,10 @@ fn a_list_beside_nested_objects_is_a_card() {
         "models": rows,
         "limits": {"type": "object", "properties": {"max": {"type": "integer"}}}
     }});
-    assert_eq!(layout_of(&config, false).map(|l| l.kind), Some(ViewKind::Card));
+    assert_eq!(
+        layout_of(&config, false).map(|l| l.kind),
+        Some(ViewKind::Card)
+    );
     let listing = json!({"type": "object", "properties": {
         "chats": rows,
         "total": {"type": "integer"},
@@ -139,6 +155,34 @@ fn a_list_beside_nested_objects_is_a_card() {
     let layout = layout_of(&listing, false).expect("a table");
     assert_eq!(layout.path, ["chats"]);
     assert_eq!(keys(&layout.extra), ["total", "meta"]);
+}
+
+#[test]
+fn an_all_of_is_one_object_of_its_members_properties() {
+    let schema = json!({"allOf": [
+        {"$ref": "#/$defs/Ticket"},
+        {"type": "object", "properties": {"due_on": {"type": "string", "format": "date"}}}
+    ]});
+    let layout = derive("t", "T", &schema, false, Requested::Auto, &mut defs).expect("a card");
+    assert_eq!(layout.kind, ViewKind::Card);
+    assert_eq!(layout.fields.len(), 8);
+    assert_eq!(layout.fields[7].kind, Kind::Date);
+}
+
+#[test]
+fn an_all_of_that_includes_itself_ends() {
+    let mut resolve = |name: &str| {
+        (name == "Loop").then(|| json!({"allOf": [{"$ref": "#/$defs/Loop"}, {"type": "object", "properties": {"a": {"type": "string"}}}]}))
+    };
+    let layout = derive(
+        "t",
+        "T",
+        &json!({"$ref": "#/$defs/Loop"}),
+        false,
+        Requested::Auto,
+        &mut resolve,
+    );
+    assert!(layout.is_some_and(|l| l.fields.iter().any(|f| f.key == "a")));
 }
 
 #[test]
@@ -162,8 +206,15 @@ fn recursive_schemas_end_in_json() {
             }})
         })
     };
-    let layout = derive("t", "T", &json!({"$ref": "#/$defs/Node"}), false, Requested::Auto, &mut resolve)
-        .expect("a card");
+    let layout = derive(
+        "t",
+        "T",
+        &json!({"$ref": "#/$defs/Node"}),
+        false,
+        Requested::Auto,
+        &mut resolve,
+    )
+    .expect("a card");
     let mut field = &layout.fields[1];
     let mut depth = 0;
     while field.kind == Kind::Object {
@@ -200,7 +251,8 @@ fn paged(input: Value, output: Value) -> Option<Paging> {
 #[test]
 fn paging_comes_from_the_input_and_response_schemas() {
     let page_input = json!({"type": "object", "properties": {"page": {"type": "integer"}, "per_page": {"type": "integer"}}});
-    let output = list_output(json!({"page": {"type": "integer"}, "total_pages": {"type": "integer"}}));
+    let output =
+        list_output(json!({"page": {"type": "integer"}, "total_pages": {"type": "integer"}}));
     let paging = paged(page_input, output).expect("paging");
     assert_eq!(paging.mode, PagingMode::Page);
     assert_eq!(paging.arg, "page");
@@ -241,17 +293,36 @@ fn text_from_the_schema_never_reaches_the_markup() {
             }}}
         }
     });
-    let layout = derive(MARKUP, MARKUP, &schema, false, Requested::Auto, &mut no_defs)
-        .expect("a view");
+    let layout = derive(
+        MARKUP,
+        MARKUP,
+        &schema,
+        false,
+        Requested::Auto,
+        &mut no_defs,
+    )
+    .expect("a view");
     let json = layout.to_json();
     assert!(json.contains(MARKUP.split('\u{2028}').next().unwrap_or_default()));
     let html = document(&json);
-    for needle in ["<img", "</script><!--", "https://", "evil.example/", "\u{2028}"] {
+    for needle in [
+        "<img",
+        "</script><!--",
+        "https://",
+        "evil.example/",
+        "\u{2028}",
+    ] {
         assert!(!html.contains(needle), "{needle:?} in the document");
     }
     // The layout block reads back as the same JSON.
-    let start = html.find("id=\"mcpgen-layout\">").map(|i| i + 19).unwrap_or_default();
-    let end = html[start..].find("</script>").map(|i| start + i).unwrap_or_default();
+    let start = html
+        .find("id=\"mcpgen-layout\">")
+        .map(|i| i + 19)
+        .unwrap_or_default();
+    let end = html[start..]
+        .find("</script>")
+        .map(|i| start + i)
+        .unwrap_or_default();
     let back: Value = serde_json::from_str(&html[start..end]).expect("JSON");
     assert_eq!(back, serde_json::from_str::<Value>(&json).expect("JSON"));
     // Everything else is the same for every view.
@@ -263,7 +334,22 @@ fn text_from_the_schema_never_reaches_the_markup() {
 #[test]
 fn the_document_is_self_contained_and_small() {
     let html = document("{}");
-    for needle in ["http://", "https://", "src=", "href=", "innerHTML", "outerHTML", "eval(", "Function(", "fetch(", "XMLHttpRequest", "WebSocket", "import(", "insertAdjacentHTML", "document.write"] {
+    for needle in [
+        "http://",
+        "https://",
+        "src=",
+        "href=",
+        "innerHTML",
+        "outerHTML",
+        "eval(",
+        "Function(",
+        "fetch(",
+        "XMLHttpRequest",
+        "WebSocket",
+        "import(",
+        "insertAdjacentHTML",
+        "document.write",
+    ] {
         assert!(!html.contains(needle), "{needle} in the document");
     }
     assert!(html.len() <= 30 * 1024, "{} bytes", html.len());
@@ -272,7 +358,8 @@ fn the_document_is_self_contained_and_small() {
 
 #[test]
 fn the_layout_json_is_stable() {
-    let layout = derive("list", "List", &ticket(), false, Requested::Auto, &mut defs).expect("a view");
+    let layout =
+        derive("list", "List", &ticket(), false, Requested::Auto, &mut defs).expect("a view");
     assert_eq!(layout.to_json(), layout.clone().to_json());
     let parsed: Value = serde_json::from_str(&layout.to_json()).expect("JSON");
     assert_eq!(parsed["kind"], "card");

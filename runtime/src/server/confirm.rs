@@ -153,6 +153,7 @@ mod tests {
             security: &[],
             server_url: None,
         }),
+        view: None,
     };
 
     #[test]

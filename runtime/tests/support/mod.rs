@@ -59,6 +59,7 @@ pub const fn read_tool(
         required_scope: None,
         plugin: None,
         http: None,
+        view: None,
     }
 }
 
@@ -89,6 +90,7 @@ pub const LIST_NOTES: ToolDef = ToolDef {
     required_scope: None,
     plugin: None,
     http: None,
+    view: None,
 };
 
 /// Writes: needs the `notes:write` scope.
@@ -109,6 +111,7 @@ pub const ADD_NOTE: ToolDef = ToolDef {
     required_scope: Some("notes:write"),
     plugin: None,
     http: None,
+    view: None,
 };
 
 /// Read-only, in the `echo` plugin.
@@ -129,6 +132,7 @@ pub const PLUGIN_ECHO: ToolDef = ToolDef {
     required_scope: None,
     plugin: Some("echo"),
     http: None,
+    view: None,
 };
 
 /// Read-only, with an HTTP binding; always fails as if the upstream answered 502.
@@ -157,6 +161,7 @@ pub const REMOTE_STATUS: ToolDef = ToolDef {
         security: &[],
         server_url: None,
     }),
+    view: None,
 };
 
 /// Read-only: takes `ms` milliseconds, for shutdown tests.
