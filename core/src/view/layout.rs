@@ -324,14 +324,15 @@ impl<'r> Walk<'r> {
         let preferred = lists
             .iter()
             .position(|(key, _)| LIST_NAMES.contains(&key.as_str()));
-        // The only list of a response whose other fields are counts and paging.
+        // The only list of a response whose other fields are counts, flags and paging (an
+        // object with a name or a text beside its list is a card).
         let only = lists.len() == 1 && {
             let key = &lists[0].0;
             props.iter().filter(|(k, _)| *k != key).all(|(k, schema)| {
                 PAGING_HOLDERS.contains(&k.as_str())
-                    || self.normalize(schema).is_none_or(|node| {
-                        !matches!(type_of(&node), Some("object" | "array"))
-                            && properties(&node).is_none()
+                    || super::paging::is_paging_field(k)
+                    || self.normalize(schema).is_some_and(|node| {
+                        matches!(type_of(&node), Some("integer" | "number" | "boolean"))
                     })
             })
         };

@@ -112,6 +112,20 @@ const PAGING_OBJECTS: [&str; 7] = [
     "cursor",
 ];
 
+/// Whether a response field named `name` is about paging (a cursor, a page number, a flag
+/// or a link to the next page): a list beside such fields is still the response's rows.
+pub(super) fn is_paging_field(name: &str) -> bool {
+    [
+        &CURSOR_FIELDS[..],
+        &MORE_FIELDS,
+        &CURRENT_FIELDS,
+        &PAGES_FIELDS,
+        &["next", "previous", "prev", "next_page", "nextPage", "next_url", "nextUrl"],
+    ]
+    .iter()
+    .any(|names| names.contains(&name))
+}
+
 /// How the next page is asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
