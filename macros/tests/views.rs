@@ -53,10 +53,16 @@ fn room(id: u32) -> Room {
     Room {
         id,
         name: format!("room {id}"),
-        members: vec![Member {
-            name: "ada".into(),
-            role: Role::Owner,
-        }],
+        members: vec![
+            Member {
+                name: "ada".into(),
+                role: Role::Owner,
+            },
+            Member {
+                name: "grace".into(),
+                role: Role::Guest,
+            },
+        ],
     }
 }
 
