@@ -134,7 +134,7 @@ fn an_entry_chooses_its_view() {
 fn a_bad_value_is_an_error_naming_where() {
     let dir = tempfile::tempdir().expect("a temporary folder");
     let text = allowlist().replacen("    ui: none\n", "    ui: grid\n", 1);
-    let error = generate(dir.path(), &text).err().expect("an error");
+    let error = generate(dir.path(), &text).expect_err("an error");
     assert!(error.contains("`ui` at line"), "{error}");
     assert!(error.contains("ui `grid` is not valid"), "{error}");
 }

@@ -5,10 +5,11 @@
 //   node views.mjs URL SCENARIOS_JSON [SCREENSHOT_DIR]
 //
 // SCENARIOS_JSON is an array of {"tool", "arguments", "next": bool, "link": bool,
-// "theme": bool, "screenshot": "file.png"}. For each, the tool's view is read with
+// "theme": bool, "sort": bool, "screenshot": "file.png"}. For each, the tool's view is read with
 // resources/read, loaded into a sandboxed iframe of a host page, handed the tool's input and
 // result by the bridge, and observed; with "next" its "Next page" button is pressed, with
-// "link" its first link, with "theme" the host switches it to dark. Prints one JSON line:
+// "link" its first visible link, with "theme" the host switches it to dark, with "sort" its
+// first column is sorted (twice: descending). Prints one JSON line:
 // {"tools": {name: resourceUri|null}, "capabilities": {...}, "views": {tool: observation},
 // "requests": [urls], "xss": bool, "dialogs": n}.
 import { mkdirSync } from "node:fs";
@@ -152,8 +153,11 @@ for (const scenario of scenarios) {
     return client.callTool(params);
   };
   bridge.onreadresource = async (params) => client.readResource(params);
+  let linkOpened;
+  const opened = new Promise((resolve) => (linkOpened = resolve));
   bridge.onopenlink = async ({ url: link }) => {
     observation.openedLinks.push(link);
+    linkOpened();
     return {};
   };
   bridge.onsizechange = ({ height }) => {
@@ -180,14 +184,18 @@ for (const scenario of scenarios) {
     observation.dark = await frame.evaluate(observe);
   }
   if (scenario.screenshot && screenshotDir) {
-    await page.waitForTimeout(100);
     const box = await (await page.$("#view")).boundingBox();
     await page.screenshot({ path: join(screenshotDir, scenario.screenshot), clip: box });
   }
   if (scenario.link) {
     await frame.locator(".link:visible").first().click();
-    await page.waitForFunction(() => true);
-    for (let i = 0; i < 50 && !observation.openedLinks.length; i++) await page.waitForTimeout(20);
+    await opened;
+  }
+  if (scenario.sort) {
+    // The first column, sorted twice: descending.
+    await frame.click("main > .table-wrap > table > thead th:first-child .sort");
+    await frame.click("main > .table-wrap > table > thead th:first-child .sort");
+    observation.sorted = await frame.evaluate(observe);
   }
   if (scenario.next) {
     const heading = await frame.$("main > h1");

@@ -183,7 +183,7 @@ async fn helpdesk_views_render_in_chromium_through_the_app_bridge() {
     let upstream = helpdesk_upstream().await;
     let (_server, url) = start_helpdesk(&upstream, &[]).await;
     let scenarios = json!([
-        {"tool": "helpdesk_list_tickets", "arguments": {"project": "CORE"}, "next": true, "link": true, "theme": true},
+        {"tool": "helpdesk_list_tickets", "arguments": {"project": "CORE"}, "next": true, "link": true, "theme": true, "sort": true},
         {"tool": "helpdesk_get_ticket", "arguments": {"key": "CORE-1"}},
         {"tool": "helpdesk_list_users", "arguments": {"limit": 2}, "next": true},
         {"tool": "helpdesk_ticket_history", "arguments": {"key": "CORE-1"}, "next": true}
@@ -242,6 +242,14 @@ async fn helpdesk_views_render_in_chromium_through_the_app_bridge() {
         strings(&list["openedLinks"]),
         ["https://helpdesk.example/tickets/CORE-1"]
     );
+    // Sorted by its first column, twice: descending.
+    let sorted: Vec<Value> = list["sorted"]["cells"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|row| row[0].clone())
+        .collect();
+    assert_eq!(sorted, [json!("CORE-3"), json!("CORE-2"), json!("CORE-1")]);
     // The response's other fields sit above the table.
     assert!(
         first["text"]
