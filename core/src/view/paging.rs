@@ -120,7 +120,15 @@ pub(super) fn is_paging_field(name: &str) -> bool {
         &MORE_FIELDS,
         &CURRENT_FIELDS,
         &PAGES_FIELDS,
-        &["next", "previous", "prev", "next_page", "nextPage", "next_url", "nextUrl"],
+        &[
+            "next",
+            "previous",
+            "prev",
+            "next_page",
+            "nextPage",
+            "next_url",
+            "nextUrl",
+        ],
     ]
     .iter()
     .any(|names| names.contains(&name))

@@ -147,12 +147,14 @@ fn a_list_beside_nested_objects_is_a_card() {
         layout_of(&config, false).map(|l| l.kind),
         Some(ViewKind::Card)
     );
-    let named = json!({"type": "object", "properties": {"name": {"type": "string"}, "members": rows}});
+    let named =
+        json!({"type": "object", "properties": {"name": {"type": "string"}, "members": rows}});
     assert_eq!(
         layout_of(&named, false).map(|l| l.kind),
         Some(ViewKind::Card)
     );
-    let cursor = json!({"type": "object", "properties": {"events": rows, "cursor": {"type": "string"}}});
+    let cursor =
+        json!({"type": "object", "properties": {"events": rows, "cursor": {"type": "string"}}});
     assert_eq!(
         layout_of(&cursor, false).map(|l| l.kind),
         Some(ViewKind::Table)
