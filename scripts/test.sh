@@ -52,6 +52,12 @@ if [[ "$(mdbook --version 2>/dev/null)" != "mdbook v$MDBOOK_VERSION" ]]; then
   cargo install --locked mdbook --version "$MDBOOK_VERSION" --no-default-features --features search
 fi
 
+step "Chromium (apt), the headless browser tests/tests/views.rs renders the views in"
+if [ ! -x /usr/bin/chromium ]; then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
+fi
+
 step "cargo fmt --check"
 cargo fmt --all -- --check
 

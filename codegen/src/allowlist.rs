@@ -80,6 +80,48 @@ pub struct ServerBlock {
     /// `description` is kept verbatim.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_description_len: Option<usize>,
+    /// Views (MCP Apps): `auto` (default) gives each tool with a JSON output schema a table or
+    /// a card; `none` gives none. An entry's `ui` overrides it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ui: Option<UiMode>,
+}
+
+/// The server block's `ui:`.
+#[derive(Debug, Clone, Copy, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum UiMode {
+    /// A view for each tool whose output schema allows one.
+    #[default]
+    Auto,
+    /// No views.
+    None,
+}
+
+/// An entry's `ui:`: which view the tool gets.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum UiChoice {
+    /// A table or a card, as the output schema suggests.
+    #[default]
+    Auto,
+    /// A table (no view when the output holds no array of objects).
+    Table,
+    /// A card of the whole output.
+    Card,
+    /// No view.
+    None,
+}
+
+impl UiChoice {
+    /// `auto`, `table`, `card` or `none`, spelled exactly so.
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "auto" => Some(Self::Auto),
+            "table" => Some(Self::Table),
+            "card" => Some(Self::Card),
+            "none" => Some(Self::None),
+            _ => None,
+        }
+    }
 }
 
 /// What output schema a tool advertises.
@@ -179,6 +221,8 @@ pub struct Entry {
     /// `rate_limit: 10/min`: calls each principal may make of this tool (`N/s`, `N/min` or
     /// `N/h`), a window's worth at once.
     pub rate_limit: Option<RateLimit>,
+    /// The view in effect: the entry's `ui`, else the server block's (`none` or `auto`).
+    pub ui: UiChoice,
 }
 
 /// A per-tool rate limit from the allowlist.
@@ -277,6 +321,8 @@ pub(crate) struct RawEntry {
     schema_budget: Option<usize>,
     #[serde(default)]
     rate_limit: Option<Spanned<String>>,
+    #[serde(default)]
+    ui: Option<Spanned<String>>,
 }
 
 impl Allowlist {
@@ -312,10 +358,10 @@ impl Allowlist {
                 message: format!(
                     "{message} (expected `server:` with name/version/description/upstream_url/\
                      max_list_tokens/max_name_len/profile/output_schema/schema_budget/\
-                     max_description_len/confirm_destructive and `mcp_tools:`, a list of \
+                     max_description_len/confirm_destructive/ui and `mcp_tools:`, a list of \
                      entries with operation_id and optional name/title/description/access/\
                      annotations/confirm/scope/enabled/plugin/content_type/output_schema/\
-                     schema_budget/rate_limit)"
+                     schema_budget/rate_limit/ui)"
                 ),
             }
         })?;
@@ -359,7 +405,22 @@ pub(crate) fn entry(
         schema_budget: e.schema_budget.or(server.schema_budget),
         max_description_len: server.max_description_len,
         rate_limit: None,
+        ui: match server.ui.unwrap_or_default() {
+            UiMode::Auto => UiChoice::Auto,
+            UiMode::None => UiChoice::None,
+        },
     };
+    if let Some(ui) = e.ui.map(located) {
+        entry.ui = UiChoice::parse(&ui.value).ok_or_else(|| Error::Allowlist {
+            path: path.to_owned(),
+            location: entry.location_of("ui", &ui),
+            message: format!(
+                "ui `{}` is not valid; use `auto` (a table or a card, from the output \
+                 schema), `table`, `card` or `none`",
+                ui.value
+            ),
+        })?;
+    }
     if let Some(limit) = e.rate_limit.map(located) {
         entry.rate_limit =
             Some(

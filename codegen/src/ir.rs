@@ -149,6 +149,9 @@ pub struct Tool {
     pub tags: Vec<String>,
     /// The HTTP binding.
     pub http: HttpBinding,
+    /// The tool's view (MCP Apps), derived from its documented output schema in full, unless
+    /// the allowlist turned it off (`ui: none`) or the output has nothing to show.
+    pub view: Option<mcpgen_core::view::Layout>,
 }
 
 /// Whether a tool only reads or may change something.

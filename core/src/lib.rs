@@ -7,6 +7,7 @@
 //! - [`error`]: [`CallError`], why a call through a connection failed;
 //! - [`typescript`]: TypeScript declarations of tools, from their schemas, for programs that
 //!   call them.
+//! - [`view`]: views (MCP Apps) derived from output schemas, and their HTML.
 #![deny(missing_docs)]
 
 pub mod connection;
@@ -14,6 +15,7 @@ pub mod error;
 pub mod result;
 pub mod tool;
 pub mod typescript;
+pub mod view;
 
 pub use connection::{McpConnection, call_typed};
 pub use error::CallError;
@@ -23,6 +25,7 @@ pub use tool::{
     PropertyEncoding, SUMMARISED_NOTE, SecurityScheme, SecuritySchemeKind, ToolAnnotations,
     ToolDef, def_refs, with_summarised_note,
 };
+pub use view::ViewDef;
 
 use std::future::Future;
 use std::pin::Pin;

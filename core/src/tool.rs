@@ -51,6 +51,9 @@ pub struct ToolDef {
     /// for tools whose declaration is made when asked for (`#[mcp_tool]` tools).
     /// [`crate::typescript::declaration_for`] gives it either way.
     pub declaration: Option<&'static Declaration>,
+    /// The tool's view (MCP Apps): a table or card its results are shown in, for clients
+    /// that declared the `io.modelcontextprotocol/ui` extension.
+    pub view: Option<&'static crate::view::ViewDef>,
 }
 
 /// A tool's TypeScript declaration, as generation keeps it: the method signature and the
@@ -269,6 +272,7 @@ impl ToolDef {
             plugin: None,
             http: None,
             declaration: None,
+            view: None,
         }
     }
 
@@ -358,6 +362,12 @@ impl ToolDef {
     /// Sets the TypeScript declaration.
     pub const fn declaration(mut self, declaration: &'static Declaration) -> Self {
         self.declaration = Some(declaration);
+        self
+    }
+
+    /// Sets the tool's view.
+    pub const fn view(mut self, view: &'static crate::view::ViewDef) -> Self {
+        self.view = Some(view);
         self
     }
 }

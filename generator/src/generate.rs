@@ -104,6 +104,7 @@ fn finish_crate(
         if diff.is_empty() {
             println!("{summary}; {} is up to date", shown.display());
             print_heaviest(generation, top);
+            print_views(generation);
             return Ok(());
         }
         let fresh = generation.emitted.files.get("tools.json");
@@ -137,7 +138,36 @@ fn finish_crate(
         written.len()
     );
     print_heaviest(generation, top);
+    print_views(generation);
     Ok(())
+}
+
+/// Prints which view (MCP Apps) each tool got on stderr: `table`, `card`, or `-` for none
+/// (no JSON output schema, nothing to show, or `ui: none`).
+fn print_views(generation: &mcpgen_codegen::Generation) {
+    let tools = &generation.server.tools;
+    if tools.is_empty() {
+        return;
+    }
+    let with_view = tools.iter().filter(|t| t.view.is_some()).count();
+    eprintln!(
+        "{}: views for {with_view} of {} tools:",
+        generation.server.name,
+        tools.len()
+    );
+    let width = tools.iter().map(|t| t.name.len()).max().unwrap_or(0);
+    for tool in tools {
+        match &tool.view {
+            Some(layout) => eprintln!(
+                "  {:<width$}  {:<5}  ui://{}/{}",
+                tool.name,
+                layout.kind.as_str(),
+                generation.server.name,
+                tool.name
+            ),
+            None => eprintln!("  {:<width$}  -", tool.name),
+        }
+    }
 }
 
 /// Prints the `top` tools with the largest `tools/list` entries on stderr, heaviest first.

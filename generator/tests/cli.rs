@@ -742,8 +742,11 @@ fn generate_top_names_the_heaviest_tools_on_stderr() {
         .expect("tools")
         .iter()
         .map(|t| {
+            // Sizes are those every client gets: without the views' `_meta`.
+            let mut entry = t.clone();
+            entry.as_object_mut().map(|e| e.remove("_meta"));
             (
-                t.to_string().len(),
+                entry.to_string().len(),
                 t["name"].as_str().unwrap_or("").to_owned(),
             )
         })
@@ -753,8 +756,16 @@ fn generate_top_names_the_heaviest_tools_on_stderr() {
         .lines()
         .skip_while(|l| !l.contains("heaviest tools"))
         .skip(1)
+        .take_while(|l| l.starts_with("  "))
         .map(str::trim)
         .collect();
+    // Then which tool got which view.
+    assert!(
+        stderr.contains("synaplan: views for 7 of 7 tools:")
+            && stderr
+                .contains("synaplan_list_chats        table  ui://synaplan/synaplan_list_chats"),
+        "{stderr}"
+    );
     assert_eq!(heaviest.len(), 2, "{stderr}");
     for ((bytes, name), line) in tools.iter().zip(&heaviest) {
         let cols: Vec<&str> = line.split_whitespace().collect();

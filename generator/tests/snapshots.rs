@@ -18,7 +18,10 @@ fn every_generated_file_matches_its_snapshot() {
     for folder in &folders {
         let generation = mcpgen_codegen::generate_folder(&root, folder)
             .unwrap_or_else(|e| panic!("specs/{} failed:\n{e}", folder.folder));
-        for (file, contents) in &generation.emitted.files {
+        // The views are each the shared renderer around a layout that `src/tools.rs` holds;
+        // `generated/` (checked below) keeps them, the snapshots do not repeat them.
+        let files = generation.emitted.files.iter();
+        for (file, contents) in files.filter(|(file, _)| !file.starts_with("views/")) {
             let name = format!("{}__{}", folder.folder, file.replace(['/', '.'], "_"));
             insta::assert_snapshot!(name, contents);
         }

@@ -25,10 +25,21 @@ pub(crate) struct Options {
     pub access: Option<(Access, Span)>,
     pub scope: Option<LitStr>,
     pub deny_unknown_arguments: Option<bool>,
+    /// `ui = "auto" | "table" | "card" | "none"`: the tool's view.
+    pub ui: Option<(Ui, Span)>,
+}
+
+/// Which view a tool with an output type gets.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Ui {
+    Auto,
+    Table,
+    Card,
+    None,
 }
 
 const KNOWN: &str = "`name`, `title`, `description`, `read_only`, `destructive`, `idempotent`, \
-                     `open_world`, `access`, `scope` and `deny_unknown_arguments`";
+                     `open_world`, `access`, `scope`, `deny_unknown_arguments` and `ui`";
 
 /// A hint given as a bare flag (`read_only`) or with a value (`read_only = false`).
 fn flag(meta: &ParseNestedMeta<'_>) -> syn::Result<bool> {
@@ -126,6 +137,22 @@ impl Options {
                     }
                 };
                 once(&mut self.access, (access, span), meta)
+            }
+            "ui" => {
+                let lit: LitStr = meta.value()?.parse()?;
+                let ui = match lit.value().as_str() {
+                    "auto" => Ui::Auto,
+                    "table" => Ui::Table,
+                    "card" => Ui::Card,
+                    "none" => Ui::None,
+                    _ => {
+                        return Err(syn::Error::new_spanned(
+                            lit,
+                            "ui is \"auto\" (a table or a card, from the output type), \"table\", \"card\" or \"none\"",
+                        ));
+                    }
+                };
+                once(&mut self.ui, (ui, lit.span()), meta)
             }
             "scope" => {
                 let lit: LitStr = meta.value()?.parse()?;

@@ -9,7 +9,7 @@ use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{FnArg, Ident, ItemFn, LitStr, Pat, ReturnType, Type};
 
-use crate::options::{Access, Options};
+use crate::options::{Access, Options, Ui};
 
 /// The companion function returning the tool's `AppTool`, for a function named `ident`.
 pub(crate) fn companion_ident(ident: &Ident) -> Ident {
@@ -377,6 +377,14 @@ impl Tool {
         let destructive = hint(self.options.destructive);
         let idempotent = hint(self.options.idempotent);
         let open_world = hint(self.options.open_world);
+        let ui = match self.options.ui.map(|(ui, _)| ui) {
+            None | Some(Ui::Auto) => {
+                quote!(::std::option::Option::Some(#rt::view::Requested::Auto))
+            }
+            Some(Ui::Table) => quote!(::std::option::Option::Some(#rt::view::Requested::Table)),
+            Some(Ui::Card) => quote!(::std::option::Option::Some(#rt::view::Requested::Card)),
+            Some(Ui::None) => quote!(::std::option::Option::None),
+        };
         let scope = match &self.options.scope {
             Some(s) => quote!(::std::option::Option::Some(#s)),
             None => quote!(::std::option::Option::None),
@@ -427,6 +435,7 @@ impl Tool {
                                     open_world_hint: #open_world,
                                 },
                                 scope: #scope,
+                                ui: #ui,
                             },
                             #shape,
                         )

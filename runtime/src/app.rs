@@ -289,6 +289,9 @@ pub struct ToolMeta {
     pub annotations: ToolAnnotations,
     /// Extra scope needed to call the tool.
     pub scope: Option<&'static str>,
+    /// The view asked for (`ui = "..."`; `None`: `ui = "none"`), given when the output type
+    /// has something to show.
+    pub ui: Option<crate::view::Requested>,
 }
 
 /// What a tool's return type advertises: its `outputSchema`, if it has one, and whether the
@@ -361,6 +364,10 @@ pub fn tool_def<A: schemars1::JsonSchema>(meta: ToolMeta, output: OutputShape) -
         map.entry("properties")
             .or_insert_with(|| Value::Object(Map::new()));
     }
+    let view = match (meta.ui, &output.schema) {
+        (Some(requested), Some(schema)) => view_def(&meta, requested, &input, schema, output.wrap),
+        _ => None,
+    };
     ToolDef {
         name: meta.name,
         title: meta.title,
@@ -379,7 +386,26 @@ pub fn tool_def<A: schemars1::JsonSchema>(meta: ToolMeta, output: OutputShape) -
         plugin: None,
         http: None,
         declaration: None,
+        view,
     }
+}
+
+/// The view of a tool whose output schema is `schema` (its definitions at its root, as
+/// schemars writes them), derived at start-up like a generated crate's at generation; leaked
+/// once per tool, as the definition is.
+fn view_def(
+    meta: &ToolMeta,
+    requested: crate::view::Requested,
+    input: &Value,
+    schema: &Value,
+    wrapped: bool,
+) -> Option<&'static crate::ViewDef> {
+    let title = meta.title.unwrap_or(meta.name);
+    let mut resolve = crate::view::resolve_local(schema);
+    let layout = crate::view::derive(meta.name, title, schema, wrapped, requested, &mut resolve)?
+        .with_paging(input, schema, wrapped, &mut resolve);
+    let view = crate::ViewDef::new(meta.name, leak(layout.to_json()));
+    Some(Box::leak(Box::new(view)))
 }
 
 /// The result of a successful call returning `value`: its JSON as text (a string as it is),

@@ -268,6 +268,10 @@ pub struct ServeArgs {
     /// to fit a budget says so, and `describe_tools` returns its full schemas.
     #[arg(long, env = "MCPGEN_NO_DESCRIBE_TOOLS")]
     pub no_describe_tools: bool,
+    /// Serve no views (MCP Apps): no tool names a `ui://` view, whatever the client declared,
+    /// and the `io.modelcontextprotocol/ui` extension is not advertised.
+    #[arg(long, env = "MCPGEN_NO_UI")]
+    pub no_ui: bool,
     /// Tool listed directly in search mode, next to the meta-tools (repeatable; an unknown
     /// name is an error).
     #[arg(
@@ -601,6 +605,7 @@ fn builder_with_auth(
         .tool_mode(args.tool_mode)
         .pinned(args.pin.clone())
         .describe_tools(!args.no_describe_tools)
+        .views(!args.no_ui)
         .insecure_no_auth(args.insecure_no_auth);
     builder = args.placement.apply(builder);
     if let Some(path) = &args.request_state_key_file {

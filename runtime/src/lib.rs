@@ -54,9 +54,10 @@ pub mod toolset;
 pub mod trace;
 #[cfg(feature = "openapi")]
 pub mod upstream;
+mod views;
 mod wire;
 
-pub use mcpgen_core::{BoxFuture, connection, json_kind, result, tool, typescript};
+pub use mcpgen_core::{BoxFuture, connection, json_kind, result, tool, typescript, view};
 
 pub use app::{AppTool, AppToolSet, ToolContext};
 pub use completion::{Completer, Completion, CompletionRequest};
@@ -65,7 +66,7 @@ pub use local::LocalConnection;
 pub use mcpgen_core::{
     Access, ArgBinding, BodyBinding, DESCRIBE_TOOLS, Declaration, FullDefs, HttpBinding, Location,
     PropertyEncoding, SUMMARISED_NOTE, SecurityScheme, SecuritySchemeKind, ToolAnnotations,
-    ToolDef, def_refs, with_summarised_note,
+    ToolDef, ViewDef, def_refs, with_summarised_note,
 };
 pub use mcpgen_core::{CallError, McpConnection, call_typed};
 pub use mcpgen_core::{Content, ToolResult};

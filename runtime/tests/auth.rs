@@ -566,6 +566,7 @@ fn tool_with(access: Access, read_only_hint: Option<bool>) -> ToolDef {
         plugin: None,
         http: None,
         declaration: None,
+        view: None,
     }
 }
 

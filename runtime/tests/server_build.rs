@@ -25,6 +25,7 @@ fn tool(name: &'static str, input_schema: &'static str) -> ToolDef {
         plugin: None,
         http: None,
         declaration: None,
+        view: None,
     }
 }
 
@@ -51,6 +52,7 @@ static OTHER_SET: &[ToolDef] = &[ToolDef {
     plugin: None,
     http: None,
     declaration: None,
+    view: None,
 }];
 
 fn problems(err: ServerError) -> Vec<ConfigProblem> {

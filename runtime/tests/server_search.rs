@@ -322,6 +322,7 @@ const CALL_TOOL_CLASH: ToolDef = ToolDef {
     plugin: None,
     http: None,
     declaration: None,
+    view: None,
 };
 
 static CLASHING: &[ToolDef] = &[CALL_TOOL_CLASH];

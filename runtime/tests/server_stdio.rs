@@ -144,6 +144,7 @@ static PANICKY_TOOLS: &[mcpgen_runtime::ToolDef] = &[mcpgen_runtime::ToolDef {
     plugin: None,
     http: None,
     declaration: None,
+    view: None,
 }];
 
 impl mcpgen_runtime::ToolSet for Panicky {

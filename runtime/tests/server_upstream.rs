@@ -188,6 +188,7 @@ const fn tool(
             server_url: None,
         }),
         declaration: None,
+        view: None,
     }
 }
 

@@ -108,6 +108,7 @@ const fn tool(http: HttpBinding) -> ToolDef {
         plugin: None,
         http: Some(http),
         declaration: None,
+        view: None,
     }
 }
 

@@ -88,6 +88,7 @@ const fn encoded_tool(
             server_url: None,
         }),
         declaration: None,
+        view: None,
     }
 }
 

@@ -95,6 +95,7 @@ fn tool(path: &'static str, args: Vec<ArgBinding>) -> ToolDef {
             server_url: None,
         }),
         declaration: None,
+        view: None,
     }
 }
 

@@ -152,6 +152,7 @@ const fn tool(method: &'static str, path: &'static str) -> ToolDef {
             server_url: None,
         }),
         declaration: None,
+        view: None,
     }
 }
 

@@ -1,6 +1,8 @@
 //! `tools.json` is what clients see: every generated crate's server, started as a real child
 //! process over stdio, answers `tools/list` with exactly the JSON of its checked-in
-//! `tools.json` (compared as JSON values, following `nextCursor` pages).
+//! `tools.json` (compared as JSON values, following `nextCursor` pages) to a client that
+//! declared the views extension, and with the same entries less their `_meta` to one that did
+//! not.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -98,9 +100,18 @@ async fn every_generated_server_lists_exactly_its_tools_json() {
         crates.len() >= 4,
         "expected the generated crates of specs/*, found {crates:?}"
     );
-    for (folder, binary) in crates {
+    let views = json!({"extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}});
+    for ((folder, binary), capabilities) in crates
+        .iter()
+        .flat_map(|c| [(c.clone(), views.clone()), (c.clone(), json!({}))])
+    {
         let text = std::fs::read_to_string(folder.join("tools.json")).expect("tools.json");
-        let expected: Value = serde_json::from_str(&text).expect("tools.json is JSON");
+        let mut expected: Value = serde_json::from_str(&text).expect("tools.json is JSON");
+        if capabilities == json!({}) {
+            for tool in expected["tools"].as_array_mut().into_iter().flatten() {
+                tool.as_object_mut().map(|t| t.remove("_meta"));
+            }
+        }
 
         let mut server = StdioServer::start(&workspace_binary(&binary));
         server
@@ -108,7 +119,7 @@ async fn every_generated_server_lists_exactly_its_tools_json() {
                 "initialize",
                 json!({
                     "protocolVersion": "2025-06-18",
-                    "capabilities": {},
+                    "capabilities": capabilities,
                     "clientInfo": {"name": "tools-json-test", "version": "0"}
                 }),
             )

@@ -53,6 +53,14 @@ pub fn tool_json(tool: &ir::Tool) -> Value {
     Value::Object(t)
 }
 
+/// `_meta` naming the tool's view, as a client that declared the views extension
+/// (`io.modelcontextprotocol/ui`) sees it in `tools/list`; `None` for a tool without a view.
+fn view_meta(server: &str, tool: &ir::Tool) -> Option<Value> {
+    tool.view.as_ref()?;
+    let uri = mcpgen_core::view::resource_uri(server, &tool.name);
+    Some(json!({ "ui": { "resourceUri": uri } }))
+}
+
 /// The `describe_tools` entry a server's `all` mode lists after the tools when some are
 /// summarised ([`mcpgen_core::DESCRIBE_TOOLS`]).
 fn describe_tools_json() -> Value {
@@ -76,8 +84,10 @@ fn describe_tools_json() -> Value {
     })
 }
 
-/// The `tools/list` result (pretty, for `tools.json`), its wire size, and each tool's entry
-/// size, all from one serialization of each entry.
+/// The `tools/list` result as a client with the views extension sees it (pretty, for
+/// `tools.json`), its wire size, and each tool's entry size, all from one serialization of
+/// each entry. The sizes are those of the entries without their views' `_meta`: what every
+/// client gets, and what a model reads.
 pub fn tools_list_json(
     server: &ir::Server,
 ) -> (String, ToolsListSize, Vec<(String, ToolsListSize)>) {
@@ -95,10 +105,14 @@ pub fn tools_list_json(
     if server.tools.iter().any(|t| t.is_summarised()) {
         listed.push(describe_tools_json());
     }
+    let size = ToolsListSize::of_compact_json(&json!({ "tools": listed }).to_string());
+    for (entry, tool) in listed.iter_mut().zip(&server.tools) {
+        if let (Some(meta), Value::Object(map)) = (view_meta(&server.name, tool), entry) {
+            map.insert("_meta".into(), meta);
+        }
+    }
     let list = json!({ "tools": listed });
-    let compact = list.to_string();
-    let size = ToolsListSize::of_compact_json(&compact);
-    let mut pretty = serde_json::to_string_pretty(&list).unwrap_or(compact);
+    let mut pretty = serde_json::to_string_pretty(&list).unwrap_or_default();
     pretty.push('\n');
     (pretty, size, tool_sizes)
 }

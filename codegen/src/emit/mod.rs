@@ -11,6 +11,7 @@ pub mod search;
 mod templates;
 mod tools;
 pub mod typify;
+pub mod views;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -191,6 +192,7 @@ fn other_files(
         files::full_schemas_json(server),
     );
     files.insert("mcpb/manifest.json".to_owned(), mcpb::manifest(server));
+    files.extend(views::files(server, header));
     let context = files::crate_context(server, options, &list_size);
     for (file, template) in [
         ("Cargo.toml", "Cargo.toml.jinja"),

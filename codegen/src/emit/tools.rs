@@ -179,7 +179,36 @@ fn tool_def(tool: &ir::Tool, declaration: TokenStream) -> TokenStream {
     let http = http_binding(&tool.http);
     tokens.extend(quote!(.http(#http)));
     tokens.extend(declaration);
+    if tool.view.is_some() {
+        let view = view_ident(tool);
+        tokens.extend(quote!(.view(&#view)));
+    }
     tokens
+}
+
+/// The name of a tool's `ViewDef` static.
+fn view_ident(tool: &ir::Tool) -> proc_macro2::Ident {
+    format_ident!(
+        "{}_VIEW",
+        tool.method_name.trim_end_matches('_').to_ascii_uppercase()
+    )
+}
+
+/// The tool's `ViewDef` static, when it has a view: its name and its layout as JSON.
+fn view_item(tool: &ir::Tool) -> Option<TokenStream> {
+    let layout = tool.view.as_ref()?;
+    let ident = view_ident(tool);
+    let name = &tool.name;
+    let json = raw_str(&layout.to_json());
+    let doc = format!(
+        " The `{}` tool's view (a {}).",
+        tool.name,
+        layout.kind.as_str()
+    );
+    Some(quote! {
+        #[doc = #doc]
+        pub static #ident: ::mcpgen::ViewDef = ::mcpgen::ViewDef::new(#name, #json);
+    })
 }
 
 /// The schema as indented JSON, one key per line, for review; the server parses it once at
@@ -290,17 +319,17 @@ pub(crate) fn items<'a>(
             pub static SECURITY_SCHEMES: &[::mcpgen::SecurityScheme] = &[#(#schemes),*];
         },
     ];
-    let consts = server.tools.iter().enumerate().map(|(i, t)| {
+    let consts = server.tools.iter().enumerate().flat_map(|(i, t)| {
         let ident = const_ident(t);
         let def = tool_def(t, declarations.setter(i));
         let doc = format!(
             " The `{}` tool ({} {}).",
             t.name, t.http.method, t.http.path
         );
-        quote! {
+        view_item(t).into_iter().chain(std::iter::once(quote! {
             #[doc = #doc]
             pub const #ident: ::mcpgen::ToolDef = #def;
-        }
+        }))
     });
     let table = server.tools.iter().map(const_ident);
     let tool_count = server.tools.len();

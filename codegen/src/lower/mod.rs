@@ -241,7 +241,25 @@ fn build_tool<'s>(
     let input_schema = fitted.schema;
     warnings.extend(input.finish().1);
 
-    let output = output_schema(spec, op, mode, output_budget, shared, &mut full_defs.output);
+    let title = entry
+        .title
+        .clone()
+        .or_else(|| op.summary.clone().filter(|s| s.len() <= 100));
+    let view_for = output::ViewFor {
+        tool: &name,
+        title: title.as_deref().unwrap_or(&name),
+        ui: entry.ui,
+        input: &input_schema,
+    };
+    let output = output_schema(
+        spec,
+        op,
+        mode,
+        output_budget,
+        shared,
+        &mut full_defs.output,
+        view_for,
+    );
     warnings.extend(output.warnings);
     report_cuts(
         &mut warnings,
@@ -257,6 +275,7 @@ fn build_tool<'s>(
     let documented_output_schema = output
         .documented
         .filter(|d| Some(d) != output_schema.as_ref());
+    let view = output.view;
 
     let method = op.method.to_ascii_uppercase();
     let access = access(&method, entry);
@@ -278,10 +297,7 @@ fn build_tool<'s>(
         name,
         type_stem,
         method_name,
-        title: entry
-            .title
-            .clone()
-            .or_else(|| op.summary.clone().filter(|s| s.len() <= 100)),
+        title,
         description,
         input_schema,
         output_schema,
@@ -310,6 +326,7 @@ fn build_tool<'s>(
             security,
             server_url: None,
         },
+        view,
     };
     (tool, warnings)
 }

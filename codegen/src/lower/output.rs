@@ -3,9 +3,10 @@
 
 use std::collections::BTreeMap;
 
+use mcpgen_core::view::{self, Layout, Requested};
 use serde_json::{Value, json};
 
-use crate::allowlist::OutputSchemaMode;
+use crate::allowlist::{OutputSchemaMode, UiChoice};
 use crate::budget;
 use crate::error::Warning;
 use crate::schema::{Direction, SchemaConverter, SharedDefs};
@@ -26,7 +27,18 @@ pub(super) struct OutputSchemas {
     pub(super) limits: Option<budget::Limits>,
     /// JSON pointers of the advertised schema summarised because of the budget.
     pub(super) cuts: Vec<String>,
+    /// The view, from the documented schema in full.
+    pub(super) view: Option<Layout>,
     pub(super) warnings: Vec<Warning>,
+}
+
+/// What a tool's view is derived for: the tool, its heading, the allowlist's `ui` and the
+/// input schema (whose arguments tell how a table pages).
+pub(super) struct ViewFor<'a> {
+    pub(super) tool: &'a str,
+    pub(super) title: &'a str,
+    pub(super) ui: UiChoice,
+    pub(super) input: &'a Value,
 }
 
 /// The output schemas from the primary 2xx JSON response. The advertised one is the documented
@@ -41,6 +53,7 @@ pub(super) fn output_schema<'s>(
     budget: Option<usize>,
     shared: &'s SharedDefs<'s>,
     full_defs: &mut BTreeMap<String, Value>,
+    view_for: ViewFor<'_>,
 ) -> OutputSchemas {
     let mut out = OutputSchemas {
         advertised: None,
@@ -49,6 +62,7 @@ pub(super) fn output_schema<'s>(
         wrapped: false,
         limits: None,
         cuts: Vec::new(),
+        view: None,
         warnings: Vec::new(),
     };
     let primary = ["200", "201", "202", "203", "2XX", "2xx"]
@@ -101,6 +115,17 @@ pub(super) fn output_schema<'s>(
         out.warnings = conv.finish().1;
         return out;
     }
+    out.view = derive_view(&root, out.wrapped, &view_for, &mut |def| {
+        conv.def(def).cloned()
+    });
+    if out.view.is_none() && view_for.ui == UiChoice::Table {
+        out.warnings.push(Warning {
+            location: format!("tool `{}`", view_for.tool),
+            message: "`ui: table`, but the output holds no array of objects; the tool has no \
+                      view (use `card` or `auto`)"
+                .into(),
+        });
+    }
     let limits = budget::Limits {
         budget,
         min_depth: 0,
@@ -136,8 +161,32 @@ pub(super) fn output_schema<'s>(
     out.limits = Some(limits);
     out.cuts = advertised.cuts;
     out.documented = Some(documented.schema);
-    out.warnings = conv.finish().1;
+    out.warnings.extend(conv.finish().1);
     out
+}
+
+/// The view of an output whose documented schema is `root`, as the allowlist asks.
+fn derive_view(
+    root: &Value,
+    wrapped: bool,
+    view_for: &ViewFor<'_>,
+    resolve: &mut dyn FnMut(&str) -> Option<Value>,
+) -> Option<Layout> {
+    let requested = match view_for.ui {
+        UiChoice::None => return None,
+        UiChoice::Auto => Requested::Auto,
+        UiChoice::Table => Requested::Table,
+        UiChoice::Card => Requested::Card,
+    };
+    let layout = view::derive(
+        view_for.tool,
+        view_for.title,
+        root,
+        wrapped,
+        requested,
+        resolve,
+    )?;
+    Some(layout.with_paging(view_for.input, root, wrapped, resolve))
 }
 
 /// One warning per schema node summarised to fit the budget, naming the tool and the pointer.

@@ -26,6 +26,12 @@ pub static SECURITY_SCHEMES: &[::mcpgen::SecurityScheme] = &[
     },
 ];
 
+/// The `events31_list_events` tool's view (a card).
+pub static EVENTS31_LIST_EVENTS_VIEW: ::mcpgen::ViewDef = ::mcpgen::ViewDef::new(
+    "events31_list_events",
+    r#"{"tool":"events31_list_events","title":"List events","kind":"card","path":[],"fields":[{"key":"events","label":"Events","kind":"json"},{"key":"cursor","label":"Cursor","kind":"text"}]}"#,
+);
+
 /// The `events31_list_events` tool (GET /events).
 pub const EVENTS31_LIST_EVENTS_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new(
         "events31_list_events",
@@ -153,7 +159,14 @@ events31_list_events(args: {
 }>;"#,
             types: &[typescript::EVENT_KIND],
         },
-    );
+    )
+    .view(&EVENTS31_LIST_EVENTS_VIEW);
+
+/// The `events31_get_event` tool's view (a card).
+pub static EVENTS31_GET_EVENT_VIEW: ::mcpgen::ViewDef = ::mcpgen::ViewDef::new(
+    "events31_get_event",
+    r#"{"tool":"events31_get_event","title":"Get one event","kind":"card","path":[],"fields":[{"key":"result","label":"Result","kind":"json"}]}"#,
+);
 
 /// The `events31_get_event` tool (GET /events/{id}).
 pub const EVENTS31_GET_EVENT_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new(
@@ -224,7 +237,14 @@ events31_get_event(args: {
 } | null>;"#,
             types: &[],
         },
-    );
+    )
+    .view(&EVENTS31_GET_EVENT_VIEW);
+
+/// The `events31_create_event` tool's view (a card).
+pub static EVENTS31_CREATE_EVENT_VIEW: ::mcpgen::ViewDef = ::mcpgen::ViewDef::new(
+    "events31_create_event",
+    r#"{"tool":"events31_create_event","title":"Record event","kind":"card","path":[],"fields":[{"key":"result","label":"Result","kind":"json"}]}"#,
+);
 
 /// The `events31_create_event` tool (POST /events).
 pub const EVENTS31_CREATE_EVENT_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new(
@@ -507,7 +527,14 @@ events31_create_event(args: {
                 typescript::PAGE_VIEW_EVENT,
             ],
         },
-    );
+    )
+    .view(&EVENTS31_CREATE_EVENT_VIEW);
+
+/// The `events31_annotate_event` tool's view (a card).
+pub static EVENTS31_ANNOTATE_EVENT_VIEW: ::mcpgen::ViewDef = ::mcpgen::ViewDef::new(
+    "events31_annotate_event",
+    r#"{"tool":"events31_annotate_event","title":"Label an event","kind":"card","path":[],"fields":[{"key":"result","label":"Result","kind":"json"}]}"#,
+);
 
 /// The `events31_annotate_event` tool (PATCH /events/{id}).
 pub const EVENTS31_ANNOTATE_EVENT_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new(
@@ -629,7 +656,14 @@ events31_annotate_event(args: {
 } | null>;"#,
             types: &[],
         },
-    );
+    )
+    .view(&EVENTS31_ANNOTATE_EVENT_VIEW);
+
+/// The `events31_list_categories` tool's view (a table).
+pub static EVENTS31_LIST_CATEGORIES_VIEW: ::mcpgen::ViewDef = ::mcpgen::ViewDef::new(
+    "events31_list_categories",
+    r#"{"tool":"events31_list_categories","title":"Category tree","kind":"table","path":["result"],"fields":[{"key":"id","label":"Id","kind":"number"},{"key":"name","label":"Name","kind":"text"},{"key":"slug","label":"Slug","kind":"text"},{"key":"parent","label":"Parent","kind":"object","fields":[{"key":"id","label":"Id","kind":"number"},{"key":"name","label":"Name","kind":"text"},{"key":"slug","label":"Slug","kind":"text"},{"key":"parent","label":"Parent","kind":"object","fields":[{"key":"id","label":"Id","kind":"number"},{"key":"name","label":"Name","kind":"text"},{"key":"slug","label":"Slug","kind":"text"},{"key":"parent","label":"Parent","kind":"json"},{"key":"children","label":"Children","kind":"json"}]},{"key":"children","label":"Children","kind":"table","fields":[{"key":"id","label":"Id","kind":"number"},{"key":"name","label":"Name","kind":"text"},{"key":"slug","label":"Slug","kind":"text"},{"key":"parent","label":"Parent","kind":"json"},{"key":"children","label":"Children","kind":"json"}]}]},{"key":"children","label":"Children","kind":"table","fields":[{"key":"id","label":"Id","kind":"number"},{"key":"name","label":"Name","kind":"text"},{"key":"slug","label":"Slug","kind":"text"},{"key":"parent","label":"Parent","kind":"object","fields":[{"key":"id","label":"Id","kind":"number"},{"key":"name","label":"Name","kind":"text"},{"key":"slug","label":"Slug","kind":"text"},{"key":"parent","label":"Parent","kind":"json"},{"key":"children","label":"Children","kind":"json"}]},{"key":"children","label":"Children","kind":"table","fields":[{"key":"id","label":"Id","kind":"number"},{"key":"name","label":"Name","kind":"text"},{"key":"slug","label":"Slug","kind":"text"},{"key":"parent","label":"Parent","kind":"json"},{"key":"children","label":"Children","kind":"json"}]}]}]}"#,
+);
 
 /// The `events31_list_categories` tool (GET /categories).
 pub const EVENTS31_LIST_CATEGORIES_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new(
@@ -735,7 +769,14 @@ events31_list_categories(args: {
 }): Promise<unknown[] | null>;"#,
             types: &[],
         },
-    );
+    )
+    .view(&EVENTS31_LIST_CATEGORIES_VIEW);
+
+/// The `events31_get_session` tool's view (a card).
+pub static EVENTS31_GET_SESSION_VIEW: ::mcpgen::ViewDef = ::mcpgen::ViewDef::new(
+    "events31_get_session",
+    r#"{"tool":"events31_get_session","title":"Get a session","kind":"card","path":[],"fields":[{"key":"id","label":"Id","kind":"text"},{"key":"startedAt","label":"Started at","kind":"datetime"},{"key":"endedAt","label":"Ended at","kind":"datetime"},{"key":"location","label":"Location","kind":"json","help":"Latitude and longitude in degrees"},{"key":"device","label":"Device","kind":"object","fields":[{"key":"type","label":"Type","kind":"enum"},{"key":"os","label":"Os","kind":"text"},{"key":"screen","label":"Screen","kind":"json"}]},{"key":"eventCount","label":"Event count","kind":"number"},{"key":"source","label":"Always \"web\" in this API version","kind":"json"}]}"#,
+);
 
 /// The `events31_get_session` tool (GET /sessions/{sessionId}).
 pub const EVENTS31_GET_SESSION_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new(
@@ -927,7 +968,14 @@ events31_get_session(args: {
 }>;"#,
             types: &[],
         },
-    );
+    )
+    .view(&EVENTS31_GET_SESSION_VIEW);
+
+/// The `events31_subscribe` tool's view (a card).
+pub static EVENTS31_SUBSCRIBE_VIEW: ::mcpgen::ViewDef = ::mcpgen::ViewDef::new(
+    "events31_subscribe",
+    r#"{"tool":"events31_subscribe","title":"Subscribe to events","kind":"card","path":[],"fields":[{"key":"id","label":"Id","kind":"text"},{"key":"callbackUrl","label":"Callback url","kind":"uri"},{"key":"kinds","label":"Kinds","kind":"list","fields":[{"key":"","label":"Value","kind":"enum"}]},{"key":"active","label":"Active","kind":"bool"},{"key":"createdAt","label":"Created at","kind":"datetime"}]}"#,
+);
 
 /// The `events31_subscribe` tool (POST /subscriptions).
 pub const EVENTS31_SUBSCRIBE_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new(
@@ -1119,7 +1167,14 @@ events31_subscribe(args: {
 }>;"#,
             types: &[typescript::EVENT_KIND],
         },
-    );
+    )
+    .view(&EVENTS31_SUBSCRIBE_VIEW);
+
+/// The `get_analytics_reports_aggregated_by_customer_segment_an_9b31ecef` tool's view (a table).
+pub static GET_ANALYTICS_REPORTS_AGGREGATED_BY_CUSTOMER_SEGMENT_AN_9B31ECEF_VIEW: ::mcpgen::ViewDef = ::mcpgen::ViewDef::new(
+    "get_analytics_reports_aggregated_by_customer_segment_an_9b31ecef",
+    r#"{"tool":"get_analytics_reports_aggregated_by_customer_segment_an_9b31ecef","title":"Segment × channel report","kind":"table","path":["rows"],"fields":[{"key":"segment","label":"Segment","kind":"text"},{"key":"channel","label":"Channel","kind":"enum"},{"key":"revenue","label":"Revenue","kind":"object","fields":[{"key":"value","label":"Value","kind":"number"},{"key":"currency","label":"Currency","kind":"text"}]},{"key":"conversionRate","label":"Conversion rate","kind":"number"}]}"#,
+);
 
 /// The `get_analytics_reports_aggregated_by_customer_segment_an_9b31ecef` tool (GET /reports/segments/channels).
 pub const GET_ANALYTICS_REPORTS_AGGREGATED_BY_CUSTOMER_SEGMENT_AN_9B31ECEF_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new(
@@ -1270,7 +1325,8 @@ get_analytics_reports_aggregated_by_customer_segment_an_9b31ecef(args: {
 }>;"#,
             types: &[typescript::CURRENCY],
         },
-    );
+    )
+    .view(&GET_ANALYTICS_REPORTS_AGGREGATED_BY_CUSTOMER_SEGMENT_AN_9B31ECEF_VIEW);
 
 /// The TypeScript declarations of the named types the tools' declarations reach,
 /// each held once (`tools.d.ts` shows them all).

@@ -30,6 +30,12 @@ pub static SECURITY_SCHEMES: &[::mcpgen::SecurityScheme] = &[
     },
 ];
 
+/// The `library2_list_books` tool's view (a table).
+pub static LIBRARY2_LIST_BOOKS_VIEW: ::mcpgen::ViewDef = ::mcpgen::ViewDef::new(
+    "library2_list_books",
+    r#"{"tool":"library2_list_books","title":"Search the catalogue","kind":"table","path":["items"],"fields":[{"key":"id","label":"Catalogue number","kind":"number"},{"key":"isbn","label":"Isbn","kind":"text"},{"key":"title","label":"Title","kind":"text"},{"key":"subtitle","label":"Subtitle","kind":"text"},{"key":"authors","label":"Authors","kind":"table","fields":[{"key":"name","label":"Name","kind":"text"},{"key":"born","label":"Year of birth if known","kind":"number"}]},{"key":"genre","label":"Genre","kind":"enum"},{"key":"published","label":"Published","kind":"date"},{"key":"pages","label":"Pages","kind":"number"},{"key":"availability","label":"Availability","kind":"enum"},{"key":"cover","label":"Cover","kind":"object","fields":[{"key":"url","label":"Url","kind":"uri"},{"key":"caption","label":"Caption","kind":"text"},{"key":"width","label":"Width","kind":"number"},{"key":"height","label":"Height","kind":"number"}]}],"extra":[{"key":"next_page_token","label":"Absent or null on the last page","kind":"text"}],"paging":{"mode":"cursor","arg":"page_token","size":"page_size","next":["next_page_token"]}}"#,
+);
+
 /// The `library2_list_books` tool (GET /books).
 pub const LIBRARY2_LIST_BOOKS_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new(
         "library2_list_books",
@@ -259,7 +265,14 @@ library2_list_books(args: {
 }>;"#,
             types: &[],
         },
-    );
+    )
+    .view(&LIBRARY2_LIST_BOOKS_VIEW);
+
+/// The `library2_get_book` tool's view (a card).
+pub static LIBRARY2_GET_BOOK_VIEW: ::mcpgen::ViewDef = ::mcpgen::ViewDef::new(
+    "library2_get_book",
+    r#"{"tool":"library2_get_book","title":"Get one book","kind":"card","path":[],"fields":[{"key":"id","label":"Catalogue number","kind":"number"},{"key":"isbn","label":"Isbn","kind":"text"},{"key":"title","label":"Title","kind":"text"},{"key":"subtitle","label":"Subtitle","kind":"text"},{"key":"authors","label":"Authors","kind":"table","fields":[{"key":"name","label":"Name","kind":"text"},{"key":"born","label":"Year of birth if known","kind":"number"}]},{"key":"genre","label":"Genre","kind":"enum"},{"key":"published","label":"Published","kind":"date"},{"key":"pages","label":"Pages","kind":"number"},{"key":"availability","label":"Availability","kind":"enum"},{"key":"cover","label":"Cover","kind":"object","fields":[{"key":"url","label":"Url","kind":"uri"},{"key":"caption","label":"Caption","kind":"text"},{"key":"width","label":"Width","kind":"number"},{"key":"height","label":"Height","kind":"number"}]}]}"#,
+);
 
 /// The `library2_get_book` tool (GET /books/{bookId}).
 pub const LIBRARY2_GET_BOOK_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new(
@@ -505,7 +518,14 @@ library2_get_book(args: {
 }>;"#,
             types: &[],
         },
-    );
+    )
+    .view(&LIBRARY2_GET_BOOK_VIEW);
+
+/// The `library2_add_book` tool's view (a card).
+pub static LIBRARY2_ADD_BOOK_VIEW: ::mcpgen::ViewDef = ::mcpgen::ViewDef::new(
+    "library2_add_book",
+    r#"{"tool":"library2_add_book","title":"Add book","kind":"card","path":[],"fields":[{"key":"id","label":"Catalogue number","kind":"number"},{"key":"isbn","label":"Isbn","kind":"text"},{"key":"title","label":"Title","kind":"text"},{"key":"subtitle","label":"Subtitle","kind":"text"},{"key":"authors","label":"Authors","kind":"table","fields":[{"key":"name","label":"Name","kind":"text"},{"key":"born","label":"Year of birth if known","kind":"number"}]},{"key":"genre","label":"Genre","kind":"enum"},{"key":"published","label":"Published","kind":"date"},{"key":"pages","label":"Pages","kind":"number"},{"key":"availability","label":"Availability","kind":"enum"},{"key":"cover","label":"Cover","kind":"object","fields":[{"key":"url","label":"Url","kind":"uri"},{"key":"caption","label":"Caption","kind":"text"},{"key":"width","label":"Width","kind":"number"},{"key":"height","label":"Height","kind":"number"}]}]}"#,
+);
 
 /// The `library2_add_book` tool (POST /books).
 pub const LIBRARY2_ADD_BOOK_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new(
@@ -875,7 +895,14 @@ library2_add_book(args: {
 }>;"#,
             types: &[typescript::AUTHOR, typescript::GENRE, typescript::COVER_IMAGE],
         },
-    );
+    )
+    .view(&LIBRARY2_ADD_BOOK_VIEW);
+
+/// The `library2_upload_cover` tool's view (a card).
+pub static LIBRARY2_UPLOAD_COVER_VIEW: ::mcpgen::ViewDef = ::mcpgen::ViewDef::new(
+    "library2_upload_cover",
+    r#"{"tool":"library2_upload_cover","title":"Upload a cover image","kind":"card","path":["result"],"fields":[{"key":"url","label":"Url","kind":"uri"},{"key":"caption","label":"Caption","kind":"text"},{"key":"width","label":"Width","kind":"number"},{"key":"height","label":"Height","kind":"number"}]}"#,
+);
 
 /// The `library2_upload_cover` tool (POST /books/{bookId}/cover).
 pub const LIBRARY2_UPLOAD_COVER_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new(
@@ -1013,7 +1040,8 @@ library2_upload_cover(args: {
 } | null>;"#,
             types: &[],
         },
-    );
+    )
+    .view(&LIBRARY2_UPLOAD_COVER_VIEW);
 
 /// The `library2_remove_book` tool (DELETE /books/{bookId}).
 pub const LIBRARY2_REMOVE_BOOK_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new(
@@ -1081,6 +1109,12 @@ library2_remove_book(args: {
             types: &[],
         },
     );
+
+/// The `library2_create_loan` tool's view (a card).
+pub static LIBRARY2_CREATE_LOAN_VIEW: ::mcpgen::ViewDef = ::mcpgen::ViewDef::new(
+    "library2_create_loan",
+    r#"{"tool":"library2_create_loan","title":"Lend a book to a member","kind":"card","path":[],"fields":[{"key":"id","label":"Id","kind":"text"},{"key":"book","label":"Book","kind":"object","fields":[{"key":"id","label":"Catalogue number","kind":"number"},{"key":"isbn","label":"Isbn","kind":"text"},{"key":"title","label":"Title","kind":"text"},{"key":"subtitle","label":"Subtitle","kind":"text"},{"key":"authors","label":"Authors","kind":"table","fields":[{"key":"name","label":"Name","kind":"text"},{"key":"born","label":"Year of birth if known","kind":"number"}]},{"key":"genre","label":"Genre","kind":"enum"},{"key":"published","label":"Published","kind":"date"},{"key":"pages","label":"Pages","kind":"number"},{"key":"availability","label":"Availability","kind":"enum"},{"key":"cover","label":"Cover","kind":"object","fields":[{"key":"url","label":"Url","kind":"uri"},{"key":"caption","label":"Caption","kind":"text"},{"key":"width","label":"Width","kind":"number"},{"key":"height","label":"Height","kind":"number"}]}]},{"key":"member","label":"Member","kind":"object","fields":[{"key":"id","label":"Id","kind":"text"},{"key":"name","label":"Name","kind":"text"},{"key":"email","label":"Email","kind":"text"}]},{"key":"lent","label":"Lent","kind":"datetime"},{"key":"due","label":"Due","kind":"date"},{"key":"returned","label":"Returned","kind":"datetime"}]}"#,
+);
 
 /// The `library2_create_loan` tool (POST /loans).
 pub const LIBRARY2_CREATE_LOAN_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new(
@@ -1249,7 +1283,8 @@ library2_create_loan(args: {
 }>;"#,
             types: &[],
         },
-    );
+    )
+    .view(&LIBRARY2_CREATE_LOAN_VIEW);
 
 /// The TypeScript declarations of the named types the tools' declarations reach,
 /// each held once (`tools.d.ts` shows them all).

@@ -111,6 +111,7 @@ pub fn tool_def(tool: &ir::Tool, server: Option<&ir::Server>) -> ToolDef {
             server_url: leak_opt(http.server_url.as_deref()),
         }),
         declaration: None,
+        view: None,
     }
 }
 

@@ -78,6 +78,8 @@ pub struct ServerBuilder {
     #[cfg(feature = "http")]
     forward_headers: Vec<String>,
     mounts: Vec<Mount>,
+    /// Whether tools with a view offer it (`--no-ui` turns it off).
+    views: bool,
     prompts: PromptSet,
     resources: ResourceSet,
     request_state_key: Option<Vec<u8>>,
@@ -350,6 +352,13 @@ impl ServerBuilder {
         self
     }
 
+    /// Whether tools with a view (MCP Apps) offer it to clients that declared the
+    /// `io.modelcontextprotocol/ui` extension (default on; `--no-ui` turns it off).
+    pub fn views(mut self, on: bool) -> Self {
+        self.views = on;
+        self
+    }
+
     /// Sets how long shutdown waits for calls in progress (default
     /// [`DEFAULT_SHUTDOWN_TIMEOUT`]).
     pub fn shutdown_timeout(mut self, timeout: Duration) -> Self {
@@ -526,6 +535,11 @@ impl ServerBuilder {
         let resource = self
             .site
             .site(&placement, placement.mcp_path(), &tools.catalog);
+        let views = crate::views::Views::build(
+            &self.name,
+            tools.catalog.entries().iter().map(|e| &e.def),
+            self.views,
+        );
         let inner = configured(Inner {
             name: self.name,
             version: self.version,
@@ -564,6 +578,7 @@ impl ServerBuilder {
             request_states,
             prompts,
             resources,
+            views,
             server_config: rmcp::model::ServerConfig::default(),
             #[cfg(feature = "metrics")]
             metrics: self.metrics,
@@ -634,6 +649,7 @@ impl Server {
             #[cfg(feature = "http")]
             forward_headers: Vec::new(),
             mounts: Vec::new(),
+            views: true,
             prompts: PromptSet::new(),
             resources: ResourceSet::new(),
             request_state_key: None,

@@ -70,6 +70,11 @@ pub(super) fn mounted_inner(
 ) -> Inner {
     #[cfg(feature = "http")]
     let resource = root.resource.for_mount(name, &tools.catalog);
+    let views = crate::views::Views::build(
+        &format!("{}/{name}", root.name),
+        tools.catalog.entries().iter().map(|e| &e.def),
+        root.views.enabled(),
+    );
     let inner = Inner {
         name: format!("{}/{name}", root.name),
         version: root.version.clone(),
@@ -108,6 +113,7 @@ pub(super) fn mounted_inner(
         request_states: root.request_states.clone(),
         prompts: Prompts::default(),
         resources: Resources::default(),
+        views,
         server_config: rmcp::model::ServerConfig::default(),
         #[cfg(feature = "metrics")]
         metrics: root.metrics.clone(),

@@ -60,6 +60,7 @@ pub const fn read_tool(
         plugin: None,
         http: None,
         declaration: None,
+        view: None,
     }
 }
 
@@ -91,6 +92,7 @@ pub const LIST_NOTES: ToolDef = ToolDef {
     plugin: None,
     http: None,
     declaration: None,
+    view: None,
 };
 
 /// Writes: needs the `notes:write` scope.
@@ -112,6 +114,7 @@ pub const ADD_NOTE: ToolDef = ToolDef {
     plugin: None,
     http: None,
     declaration: None,
+    view: None,
 };
 
 /// Read-only, in the `echo` plugin.
@@ -133,6 +136,7 @@ pub const PLUGIN_ECHO: ToolDef = ToolDef {
     plugin: Some("echo"),
     http: None,
     declaration: None,
+    view: None,
 };
 
 /// Read-only, with an HTTP binding; always fails as if the upstream answered 502.
@@ -162,6 +166,7 @@ pub const REMOTE_STATUS: ToolDef = ToolDef {
         server_url: None,
     }),
     declaration: None,
+    view: None,
 };
 
 /// Read-only: takes `ms` milliseconds, for shutdown tests.

@@ -157,6 +157,7 @@ mod tests {
             server_url: None,
         }),
         declaration: None,
+        view: None,
     };
 
     #[test]

@@ -93,6 +93,13 @@ pub(crate) fn server_config(inner: &Inner) -> ServerConfig {
     if inner.prompts.has_completions() || inner.resources.has_completions() {
         capabilities.completions = Some(rmcp::model::JsonObject::new());
     }
+    if !inner.views.is_empty() {
+        let (id, settings) = crate::views::declaration();
+        capabilities
+            .extensions
+            .get_or_insert_with(Default::default)
+            .insert(id, settings);
+    }
     ServerConfig::new(capabilities).with_server_info(implementation)
 }
 
@@ -251,10 +258,19 @@ fn listed_tools(inner: &Inner, principal: Option<&Principal>) -> Vec<rmcp::model
         .collect()
 }
 
-/// The `tools/list` answer for `principal`. Lists differ per caller, so only the caller's
-/// own client may cache them.
-pub(crate) fn tools_list(inner: &Inner, principal: Option<&Principal>) -> ListToolsResult {
-    ListToolsResult::with_all_items(listed_tools(inner, principal))
+/// The `tools/list` answer for `principal`; with `ui` (the client declared the views
+/// extension), tools with a view name it. Lists differ per caller, so only the caller's own
+/// client may cache them.
+pub(crate) fn tools_list(
+    inner: &Inner,
+    principal: Option<&Principal>,
+    ui: bool,
+) -> ListToolsResult {
+    let mut tools = listed_tools(inner, principal);
+    if ui {
+        inner.views.decorate(&mut tools);
+    }
+    ListToolsResult::with_all_items(tools)
         .with_ttl_ms(TOOLS_LIST_TTL_MS)
         .with_cache_scope(CacheScope::Private)
 }
@@ -368,6 +384,9 @@ impl ServerHandler for McpHandler {
         request: rmcp::model::ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::ReadResourceResponse, ErrorData> {
+        if let Some(view) = self.inner.views.read(&request.uri) {
+            return Ok(view.into());
+        }
         Ok(self.inner.resources.read(&request.uri).await?.into())
     }
 
@@ -432,7 +451,12 @@ impl ServerHandler for McpHandler {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(tools_list(&self.inner, self.principal(&context)))
+        let session = context.peer.peer_info();
+        let ui = crate::views::request_wants(
+            &context.meta,
+            session.as_ref().map(|info| &info.capabilities),
+        );
+        Ok(tools_list(&self.inner, self.principal(&context), ui))
     }
 
     async fn call_tool(

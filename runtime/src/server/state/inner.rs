@@ -74,6 +74,8 @@ pub(crate) struct Inner {
     pub(crate) prompts: Prompts,
     /// Served at `/mcp` only; empty for mounts.
     pub(crate) resources: Resources,
+    /// The tools' views (MCP Apps); empty with `--no-ui`.
+    pub(crate) views: crate::views::Views,
     pub(crate) server_config: rmcp::model::ServerConfig,
     /// Shared by every catalog of the server.
     #[cfg(feature = "metrics")]

@@ -148,11 +148,14 @@ pub(crate) async fn answer_reads(
         ClientRequest::ListPromptsRequest(_) => return fixed(&reads.fixed().prompts),
         ClientRequest::ListResourcesRequest(_) => return fixed(&reads.fixed().resources),
         ClientRequest::ListResourceTemplatesRequest(_) => return fixed(&reads.fixed().templates),
-        ClientRequest::ReadResourceRequest(read) => inner
-            .resources
-            .read(&read.params.uri)
-            .await
-            .map(ServerResult::from),
+        ClientRequest::ReadResourceRequest(read) => match inner.views.read(&read.params.uri) {
+            Some(view) => Ok(ServerResult::from(view)),
+            None => inner
+                .resources
+                .read(&read.params.uri)
+                .await
+                .map(ServerResult::from),
+        },
         ClientRequest::CompleteRequest(request) => complete(inner, request.params)
             .await
             .map(ServerResult::CompleteResult),

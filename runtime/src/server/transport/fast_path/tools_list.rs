@@ -44,8 +44,9 @@ const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
 const METHOD_HEADER: &str = "mcp-method";
 
 /// The visible set a list belongs to: `None` for a request without a principal (nothing is
-/// visible, not even the meta-tools of search mode).
-type SetKey = Option<Arc<[usize]>>;
+/// visible, not even the meta-tools of search mode); and whether the client declared the
+/// views extension (its tools then name their views).
+type SetKey = (Option<Arc<[usize]>>, bool);
 
 /// The serialised `tools/list` results of one catalog, by visible set.
 pub(crate) struct ListAnswers {
@@ -68,13 +69,14 @@ impl ListAnswers {
         }
     }
 
-    /// The `result` member of the `tools/list` answer for `principal`, as JSON.
-    pub(crate) fn result(&self, principal: Option<&Principal>) -> Bytes {
-        let key: SetKey = principal.map(|p| self.inner.catalog.visible_indices(p));
+    /// The `result` member of the `tools/list` answer for `principal`, as JSON; `ui`: the
+    /// client declared the views extension.
+    pub(crate) fn result(&self, principal: Option<&Principal>, ui: bool) -> Bytes {
+        let key: SetKey = (principal.map(|p| self.inner.catalog.visible_indices(p)), ui);
         if let Some(hit) = self.lock().by_set.get(&key) {
             return hit.clone();
         }
-        let bytes = Bytes::from(serialise(&self.inner, principal));
+        let bytes = Bytes::from(serialise(&self.inner, principal, ui));
         let mut cache = self.lock();
         if cache.held + bytes.len() <= MAX_CACHED_BYTES && !cache.by_set.contains_key(&key) {
             cache.held += bytes.len();
@@ -90,8 +92,8 @@ impl ListAnswers {
 
 /// The result as rmcp sends it to a 2026-07-28 peer: the handler's answer with any missing
 /// caching hints filled in.
-fn serialise(inner: &Inner, principal: Option<&Principal>) -> Vec<u8> {
-    let mut result = ServerResult::ListToolsResult(tools_list(inner, principal));
+fn serialise(inner: &Inner, principal: Option<&Principal>, ui: bool) -> Vec<u8> {
+    let mut result = ServerResult::ListToolsResult(tools_list(inner, principal, ui));
     result.fill_missing_cache_hints();
     // Serialising plain data (strings, numbers, JSON objects) into memory does not fail.
     serde_json::to_vec(&result).unwrap_or_default()
@@ -180,10 +182,12 @@ pub(crate) fn stateless_request(bytes: &[u8]) -> Option<(RequestId, ClientReques
     .then_some((request.id, request.request))
 }
 
-/// The id of `bytes` when they are a `tools/list` request rmcp would answer with the list.
-fn list_request_id(bytes: &[u8]) -> Option<RequestId> {
+/// The id of `bytes` when they are a `tools/list` request rmcp would answer with the list,
+/// and whether its client capabilities declare the views extension.
+fn list_request_id(bytes: &[u8]) -> Option<(RequestId, bool)> {
     stateless_request(bytes).and_then(|(id, request)| {
-        matches!(request, ClientRequest::ListToolsRequest(_)).then_some(id)
+        let ui = crate::views::request_wants(request.get_meta(), None);
+        matches!(request, ClientRequest::ListToolsRequest(_)).then_some((id, ui))
     })
 }
 
@@ -214,12 +218,12 @@ pub(crate) async fn answer_tools_list(
         Ok(bytes) => bytes,
         Err(refused) => return refused,
     };
-    let Some(id) = list_request_id(&bytes) else {
+    let Some((id, ui)) = list_request_id(&bytes) else {
         return next
             .run(Request::from_parts(parts, Body::from(bytes)))
             .await;
     };
-    let result = answers.result(parts.extensions.get::<Principal>());
+    let result = answers.result(parts.extensions.get::<Principal>(), ui);
     (
         StatusCode::OK,
         [(header::CONTENT_TYPE, "application/json")],
@@ -336,7 +340,15 @@ mod tests {
         };
         assert_eq!(
             list_request_id(&body(json!({"_meta": meta}))),
-            Some(RequestId::Number(4))
+            Some((RequestId::Number(4), false))
+        );
+        let mut with_ui = meta.clone();
+        with_ui["io.modelcontextprotocol/clientCapabilities"] = json!({
+            "extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}
+        });
+        assert_eq!(
+            list_request_id(&body(json!({"_meta": with_ui}))),
+            Some((RequestId::Number(4), true))
         );
         let mut old = meta.clone();
         old["io.modelcontextprotocol/protocolVersion"] = json!("2025-11-25");

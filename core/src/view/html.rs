@@ -1,0 +1,53 @@
+//! A view's HTML document: one self-contained file with the shared renderer script and style
+//! inline, and the view's layout as JSON data in a `<script type="application/json">` block.
+//!
+//! The markup is the same for every view; the only varying part is the layout, which the
+//! script reads with `JSON.parse`, never as markup. Its JSON is written so that nothing in it
+//! can end the block or read as markup or a URL: `<`, `>`, `&`, `/` and the two JavaScript
+//! line separators are `\u` or `\/` escapes. The document declares a Content Security Policy
+//! that lets it load nothing.
+
+/// The renderer script every view shares.
+pub const RENDERER: &str = include_str!("renderer.js");
+
+/// The style every view shares.
+pub const STYLE: &str = include_str!("view.css");
+
+/// What stands before the layout JSON.
+const HEAD: &str = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; \
+script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">\n\
+<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+<title>View</title>\n<style>\n";
+
+/// The document of the view whose layout is `layout` (JSON text, a
+/// [`super::Layout`]): byte for byte the same for the same layout.
+pub fn document(layout: &str) -> String {
+    let mut html =
+        String::with_capacity(HEAD.len() + STYLE.len() + RENDERER.len() + layout.len() + 256);
+    html.push_str(HEAD);
+    html.push_str(STYLE);
+    html.push_str("</style>\n</head>\n<body>\n<main id=\"view\"></main>\n");
+    html.push_str("<script type=\"application/json\" id=\"mcpgen-layout\">");
+    push_json_for_html(&mut html, layout);
+    html.push_str("</script>\n<script>\n");
+    html.push_str(RENDERER);
+    html.push_str("</script>\n</body>\n</html>\n");
+    html
+}
+
+/// Appends JSON text with every character that could read as markup, end the script block
+/// or form a URL written as a JSON escape (the JSON value is unchanged).
+fn push_json_for_html(out: &mut String, json: &str) {
+    for c in json.chars() {
+        match c {
+            '<' => out.push_str("\\u003c"),
+            '>' => out.push_str("\\u003e"),
+            '&' => out.push_str("\\u0026"),
+            '/' => out.push_str("\\/"),
+            '\u{2028}' => out.push_str("\\u2028"),
+            '\u{2029}' => out.push_str("\\u2029"),
+            c => out.push(c),
+        }
+    }
+}
