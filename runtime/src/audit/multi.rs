@@ -3,7 +3,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use super::{AuditEvent, AuditHealth, AuditSink};
+use super::{AuditEvent, AuditHealth, AuditSink, Unrecorded};
 use crate::BoxFuture;
 
 /// Records every event in each of its sinks, concurrently; `record` returns when all have.
@@ -66,6 +66,21 @@ impl AuditSink for MultiSink {
         })
     }
 
+    /// Kept when every sink kept it; otherwise the first sink's reason.
+    fn try_record<'a>(&'a self, event: AuditEvent) -> BoxFuture<'a, Result<(), Unrecorded>> {
+        Box::pin(async move {
+            let Some((last, rest)) = self.sinks.split_last() else {
+                return Ok(());
+            };
+            let mut pending: Vec<_> = rest.iter().map(|s| s.try_record(event.clone())).collect();
+            pending.push(last.try_record(event));
+            futures::future::join_all(pending)
+                .await
+                .into_iter()
+                .collect::<Result<(), _>>()
+        })
+    }
+
     fn flush<'a>(&'a self) -> BoxFuture<'a, ()> {
         Box::pin(async move {
             futures::future::join_all(self.sinks.iter().map(|s| s.flush())).await;
@@ -81,6 +96,10 @@ impl AuditSink for MultiSink {
 
     fn ready(&self) -> bool {
         self.sinks.iter().all(|s| s.ready())
+    }
+
+    fn unready(&self) -> Option<String> {
+        self.sinks.iter().find_map(|s| s.unready())
     }
 
     /// Whether any sink keeps records (none does when there are none).

@@ -11,7 +11,9 @@ use serde_json::{Map, Value};
 
 use super::pipeline::echoed;
 use super::state::Inner;
-use crate::audit::{AuditEvent, AuditSink, AuditStatus, args_digest, error_text, now_rfc3339};
+use crate::audit::{
+    AuditEvent, AuditSink, AuditStatus, args_digest, error_text, new_call_id, now_rfc3339,
+};
 use crate::auth::AuthError;
 use crate::principal::Principal;
 use crate::trace::{TRACEPARENT, TraceParent};
@@ -85,6 +87,10 @@ pub(crate) async fn audit_refused(
                 continue;
             }
             let event = AuditEvent {
+                call_id: new_call_id(),
+                parent_call_id: None,
+                code_sha256: None,
+                inner_calls: None,
                 time: now_rfc3339(),
                 request_id: call.id,
                 principal: principal.map(|p| p.id.clone()),
