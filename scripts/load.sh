@@ -13,6 +13,12 @@
 #   --calls N     (default 10000)      calls per client
 #   --out FILE    (default LOAD.md)
 #   --no-build                         use the release binaries as they are
+#   --spool [RUNS] (default 10)        instead: two replicas named a and b in one working
+#                                      directory, 2,000 calls each run, PostgreSQL restarted
+#                                      three times during them (the test
+#                                      two_named_replicas_keep_every_acknowledged_call_once_...
+#                                      of tests/tests/audit_spool.rs, RUNS times); writes its
+#                                      section of LOAD.md, keeping the rest
 #
 # Needs nginx, PostgreSQL and Redis (installed with apt-get when missing), curl, python3, cargo.
 # As root, PostgreSQL runs as the `postgres` user (runuser).
@@ -25,13 +31,15 @@ clients=100
 calls=10000
 out=LOAD.md
 build=1
+spool_runs=0
 while [[ $# -gt 0 ]]; do
   case $1 in
     --clients) clients=$2; shift ;;
     --calls) calls=$2; shift ;;
     --out) out=$2; shift ;;
     --no-build) build=0 ;;
-    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --spool) spool_runs=10; if [[ ${2:-} =~ ^[0-9]+$ ]]; then spool_runs=$2; shift; fi ;;
+    -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "unknown argument: $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -39,6 +47,49 @@ done
 
 log() { printf '== %s\n' "$*" >&2; }
 loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
+
+# --- the spool runs (--spool) ------------------------------------------------------------------
+if [[ $spool_runs -gt 0 ]]; then
+  compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || {
+    log "installing postgresql"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+  }
+  log "building synaplan-mcp with PostgreSQL, and the spool test"
+  cargo build --locked -p synaplan-mcp --features postgres,sqlite,redis,otel
+  spool_log=$(mktemp /tmp/mcpgen-spool.XXXXXX)
+  started_load=$(loadavg)
+  MCPGEN_SPOOL_RUNS=$spool_runs cargo test --locked -p mcpgen-tests --test audit_spool \
+    two_named_replicas_keep_every_acknowledged_call_once -- --nocapture 2>&1 | tee "$spool_log" >&2
+  mark='<!-- scripts/load.sh --spool -->'
+  {
+    echo "$mark"
+    echo
+    echo "## Two replicas, one working directory, PostgreSQL restarted"
+    echo
+    echo "Written by \`$invocation\`. Two replicas of \`synaplan-mcp\` (debug build, as scripts/test.sh builds it) started from one working directory with \`--replica-name a\` and \`b\` and the default spool (\`mcpgen-audit.a.spool\`, \`mcpgen-audit.b.spool\`), audit to one PostgreSQL with the default \`--audit-fsync batch\`; 8 clients make 2,000 \`tools/call\`s per run across both, while PostgreSQL is stopped and started three times. Machine: 2 cores, shared; load average $started_load at the start and $(loadavg) at the end."
+    echo
+    echo "| run | calls | acknowledged | rows | acknowledged without a row | ids with two rows or more | seconds |"
+    echo "|---:|---:|---:|---:|---:|---:|---:|"
+    sed -n 's/^spool run \([0-9]*\)\/[0-9]*: calls \([0-9]*\), acknowledged \([0-9]*\), rows \([0-9]*\), acknowledged without a row \([0-9]*\), ids with two rows or more \([0-9]*\), \([0-9.]*\) s$/| \1 | \2 | \3 | \4 | \5 | \6 | \7 |/p' "$spool_log"
+    echo
+    if grep -q "test result: ok" "$spool_log"; then
+      echo "Every acknowledged call has exactly one row in every run: **holds**."
+    else
+      echo "The invariant **does not hold**: see the failing run above."
+    fi
+  } > "$spool_log.md"
+  if [[ -f $out ]] && grep -qF "$mark" "$out"; then
+    sed -n "1,/^$mark\$/p" "$out" | sed '$d' > "$spool_log.head"
+  elif [[ -f $out ]]; then
+    { cat "$out"; echo; } > "$spool_log.head"
+  else
+    : > "$spool_log.head"
+  fi
+  cat "$spool_log.head" "$spool_log.md" > "$out"
+  rm -f "$spool_log" "$spool_log.md" "$spool_log.head"
+  tail -n 20 "$out"
+  exit 0
+fi
 
 # --- tools -----------------------------------------------------------------------------------
 missing=()

@@ -1,8 +1,10 @@
 //! The `Dockerfile` of a crate generated outside this repository (`mcpgen generate --out D
 //! --mcpgen-path …`) builds from the context it documents: its builder stage's `WORKDIR`,
-//! `COPY` and `RUN` instructions run here, in a copy of that context (`app/` = the crate,
-//! `mcpgen/` = this repository), with the container's `/` mapped to a scratch folder. The
-//! binary they produce starts with the runtime stage's `ENV` and answers `/healthz`.
+//! `ARG`, `COPY` and `RUN` instructions run here, in a copy of that context (`app/` = the
+//! crate, `mcpgen/` = this repository), with the container's `/` mapped to a scratch folder,
+//! and the build argument `FEATURES=postgres,redis` (as the generated `compose.yaml` passes
+//! it). The binary they produce starts with the runtime stage's `ENV` and the audit database
+//! and Redis variables the compose file sets, and answers `/healthz`.
 //!
 //! No Docker engine runs here, so the base images' tools are this machine's (cargo, sh, sed).
 //! Cargo runs offline (every crate is in the local registry cache; network stays on
@@ -88,14 +90,27 @@ fn in_container(fs_root: &Path, cwd: &Path, path: &str) -> PathBuf {
     }
 }
 
+/// The build arguments this test passes (`docker build --build-arg NAME=VALUE`).
+const BUILD_ARGS: &[(&str, &str)] = &[("FEATURES", "postgres,redis")];
+
 /// Runs the builder stage's instructions with the container's `/` at `fs_root`. Once the
 /// crate is copied in, its `target/` is linked to `cache` (what a build cache mount does), so
-/// the dependencies compiled stay for the next run.
+/// the dependencies compiled stay for the next run. An `ARG` takes its value from
+/// [`BUILD_ARGS`], or its default, and reaches the `RUN` commands as a variable.
 fn run_builder_stage(stage: &[(String, String)], context: &Path, fs_root: &Path, cache: &Path) {
     let mut cwd = fs_root.to_owned();
+    let mut build_args: Vec<(String, String)> = Vec::new();
     for (keyword, args) in stage {
         match keyword.as_str() {
             "FROM" => {}
+            "ARG" => {
+                let (name, default) = args.split_once('=').unwrap_or((args, ""));
+                let value = BUILD_ARGS.iter().find(|(arg, _)| *arg == name).map_or_else(
+                    || default.trim_matches('"').to_owned(),
+                    |(_, v)| (*v).to_owned(),
+                );
+                build_args.push((name.to_owned(), value));
+            }
             "WORKDIR" => {
                 cwd = in_container(fs_root, &cwd, args);
                 std::fs::create_dir_all(&cwd).expect("create the WORKDIR");
@@ -115,6 +130,7 @@ fn run_builder_stage(stage: &[(String, String)], context: &Path, fs_root: &Path,
             "RUN" => {
                 let out = Command::new("sh")
                     .args(["-c", args])
+                    .envs(build_args.iter().map(|(k, v)| (k, v)))
                     .current_dir(&cwd)
                     .env("CARGO_NET_OFFLINE", "true")
                     .env("CARGO_INCREMENTAL", "0")
@@ -196,6 +212,12 @@ fn the_builder_stage_builds_a_crate_generated_outside_the_repository() {
     let stages = stages(instructions(&dockerfile));
     assert_eq!(stages.len(), 2, "a builder stage and a runtime stage");
     assert!(stages[0][0].1.ends_with("AS builder"), "{:?}", stages[0][0]);
+    assert!(
+        stages[0]
+            .iter()
+            .any(|(k, args)| k == "ARG" && args.starts_with("FEATURES")),
+        "the builder stage takes ARG FEATURES"
+    );
     let runtime = &stages[1];
     let has = |keyword: &str, needle: &str| {
         runtime
@@ -226,8 +248,20 @@ fn the_builder_stage_builds_a_crate_generated_outside_the_repository() {
             }
         }
     }
-    // The image listens on 0.0.0.0:8080; here, on loopback.
+    // The image listens on 0.0.0.0:8080; here, on loopback. The database and Redis need not
+    // answer for the start (records wait in the spool; limits fail open): the flags must be
+    // known, which they are only with the features compiled in.
+    let dead = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port");
     let server = server
+        .current_dir(scratch.path())
+        .args([
+            "--audit-db",
+            &format!("postgres://mcpgen@127.0.0.1:{dead}/mcpgen"),
+        ])
+        .args(["--rate-limit-redis", &format!("redis://127.0.0.1:{dead}")])
         .env("MCPGEN_LISTEN", format!("127.0.0.1:{port}"))
         .env(
             "MCPGEN_TOKEN_SECRET",
@@ -235,11 +269,19 @@ fn the_builder_stage_builds_a_crate_generated_outside_the_repository() {
         )
         .env("RUST_LOG", "error")
         .stdout(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .expect("the built binary starts");
-    let _server = Killed(server);
+    let mut server = Killed(server);
     let mut answer = None;
     for _ in 0..200 {
+        if let Ok(Some(status)) = server.0.try_wait() {
+            let mut stderr = String::new();
+            if let Some(mut pipe) = server.0.stderr.take() {
+                let _ = pipe.read_to_string(&mut stderr);
+            }
+            panic!("the binary stopped ({status}): {stderr}");
+        }
         answer = get(port, "/healthz").filter(|r| r.starts_with("HTTP/1.1 200"));
         if answer.is_some() {
             break;

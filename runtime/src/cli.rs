@@ -11,6 +11,8 @@ use clap::{CommandFactory, FromArgMatches, Parser, ValueEnum};
 
 mod async_runtime;
 mod key_check_args;
+mod logging;
+mod missing;
 mod oauth_args;
 mod placement;
 mod schemes;
@@ -18,6 +20,8 @@ mod token_exchange_args;
 mod upstream_guard;
 mod values;
 pub use key_check_args::KeyCheckArgs;
+use logging::init_logging;
+pub use missing::MissingFeatureArgs;
 pub use oauth_args::OAuthArgs;
 pub use placement::PlacementArgs;
 use schemes::scheme_hint;
@@ -261,7 +265,12 @@ pub struct ServeArgs {
     pub header_read_timeout: u64,
     /// What `tools/list` shows: `all` tools the caller may call, or `search` (for large APIs):
     /// the meta-tools `search_tools`, `describe_tools` and `call_tool`, plus the `--pin` tools.
-    #[arg(long, env = "MCPGEN_TOOL_MODE", value_enum, default_value = "all")]
+    #[arg(
+        long,
+        env = "MCPGEN_TOOL_MODE",
+        value_parser = missing::ToolModeParser,
+        default_value = "all"
+    )]
     pub tool_mode: ToolMode,
     /// In `all` mode, do not list `describe_tools` (nor say in descriptions) when tools have
     /// summarised schemas: by default a tool whose listed schemas had nested fields summarised
@@ -329,6 +338,9 @@ pub struct ServeArgs {
     #[cfg(any(feature = "postgres", feature = "sqlite"))]
     #[command(flatten)]
     pub audit_db: AuditDbArgs,
+    /// Hidden flags of the backends this binary was built without: given, they stop the start.
+    #[command(flatten)]
+    pub missing_features: MissingFeatureArgs,
 }
 
 /// Runs a generated server: parses flags, sets up logging, and serves until stopped.
@@ -388,50 +400,6 @@ pub fn block_on_main(main: impl Future<Output = Result<(), String>>) -> ExitCode
             eprintln!("error: {message}");
             ExitCode::FAILURE
         }
-    }
-}
-
-/// What logging set up that must be closed at exit: the trace exporter, when traces are
-/// exported.
-#[cfg(feature = "otel")]
-type Tracing = Option<opentelemetry_sdk::trace::SdkTracerProvider>;
-#[cfg(not(feature = "otel"))]
-type Tracing = ();
-
-fn init_logging() -> Result<Tracing, String> {
-    use tracing_subscriber::Layer as _;
-    use tracing_subscriber::layer::SubscriberExt as _;
-    use tracing_subscriber::util::SubscriberInitExt as _;
-
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,rmcp=warn"));
-    let fmt = match LOG_FORMAT.get().copied().unwrap_or_default() {
-        LogFormat::Json => tracing_subscriber::fmt::layer()
-            .json()
-            .with_current_span(true)
-            .with_writer(std::io::stderr)
-            .boxed(),
-        LogFormat::Text => tracing_subscriber::fmt::layer()
-            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-            .with_writer(std::io::stderr)
-            .boxed(),
-    };
-    let registry = tracing_subscriber::registry().with(filter).with(fmt);
-    #[cfg(feature = "otel")]
-    {
-        if otel::wanted() {
-            let provider = otel::provider(SERVICE.get().copied().unwrap_or("mcpgen"))?;
-            let _ = registry.with(otel::layer(&provider)).try_init();
-            crate::trace::set_exporting(true);
-            return Ok(Some(provider));
-        }
-        let _ = registry.try_init();
-        Ok(None)
-    }
-    #[cfg(not(feature = "otel"))]
-    {
-        let _ = registry.try_init();
-        Ok(())
     }
 }
 
@@ -578,6 +546,7 @@ fn builder_with_auth(
     tools: impl ToolSet,
     auth: Option<AuthChain>,
 ) -> Result<ServerBuilder, String> {
+    args.missing_features.check()?;
     let oauth = args.oauth.resource_server()?;
     if auth.is_none() && oauth.is_none() && !args.no_auth {
         return Err("no authentication configured: pass --keys FILE, --token-secret-env VAR, --key-check-url URL and/or --oauth-issuer URL, or --no-auth to serve without it".into());
@@ -629,7 +598,10 @@ fn builder_with_auth(
         builder = builder.shared_rate_limits(limiter);
     }
     #[cfg(any(feature = "postgres", feature = "sqlite"))]
-    if let Some(sink) = args.audit_db.sink(args.audit_fsync)? {
+    if let Some(sink) = args
+        .audit_db
+        .sink(args.audit_fsync, args.placement.replica_name.as_deref())?
+    {
         builder = builder.audit(sink);
     }
     #[cfg(feature = "metrics")]

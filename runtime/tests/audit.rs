@@ -6,7 +6,7 @@ use std::time::{Duration, SystemTime};
 
 use mcpgen_runtime::audit::{
     AuditEvent, AuditSink, AuditStatus, Fsync, JsonlSink, MultiSink, TracingSink, args_digest,
-    canonical_json, now_rfc3339, rfc3339,
+    canonical_json, new_call_id, now_rfc3339, rfc3339,
 };
 use serde_json::{Map, Value, json};
 
@@ -21,6 +21,10 @@ fn event(n: usize) -> AuditEvent {
     let args =
         object(json!({"n": n, "text": "héllo \"q\"\n", "nested": {"b": [1, 2.5], "a": null}}));
     AuditEvent {
+        call_id: new_call_id(),
+        parent_call_id: None,
+        code_sha256: None,
+        inner_calls: n.is_multiple_of(11).then_some(3),
         time: now_rfc3339(),
         request_id: Some(format!("req-{n}")),
         principal: Some("alice".to_owned()),

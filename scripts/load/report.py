@@ -4,6 +4,9 @@ import argparse
 import json
 import pathlib
 
+# Where the section of `scripts/load.sh --spool` starts in LOAD.md.
+SPOOL_MARK = "<!-- scripts/load.sh --spool -->"
+
 
 def kv(path):
     out = {}
@@ -157,7 +160,15 @@ def main():
     w("|---|---:|")
     for status, count in statuses:
         w(f"| {status} | {int(count):,} |")
-    pathlib.Path(a.out).write_text("\n".join(lines) + "\n")
+    # The section `scripts/load.sh --spool` writes is kept as it is.
+    out = pathlib.Path(a.out)
+    kept = ""
+    if out.exists():
+        previous = out.read_text()
+        at = previous.find(SPOOL_MARK)
+        if at >= 0:
+            kept = "\n" + previous[at:]
+    out.write_text("\n".join(lines) + "\n" + kept)
 
 
 if __name__ == "__main__":

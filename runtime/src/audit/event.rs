@@ -4,8 +4,27 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 /// One `tools/call`, as recorded by the audit sinks.
+///
+/// Every sink writes every field: the JSON-lines file and the tracing sink under these names,
+/// the databases as columns of `mcpgen_audit` of the same names. `call_id` is the record's
+/// identity: the database sink inserts with `ON CONFLICT (call_id) DO NOTHING`, so a spool
+/// replayed twice (after a crash between the insert and the spool's removal) adds no row.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct AuditEvent {
+    /// The call's unique id: a UUID v4 made when the record is made (see [`new_call_id`]).
+    /// Unique in the database (`mcpgen_audit.call_id`).
+    pub call_id: String,
+    /// The `call_id` of the call this one ran inside (a tool call made by a program that an
+    /// `execute` call runs in code mode); `None` for a call a client made.
+    #[serde(default)]
+    pub parent_call_id: Option<String>,
+    /// SHA-256 (hex) of the program an `execute` call ran (code mode); `None` otherwise.
+    #[serde(default)]
+    pub code_sha256: Option<String>,
+    /// How many tool calls the program of an `execute` call made (code mode); `None`
+    /// otherwise.
+    #[serde(default)]
+    pub inner_calls: Option<u32>,
     /// When the call was received: RFC 3339, UTC, millisecond precision (see [`super::now_rfc3339`]).
     pub time: String,
     /// The JSON-RPC request id, when the request had one.
@@ -37,6 +56,11 @@ pub struct AuditEvent {
     /// request carried a `traceparent` (HTTP header or `_meta`).
     #[serde(default)]
     pub trace_id: Option<String>,
+}
+
+/// A new, unique [`AuditEvent::call_id`]: a random UUID v4, lowercase and hyphenated.
+pub fn new_call_id() -> String {
+    uuid::Uuid::new_v4().to_string()
 }
 
 /// Longest error text, in characters, an audit record keeps; longer texts are cut and end in `…`.

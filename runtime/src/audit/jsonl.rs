@@ -14,7 +14,7 @@ use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -24,7 +24,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
 
 use super::event::AuditEvent;
 use super::jsonl_direct::Direct;
-use super::{AuditHealth, AuditSink};
+use super::{AuditHealth, AuditSink, Unrecorded};
 
 /// Records that may wait for the writer before `record` itself waits for a slot.
 const QUEUE_CAPACITY: usize = 1024;
@@ -80,10 +80,11 @@ impl FromStr for Fsync {
     }
 }
 
-/// A message to the writer thread: a line to append, or (`line: None`) a flush request.
+/// A message to the writer thread: a line to append, or (`line: None`) a flush request. The
+/// acknowledgement says whether the line was written and synced.
 struct Message {
     line: Option<Vec<u8>>,
-    ack: oneshot::Sender<()>,
+    ack: oneshot::Sender<bool>,
     _slot: OwnedSemaphorePermit,
 }
 
@@ -152,6 +153,7 @@ impl JsonlSink {
         let (sender, receiver) = mpsc::channel();
         let writer = Writer {
             errors: Arc::clone(&errors),
+            failing: AtomicBool::new(false),
             file,
             path: path.clone(),
             needs_newline,
@@ -183,9 +185,10 @@ impl JsonlSink {
         self.fsync
     }
 
-    /// Queues `line` (or a flush when `None`) and waits until the writer has handled it.
-    /// Gives the line back when the writer is gone (it only stops if it panicked).
-    async fn submit(&self, line: Option<Vec<u8>>) -> Result<(), Option<Vec<u8>>> {
+    /// Queues `line` (or a flush when `None`) and waits until the writer has handled it;
+    /// whether it was written. Gives the line back when the writer is gone (it only stops if
+    /// it panicked).
+    async fn submit(&self, line: Option<Vec<u8>>) -> Result<bool, Option<Vec<u8>>> {
         let (Some(sender), Ok(slot)) =
             (&self.sender, Arc::clone(&self.slots).acquire_owned().await)
         else {
@@ -207,32 +210,50 @@ impl JsonlSink {
 impl AuditSink for JsonlSink {
     fn record<'a>(&'a self, event: AuditEvent) -> BoxFuture<'a, ()> {
         Box::pin(async move {
+            // A record not written was counted, and the cause logged when writes began to fail.
+            let _ = self.try_record(event).await;
+        })
+    }
+
+    /// `Err` when the line could not be written (with [`Fsync::Always`]: written and synced).
+    fn try_record<'a>(&'a self, event: AuditEvent) -> BoxFuture<'a, Result<(), Unrecorded>> {
+        Box::pin(async move {
             let mut line = match serde_json::to_vec(&event) {
                 Ok(line) => line,
                 Err(e) => {
+                    self.errors.fetch_add(1, Ordering::Relaxed);
                     tracing::error!(
                         target: "mcpgen::audit",
                         error = %e,
-                        record = ?event,
-                        "cannot serialize audit record; it is logged here instead"
+                        "cannot serialize an audit record"
                     );
-                    return;
+                    return Err(Unrecorded(format!("cannot serialize it: {e}")));
                 }
             };
             line.push(b'\n');
+            let not_written = |detail: String| {
+                Unrecorded(format!(
+                    "the audit log {} cannot be written{detail}",
+                    self.path.display()
+                ))
+            };
             if let Some(direct) = &self.direct {
-                direct.append(&line);
-                return;
+                return direct
+                    .append(&line)
+                    .map_err(|e| not_written(format!(" ({e})")));
             }
-            if let Err(line) = self.submit(Some(line)).await {
-                self.errors.fetch_add(1, Ordering::Relaxed);
-                let record = line.map(|l| String::from_utf8_lossy(&l).trim_end().to_owned());
-                tracing::error!(
-                    target: "mcpgen::audit",
-                    path = %self.path.display(),
-                    record = record.as_deref().unwrap_or("(lost with the writer)"),
-                    "audit log writer has stopped; record logged here instead"
-                );
+            match self.submit(Some(line)).await {
+                Ok(true) => Ok(()),
+                Ok(false) => Err(not_written(String::new())),
+                Err(_) => {
+                    self.errors.fetch_add(1, Ordering::Relaxed);
+                    tracing::error!(
+                        target: "mcpgen::audit",
+                        path = %self.path.display(),
+                        "audit log writer has stopped"
+                    );
+                    Err(not_written(" (its writer has stopped)".to_owned()))
+                }
             }
         })
     }
@@ -282,6 +303,8 @@ impl Drop for JsonlSink {
 
 struct Writer {
     errors: Arc<AtomicU64>,
+    /// Writes are failing (their cause was logged).
+    failing: AtomicBool,
     file: File,
     path: PathBuf,
     needs_newline: bool,
@@ -310,7 +333,8 @@ impl Writer {
         }
     }
 
-    /// Appends the batch's lines with one write, syncs, then acknowledges.
+    /// Appends the batch's lines with one write, syncs, then acknowledges: whether the lines
+    /// were written and synced.
     fn handle(&mut self, batch: &mut Vec<Message>) {
         self.buffer.clear();
         if self.needs_newline {
@@ -320,6 +344,7 @@ impl Writer {
             self.buffer.extend_from_slice(line);
         }
         let has_lines = self.buffer.len() > usize::from(self.needs_newline);
+        let mut written = true;
         if has_lines {
             match self.file.write_all(&self.buffer) {
                 Ok(()) => {
@@ -330,35 +355,33 @@ impl Writer {
                     // Part of the buffer may be in the file; start the next write on a new line.
                     self.needs_newline = true;
                     self.errors.fetch_add(1, Ordering::Relaxed);
-                    for line in batch.iter().filter_map(|m| m.line.as_deref()) {
-                        tracing::error!(
-                            target: "mcpgen::audit",
-                            path = %self.path.display(),
-                            error = %e,
-                            record = %String::from_utf8_lossy(line).trim_end(),
-                            "cannot write audit log; record logged here instead"
-                        );
-                    }
+                    write_failed(&self.failing, &self.path, &e);
+                    written = false;
                 }
             }
         }
         // Synced before any acknowledgement; a flush request is answered with the records.
         if self.unsynced {
-            self.sync();
+            written &= self.sync();
+        }
+        if written && has_lines {
+            write_recovered(&self.failing, &self.path);
         }
         for message in batch.drain(..) {
-            let _ = message.ack.send(());
+            let _ = message.ack.send(written);
         }
     }
 
-    fn sync(&mut self) {
-        sync_file(&self.file, &self.path, &self.errors);
+    /// Whether the sync succeeded.
+    fn sync(&mut self) -> bool {
         self.unsynced = false;
+        sync_file(&self.file, &self.path, &self.errors)
     }
 }
 
 /// Syncs `file` (the audit log at `path`) to disk; a failure is counted in `errors` and logged.
-pub(super) fn sync_file(file: &File, path: &Path, errors: &AtomicU64) {
+/// Whether the sync succeeded.
+pub(super) fn sync_file(file: &File, path: &Path, errors: &AtomicU64) -> bool {
     if let Err(e) = file.sync_data() {
         errors.fetch_add(1, Ordering::Relaxed);
         tracing::error!(
@@ -367,6 +390,29 @@ pub(super) fn sync_file(file: &File, path: &Path, errors: &AtomicU64) {
             error = %e,
             "cannot sync audit log to disk; written records may not survive a machine crash"
         );
+        return false;
+    }
+    true
+}
+
+/// Logs, once until writes succeed again, that the audit log at `path` cannot be written:
+/// the calls whose records it cannot keep are answered `unavailable`.
+pub(super) fn write_failed(failing: &AtomicBool, path: &Path, error: &io::Error) {
+    if !failing.swap(true, Ordering::AcqRel) {
+        tracing::error!(
+            target: "mcpgen::audit",
+            path = %path.display(),
+            %error,
+            "cannot write the audit log; calls whose records it cannot keep are answered \
+             unavailable until it can"
+        );
+    }
+}
+
+/// Logs, once, that the audit log at `path` takes records again.
+pub(super) fn write_recovered(failing: &AtomicBool, path: &Path) {
+    if failing.swap(false, Ordering::AcqRel) {
+        tracing::info!(target: "mcpgen::audit", path = %path.display(), "the audit log takes records again");
     }
 }
 

@@ -15,7 +15,7 @@ use std::sync::mpsc::{self, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 
-use super::jsonl::{BATCH_INTERVAL, Fsync, sync_file};
+use super::jsonl::{BATCH_INTERVAL, Fsync, sync_file, write_failed, write_recovered};
 
 /// The file and what its next write must know.
 struct Appender {
@@ -50,6 +50,8 @@ pub(super) struct Direct {
     appender: Mutex<Appender>,
     shared: Arc<Shared>,
     fsync: Fsync,
+    /// Writes are failing (their cause was logged).
+    failing: AtomicBool,
     /// Dropped to stop the syncer (batch mode only).
     stop: Option<Sender<()>>,
     syncer: Option<JoinHandle<()>>,
@@ -92,15 +94,16 @@ impl Direct {
                 buffer: Vec::new(),
             }),
             shared,
+            failing: AtomicBool::new(false),
             fsync,
             stop,
             syncer,
         })
     }
 
-    /// Appends `line` (ending in a newline) with one write. A failed write is counted and
-    /// logged with the record.
-    pub(super) fn append(&self, line: &[u8]) {
+    /// Appends `line` (ending in a newline) with one write. A failed write is counted, and
+    /// its cause logged when writes begin to fail (and when they succeed again).
+    pub(super) fn append(&self, line: &[u8]) -> io::Result<()> {
         let mut appender = self.appender.lock().unwrap_or_else(PoisonError::into_inner);
         let Appender {
             file,
@@ -119,6 +122,9 @@ impl Direct {
             Ok(()) => {
                 *needs_newline = false;
                 self.shared.unsynced.store(true, Ordering::Release);
+                drop(appender);
+                write_recovered(&self.failing, &self.shared.path);
+                Ok(())
             }
             Err(e) => {
                 // Part of the line may be in the file; start the next write on a new line.
@@ -126,13 +132,8 @@ impl Direct {
                 self.shared.unsynced.store(true, Ordering::Release);
                 drop(appender);
                 self.shared.errors.fetch_add(1, Ordering::Relaxed);
-                tracing::error!(
-                    target: "mcpgen::audit",
-                    path = %self.shared.path.display(),
-                    error = %e,
-                    record = %String::from_utf8_lossy(line).trim_end(),
-                    "cannot write audit log; record logged here instead"
-                );
+                write_failed(&self.failing, &self.shared.path, &e);
+                Err(e)
             }
         }
     }

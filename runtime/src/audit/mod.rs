@@ -26,9 +26,10 @@ use std::sync::Arc;
 #[cfg(any(feature = "postgres", feature = "sqlite"))]
 pub use db::{
     DEFAULT_SPOOL, DbSink, DbSinkConfig, DbSinkError, DbUnavailable, DbUrlError, redacted,
+    spool_path,
 };
 pub use event::{
-    AuditEvent, AuditStatus, MAX_ERROR_CHARS, args_digest, canonical_json, error_text,
+    AuditEvent, AuditStatus, MAX_ERROR_CHARS, args_digest, canonical_json, error_text, new_call_id,
 };
 pub use jsonl::{Fsync, JsonlSink, ParseFsyncError};
 pub use multi::MultiSink;
@@ -37,11 +38,27 @@ pub use tracing_sink::TracingSink;
 
 use mcpgen_core::BoxFuture;
 
+/// A record a sink could not keep: the call it belongs to must not be reported as done.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the audit record of this call could not be kept: {0}")]
+pub struct Unrecorded(pub String);
+
 /// Where audit events go.
 pub trait AuditSink: Send + Sync + 'static {
     /// Records `event`. Returns once the event is as durable as the sink promises; waits
     /// (back-pressure) rather than dropping the event when the sink is busy.
     fn record<'a>(&'a self, event: AuditEvent) -> BoxFuture<'a, ()>;
+
+    /// Records `event` as [`AuditSink::record`] does, and says whether the sink kept it. An
+    /// `Err` means the record is not kept as far as the sink promises (the audit database is
+    /// away and its spool cannot be written): the server answers the call as `unavailable`
+    /// instead of with its result. By default: [`AuditSink::record`], then `Ok`.
+    fn try_record<'a>(&'a self, event: AuditEvent) -> BoxFuture<'a, Result<(), Unrecorded>> {
+        Box::pin(async move {
+            self.record(event).await;
+            Ok(())
+        })
+    }
 
     /// Makes every event recorded so far durable (called on graceful shutdown).
     fn flush<'a>(&'a self) -> BoxFuture<'a, ()>;
@@ -56,6 +73,12 @@ pub trait AuditSink: Send + Sync + 'static {
     /// default always `true`.
     fn ready(&self) -> bool {
         true
+    }
+
+    /// Why the server may not start new calls now (what `/readyz` and a refused call say), or
+    /// `None` when it may. By default: a generic reason when [`AuditSink::ready`] is `false`.
+    fn unready(&self) -> Option<String> {
+        (!self.ready()).then(|| "an audit destination cannot take records".to_owned())
     }
 
     /// Whether a record handed over now would be kept anywhere. `false` lets the server skip
@@ -73,7 +96,8 @@ pub struct AuditHealth {
     pub queued: u64,
     /// Records kept in a local spool file until their destination is back.
     pub spooled: u64,
-    /// Errors so far (failed writes or syncs; each was logged with the record it concerned).
+    /// Errors so far: failed writes or syncs, and calls refused because their records could
+    /// not be kept.
     pub errors: u64,
 }
 
@@ -102,8 +126,16 @@ impl<S: AuditSink + ?Sized> AuditSink for Arc<S> {
         (**self).health()
     }
 
+    fn try_record<'a>(&'a self, event: AuditEvent) -> BoxFuture<'a, Result<(), Unrecorded>> {
+        (**self).try_record(event)
+    }
+
     fn ready(&self) -> bool {
         (**self).ready()
+    }
+
+    fn unready(&self) -> Option<String> {
+        (**self).unready()
     }
 
     fn keeps_records(&self) -> bool {

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use mcpgen_core::BoxFuture;
 
 use super::event::AuditEvent;
-use super::{AuditHealth, AuditSink};
+use super::{AuditHealth, AuditSink, Unrecorded};
 
 /// Records every event in each of its sinks, concurrently; `record` returns when all have.
 #[derive(Clone, Default)]
@@ -68,6 +68,21 @@ impl AuditSink for MultiSink {
         })
     }
 
+    /// Kept when every sink kept it; otherwise the first sink's reason.
+    fn try_record<'a>(&'a self, event: AuditEvent) -> BoxFuture<'a, Result<(), Unrecorded>> {
+        Box::pin(async move {
+            let Some((last, rest)) = self.sinks.split_last() else {
+                return Ok(());
+            };
+            let mut pending: Vec<_> = rest.iter().map(|s| s.try_record(event.clone())).collect();
+            pending.push(last.try_record(event));
+            futures::future::join_all(pending)
+                .await
+                .into_iter()
+                .collect::<Result<(), _>>()
+        })
+    }
+
     fn flush<'a>(&'a self) -> BoxFuture<'a, ()> {
         Box::pin(async move {
             futures::future::join_all(self.sinks.iter().map(|s| s.flush())).await;
@@ -83,6 +98,10 @@ impl AuditSink for MultiSink {
 
     fn ready(&self) -> bool {
         self.sinks.iter().all(|s| s.ready())
+    }
+
+    fn unready(&self) -> Option<String> {
+        self.sinks.iter().find_map(|s| s.unready())
     }
 
     /// Whether any sink keeps records (none does when there are none).

@@ -33,6 +33,10 @@ macro_rules! audit_event {
         let args = event.args.as_ref().map(tracing::field::display);
         tracing::$level!(
             target: "mcpgen::audit",
+            call_id = %event.call_id,
+            parent_call_id = event.parent_call_id.as_deref(),
+            code_sha256 = event.code_sha256.as_deref(),
+            inner_calls = event.inner_calls,
             time = %event.time,
             request_id = event.request_id.as_deref(),
             principal = event.principal.as_deref(),

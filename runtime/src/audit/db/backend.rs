@@ -1,16 +1,19 @@
 //! The two databases the audit sink writes to: PostgreSQL and SQLite, each behind its own
 //! feature. Both get the same table, `mcpgen_audit`, created by the migrations below, and the
-//! same batched, idempotent insert (`ON CONFLICT (id) DO NOTHING`).
+//! same batched, idempotent insert (`ON CONFLICT (call_id) DO NOTHING`).
 
 use std::time::Duration;
 
-use super::{DbUrlError, Keyed};
+use super::DbUrlError;
+use crate::audit::AuditEvent;
 
 /// Migrations, in order: (version, PostgreSQL, SQLite). Applied once each, recorded in
-/// `mcpgen_audit_migrations`.
-const MIGRATIONS: &[(i64, &str, &str)] = &[(
-    1,
-    "CREATE TABLE IF NOT EXISTS mcpgen_audit (
+/// `mcpgen_audit_migrations`. Version 2 adds the call id (unique: the key of the idempotent
+/// insert; rows from before it take their `id`, which keyed them then) and the code-mode fields.
+const MIGRATIONS: &[(i64, &str, &str)] = &[
+    (
+        1,
+        "CREATE TABLE IF NOT EXISTS mcpgen_audit (
         id TEXT PRIMARY KEY,
         time TIMESTAMPTZ NOT NULL,
         request_id TEXT,
@@ -30,7 +33,7 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[(
     CREATE INDEX IF NOT EXISTS mcpgen_audit_time ON mcpgen_audit (time);
     CREATE INDEX IF NOT EXISTS mcpgen_audit_principal_tool ON mcpgen_audit (principal, tool, time);
     CREATE INDEX IF NOT EXISTS mcpgen_audit_status ON mcpgen_audit (status, time);",
-    "CREATE TABLE IF NOT EXISTS mcpgen_audit (
+        "CREATE TABLE IF NOT EXISTS mcpgen_audit (
         id TEXT PRIMARY KEY,
         time TEXT NOT NULL,
         request_id TEXT,
@@ -50,7 +53,25 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[(
     CREATE INDEX IF NOT EXISTS mcpgen_audit_time ON mcpgen_audit (time);
     CREATE INDEX IF NOT EXISTS mcpgen_audit_principal_tool ON mcpgen_audit (principal, tool, time);
     CREATE INDEX IF NOT EXISTS mcpgen_audit_status ON mcpgen_audit (status, time);",
-)];
+    ),
+    (
+        2,
+        "ALTER TABLE mcpgen_audit ADD COLUMN IF NOT EXISTS call_id TEXT;
+        ALTER TABLE mcpgen_audit ADD COLUMN IF NOT EXISTS parent_call_id TEXT;
+        ALTER TABLE mcpgen_audit ADD COLUMN IF NOT EXISTS code_sha256 TEXT;
+        ALTER TABLE mcpgen_audit ADD COLUMN IF NOT EXISTS inner_calls BIGINT;
+        UPDATE mcpgen_audit SET call_id = id WHERE call_id IS NULL;
+        CREATE UNIQUE INDEX IF NOT EXISTS mcpgen_audit_call_id ON mcpgen_audit (call_id);
+        CREATE INDEX IF NOT EXISTS mcpgen_audit_parent ON mcpgen_audit (parent_call_id);",
+        "ALTER TABLE mcpgen_audit ADD COLUMN call_id TEXT;
+        ALTER TABLE mcpgen_audit ADD COLUMN parent_call_id TEXT;
+        ALTER TABLE mcpgen_audit ADD COLUMN code_sha256 TEXT;
+        ALTER TABLE mcpgen_audit ADD COLUMN inner_calls INTEGER;
+        UPDATE mcpgen_audit SET call_id = id WHERE call_id IS NULL;
+        CREATE UNIQUE INDEX IF NOT EXISTS mcpgen_audit_call_id ON mcpgen_audit (call_id);
+        CREATE INDEX IF NOT EXISTS mcpgen_audit_parent ON mcpgen_audit (parent_call_id);",
+    ),
+];
 
 /// A connection pool to one of the databases.
 pub(super) enum Backend {
@@ -184,9 +205,9 @@ impl Backend {
         }
     }
 
-    /// Inserts `records` in one transaction; records whose id is already there are skipped
-    /// (a replay after a crash inserts nothing twice).
-    pub(super) async fn insert(&self, records: &[Keyed]) -> Result<(), sqlx::Error> {
+    /// Inserts `records` in one transaction; records whose `call_id` is already there are
+    /// skipped (a replay after a crash inserts nothing twice).
+    pub(super) async fn insert(&self, records: &[AuditEvent]) -> Result<(), sqlx::Error> {
         if records.is_empty() {
             return Ok(());
         }
@@ -211,18 +232,20 @@ impl Backend {
     }
 }
 
-/// Rows per `INSERT` statement (14 parameters each, far below either database's limit).
+/// Rows per `INSERT` statement (18 parameters each, far below either database's limit).
 const INSERT_CHUNK: usize = 500;
 
-const INSERT_HEAD: &str = "INSERT INTO mcpgen_audit (id, time, request_id, principal, key_id, \
-     tool, operation_id, status, duration_ms, upstream_status, args_sha256, args, error, trace_id) ";
+/// `id` (the primary key from before call ids) takes the call id too.
+const INSERT_HEAD: &str = "INSERT INTO mcpgen_audit (id, call_id, parent_call_id, code_sha256, \
+     inner_calls, time, request_id, principal, key_id, tool, operation_id, status, duration_ms, \
+     upstream_status, args_sha256, args, error, trace_id) ";
 
 /// Inserts `records` into `pool`'s database in one transaction, [`INSERT_CHUNK`] rows per
-/// statement, skipping ids already there; `time_cast` and `args_cast` follow the bound
+/// statement, skipping call ids already there; `time_cast` and `args_cast` follow the bound
 /// `time` and `args` texts (each database's spelling of the conversion, or nothing).
 async fn insert_batch<DB>(
     pool: &sqlx::Pool<DB>,
-    records: &[Keyed],
+    records: &[AuditEvent],
     time_cast: &str,
     args_cast: &str,
 ) -> Result<(), sqlx::Error>
@@ -234,14 +257,18 @@ where
     Option<String>: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
     &'static str: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
     i64: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    Option<i64>: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
     Option<i32>: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
 {
     let mut tx = pool.begin().await?;
     for chunk in records.chunks(INSERT_CHUNK) {
         let mut query = sqlx::QueryBuilder::<DB>::new(INSERT_HEAD);
-        query.push_values(chunk, |mut row, r| {
-            let e = &r.event;
-            row.push_bind(r.id.clone())
+        query.push_values(chunk, |mut row, e| {
+            row.push_bind(e.call_id.clone())
+                .push_bind(e.call_id.clone())
+                .push_bind(e.parent_call_id.clone())
+                .push_bind(e.code_sha256.clone())
+                .push_bind(e.inner_calls.map(i64::from))
                 .push_bind(e.time.clone())
                 .push_unseparated(time_cast)
                 .push_bind(e.request_id.clone())
@@ -258,7 +285,7 @@ where
                 .push_bind(e.error.clone())
                 .push_bind(e.trace_id.clone());
         });
-        query.push(" ON CONFLICT (id) DO NOTHING");
+        query.push(" ON CONFLICT (call_id) DO NOTHING");
         query.build().execute(&mut *tx).await?;
     }
     tx.commit().await

@@ -7,33 +7,42 @@
 //!   as the queue reaches it (the queue is bounded: back-pressure, never dropping).
 //! - **Database away**: records the writer cannot insert go to a local spool file, in order;
 //!   while the spool holds records, new ones follow them there, and every second the writer
-//!   replays the spool, oldest first. Each record carries an id (its idempotency key), and the
-//!   insert skips ids already in the table, so a replay cut short by a crash inserts nothing
-//!   twice.
+//!   replays the spool, oldest first, one transaction per [`BATCH`] records. Each record
+//!   carries its `call_id`, and the insert skips ids already in the table, so a replay cut
+//!   short by a crash inserts nothing twice. The spool is emptied only once all it held is in.
+//! - **One process per spool**: the spool is locked while the sink lives; a second process
+//!   given the same path does not start ([`DbSinkError::SpoolLocked`]). A default spool
+//!   (`mcpgen-audit.spool`) left beside the spool in use is taken over at start.
+//! - **Spool not writable** (a full disk, a read-only file system): records are not kept, so
+//!   calls are refused ([`AuditSink::try_record`] fails, [`AuditSink::ready`] is `false`) until
+//!   a write succeeds or the database is back. With [`Fsync::Always`] no call is acknowledged
+//!   without its record committed or synced; with `batch`, records queued before the failure
+//!   wait in memory and are written as soon as the spool or the database takes them.
 //! - With [`DbUnavailable::Refuse`], the server refuses new calls while the database is away
 //!   ([`AuditSink::ready`]); records of calls already running still reach the spool.
 
 mod backend;
 mod spool;
+mod writer;
 
 use std::fmt;
-use std::path::PathBuf;
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use mcpgen_core::BoxFuture;
 use tokio::sync::{mpsc, oneshot};
 
 use self::backend::Backend;
-use self::spool::Spool;
-use super::{AuditEvent, AuditHealth, AuditSink, Fsync};
+use self::spool::{OpenError, Spool};
+use self::writer::Writer;
+use super::event::{AuditEvent, AuditStatus};
+use super::jsonl::Fsync;
+use super::{AuditHealth, AuditSink, Unrecorded};
 
-/// Records the writer takes in one batch at most.
+/// Records the writer takes in one batch at most, and replays in one transaction.
 const BATCH: usize = 1024;
-
-/// How often the writer retries a database that is away.
-const RETRY: Duration = Duration::from_secs(1);
 
 /// What the server does while the audit database is unreachable
 /// (`--audit-db-unavailable`).
@@ -48,13 +57,6 @@ pub enum DbUnavailable {
     Refuse,
 }
 
-/// A record and its idempotency key, as inserted and as spooled.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-struct Keyed {
-    id: String,
-    event: AuditEvent,
-}
-
 /// A `--audit-db` URL that cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -66,7 +68,10 @@ pub enum DbUrlError {
     )]
     Scheme,
     /// The URL is for a backend this binary was built without.
-    #[error("this server was built without the `{0}` feature of mcpgen-runtime")]
+    #[error(
+        "this server was built without the `{0}` feature; build it with `cargo build \
+         --release --features {0}` (the generated crate's feature of that name)"
+    )]
     NotCompiled(&'static str),
     /// The driver refused the URL (the message never shows the password).
     #[error("{0}")]
@@ -78,7 +83,7 @@ pub enum DbUrlError {
 #[non_exhaustive]
 pub enum DbSinkError {
     /// The URL is unusable (the text shows the URL without its password).
-    #[error("--audit-db {url}: {source}")]
+    #[error("--audit-db (MCPGEN_AUDIT_DB) {url}: {source}")]
     Url {
         /// The URL, password replaced by `***`.
         url: String,
@@ -88,6 +93,14 @@ pub enum DbSinkError {
     /// The spool file cannot be opened.
     #[error("--audit-db-spool: {0}")]
     Spool(std::io::Error),
+    /// Another process holds the spool file's lock: two processes never share a spool.
+    #[error(
+        "--audit-db-spool {}: another process is using this spool (it is locked); give each \
+         process its own: `--replica-name NAME` (the spool becomes mcpgen-audit.NAME.spool) \
+         or `--audit-db-spool PATH`",
+        .0.display()
+    )]
+    SpoolLocked(PathBuf),
     /// Not called inside a Tokio runtime.
     #[error("the audit database sink must be opened inside a Tokio runtime")]
     NoRuntime,
@@ -108,7 +121,7 @@ pub struct DbSinkConfig {
 
 impl DbSinkConfig {
     /// `url` with the defaults: `batch`, the spool `mcpgen-audit.spool` in the working
-    /// directory, [`DbUnavailable::Spool`].
+    /// directory (see [`spool_path`]), [`DbUnavailable::Spool`].
     pub fn new(url: impl Into<String>) -> Self {
         Self {
             url: url.into(),
@@ -119,20 +132,51 @@ impl DbSinkConfig {
     }
 }
 
-/// The default spool file (`--audit-db-spool`).
+/// The default spool file (`--audit-db-spool`) of a server without a replica name.
 pub const DEFAULT_SPOOL: &str = "mcpgen-audit.spool";
+
+/// The default spool file of a server: `mcpgen-audit.NAME.spool` for the replica named
+/// `NAME` (`--replica-name`), [`DEFAULT_SPOOL`] without a name; in the working directory.
+pub fn spool_path(replica: Option<&str>) -> PathBuf {
+    match replica {
+        Some(name) => PathBuf::from(format!("mcpgen-audit.{name}.spool")),
+        None => PathBuf::from(DEFAULT_SPOOL),
+    }
+}
+
+/// The default spool beside `spool`, when `spool` is another file: taken over at start.
+fn legacy_beside(spool: &Path) -> Option<PathBuf> {
+    if spool.file_name().is_some_and(|name| name == DEFAULT_SPOOL) {
+        return None;
+    }
+    Some(spool.with_file_name(DEFAULT_SPOOL))
+}
 
 /// State the writer task and the sink share.
 #[derive(Debug, Default)]
 struct Shared {
     available: AtomicBool,
+    /// Records cannot be kept: the database is away and the spool cannot be written.
+    failing: AtomicBool,
+    /// Why, while `failing`.
+    failure: Mutex<String>,
     queued: AtomicU64,
     spooled: AtomicU64,
     errors: AtomicU64,
 }
 
+impl Shared {
+    fn failure(&self) -> String {
+        self.failure
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}
+
 enum Message {
-    Record(Box<Keyed>, Option<oneshot::Sender<()>>),
+    /// A record, and (with [`Fsync::Always`]) who waits to hear whether it was kept.
+    Record(Box<AuditEvent>, Option<oneshot::Sender<bool>>),
     Flush(oneshot::Sender<()>),
 }
 
@@ -184,19 +228,37 @@ impl DbSink {
                     source,
                 }
             })?;
-        let spool = Spool::open(&config.spool).map_err(DbSinkError::Spool)?;
+        let mut spool = match Spool::open(&config.spool) {
+            Ok(spool) => spool,
+            Err(OpenError::Locked) => return Err(DbSinkError::SpoolLocked(config.spool)),
+            Err(OpenError::Io(e)) => return Err(DbSinkError::Spool(e)),
+        };
+        if let Some(legacy) = legacy_beside(&config.spool).filter(|p| p.exists()) {
+            match spool.take_over(&legacy) {
+                Ok(Some(moved)) => tracing::info!(
+                    target: "mcpgen::audit",
+                    from = %legacy.display(),
+                    to = %config.spool.display(),
+                    records = moved,
+                    "audit records of an earlier spool moved into this one"
+                ),
+                Ok(None) => {}
+                Err(error) => tracing::warn!(
+                    target: "mcpgen::audit",
+                    %error,
+                    "cannot take over the earlier audit spool; it is left as it is"
+                ),
+            }
+        }
         let shared = Arc::new(Shared::default());
-        shared.spooled.store(spool.len(), Ordering::Relaxed);
         let (sender, receiver) = mpsc::channel(BATCH);
-        let writer = Writer {
+        let writer = Writer::new(
             backend,
             spool,
-            fsync: config.fsync,
-            shared: Arc::clone(&shared),
-            migrated: false,
-            url: url.clone(),
-            last_attempt: Instant::now(),
-        };
+            config.fsync,
+            Arc::clone(&shared),
+            url.clone(),
+        );
         runtime.spawn(writer.run(receiver));
         Ok(Self {
             url,
@@ -228,10 +290,31 @@ impl DbSink {
 impl AuditSink for DbSink {
     fn record<'a>(&'a self, event: AuditEvent) -> BoxFuture<'a, ()> {
         Box::pin(async move {
-            let keyed = Keyed {
-                id: uuid::Uuid::new_v4().to_string(),
-                event,
+            // A record not kept was counted, and its cause logged when it began.
+            let _ = self.try_record(event).await;
+        })
+    }
+
+    fn try_record<'a>(&'a self, event: AuditEvent) -> BoxFuture<'a, Result<(), Unrecorded>> {
+        Box::pin(async move {
+            let failing = self.shared.failing.load(Ordering::Acquire);
+            // The record of a call refused because records cannot be kept counts as one
+            // refusal, whatever becomes of the record.
+            let refusal = failing && event.status == AuditStatus::Unavailable;
+            if refusal {
+                self.shared.errors.fetch_add(1, Ordering::Relaxed);
+            }
+            let not_kept = || {
+                if !refusal {
+                    self.shared.errors.fetch_add(1, Ordering::Relaxed);
+                }
+                Err(Unrecorded(self.failure()))
             };
+            // Batch and never acknowledge once queued: while records cannot be kept, nothing
+            // more is queued (the records already queued wait in the writer's memory).
+            if failing && self.fsync != Fsync::Always {
+                return not_kept();
+            }
             let (ack, done) = if self.fsync == Fsync::Always {
                 let (ack, done) = oneshot::channel();
                 (Some(ack), Some(done))
@@ -239,22 +322,25 @@ impl AuditSink for DbSink {
                 (None, None)
             };
             self.shared.queued.fetch_add(1, Ordering::Relaxed);
-            if let Err(mpsc::error::SendError(Message::Record(keyed, _))) = self
+            if self
                 .sender
-                .send(Message::Record(Box::new(keyed), ack))
+                .send(Message::Record(Box::new(event), ack))
                 .await
+                .is_err()
             {
                 self.shared.queued.fetch_sub(1, Ordering::Relaxed);
-                self.shared.errors.fetch_add(1, Ordering::Relaxed);
                 tracing::error!(
                     target: "mcpgen::audit",
-                    record = ?keyed.event,
-                    "the audit database writer has stopped; record logged here instead"
+                    "the audit database writer has stopped; a record was not kept"
                 );
-                return;
+                return not_kept();
             }
-            if let Some(done) = done {
-                let _ = done.await;
+            match done {
+                Some(done) => match done.await {
+                    Ok(true) => Ok(()),
+                    _ => not_kept(),
+                },
+                None => Ok(()),
             }
         })
     }
@@ -277,189 +363,29 @@ impl AuditSink for DbSink {
     }
 
     fn ready(&self) -> bool {
-        !self.refuse || self.is_available()
+        !self.shared.failing.load(Ordering::Acquire) && (!self.refuse || self.is_available())
+    }
+
+    fn unready(&self) -> Option<String> {
+        if self.shared.failing.load(Ordering::Acquire) {
+            Some(self.failure())
+        } else if self.refuse && !self.is_available() {
+            Some("the audit database is unreachable".to_owned())
+        } else {
+            None
+        }
     }
 }
 
-/// The writer task: owns the pool and the spool.
-struct Writer {
-    backend: Backend,
-    spool: Spool,
-    fsync: Fsync,
-    shared: Arc<Shared>,
-    migrated: bool,
-    url: String,
-    /// When the database was last tried while away.
-    last_attempt: Instant,
-}
-
-impl Writer {
-    async fn run(mut self, mut receiver: mpsc::Receiver<Message>) {
-        self.reach().await;
-        let mut batch = Vec::with_capacity(BATCH);
-        loop {
-            let waiting = !self.migrated || self.spool.len() > 0;
-            // While the database is away, retry every second, busy or idle.
-            if waiting && self.last_attempt.elapsed() >= RETRY {
-                self.reach().await;
-                continue;
-            }
-            let first = if waiting {
-                let wait = RETRY.saturating_sub(self.last_attempt.elapsed());
-                match tokio::time::timeout(wait, receiver.recv()).await {
-                    Ok(Some(message)) => message,
-                    Ok(None) => break,
-                    Err(_) => {
-                        self.reach().await;
-                        continue;
-                    }
-                }
-            } else {
-                match receiver.recv().await {
-                    Some(message) => message,
-                    None => break,
-                }
-            };
-            batch.push(first);
-            while batch.len() < BATCH {
-                match receiver.try_recv() {
-                    Ok(message) => batch.push(message),
-                    Err(_) => break,
-                }
-            }
-            self.handle(&mut batch).await;
+impl DbSink {
+    /// Why records cannot be kept now.
+    fn failure(&self) -> String {
+        let failure = self.shared.failure();
+        if failure.is_empty() {
+            "the audit database is unreachable and its spool cannot be written".to_owned()
+        } else {
+            failure
         }
-        self.reach().await;
-        self.backend.close().await;
-    }
-
-    /// Creates the tables if needed and replays the spool; records whether the database
-    /// answered.
-    async fn reach(&mut self) {
-        self.try_reach().await;
-        // Counted from the end of the attempt: a slow failure still leaves a second for
-        // the records waiting in the queue.
-        self.last_attempt = Instant::now();
-    }
-
-    async fn try_reach(&mut self) {
-        if !self.migrated {
-            match self.backend.migrate().await {
-                Ok(()) => self.migrated = true,
-                Err(error) => {
-                    self.down(&error);
-                    return;
-                }
-            }
-        }
-        if self.spool.len() > 0 {
-            let records = match self.spool.read() {
-                Ok(records) => records,
-                Err(error) => {
-                    self.shared.errors.fetch_add(1, Ordering::Relaxed);
-                    tracing::error!(target: "mcpgen::audit", %error, "cannot read the audit spool");
-                    return;
-                }
-            };
-            if let Err(error) = self.backend.insert(&records).await {
-                self.down(&error);
-                return;
-            }
-            if let Err(error) = self.spool.clear() {
-                self.shared.errors.fetch_add(1, Ordering::Relaxed);
-                tracing::error!(target: "mcpgen::audit", %error, "cannot empty the audit spool; its records are in the database and will be skipped when replayed");
-            } else {
-                tracing::info!(target: "mcpgen::audit", url = %self.url, replayed = records.len(), "audit database is back; spooled records replayed");
-            }
-            self.shared
-                .spooled
-                .store(self.spool.len(), Ordering::Relaxed);
-        }
-        self.up();
-    }
-
-    fn up(&self) {
-        if !self.shared.available.swap(true, Ordering::AcqRel) {
-            tracing::info!(target: "mcpgen::audit", url = %self.url, "audit database reached");
-        }
-    }
-
-    fn down(&self, error: &sqlx::Error) {
-        if self.shared.available.swap(false, Ordering::AcqRel) || !self.migrated {
-            tracing::warn!(
-                target: "mcpgen::audit",
-                url = %self.url,
-                %error,
-                spool = %self.spool.path().display(),
-                "audit database unreachable; records go to the spool until it is back"
-            );
-        }
-    }
-
-    /// Inserts the batch's records (or spools them), then acknowledges them and the flushes.
-    async fn handle(&mut self, batch: &mut Vec<Message>) {
-        let mut records = Vec::with_capacity(batch.len());
-        let mut acks = Vec::new();
-        let mut flushes = Vec::new();
-        for message in batch.drain(..) {
-            match message {
-                Message::Record(keyed, ack) => {
-                    records.push(*keyed);
-                    acks.extend(ack);
-                }
-                Message::Flush(ack) => flushes.push(ack),
-            }
-        }
-        if !flushes.is_empty() && (self.spool.len() > 0 || !self.migrated) {
-            self.reach().await;
-        }
-        if !records.is_empty() {
-            let direct = self.migrated && self.spool.len() == 0;
-            let inserted = if direct {
-                match self.backend.insert(&records).await {
-                    Ok(()) => {
-                        self.up();
-                        true
-                    }
-                    Err(error) => {
-                        self.down(&error);
-                        false
-                    }
-                }
-            } else {
-                false
-            };
-            if !inserted {
-                self.spool_records(&records);
-            }
-            self.shared
-                .queued
-                .fetch_sub(u64::try_from(records.len()).unwrap_or(0), Ordering::Relaxed);
-        }
-        for ack in acks {
-            let _ = ack.send(());
-        }
-        for ack in flushes {
-            let _ = ack.send(());
-        }
-    }
-
-    fn spool_records(&mut self, records: &[Keyed]) {
-        let sync = self.fsync != Fsync::Never;
-        if let Err(error) = self.spool.append(records, sync) {
-            self.shared.errors.fetch_add(1, Ordering::Relaxed);
-            for record in records {
-                tracing::error!(
-                    target: "mcpgen::audit",
-                    %error,
-                    record = ?record.event,
-                    "cannot spool an audit record; it is logged here instead"
-                );
-            }
-        }
-        self.shared
-            .spooled
-            .store(self.spool.len(), Ordering::Relaxed);
     }
 }
 

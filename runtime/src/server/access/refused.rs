@@ -9,7 +9,9 @@ use axum::body::Body;
 use axum::extract::Request;
 use serde_json::{Map, Value};
 
-use crate::audit::{AuditEvent, AuditSink, AuditStatus, args_digest, error_text, now_rfc3339};
+use crate::audit::{
+    AuditEvent, AuditSink, AuditStatus, args_digest, error_text, new_call_id, now_rfc3339,
+};
 use crate::auth::AuthError;
 use crate::principal::Principal;
 use crate::server::catalog::echo::echoed;
@@ -85,6 +87,10 @@ pub(crate) async fn audit_refused(
                 continue;
             }
             let event = AuditEvent {
+                call_id: new_call_id(),
+                parent_call_id: None,
+                code_sha256: None,
+                inner_calls: None,
                 time: now_rfc3339(),
                 request_id: call.id,
                 principal: principal.map(|p| p.id.clone()),

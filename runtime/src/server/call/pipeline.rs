@@ -11,7 +11,8 @@
 //! messages.
 //!
 //! The audit record is written (as durably as the sinks promise) before the answer is
-//! returned, so a client never receives the result of a call whose record could be lost.
+//! returned, so a client never receives the result of a call whose record could be lost: a
+//! call whose record a sink could not keep is answered `unavailable` instead.
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -24,7 +25,8 @@ use serde_json::{Map, Value};
 
 use super::confirm::{Confirmation, confirm};
 use crate::audit::{
-    AuditEvent, AuditSink, AuditStatus, MAX_ERROR_CHARS, args_digest, error_text, now_rfc3339,
+    AuditEvent, AuditSink, AuditStatus, MAX_ERROR_CHARS, Unrecorded, args_digest, error_text,
+    new_call_id, now_rfc3339,
 };
 use crate::input::{self, InputRequired, Refusal, RoundEnd};
 use crate::principal::Principal;
@@ -104,16 +106,18 @@ struct Pending<'a> {
 
 impl Pending<'_> {
     /// Records a call that ended with `status`; `error` says why it failed (`None` on success).
+    /// The call is answered with an error whether or not its record is kept.
     async fn finish(self, status: AuditStatus, error: Option<String>) {
-        self.finish_with(status, None, error).await;
+        let _ = self.finish_with(status, None, error).await;
     }
 
+    /// Records a call; `Err` when a sink could not keep the record.
     async fn finish_with(
         self,
         status: AuditStatus,
         upstream_status: Option<u16>,
         error: Option<String>,
-    ) {
+    ) -> Result<(), Unrecorded> {
         #[cfg(feature = "metrics")]
         if let Some(metrics) = &self.inner.metrics {
             metrics.call_finished(self.def, status, self.started.elapsed());
@@ -130,10 +134,14 @@ impl Pending<'_> {
             }
         }
         if !self.auditing {
-            return;
+            return Ok(());
         }
         let duration_ms = u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX);
         let event = AuditEvent {
+            call_id: new_call_id(),
+            parent_call_id: None,
+            code_sha256: None,
+            inner_calls: None,
             time: self.time,
             request_id: self.request_id,
             principal: self.principal.map(|p| p.id.clone()),
@@ -151,7 +159,7 @@ impl Pending<'_> {
             error: error.as_deref().map(error_text),
             trace_id: self.trace_id,
         };
-        self.inner.audit.record(event).await;
+        self.inner.audit.try_record(event).await
     }
 }
 
@@ -202,10 +210,10 @@ pub(crate) async fn call_tool(
     };
     pending.def = Some(entry.def);
 
-    if !inner.audit.ready() {
+    if let Some(reason) = inner.audit.unready() {
         let error = format!(
-            "tool `{name}` was not called: the audit database is unreachable, and this server \
-             refuses calls it cannot record; retry later"
+            "tool `{name}` was not called: {reason}, and this server refuses calls it cannot \
+             record; retry later"
         );
         pending
             .finish(AuditStatus::Unavailable, Some(error.clone()))
@@ -359,7 +367,12 @@ pub(crate) async fn call_tool(
         }
     };
     let error = answer_error(&answer);
-    pending.finish_with(status, upstream_status, error).await;
+    if let Err(unrecorded) = pending.finish_with(status, upstream_status, error).await {
+        return Answer::Result(ToolResult::error(format!(
+            "tool `{name}` is unavailable: {unrecorded}; this server reports no call it cannot \
+             record, so the outcome is withheld (the tool may have run); retry later"
+        )));
+    }
     answer
 }
 

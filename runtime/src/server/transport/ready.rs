@@ -1,6 +1,7 @@
 //! `GET /readyz`: whether the server can take calls now. Not ready (503) while a backend the
 //! configuration makes essential is unreachable (the audit database with
-//! `--audit-db-unavailable refuse`, Redis with `--rate-limit-redis-unavailable closed`); `/healthz` stays liveness only.
+//! `--audit-db-unavailable refuse`, or a database away with a spool that cannot be
+//! written), Redis with `--rate-limit-redis-unavailable closed`); `/healthz` stays liveness only.
 
 use std::sync::Arc;
 
@@ -13,10 +14,10 @@ use crate::server::state::inner::Inner;
 
 /// `200 ready`, or `503 not ready` naming what is missing.
 pub(crate) async fn readyz(State(inner): State<Arc<Inner>>) -> Response {
-    if !inner.audit.ready() {
+    if let Some(reason) = inner.audit.unready() {
         return (
             StatusCode::SERVICE_UNAVAILABLE,
-            "not ready: the audit database is unreachable\n",
+            format!("not ready: {reason}\n"),
         )
             .into_response();
     }

@@ -1,0 +1,5 @@
+//! What the audit tests share.
+
+#![allow(dead_code)]
+
+pub mod postgres;
