@@ -30,9 +30,9 @@ use rmcp::transport::Transport;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
+use super::frame::{Capped, Frame, too_large};
 use crate::error::ClientError;
 use crate::error_chain;
-use super::frame::{Capped, Frame, too_large};
 
 /// Longest non-data line kept (event names, ids, comments).
 const MAX_FIELD_LINE: usize = 8 * 1024;
