@@ -44,6 +44,10 @@ fn event(n: usize) -> AuditEvent {
         trace_id: n
             .is_multiple_of(4)
             .then(|| format!("4bf92f3577b34da6a3ce929d0e0e{n:04x}")),
+        call_id: format!("00000000-0000-4000-8000-{n:012x}"),
+        parent_call_id: None,
+        code_sha256: None,
+        inner_calls: None,
     }
 }
 

@@ -37,6 +37,19 @@ pub struct AuditEvent {
     /// request carried a `traceparent` (HTTP header or `_meta`).
     #[serde(default)]
     pub trace_id: Option<String>,
+    /// A unique id of this record (a UUID v4): the JSON-RPC id is neither unique nor always
+    /// present.
+    #[serde(default)]
+    pub call_id: String,
+    /// For an inner call of a program (code mode), the `call_id` of its `execute`'s record.
+    #[serde(default)]
+    pub parent_call_id: Option<String>,
+    /// For an `execute` (code mode), SHA-256 (hex) of the program's code.
+    #[serde(default)]
+    pub code_sha256: Option<String>,
+    /// For an `execute` (code mode), how many inner calls the program made.
+    #[serde(default)]
+    pub inner_calls: Option<u32>,
 }
 
 /// Longest error text, in characters, an audit record keeps; longer texts are cut and end in `…`.

@@ -136,3 +136,15 @@ pub use state::Server;
 
 // `pipeline` reads the shared state through this module.
 use state::Inner;
+
+/// What code mode (`crate::code`) runs its `execute` and inner calls through.
+#[cfg(feature = "code-mode")]
+pub(crate) mod for_code {
+    pub(crate) use super::catalog::Catalog;
+    pub(crate) use super::describe::{
+        DESCRIBE_TOOL, MetaTool, definition, describe_tool, meta_tool, structured,
+    };
+    pub(crate) use super::pipeline::{Answer, call_inner, echoed, unknown_tool_message};
+    pub(crate) use super::search::{Meta, SEARCH_TOOL};
+    pub(crate) use super::state::Inner;
+}

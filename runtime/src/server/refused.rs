@@ -100,6 +100,10 @@ pub(crate) async fn audit_refused(
                 args: inner.audit_args.then(|| Value::Object(call.args)),
                 error: Some(error_text(reason)),
                 trace_id,
+                call_id: uuid::Uuid::new_v4().to_string(),
+                parent_call_id: None,
+                code_sha256: None,
+                inner_calls: None,
             };
             inner.audit.record(event).await;
         }
