@@ -301,7 +301,14 @@ fn finish<'js>(
     value: Value<'js>,
 ) -> Result<String, Failure> {
     let json: String = prelude.finish.call((value,)).map_err(|e| match e {
-        rquickjs::Error::Exception => Failure::NotJson(describe_thrown(ctx, ctx.catch()).message),
+        rquickjs::Error::Exception => {
+            let thrown = describe_thrown(ctx, ctx.catch());
+            match thrown.limit {
+                // Writing the JSON ran out of memory or stack: that limit, not the value.
+                Some(limit) => Failure::Limit(limit),
+                None => Failure::NotJson(thrown.message),
+            }
+        }
         other => Failure::NotJson(other.to_string()),
     })?;
     let host = host.borrow();
