@@ -115,6 +115,10 @@ async fn code_mode_lists_execute_and_runs_programs_through_the_pipeline() {
         output_schema.get("required"),
         Some(&json!(["result", "logs"]))
     );
+    // The list does not grow with the API: three meta-tools whose descriptions name only
+    // the number of tools.
+    let bytes = serde_json::to_vec(&tools).unwrap().len();
+    assert!(bytes <= 4000, "code mode's tools/list is {bytes} bytes");
     let search = tools.iter().find(|t| t.name == "search_tools").unwrap();
     assert!(
         search
