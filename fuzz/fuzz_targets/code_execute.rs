@@ -85,6 +85,7 @@ fuzz_target!(|data: &[u8]| {
         .header("content-type", "application/json")
         .header("mcp-protocol-version", "2026-07-28")
         .header("mcp-method", "tools/call")
+        .header("mcp-name", "execute")
         .body(Body::from(body.to_string()))
     else {
         return;
