@@ -260,16 +260,11 @@ pub struct ServeArgs {
         value_name = "SECONDS"
     )]
     pub header_read_timeout: u64,
-    /// What `tools/list` shows: `all` tools the caller may call; `search` (for large APIs):
-    /// the meta-tools `search_tools`, `describe_tools` and `call_tool`, plus the `--pin` tools;
-    /// or `code` (builds with the `code-mode` feature): `search_tools`, `describe_tools` (with
-    /// TypeScript declarations) and `execute`, which runs a JavaScript program whose
-    /// `await tools.NAME(args)` calls pass the same checks as direct calls, in a sandbox with
-    /// no host access but `tools` and `console`, limited by the `--code-*` flags.
+    /// What `tools/list` shows: `all` tools; `search`: meta-tools and `--pin` tools; `code`
+    /// (`code-mode` feature): `execute` runs sandboxed JavaScript calling the tools.
     #[arg(long, env = "MCPGEN_TOOL_MODE", value_enum, default_value = "all")]
     pub tool_mode: ToolMode,
-    /// Limits of code-mode programs (`--code-timeout`, `--code-memory`, `--code-max-calls`,
-    /// `--code-max-output`, `--code-max-concurrent`).
+    /// Limits of code-mode programs (`--code-*`).
     #[cfg(feature = "code-mode")]
     #[command(flatten)]
     pub code: CodeArgs,
@@ -614,9 +609,7 @@ fn builder_with_auth(
         .insecure_no_auth(args.insecure_no_auth);
     builder = args.placement.apply(builder);
     #[cfg(feature = "code-mode")]
-    {
-        builder = builder.code_limits(args.code.limits());
-    }
+    let mut builder = builder.code_limits(args.code.limits());
     if let Some(path) = &args.request_state_key_file {
         let mut keys = request_state_keys(path)?.into_iter();
         if let Some(key) = keys.next() {
