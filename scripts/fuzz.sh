@@ -17,7 +17,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-TARGETS=(spec_load allowlist server_http legacy_sse client_frames upstream_encoders search_query output_check)
+TARGETS=(spec_load allowlist server_http legacy_sse client_frames upstream_encoders search_query output_check code_execute)
 if [[ $# -gt 0 ]]; then TARGETS=("$@"); fi
 SECONDS_EACH="${MCPGEN_FUZZ_SECONDS:-600}"
 JOBS="${MCPGEN_FUZZ_JOBS:-1}"

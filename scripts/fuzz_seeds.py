@@ -41,6 +41,33 @@ MESSAGES = [
 ]
 
 
+# Programs for code mode's `execute`: inner calls, errors, limits and the language's corners.
+CODE_PROGRAMS = [
+    "return 1;",
+    "const r = await tools.synaplan_list_prompts({}); return r;",
+    "try { await tools.synaplan_send_message({message: 'hi'}); } catch (e) { return e.message; }",
+    "const all = await Promise.all([1, 2, 3].map((i) => tools.synaplan_list_files({page: i}))); return all.length;",
+    "console.log('a', {b: [1, 2]}); console.error(new Error('x')); return [null, true, 'x', 1.5];",
+    "throw new TypeError('no');",
+    "const a = ;",
+    "let n: number = 1; return n;",
+    "while (true) {}",
+    "await new Promise(() => {});",
+    "function f(n) { return f(n + 1); } return f(0);",
+    "const a = []; while (true) a.push('x'.repeat(1 << 16));",
+    "return 'y'.repeat(1 << 20);",
+    "for (let i = 0; i < 100; i++) tools.synaplan_list_prompts({});",
+    "return [typeof require, typeof process, await import('x').catch((e) => e.message)];",
+    "Object.prototype.x = 1; globalThis.y = 2; return eval('1 + 1');",
+    "return /(a+)+b/.test('a'.repeat(40));",
+    "return JSON.stringify(new Proxy({}, {get: () => 1}));",
+    "const m = new Map([[1, 2]]); return [...m];",
+    "return 10n ** 10n;",
+    "return {toJSON() { throw new Error('no JSON'); }};",
+    "}); (async function () {",
+]
+
+
 def main() -> None:
     for spec in files("specs/*/openapi.*", "specs/*/*.yaml", "generator/tests/fixtures/**/*.yaml"):
         put("spec_load", spec.read_bytes())
@@ -79,6 +106,9 @@ def main() -> None:
     for which in range(6):
         put("upstream_encoders", bytes([which]) + json.dumps({"a": "x y/z", "b": ["p", "q"], "c": {"r": 1}, "d": {"s": [1, 2]}, "e": [1, 2], "f": True, "body": {"n": None}}).encode())
     put("output_check", json.dumps([{"type": "object", "properties": {"a": {"oneOf": [{"type": "string", "enum": ["x"]}, {"type": "integer", "minimum": 3}]}}, "required": ["a"], "additionalProperties": False}, {"a": "x"}]).encode())
+
+    for program in CODE_PROGRAMS:
+        put("code_execute", program.encode())
 
     for tsv in files("tests/data/*.tsv"):
         for line in tsv.read_text().splitlines():

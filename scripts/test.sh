@@ -63,6 +63,8 @@ cargo fmt --all -- --check
 
 step "cargo clippy (warnings are errors)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
+# Code mode's engine (the runtime's `code-mode` feature, off in the workspace build).
+cargo clippy -p mcpgen-runtime --features code-mode,metrics,otel --all-targets --locked -- -D warnings
 
 step "the fuzz targets compile (fuzz/ is a workspace of its own; scripts/fuzz.sh runs them)"
 if ! command -v c++ >/dev/null 2>&1; then
@@ -88,12 +90,15 @@ cargo publish --workspace --dry-run --no-verify --allow-dirty --quiet
 step "build every binary (the end-to-end tests start the generated servers)"
 cargo build --workspace --bins --locked
 # The Synaplan server with its audit database and Redis backends, for tests/tests/audit_db.rs
-# tests/tests/shared_limits.rs and tests/tests/traces.rs.
-cargo build -p synaplan-mcp --features postgres,sqlite,redis,otel --locked
+# tests/tests/shared_limits.rs and tests/tests/traces.rs, and with code mode, for
+# tests/tests/synaplan_code.rs.
+cargo build -p synaplan-mcp --features postgres,sqlite,redis,otel,code-mode --locked
 
 step "cargo test"
 # The listener with the runtime's http2 feature (off in the workspace build below).
 cargo test -p mcpgen-runtime --features http2 --test listener_http2 --locked
+# Code mode in process (the runtime's code-mode feature, off in the workspace build below).
+cargo test -p mcpgen-runtime --features code-mode --test server_code --locked
 if [[ "${MCPGEN_CORPUS:-}" == "1" ]]; then
   cargo test --workspace --locked -- --include-ignored
 else

@@ -29,6 +29,10 @@ pub use token_exchange_args::TokenExchangeArgs;
 pub use upstream_guard::UpstreamGuardArgs;
 pub use values::{RateSpec, parse_rate};
 use values::{parse_positive_bytes, request_state_keys};
+#[cfg(feature = "code-mode")]
+mod code_args;
+#[cfg(feature = "code-mode")]
+pub use code_args::CodeArgs;
 #[cfg(any(feature = "postgres", feature = "sqlite"))]
 mod audit_db;
 #[cfg(feature = "metrics")]
@@ -263,8 +267,8 @@ pub struct ServeArgs {
         value_name = "SECONDS"
     )]
     pub header_read_timeout: u64,
-    /// What `tools/list` shows: `all` tools the caller may call, or `search` (for large APIs):
-    /// the meta-tools `search_tools`, `describe_tools` and `call_tool`, plus the `--pin` tools.
+    /// What `tools/list` shows: `all` tools; `search`: meta-tools and `--pin` tools; `code`
+    /// (`code-mode` feature): `execute` runs sandboxed JavaScript calling the tools.
     #[arg(
         long,
         env = "MCPGEN_TOOL_MODE",
@@ -272,6 +276,10 @@ pub struct ServeArgs {
         default_value = "all"
     )]
     pub tool_mode: ToolMode,
+    /// Limits of code-mode programs (`--code-*`).
+    #[cfg(feature = "code-mode")]
+    #[command(flatten)]
+    pub code: CodeArgs,
     /// In `all` mode, do not list `describe_tools` (nor say in descriptions) when tools have
     /// summarised schemas: by default a tool whose listed schemas had nested fields summarised
     /// to fit a budget says so, and `describe_tools` returns its full schemas.
@@ -577,6 +585,8 @@ fn builder_with_auth(
         .views(!args.no_ui)
         .insecure_no_auth(args.insecure_no_auth);
     builder = args.placement.apply(builder);
+    #[cfg(feature = "code-mode")]
+    let mut builder = builder.code_limits(args.code.limits());
     if let Some(path) = &args.request_state_key_file {
         let mut keys = request_state_keys(path)?.into_iter();
         if let Some(key) = keys.next() {

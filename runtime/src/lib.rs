@@ -25,6 +25,8 @@
 //! - [`auth`]: API keys, signed tokens, and the [`Principal`] they yield.
 //! - [`audit`]: one audit event per tool call, delivered to pluggable sinks.
 //! - [`search`]: the tool search index of search mode (`--tool-mode search`).
+//! - `code` (feature `code-mode`): code mode (`--tool-mode code`), whose `execute` runs a
+//!   JavaScript program against the tools in a sandbox, every inner call a real call.
 //! - [`server`]: serving tool sets over stdio and Streamable HTTP, with auth, limits and audit.
 #![deny(missing_docs)]
 // Without a transport a server can be built but not served: what only serving reaches is unused.
@@ -35,6 +37,8 @@ pub mod audit;
 pub mod auth;
 #[cfg(feature = "cli")]
 pub mod cli;
+#[cfg(feature = "code-mode")]
+pub mod code;
 pub mod completion;
 mod guard_report;
 pub mod input;

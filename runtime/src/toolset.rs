@@ -2,7 +2,7 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use mcpgen_core::BoxFuture;
 use mcpgen_core::result::ToolResult;
@@ -119,6 +119,17 @@ pub struct CallContext {
     pub trace: Option<TraceParent>,
     /// What the call's upstream request reported, for the audit record.
     upstream: UpstreamReport,
+    /// The program this call is an inner call of (code mode's `execute`), if any.
+    pub(crate) parent: Option<ParentCall>,
+}
+
+/// The `execute` an inner call runs for: its audit record's `call_id`, which the inner
+/// call's record names as `parent_call_id`, and the moment the program's time runs out, which
+/// caps the inner call's upstream timeout.
+#[derive(Debug, Clone)]
+pub(crate) struct ParentCall {
+    pub(crate) call_id: Arc<str>,
+    pub(crate) deadline: Instant,
 }
 
 /// What a tool's upstream request reported: its HTTP status and whether it timed out. The
@@ -249,6 +260,15 @@ impl CallContext {
     /// Whether the call's upstream request was reported as timed out.
     pub fn upstream_timed_out(&self) -> bool {
         self.upstream.timed_out.load(Ordering::Relaxed)
+    }
+
+    /// How long an upstream request of this call may take at most: what is left of its
+    /// program's time for an inner call of code mode, `None` (no cap beyond the upstream's own
+    /// timeout) for any other call.
+    pub(crate) fn time_left(&self) -> Option<Duration> {
+        self.parent
+            .as_ref()
+            .map(|p| p.deadline.saturating_duration_since(Instant::now()))
     }
 }
 

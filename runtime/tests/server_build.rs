@@ -202,3 +202,24 @@ fn tools_for_a_principal_follow_its_scopes() {
         .collect();
     assert_eq!(reader, ["list_notes", "remote_status", "slow"]);
 }
+
+#[cfg(not(feature = "code-mode"))]
+#[test]
+fn code_mode_without_the_feature_stops_the_build_naming_the_feature() {
+    let built = Server::builder("notes", "0.1.0")
+        .tool_set(Notes::default())
+        .tool_mode(mcpgen_runtime::server::ToolMode::Code)
+        .build();
+    let Err(ServerError::Config(problems)) = built else {
+        panic!("code mode without the feature must not build");
+    };
+    assert!(
+        matches!(problems.as_slice(), [ConfigProblem::CodeModeNotBuilt]),
+        "{problems:?}"
+    );
+    let message = problems[0].to_string();
+    assert!(
+        message.contains("`code-mode` feature") && message.contains("--tool-mode code"),
+        "{message}"
+    );
+}

@@ -579,3 +579,51 @@ async fn a_bad_audit_db_url_stops_the_start_naming_the_flag_and_the_fix() {
         );
     }
 }
+
+/// Code mode in PostgreSQL: the `execute`'s row carries `code_sha256` and `inner_calls`, and
+/// each inner call's row names the `execute`'s `call_id` as its `parent_call_id`.
+#[tokio::test(flavor = "multi_thread")]
+async fn code_mode_links_inner_calls_to_their_execute_in_postgres() {
+    let pg = Postgres::start();
+    let upstream = synaplan_stand_in().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let url_flag = pg.url();
+    let (mut server, url) = start_server(
+        &upstream.url,
+        dir.path(),
+        &[
+            "--audit-db",
+            &url_flag,
+            "--audit-fsync",
+            "always",
+            "--tool-mode",
+            "code",
+        ],
+    )
+    .await;
+    let http = reqwest::Client::new();
+    let code = "const a = await tools.synaplan_list_prompts({});\n\
+                const b = await tools.synaplan_list_prompts({});\n\
+                return a.prompts.length + b.prompts.length;";
+    let (status, answer) = raw_call(&http, &url, 1, READER, "execute", json!({"code": code})).await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        answer["result"]["structuredContent"]["result"], 2,
+        "{answer}"
+    );
+    server.kill().await.ok();
+    let rows = pg.query(
+        "SELECT e.call_id, e.code_sha256, e.inner_calls, count(i.*) FROM mcpgen_audit e \
+         JOIN mcpgen_audit i ON i.parent_call_id = e.call_id \
+         WHERE e.tool = 'execute' AND i.tool = 'synaplan_list_prompts' \
+         GROUP BY e.call_id, e.code_sha256, e.inner_calls",
+    );
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    let fields: Vec<&str> = rows[0].split('|').collect();
+    assert_eq!(fields[1].len(), 64, "a SHA-256 of the code: {rows:?}");
+    assert_eq!(&fields[2..], ["2", "2"], "{rows:?}");
+    assert_eq!(
+        pg.count("SELECT count(DISTINCT call_id) FROM mcpgen_audit"),
+        pg.count("SELECT count(*) FROM mcpgen_audit")
+    );
+}

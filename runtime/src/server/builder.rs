@@ -335,6 +335,14 @@ impl ServerBuilder {
         self
     }
 
+    #[cfg(feature = "code-mode")]
+    /// Sets the limits of the programs `execute` runs in [`ToolMode::Code`] (default
+    /// [`CodeLimits::default`](crate::code::CodeLimits::default)).
+    pub fn code_limits(mut self, limits: crate::code::CodeLimits) -> Self {
+        self.root.set_code_limits(limits);
+        self
+    }
+
     /// Whether, in `all` mode, `describe_tools` is listed next to the tools when some tool's
     /// listed schemas are summaries, and their descriptions say so (default on). Search mode
     /// always has it.

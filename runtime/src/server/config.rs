@@ -75,6 +75,12 @@ pub enum ToolMode {
     /// the caller may call; every other tool is found with `search_tools` and run with
     /// `call_tool` (or called by name).
     Search,
+    /// Code mode: `search_tools`, `describe_tools` (with each tool's TypeScript declaration)
+    /// and `execute`, which runs a JavaScript program whose `await tools.<name>(args)` calls
+    /// go through the same checks as direct calls, plus the pinned tools; tools stay
+    /// callable by name. Needs the `code-mode` feature: without it, building a server in
+    /// this mode fails with an error naming the feature.
+    Code,
 }
 
 /// Headers that describe one connection or the framing of one message, which must never be

@@ -191,6 +191,14 @@ pub enum ConfigProblem {
         /// What is wrong.
         reason: String,
     },
+    /// Code mode (`ToolMode::Code`, `--tool-mode code`) was asked of a build without the
+    /// `code-mode` feature, which carries the JavaScript engine.
+    #[error(
+        "--tool-mode code needs the `code-mode` feature, which this build lacks; rebuild with \
+         `--features code-mode` (a generated crate's or mcpgen's feature), or serve with \
+         --tool-mode search"
+    )]
+    CodeModeNotBuilt,
     /// A resource or resource template cannot be served (see
     /// [`ServerBuilder::resources`](super::ServerBuilder::resources)).
     #[error("resource `{uri}`: {reason}")]

@@ -74,3 +74,15 @@ pub use policy::shared_rate::{RedisLimiter, RedisUnavailable, RedisUrlError};
 pub use state::placement::Placement;
 pub use state::server::Server;
 pub use transport::shutdown::shutdown_signal;
+
+/// What code mode (`crate::code`) runs its `execute` and inner calls through.
+#[cfg(feature = "code-mode")]
+pub(crate) mod for_code {
+    pub(crate) use super::call::pipeline::{Answer, call_inner, unknown_tool_message};
+    pub(crate) use super::catalog::describe::{definition, structured};
+    pub(crate) use super::catalog::echo::echoed;
+    pub(crate) use super::catalog::meta_tool::{DESCRIBE_TOOL, MetaTool, describe_tool, meta_tool};
+    pub(crate) use super::catalog::search::{Meta, SEARCH_TOOL};
+    pub(crate) use super::catalog::table::Catalog;
+    pub(crate) use super::state::inner::Inner;
+}

@@ -297,7 +297,9 @@ impl Upstream {
             method = binding.method,
             path = binding.path,
         );
-        self.send(tool, prepared, &display_base)
+        // An inner call of a program may take only what is left of the program's time.
+        let timeout = ctx.time_left().map(|left| left.min(self.config.timeout));
+        self.send(tool, prepared, &display_base, timeout)
             .instrument(span)
             .await
     }
@@ -380,12 +382,13 @@ impl Upstream {
     }
 
     /// Sends a prepared request and maps its outcome; `display_base` names the base URL in
-    /// messages.
+    /// messages; `timeout`, when set, replaces the configured timeout (it is never longer).
     async fn send(
         &self,
         tool: &ToolDef,
         prepared: request::Prepared,
         display_base: &str,
+        timeout: Option<Duration>,
     ) -> Invoked {
         let request::Prepared {
             method,
@@ -414,6 +417,9 @@ impl Upstream {
             builder = builder
                 .header(reqwest::header::CONTENT_TYPE, body.content_type)
                 .body(body.bytes);
+        }
+        if let Some(timeout) = timeout {
+            builder = builder.timeout(timeout);
         }
         let mut report = GuardReport::default();
         let mut admitted = match self.guard.admit(&mut report).await {
@@ -475,7 +481,8 @@ impl Upstream {
                     connect = err.is_connect(),
                     "upstream call failed"
                 );
-                response::map_error(&what, &err, self.config.timeout, display_base)
+                let timeout = timeout.unwrap_or(self.config.timeout);
+                response::map_error(&what, &err, timeout, display_base)
             }
         };
         if report.retried && invoked.result.is_error {

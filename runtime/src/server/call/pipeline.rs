@@ -102,6 +102,8 @@ struct Pending<'a> {
     args: Option<Value>,
     /// Whether a sink keeps the record, decided when the call began.
     auditing: bool,
+    /// The `call_id` of the `execute` this is an inner call of (code mode).
+    parent_call_id: Option<String>,
 }
 
 impl Pending<'_> {
@@ -138,10 +140,6 @@ impl Pending<'_> {
         }
         let duration_ms = u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX);
         let event = AuditEvent {
-            call_id: new_call_id(),
-            parent_call_id: None,
-            code_sha256: None,
-            inner_calls: None,
             time: self.time,
             request_id: self.request_id,
             principal: self.principal.map(|p| p.id.clone()),
@@ -158,6 +156,10 @@ impl Pending<'_> {
             args: self.args,
             error: error.as_deref().map(error_text),
             trace_id: self.trace_id,
+            call_id: new_call_id(),
+            parent_call_id: self.parent_call_id,
+            code_sha256: None,
+            inner_calls: None,
         };
         self.inner.audit.try_record(event).await
     }
@@ -170,6 +172,33 @@ pub(crate) async fn call_tool(
     name: &str,
     args: Option<Map<String, Value>>,
     mut ctx: CallContext,
+) -> Answer {
+    run(inner, principal, name, args, &mut ctx).await
+}
+
+/// Runs one inner call of a program (code mode) for `principal`: a `tools/call` whose context
+/// names its `execute` ([`CallContext::parent`]). Such a call never asks the person to confirm
+/// (a tool that needs it is refused, to be called directly), and its successful result keeps
+/// its structured content whatever the tool's output schema. Also returns the upstream's HTTP
+/// status, when an upstream answered.
+#[cfg(feature = "code-mode")]
+pub(crate) async fn call_inner(
+    inner: &Inner,
+    principal: &Principal,
+    name: &str,
+    args: Map<String, Value>,
+    mut ctx: CallContext,
+) -> (Answer, Option<u16>) {
+    let answer = run(inner, Some(principal), name, Some(args), &mut ctx).await;
+    (answer, ctx.upstream_status())
+}
+
+async fn run(
+    inner: &Inner,
+    principal: Option<&Principal>,
+    name: &str,
+    args: Option<Map<String, Value>>,
+    ctx: &mut CallContext,
 ) -> Answer {
     let _in_flight = inner.inflight.enter();
     let args = args.unwrap_or_default();
@@ -196,6 +225,7 @@ pub(crate) async fn call_tool(
         args_sha256,
         args: (auditing && inner.audit_args).then(|| Value::Object(args.clone())),
         auditing,
+        parent_call_id: ctx.parent.as_ref().map(|p| p.call_id.to_string()),
     };
 
     // Visibility: a tool the caller may not call is indistinguishable from one that does not
@@ -267,15 +297,27 @@ pub(crate) async fn call_tool(
     } else {
         Vec::new()
     };
-    if let Err(refused) = open_input(inner, &ctx, &binding) {
+    if let Err(refused) = open_input(inner, ctx, &binding) {
         let error = answer_error(&refused);
         pending.finish(AuditStatus::InvalidArguments, error).await;
         return refused;
     }
     ctx.principal = Some(Arc::new(principal.clone()));
-    ctx.notifier = ctx.notifier.with_logger(entry.def.name);
+    ctx.notifier = std::mem::take(&mut ctx.notifier).with_logger(entry.def.name);
+    // A program cannot have a person confirm its call: a stateless confirmation re-runs the
+    // request, which would replay the program's earlier writes.
+    if entry.def.confirm && ctx.parent.is_some() {
+        let error = format!(
+            "tool `{name}` was not called: it needs a person's confirmation, which a program \
+             cannot ask for; call `{name}` directly (not from `execute`), where confirmation applies"
+        );
+        pending
+            .finish(AuditStatus::NotConfirmed, Some(error.clone()))
+            .await;
+        return Answer::Result(ToolResult::error(error));
+    }
     if entry.def.confirm {
-        match confirm(inner, &ctx, entry.def, &args).await {
+        match confirm(inner, ctx, entry.def, &args).await {
             Confirmation::Confirmed => {}
             Confirmation::Refused(result) => {
                 let error = Some(result_text(&result));
@@ -283,7 +325,7 @@ pub(crate) async fn call_tool(
                 return Answer::Result(result);
             }
             Confirmation::Pending => {
-                if let Some((status, answer)) = pending_input(inner, &ctx, &binding) {
+                if let Some((status, answer)) = pending_input(inner, ctx, &binding) {
                     let error = answer_error(&answer);
                     pending.finish(status, error).await;
                     return answer;
@@ -299,14 +341,14 @@ pub(crate) async fn call_tool(
     // A panicking tool set answers this call with an error instead of taking the connection
     // (or the session) down with it.
     let outcome =
-        match std::panic::catch_unwind(AssertUnwindSafe(|| set.call(entry.def, args, &ctx))) {
+        match std::panic::catch_unwind(AssertUnwindSafe(|| set.call(entry.def, args, ctx))) {
             Ok(future) => AssertUnwindSafe(future).catch_unwind().await.map_err(drop),
             Err(_) => Err(()),
         };
     // A tool that fails because it asked the client something is answered with the question;
     // one that recovered from an unanswered question keeps its own result.
     let failed = !matches!(&outcome, Ok(Ok(result)) if !result.is_error);
-    if failed && let Some((status, answer)) = pending_input(inner, &ctx, &binding) {
+    if failed && let Some((status, answer)) = pending_input(inner, ctx, &binding) {
         let error = answer_error(&answer);
         pending.finish(status, error).await;
         return answer;
@@ -325,8 +367,12 @@ pub(crate) async fn call_tool(
         Ok(Ok(result)) => {
             let mut result = check_output(inner, name, result);
             // MCP ties structuredContent to an advertised outputSchema: a tool without one
-            // answers with its text content only.
-            if entry.def.output_schema.is_none() && !result.content.is_empty() {
+            // answers with its text content only. A program's inner call keeps it: the
+            // result goes to the program, not to the client.
+            if entry.def.output_schema.is_none()
+                && !result.content.is_empty()
+                && ctx.parent.is_none()
+            {
                 result.structured_content = None;
             }
             let status = if !result.is_error {

@@ -63,11 +63,25 @@ pub(crate) async fn answer(
                 .clamp(1, MAX_LIMIT);
             routed(Answer::Result(search(inner, mode, principal, query, limit)))
         }
+        #[cfg(feature = "code-mode")]
+        Meta::Describe if mode.code.is_some() => routed(Answer::Result(crate::code::describe(
+            &inner.catalog,
+            principal,
+            &args,
+        ))),
         Meta::Describe => routed(Answer::Result(describe::answer(
             &inner.catalog,
             principal,
             &args,
         ))),
+        #[cfg(feature = "code-mode")]
+        Meta::Execute => {
+            let answer = match &mode.code {
+                Some(code) => crate::code::execute(inner, code, principal, &args, ctx).await,
+                None => Answer::UnknownTool,
+            };
+            routed(answer)
+        }
         Meta::Call => {
             let Value::Object(mut args) = args else {
                 return routed(Answer::UnknownTool);

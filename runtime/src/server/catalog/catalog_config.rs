@@ -41,6 +41,9 @@ pub(crate) struct CatalogConfig {
     /// Whether `all` mode leaves out `describe_tools` (and the descriptions' note) even
     /// when tools are summarised.
     pub(crate) no_describe: bool,
+    /// The limits of code mode's programs.
+    #[cfg(feature = "code-mode")]
+    pub(crate) code_limits: crate::code::CodeLimits,
 }
 
 impl CatalogConfig {
@@ -82,6 +85,12 @@ impl CatalogConfig {
         self.pinned = names;
     }
 
+    /// Sets the limits of code mode's programs.
+    #[cfg(feature = "code-mode")]
+    pub(crate) fn set_code_limits(&mut self, limits: crate::code::CodeLimits) {
+        self.code_limits = limits;
+    }
+
     /// Turns `all` mode's `describe_tools` (and the summarised tools' note) on or off.
     pub(crate) fn set_describe_tools(&mut self, on: bool) {
         self.no_describe = !on;
@@ -95,7 +104,7 @@ impl CatalogConfig {
         problems: &mut Vec<ConfigProblem>,
     ) -> Option<BuiltTools> {
         #[cfg(feature = "search")]
-        let describe = !self.no_describe || self.tool_mode == ToolMode::Search;
+        let describe = !self.no_describe || self.tool_mode != ToolMode::All;
         #[cfg(not(feature = "search"))]
         let describe = !self.no_describe;
         let catalog = match Catalog::build(&self.sets, output_check, describe) {
@@ -138,13 +147,29 @@ impl CatalogConfig {
         #[cfg(feature = "search")]
         let search = match self.tool_mode {
             ToolMode::All => None,
-            ToolMode::Search => match SearchMode::build(&self.sets, &catalog, &self.pinned) {
-                Ok(mode) => Some(mode),
-                Err(found) => {
-                    problems.extend(found);
-                    return None;
+            ToolMode::Search | ToolMode::Code => {
+                #[cfg(feature = "code-mode")]
+                let built = SearchMode::build(
+                    &self.sets,
+                    &catalog,
+                    &self.pinned,
+                    (self.tool_mode == ToolMode::Code)
+                        .then(|| crate::code::CodeMode::new(self.code_limits.clone())),
+                );
+                #[cfg(not(feature = "code-mode"))]
+                let built = if self.tool_mode == ToolMode::Code {
+                    Err(vec![ConfigProblem::CodeModeNotBuilt])
+                } else {
+                    SearchMode::build(&self.sets, &catalog, &self.pinned)
+                };
+                match built {
+                    Ok(mode) => Some(mode),
+                    Err(found) => {
+                        problems.extend(found);
+                        return None;
+                    }
                 }
-            },
+            }
         };
         Some(BuiltTools {
             catalog,

@@ -38,7 +38,7 @@ pub(crate) fn answer(catalog: &Catalog, principal: &Principal, args: &Value) -> 
 }
 
 /// A tool's full definition: its listing, with its own description and its full schemas.
-fn definition(entry: &Entry) -> Value {
+pub(crate) fn definition(entry: &Entry) -> Value {
     let mut tool = entry.listed.clone();
     tool.description = Some(Cow::Borrowed(entry.def.description));
     // The catalog checked both at start-up; they are put together only when asked for.

@@ -36,17 +36,9 @@ pub(crate) enum Meta {
     Search,
     Describe,
     Call,
-}
-
-impl Meta {
-    fn of(name: &str) -> Option<Self> {
-        match name {
-            SEARCH_TOOL => Some(Self::Search),
-            DESCRIBE_TOOL => Some(Self::Describe),
-            CALL_TOOL => Some(Self::Call),
-            _ => None,
-        }
-    }
+    /// Code mode's `execute`.
+    #[cfg(feature = "code-mode")]
+    Execute,
 }
 
 /// Everything search mode adds to a server.
@@ -56,6 +48,9 @@ pub(crate) struct SearchMode {
     /// Catalogue indices of the pinned tools, in catalogue order.
     pinned: Vec<usize>,
     meta: Vec<(Meta, MetaTool)>,
+    /// Set in code mode.
+    #[cfg(feature = "code-mode")]
+    pub(crate) code: Option<crate::code::CodeMode>,
 }
 
 impl std::fmt::Debug for SearchMode {
@@ -69,15 +64,24 @@ impl std::fmt::Debug for SearchMode {
 
 impl SearchMode {
     /// Prepares search mode over `catalog`: loads or builds each tool set's index, resolves
-    /// the pins and checks that no served tool is named like a meta-tool.
+    /// the pins and checks that no served tool is named like a meta-tool. With `code`, the
+    /// mode is code mode: `execute` takes the place of `call_tool`.
     pub(crate) fn build(
         sets: &[Arc<dyn ToolSet>],
         catalog: &Catalog,
         pins: &[String],
+        #[cfg(feature = "code-mode")] code: Option<crate::code::CodeMode>,
     ) -> Result<Self, Vec<ConfigProblem>> {
+        #[cfg(feature = "code-mode")]
+        let meta_names: &[&str] = match code {
+            Some(_) => &[SEARCH_TOOL, DESCRIBE_TOOL, crate::code::EXECUTE_TOOL],
+            None => &[SEARCH_TOOL, DESCRIBE_TOOL, CALL_TOOL],
+        };
+        #[cfg(not(feature = "code-mode"))]
+        let meta_names: &[&str] = &[SEARCH_TOOL, DESCRIBE_TOOL, CALL_TOOL];
         let mut problems = Vec::new();
         for entry in catalog.entries() {
-            if Meta::of(entry.def.name).is_some() {
+            if meta_names.contains(&entry.def.name) {
                 problems.push(ConfigProblem::MetaToolCollision {
                     tool: entry.def.name.to_owned(),
                     set: entry.set + 1,
@@ -144,6 +148,15 @@ impl SearchMode {
             return Err(problems);
         }
         let count = catalog.entries().len();
+        #[cfg(feature = "code-mode")]
+        if let Some(code) = code {
+            return Ok(Self {
+                indexes,
+                pinned,
+                meta: crate::code::meta_tools(count, code.limits()),
+                code: Some(code),
+            });
+        }
         let meta = vec![
             (
                 Meta::Search,
@@ -194,12 +207,17 @@ impl SearchMode {
             indexes,
             pinned,
             meta,
+            #[cfg(feature = "code-mode")]
+            code: None,
         })
     }
 
     /// Which meta-tool `name` is, if any.
     pub(crate) fn meta_tool(&self, name: &str) -> Option<Meta> {
-        Meta::of(name)
+        self.meta
+            .iter()
+            .find(|(_, tool)| tool.listed.name == name)
+            .map(|(meta, _)| *meta)
     }
 
     /// The search-mode `tools/list`: the meta-tools, then the pinned tools `principal` may

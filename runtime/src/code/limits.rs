@@ -1,0 +1,156 @@
+//! The limits a program runs under ([`CodeLimits`]) and the breach of one ([`Limit`]), whose
+//! message names the limit and the flag that sets it.
+
+use std::time::Duration;
+
+/// Most bytes of native stack a program's JavaScript may use: deeper recursion fails with a
+/// stack-depth error instead of overflowing the thread.
+pub(crate) const JS_STACK_BYTES: usize = 512 * 1024;
+
+/// The stack of the thread a program runs on: room for [`JS_STACK_BYTES`] of JavaScript plus
+/// the engine's and the host's own frames.
+pub(crate) const THREAD_STACK_BYTES: usize = 4 * 1024 * 1024;
+
+/// What a program run by `execute` may use. Each limit reached ends the program with an error
+/// result naming the limit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CodeLimits {
+    /// Wall-clock time of one program, waiting on its inner calls included
+    /// (`--code-timeout`, default 10 s). An inner call's upstream timeout is capped to the
+    /// time left.
+    pub timeout: Duration,
+    /// Bytes of memory one program's engine may allocate (`--code-memory`, default 64 MiB).
+    pub memory: usize,
+    /// Inner calls one program may make (`--code-max-calls`, default 50).
+    pub max_calls: u32,
+    /// Bytes of result plus logs one program may return (`--code-max-output`, default
+    /// 256 KiB).
+    pub max_output: usize,
+    /// Programs running at once (`--code-max-concurrent`, default 4 per core); more wait for
+    /// a slot until their time runs out, then are refused.
+    pub max_concurrent: usize,
+}
+
+impl Default for CodeLimits {
+    fn default() -> Self {
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        Self {
+            timeout: Duration::from_secs(10),
+            memory: 64 * 1024 * 1024,
+            max_calls: 50,
+            max_output: 256 * 1024,
+            max_concurrent: 4 * cores,
+        }
+    }
+}
+
+impl CodeLimits {
+    /// Sets the wall-clock time of one program.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Sets the bytes of memory one program may allocate.
+    pub fn with_memory(mut self, bytes: usize) -> Self {
+        self.memory = bytes;
+        self
+    }
+
+    /// Sets the inner calls one program may make.
+    pub fn with_max_calls(mut self, calls: u32) -> Self {
+        self.max_calls = calls;
+        self
+    }
+
+    /// Sets the bytes of result plus logs one program may return.
+    pub fn with_max_output(mut self, bytes: usize) -> Self {
+        self.max_output = bytes;
+        self
+    }
+
+    /// Sets how many programs may run at once (at least one).
+    pub fn with_max_concurrent(mut self, programs: usize) -> Self {
+        self.max_concurrent = programs.max(1);
+        self
+    }
+}
+
+/// A limit a program reached, or why it was stopped from outside.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Limit {
+    Time,
+    Memory,
+    Stack,
+    Calls,
+    Output,
+    Concurrency,
+    /// Not a limit: the caller cancelled the request or went away.
+    Cancelled,
+}
+
+impl Limit {
+    /// The code [`Stop`](super::engine::Stop) keeps (never 0, which means "running").
+    pub(crate) fn code(self) -> u8 {
+        match self {
+            Self::Time => 1,
+            Self::Memory => 2,
+            Self::Stack => 3,
+            Self::Calls => 4,
+            Self::Output => 5,
+            Self::Concurrency => 6,
+            Self::Cancelled => 7,
+        }
+    }
+
+    /// The limit of [`code`](Self::code), if it is one.
+    pub(crate) fn from_code(code: u8) -> Option<Self> {
+        Some(match code {
+            1 => Self::Time,
+            2 => Self::Memory,
+            3 => Self::Stack,
+            4 => Self::Calls,
+            5 => Self::Output,
+            6 => Self::Concurrency,
+            7 => Self::Cancelled,
+            _ => return None,
+        })
+    }
+
+    /// What the `execute` result says: which limit, its value and the flag that sets it.
+    pub(crate) fn message(self, limits: &CodeLimits) -> String {
+        match self {
+            Self::Time => format!(
+                "the program was stopped at its time limit of {} s (--code-timeout), waiting \
+                 on tool calls included",
+                limits.timeout.as_secs_f64()
+            ),
+            Self::Memory => format!(
+                "the program ran out of memory: it may allocate {} bytes (--code-memory)",
+                limits.memory
+            ),
+            Self::Stack => format!(
+                "the program exceeded the stack depth limit ({} KiB of stack; too deep a \
+                 recursion)",
+                JS_STACK_BYTES / 1024
+            ),
+            Self::Calls => format!(
+                "the program was stopped at its limit of {} tool calls (--code-max-calls); \
+                 no call past the limit was made",
+                limits.max_calls
+            ),
+            Self::Output => format!(
+                "the program's result and logs passed their limit of {} bytes \
+                 (--code-max-output); return less",
+                limits.max_output
+            ),
+            Self::Concurrency => format!(
+                "the program was not run: {} programs were running, the most at once \
+                 (--code-max-concurrent), and no slot came free in time; retry later",
+                limits.max_concurrent
+            ),
+            Self::Cancelled => "the program was stopped: the request was cancelled".to_owned(),
+        }
+    }
+}

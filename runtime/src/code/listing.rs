@@ -1,0 +1,107 @@
+//! What code mode lists: `search_tools`, `describe_tools` and `execute`, with descriptions
+//! that teach a model to write a program. Their size does not depend on how many tools the
+//! API has.
+
+use std::sync::Arc;
+
+use serde_json::json;
+
+use super::limits::CodeLimits;
+use crate::server::for_code::{
+    DESCRIBE_TOOL, Meta, MetaTool, SEARCH_TOOL, describe_tool, meta_tool,
+};
+use crate::{ToolAnnotations, ToolDef};
+
+/// Name of the meta-tool that runs a program.
+pub(crate) const EXECUTE_TOOL: &str = EXECUTE.name;
+
+/// `execute` as the metrics name it (its `tool` label).
+pub(crate) const EXECUTE: ToolDef = ToolDef::new(
+    "execute",
+    "Runs a JavaScript program against the tools.",
+    r#"{"type":"object","properties":{"code":{"type":"string"}},"required":["code"]}"#,
+)
+.annotations(ToolAnnotations::NONE.read_only(false).open_world(true));
+
+/// Longest program accepted, in bytes.
+const MAX_CODE_BYTES: usize = 100_000;
+
+/// The meta-tools of code mode over a catalog of `count` tools, programs running under
+/// `limits`.
+pub(crate) fn meta_tools(count: usize, limits: &CodeLimits) -> Vec<(Meta, MetaTool)> {
+    let search = meta_tool(
+        SEARCH_TOOL,
+        format!(
+            "Find tools of this server ({count} in all) for a task described in a few words. \
+             Returns each match's name, one-line description and access (read or write), best \
+             first. Then use `{DESCRIBE_TOOL}` for their declarations and `{EXECUTE_TOOL}` to \
+             run a program that calls them."
+        ),
+        json!({
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "minLength": 1, "description": "What you want to do, e.g. `list open tickets`"},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10, "description": "Most results to return"}
+            },
+            "required": ["query"],
+            "additionalProperties": false
+        }),
+        true,
+    );
+    let describe = describe_tool(format!(
+        "TypeScript declarations of tools found with `{SEARCH_TOOL}`, for `{EXECUTE_TOOL}` \
+         programs: each tool's `declaration` (arguments and return type, with the \
+         descriptions as doc comments) and its full input and output schemas. Names that are \
+         not tools are listed under `unknown`."
+    ));
+    let mut execute = meta_tool(
+        EXECUTE_TOOL,
+        format!(
+            "Run a JavaScript program that calls this server's tools, and get back only what \
+             it returns: one call instead of a round trip per tool call. The code is the body \
+             of an async function. `await tools.NAME(args)` calls a tool and returns the \
+             API's response as parsed JSON (null for no content, a string for a non-JSON \
+             body); a failed call throws an Error (catch it to go on). `return` the value you \
+             need; `console.log` lines come back in `logs`. Plain JavaScript only: no \
+             TypeScript, imports, require, fetch or timers. Each run starts fresh and may take \
+             {} s, {} tool calls and {} KiB of result and logs. Example:\n\
+             const page = await tools.list_items({{limit: 50}});\n\
+             const open = page.items.filter(i => i.state === \"open\");\n\
+             const details = await Promise.all(open.map(i => tools.get_item({{id: i.id}})));\n\
+             return details.map(d => ({{id: d.id, owner: d.owner}}));",
+            limits.timeout.as_secs_f64(),
+            limits.max_calls,
+            limits.max_output / 1024,
+        ),
+        json!({
+            "type": "object",
+            "properties": {
+                "code": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": MAX_CODE_BYTES,
+                    "description": "The body of an async function, with `tools` and `console` in scope"
+                }
+            },
+            "required": ["code"],
+            "additionalProperties": false
+        }),
+        false,
+    );
+    let output = json!({
+        "type": "object",
+        "properties": {
+            "result": {"description": "The program's return value"},
+            "logs": {"type": "array", "items": {"type": "string"}, "description": "Lines the program wrote with console.log"}
+        },
+        "required": ["result", "logs"]
+    });
+    if let serde_json::Value::Object(map) = output {
+        execute.listed.output_schema = Some(Arc::new(map));
+    }
+    vec![
+        (Meta::Search, search),
+        (Meta::Describe, describe),
+        (Meta::Execute, execute),
+    ]
+}

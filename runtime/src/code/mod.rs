@@ -1,0 +1,48 @@
+//! Code mode (`--tool-mode code`, [`ToolMode::Code`](crate::server::ToolMode::Code)): a whole
+//! API behind one `execute` tool that runs a JavaScript program against the tools.
+//!
+//! `tools/list` shows `search_tools`, `describe_tools` (which adds each tool's TypeScript
+//! declaration) and `execute`, plus the pinned tools; every tool stays callable by name.
+//!
+//! # The programming model
+//!
+//! The code is the body of an `async` function with `tools` and `console` in scope.
+//! `await tools.<name>(args)` calls a tool and returns the API's response body as parsed JSON
+//! (unwrapped from the `{"result": …}` MCP needs around a non-object; `null` for a 204; a
+//! non-JSON body as its text). A failed call throws an `Error` the program can catch, whose
+//! message is the tool's error text. The function's return value is the result:
+//! `structuredContent: {"result": <value>, "logs": [...]}`, with `console.log` lines in `logs`.
+//!
+//! # What every inner call obeys
+//!
+//! An inner call runs through the same pipeline as a direct `tools/call` of the `execute`'s
+//! caller: visibility (a hidden tool is an unknown one), scopes, validation against the full
+//! schema, rate limits (inner calls take tokens; `execute` itself takes none), the upstream
+//! guard, token exchange, metrics, traces and audit (each inner record names the `execute`'s
+//! `call_id` as its `parent_call_id`). A tool that needs a person's confirmation is refused
+//! inside a program: it must be called directly.
+//!
+//! # The sandbox
+//!
+//! Each program gets a QuickJS runtime and context of its own ([`engine`]), on a thread of its
+//! own: a fresh global object every time, the language's built-ins and nothing else of the
+//! host's (no file system, network, environment, timers, module loading, `require` or
+//! `process`). The runtime's memory limit, stack limit and interrupt handler (time) are set
+//! before any of the program's code runs; the host counts inner calls and output bytes
+//! ([`CodeLimits`]). What it relies on: the engine's own memory safety (QuickJS, a C library),
+//! and the pipeline for everything a call may do.
+
+mod describe;
+mod engine;
+mod execute;
+mod inner;
+mod limits;
+mod listing;
+mod report;
+
+pub(crate) use execute::CodeMode;
+pub use limits::CodeLimits;
+
+pub(crate) use describe::describe;
+pub(crate) use execute::execute;
+pub(crate) use listing::{EXECUTE_TOOL, meta_tools};

@@ -1,0 +1,215 @@
+//! How a program failed, and the text its `execute` result gives: an uncaught error with
+//! where it was thrown, a syntax error with its line and column, or a limit by name.
+
+use rquickjs::{Ctx, Exception, Value};
+
+use super::engine::{FILE_NAME, HEADER};
+use super::limits::{CodeLimits, Limit};
+use crate::audit::AuditStatus;
+
+/// Longest error text taken from a program's exception, in characters.
+const MAX_THROWN_CHARS: usize = 2000;
+
+/// What a program threw, in words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Thrown {
+    /// `Name: message (line L, column C)` for an `Error`, the JSON (or text) of anything else.
+    pub(crate) message: String,
+    /// The limit the engine's own error reports (running out of memory or stack), if any.
+    pub(crate) limit: Option<Limit>,
+}
+
+/// Why a program has no result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Failure {
+    /// A limit was reached, or the program was stopped from outside.
+    Limit(Limit),
+    /// The code does not parse.
+    Syntax(Thrown),
+    /// The program threw (or its promise was rejected) and did not catch it.
+    Thrown(Thrown),
+    /// The program's return value cannot be written as JSON.
+    NotJson(String),
+    /// The program awaits something that nothing can settle any more.
+    NeverSettles,
+    /// The engine failed (it could not start, or a thread could not be made).
+    Engine(String),
+}
+
+impl Failure {
+    /// The limit behind this failure, if it is one.
+    fn limit(&self) -> Option<Limit> {
+        match self {
+            Self::Limit(limit) => Some(*limit),
+            Self::Syntax(thrown) | Self::Thrown(thrown) => thrown.limit,
+            Self::NotJson(_) | Self::NeverSettles | Self::Engine(_) => None,
+        }
+    }
+
+    /// The error text of the `execute` result, and the audit status of the `execute`.
+    pub(crate) fn report(&self, limits: &CodeLimits) -> (String, AuditStatus) {
+        if let Some(limit) = self.limit() {
+            let status = match limit {
+                Limit::Time => AuditStatus::Timeout,
+                Limit::Concurrency => AuditStatus::Unavailable,
+                _ => AuditStatus::ToolError,
+            };
+            return (limit.message(limits), status);
+        }
+        let text = match self {
+            Self::Syntax(thrown) => format!(
+                "the program does not parse: {}. The code must be plain JavaScript (TypeScript \
+                 type annotations are not accepted): the body of an async function, with \
+                 `tools` and `console` in scope",
+                thrown.message
+            ),
+            Self::Thrown(thrown) => format!("the program failed: {}", thrown.message),
+            Self::NotJson(message) => format!(
+                "the program's return value cannot be written as JSON ({message}); return plain \
+                 data: objects, arrays, strings, numbers, booleans, null"
+            ),
+            Self::NeverSettles => "the program awaits a promise that nothing can settle any \
+                                   more (no tool call is pending and there are no timers); \
+                                   await only tool calls and promises built on them"
+                .to_owned(),
+            Self::Engine(message) => format!("the program could not be run: {message}"),
+            Self::Limit(_) => String::new(),
+        };
+        (text, AuditStatus::ToolError)
+    }
+}
+
+/// `value`, which a program threw, in words.
+pub(crate) fn describe_thrown<'js>(ctx: &Ctx<'js>, value: Value<'js>) -> Thrown {
+    if let Some(error) = value
+        .as_object()
+        .and_then(|o| Exception::from_object(o.clone()))
+    {
+        let name: String = error
+            .as_object()
+            .get::<_, Option<String>>("name")
+            .ok()
+            .flatten()
+            .unwrap_or_else(|| "Error".to_owned());
+        let message = error.message().unwrap_or_default();
+        let limit = engine_limit(&message);
+        let position = error
+            .stack()
+            .as_deref()
+            .and_then(position)
+            .or_else(|| own_position(&error));
+        let mut text = if message.is_empty() {
+            name
+        } else {
+            format!("{name}: {message}")
+        };
+        if let Some((line, column)) = position {
+            text.push_str(&format!(" (line {line}, column {column})"));
+        }
+        return Thrown {
+            message: cut(text),
+            limit,
+        };
+    }
+    let text = match ctx.json_stringify(value.clone()) {
+        Ok(Some(json)) => json.to_string().unwrap_or_default(),
+        _ => String::new(),
+    };
+    let text = if text.is_empty() {
+        value
+            .as_string()
+            .and_then(|s| s.to_string().ok())
+            .unwrap_or_else(|| format!("a value of type {}", value.type_name()))
+    } else {
+        text
+    };
+    Thrown {
+        message: cut(format!("uncaught {text}")),
+        limit: None,
+    }
+}
+
+/// The limit an error of the engine's own reports: memory or stack.
+fn engine_limit(message: &str) -> Option<Limit> {
+    if message == "out of memory" {
+        Some(Limit::Memory)
+    } else if message.contains("stack overflow") || message.contains("call stack size exceeded") {
+        Some(Limit::Stack)
+    } else {
+        None
+    }
+}
+
+/// The first position in the program that a stack trace names, as the program's own line and
+/// column.
+fn position(stack: &str) -> Option<(u32, u32)> {
+    let marker = format!("{FILE_NAME}:");
+    let at = stack.find(&marker)? + marker.len();
+    let mut parts = stack[at..].split(|c: char| !c.is_ascii_digit());
+    let line: u32 = parts.next()?.parse().ok()?;
+    let column: u32 = parts.next()?.parse().ok()?;
+    Some(program_position(line, column))
+}
+
+/// The position a syntax error carries in its own properties (`lineNumber`, `columnNumber`),
+/// when its stack names none.
+fn own_position(error: &Exception<'_>) -> Option<(u32, u32)> {
+    let object = error.as_object();
+    let line = object.get::<_, Option<u32>>("lineNumber").ok().flatten()?;
+    let column = object
+        .get::<_, Option<u32>>("columnNumber")
+        .ok()
+        .flatten()?;
+    Some(program_position(line, column))
+}
+
+/// A position in the wrapped source as one in the program: the code starts on line 1 right
+/// after the wrapper's header.
+fn program_position(line: u32, column: u32) -> (u32, u32) {
+    if line == 1 {
+        let header = u32::try_from(HEADER.len()).unwrap_or(0);
+        (1, column.saturating_sub(header).max(1))
+    } else {
+        (line, column)
+    }
+}
+
+/// `text` cut to [`MAX_THROWN_CHARS`].
+fn cut(text: String) -> String {
+    match text.char_indices().nth(MAX_THROWN_CHARS) {
+        None => text,
+        Some((at, _)) => {
+            let mut cut = text[..at].to_owned();
+            cut.push('…');
+            cut
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_on_the_first_line_leave_out_the_header() {
+        let column = u32::try_from(HEADER.len()).unwrap_or(0) + 5;
+        let stack = format!("    at <anonymous> ({FILE_NAME}:1:{column})\n");
+        assert_eq!(position(&stack), Some((1, 5)));
+        assert_eq!(
+            position(&format!("    at f ({FILE_NAME}:7:12)\n")),
+            Some((7, 12))
+        );
+        assert_eq!(position("    at <eval> (other.js:1:1)"), None);
+    }
+
+    #[test]
+    fn the_engine_s_own_errors_name_their_limit() {
+        assert_eq!(engine_limit("out of memory"), Some(Limit::Memory));
+        assert_eq!(engine_limit("stack overflow"), Some(Limit::Stack));
+        assert_eq!(
+            engine_limit("Maximum call stack size exceeded"),
+            Some(Limit::Stack)
+        );
+        assert_eq!(engine_limit("x is not defined"), None);
+    }
+}

@@ -1,0 +1,366 @@
+//! Code mode over Streamable HTTP on loopback, driven by rmcp's client: `execute` runs a
+//! program whose inner calls go through the same checks, limits and audit as direct calls.
+#![cfg(feature = "code-mode")]
+
+mod support;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use mcpgen_runtime::audit::AuditStatus;
+use mcpgen_runtime::code::CodeLimits;
+use mcpgen_runtime::server::{ToolMode, Unconfirmable};
+use mcpgen_runtime::{BoxFuture, CallContext, ToolDef, ToolError, ToolResult, ToolSet};
+use rmcp::model::CallToolResult;
+use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
+use support::*;
+
+/// A tool that needs the person's confirmation.
+const DELETE_NOTE: ToolDef = ToolDef::new(
+    "delete_note",
+    "Delete a note",
+    r#"{"type":"object","properties":{"id":{"type":"integer"}},"required":["id"]}"#,
+)
+.confirm();
+
+static DELETING: &[ToolDef] = &[DELETE_NOTE];
+
+/// A tool set with [`DELETE_NOTE`], recording the calls that reach it.
+#[derive(Clone, Default)]
+struct Deleting(Arc<Mutex<Vec<String>>>);
+
+impl ToolSet for Deleting {
+    fn tools(&self) -> &'static [ToolDef] {
+        DELETING
+    }
+
+    fn call<'a>(
+        &'a self,
+        tool: &'static ToolDef,
+        _args: Map<String, Value>,
+        _ctx: &'a CallContext,
+    ) -> BoxFuture<'a, Result<ToolResult, ToolError>> {
+        Box::pin(async move {
+            self.0.lock().unwrap().push(tool.name.to_owned());
+            Ok(ToolResult::text("deleted"))
+        })
+    }
+}
+
+struct Started {
+    server: Running,
+    notes: Notes,
+    deleting: Deleting,
+    recorder: Recorder,
+}
+
+async fn start(limits: CodeLimits) -> Started {
+    let notes = Notes::default();
+    let recorder = Recorder::default();
+    let deleting = Deleting::default();
+    let server = builder(&notes, &recorder)
+        .tool_set(deleting.clone())
+        .tool_mode(ToolMode::Code)
+        .code_limits(limits)
+        // Does not let a program's call of a tool needing confirmation through.
+        .unconfirmable(Unconfirmable::Proceed)
+        .build()
+        .unwrap();
+    Started {
+        server: Running::start(server).await,
+        notes,
+        deleting,
+        recorder,
+    }
+}
+
+async fn execute(client: &Client, code: &str) -> CallToolResult {
+    client
+        .call_tool(call("execute", json!({ "code": code })))
+        .await
+        .unwrap()
+}
+
+/// The structured content of a successful `execute`, checked against its text.
+fn output(result: &CallToolResult) -> Value {
+    assert_ne!(result.is_error, Some(true), "{}", text(result));
+    let value = result
+        .structured_content
+        .clone()
+        .expect("structured content");
+    assert_eq!(serde_json::from_str::<Value>(&text(result)).unwrap(), value);
+    value
+}
+
+/// The error text of a failed `execute`.
+fn failure(result: &CallToolResult) -> String {
+    assert_eq!(result.is_error, Some(true), "{}", text(result));
+    text(result)
+}
+
+#[tokio::test]
+async fn code_mode_lists_execute_and_runs_programs_through_the_pipeline() {
+    let started = start(CodeLimits::default()).await;
+    let client = connect(&started.server.url, "admin-key").await;
+    let tools = client.list_all_tools().await.unwrap();
+    assert_eq!(names(&tools), ["describe_tools", "execute", "search_tools"]);
+    let execute_tool = tools.iter().find(|t| t.name == "execute").unwrap();
+    assert_eq!(
+        execute_tool.input_schema.get("required"),
+        Some(&json!(["code"]))
+    );
+    let output_schema = execute_tool.output_schema.as_ref().expect("output schema");
+    assert_eq!(
+        output_schema.get("required"),
+        Some(&json!(["result", "logs"]))
+    );
+    // The list does not grow with the API: three meta-tools whose descriptions name only
+    // the number of tools.
+    let bytes = serde_json::to_vec(&tools).unwrap().len();
+    assert!(bytes <= 4000, "code mode's tools/list is {bytes} bytes");
+    let search = tools.iter().find(|t| t.name == "search_tools").unwrap();
+    assert!(
+        search
+            .description
+            .as_deref()
+            .unwrap_or_default()
+            .contains("execute"),
+        "{search:?}"
+    );
+
+    let code = r#"
+        const page = await tools.list_notes({limit: 3});
+        console.log("notes:", page.notes.length);
+        console.error("and", {an: "object"});
+        const echoed = await tools.plugin_echo({message: "hi"});
+        return {notes: page.notes, echoed};
+    "#;
+    let result = execute(&client, code).await;
+    assert_eq!(
+        output(&result),
+        json!({
+            "result": {"notes": ["note 1", "note 2", "note 3"], "echoed": "hi"},
+            "logs": ["notes: 3", "[error] and {\"an\":\"object\"}"],
+        })
+    );
+    // The tools stay callable by name.
+    let direct = client
+        .call_tool(call("list_notes", json!({"limit": 1})))
+        .await
+        .unwrap();
+    assert_eq!(direct.is_error, Some(false));
+    assert_eq!(
+        started.notes.calls(),
+        ["list_notes", "plugin_echo", "list_notes"]
+    );
+
+    let events = started.recorder.events();
+    let execute_event = events
+        .iter()
+        .find(|e| e.tool == "execute")
+        .expect("execute record");
+    assert_eq!(execute_event.status, AuditStatus::Ok);
+    assert_eq!(execute_event.inner_calls, Some(2));
+    assert_eq!(execute_event.principal.as_deref(), Some("admin"));
+    let digest: String = Sha256::digest(code.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(execute_event.code_sha256.as_deref(), Some(digest.as_str()));
+    assert!(execute_event.args.is_none(), "no --audit-args: no code");
+    let inner: Vec<(&str, Option<&str>)> = events
+        .iter()
+        .filter(|e| e.tool != "execute")
+        .map(|e| (e.tool.as_str(), e.parent_call_id.as_deref()))
+        .collect();
+    let parent = Some(execute_event.call_id.as_str());
+    assert_eq!(
+        inner,
+        [
+            ("list_notes", parent),
+            ("plugin_echo", parent),
+            ("list_notes", None)
+        ]
+    );
+    let mut ids: Vec<&str> = events.iter().map(|e| e.call_id.as_str()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), events.len(), "every record has its own call_id");
+    client.cancel().await.unwrap();
+    started.server.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_reader_s_write_is_refused_inside_and_hidden_tools_are_unknown() {
+    let started = start(CodeLimits::default()).await;
+    let client = connect(&started.server.url, "reader-key").await;
+    let code = r#"
+        const out = [];
+        for (const call of [() => tools.add_note({text: "x"}), () => tools.no_such_tool({})]) {
+            try { await call(); out.push("called"); } catch (e) { out.push(e.message); }
+        }
+        return out;
+    "#;
+    let result = execute(&client, code).await;
+    assert_eq!(
+        output(&result)["result"],
+        json!(["Unknown tool: add_note", "Unknown tool: no_such_tool"])
+    );
+    assert!(
+        started.notes.calls().is_empty(),
+        "nothing reached the tools"
+    );
+    let denied: Vec<(String, AuditStatus)> = started
+        .recorder
+        .events()
+        .into_iter()
+        .filter(|e| e.parent_call_id.is_some())
+        .map(|e| (e.tool, e.status))
+        .collect();
+    assert_eq!(
+        denied,
+        [
+            ("add_note".to_owned(), AuditStatus::Denied),
+            ("no_such_tool".to_owned(), AuditStatus::Denied)
+        ]
+    );
+    client.cancel().await.unwrap();
+    started.server.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn inner_failures_are_catchable_errors_naming_their_cause() {
+    let started = start(CodeLimits::default()).await;
+    let client = connect(&started.server.url, "admin-key").await;
+    let code = r#"
+        const messages = {};
+        try { await tools.remote_status(); } catch (e) { messages.upstream = e.message; }
+        try { await tools.list_notes({limit: 0}); } catch (e) { messages.invalid = e.message; }
+        try { await tools.delete_note({id: 1}); } catch (e) { messages.confirm = e.message; }
+        try { await tools.list_notes(7); } catch (e) { messages.shape = e.message; }
+        return messages;
+    "#;
+    let result = output(&execute(&client, code).await)["result"].clone();
+    let message = |key: &str| result[key].as_str().unwrap_or_default().to_owned();
+    assert!(message("upstream").contains("502"), "{result}");
+    assert!(
+        message("invalid").contains("invalid arguments for tool `list_notes`")
+            && message("invalid").contains("limit"),
+        "{result}"
+    );
+    assert!(
+        message("confirm").contains("`delete_note`") && message("confirm").contains("directly"),
+        "{result}"
+    );
+    assert!(message("shape").contains("must be an object"), "{result}");
+    assert!(
+        started.deleting.0.lock().unwrap().is_empty(),
+        "a tool needing confirmation never runs from a program"
+    );
+    assert!(
+        started
+            .recorder
+            .events()
+            .iter()
+            .any(|e| e.tool == "delete_note" && e.status == AuditStatus::NotConfirmed)
+    );
+
+    let uncaught = failure(&execute(&client, "const x = 1;\nnull.field;\nreturn x;").await);
+    assert!(
+        uncaught.contains("TypeError") && uncaught.contains("line 2"),
+        "{uncaught}"
+    );
+    let syntax = failure(&execute(&client, "const a = 1;\nconst b = ;\nreturn a;").await);
+    assert!(
+        syntax.contains("does not parse") && syntax.contains("line 2"),
+        "{syntax}"
+    );
+    let typed = failure(&execute(&client, "const n: number = 1;\nreturn n;").await);
+    assert!(typed.contains("plain JavaScript"), "{typed}");
+    let events = started.recorder.events();
+    let failed = events
+        .iter()
+        .filter(|e| e.tool == "execute" && e.status == AuditStatus::ToolError)
+        .count();
+    assert_eq!(failed, 3, "{events:?}");
+    client.cancel().await.unwrap();
+    started.server.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn inner_calls_take_rate_limit_tokens_and_execute_takes_none() {
+    let started = start(CodeLimits::default()).await;
+    // One call a second, a burst of one.
+    let client = connect(&started.server.url, "limited-key").await;
+    let code = r#"
+        const out = [];
+        for (let i = 0; i < 2; i++) {
+            try { await tools.list_notes({}); out.push("ok"); } catch (e) { out.push(e.message); }
+        }
+        return out;
+    "#;
+    let result = output(&execute(&client, code).await)["result"].clone();
+    assert_eq!(result[0], "ok", "{result}");
+    assert!(
+        result[1]
+            .as_str()
+            .unwrap_or_default()
+            .contains("rate limit"),
+        "{result}"
+    );
+    assert_eq!(started.notes.calls(), ["list_notes"]);
+    client.cancel().await.unwrap();
+    started.server.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn limits_end_a_program_with_an_error_naming_them() {
+    let limits = CodeLimits::default()
+        .with_timeout(Duration::from_secs(1))
+        .with_memory(16 * 1024 * 1024)
+        .with_max_calls(5)
+        .with_max_output(1024);
+    let started = start(limits).await;
+    let client = connect(&started.server.url, "admin-key").await;
+    for (code, limit) in [
+        ("while (true) {}", "--code-timeout"),
+        (
+            "const a = []; while (true) a.push('x'.repeat(100000) + a.length);",
+            "--code-memory",
+        ),
+        (
+            "function f(n) { return f(n + 1) + 1; } return f(0);",
+            "stack depth",
+        ),
+        (
+            "for (let i = 0; i < 100000; i++) { try { await tools.list_notes({}); } catch (e) {} }",
+            "--code-max-calls",
+        ),
+        ("return 'x'.repeat(5000);", "--code-max-output"),
+        (
+            "for (let i = 0; i < 1000; i++) console.log('line', i);",
+            "--code-max-output",
+        ),
+    ] {
+        let message = failure(&execute(&client, code).await);
+        assert!(message.contains(limit), "{code}: {message}");
+        // The server still answers.
+        let next = execute(
+            &client,
+            "return (await tools.list_notes({limit: 1})).notes;",
+        )
+        .await;
+        assert_eq!(output(&next)["result"], json!(["note 1"]), "after {code}");
+    }
+    let calls = started.notes.calls();
+    let from_the_cap = calls.len() - 6;
+    assert_eq!(
+        from_the_cap, 5,
+        "the calls past the cap reached nothing: {calls:?}"
+    );
+    let never = failure(&execute(&client, "await new Promise(() => {}); return 1;").await);
+    assert!(never.contains("nothing can settle"), "{never}");
+    client.cancel().await.unwrap();
+    started.server.stop().await.unwrap();
+}
