@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use clap::{Args, CommandFactory};
-use mcpgen_runtime::cli::{AuditDbArgs, MetricsArgs, ServeArgs};
+use mcpgen_runtime::cli::{AuditDbArgs, CodeArgs, MetricsArgs, ServeArgs};
 
 #[allow(dead_code)]
 #[path = "../src/reference.rs"]
@@ -60,6 +60,9 @@ fn server_features() -> Vec<(String, &'static str)> {
     }
     for long in longs(AuditDbArgs::augment_args(clap::Command::new("audit"))) {
         marks.push((long, "postgres` or `sqlite"));
+    }
+    for long in longs(CodeArgs::augment_args(clap::Command::new("code"))) {
+        marks.push((long, "code-mode"));
     }
     for long in ["rate-limit-redis", "rate-limit-redis-unavailable"] {
         marks.push((long.to_owned(), "redis"));

@@ -53,6 +53,13 @@ pub struct MissingFeatureArgs {
 }
 
 /// The error for `flag` (read from `variable`) on a build without `feature`.
+#[cfg(any(
+    not(any(feature = "postgres", feature = "sqlite")),
+    not(feature = "redis"),
+    not(feature = "metrics"),
+    not(feature = "code-mode"),
+    test
+))]
 pub(crate) fn not_compiled(flag: &str, variable: &str, feature: &str) -> String {
     format!(
         "{flag} ({variable}) is set, but this server was built without the `{feature}` \
