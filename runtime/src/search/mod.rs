@@ -17,8 +17,7 @@
 //! #     documented_output_schema: None, wrap_output: false, access: Access::Write,
 //! #     annotations: ToolAnnotations { read_only_hint: None, destructive_hint: None,
 //! #     idempotent_hint: None, open_world_hint: None }, confirm: false, required_scope: None, plugin: None,
-//! #     http: None, declaration: None }];
-//! #     http: None, view: None }];
+//! #     http: None, declaration: None, view: None }];
 //! let index = mcpgen_runtime::search::index_tools(TOOLS);
 //! let hits = index.search("star a repo", |_| true, 5);
 //! assert_eq!(hits[0].name, "star_repo");
