@@ -1,36 +1,22 @@
 //! `describe_tools` in code mode: the full definitions search mode returns, each with the
 //! tool's TypeScript declaration, what a program calls it by.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::principal::Principal;
-use crate::server::for_code::{Catalog, definition, structured};
+use crate::server::for_code::{Catalog, answer_with, definition};
 use crate::{ToolDef, ToolResult};
 
-/// The answer to `describe_tools` with `args` (already checked against its schema).
+/// The answer to `describe_tools` with `args` (already checked against its schema): search
+/// mode's full definitions, each with the tool's `declaration`.
 pub(crate) fn describe(catalog: &Catalog, principal: &Principal, args: &Value) -> ToolResult {
-    let mut tools = Vec::new();
-    let mut unknown = Vec::new();
-    for requested in args
-        .get("names")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-    {
-        match catalog.get(requested).filter(|e| principal.may_call(e.def)) {
-            Some(entry) => {
-                let mut tool = definition(entry);
-                if let (Value::Object(map), Some(declaration)) = (&mut tool, declaration(entry.def))
-                {
-                    map.insert("declaration".to_owned(), Value::String(declaration));
-                }
-                tools.push(tool);
-            }
-            None => unknown.push(Value::String(crate::server::for_code::echoed(requested))),
+    answer_with(catalog, principal, args, |entry| {
+        let mut tool = definition(entry);
+        if let (Value::Object(map), Some(declaration)) = (&mut tool, declaration(entry.def)) {
+            map.insert("declaration".to_owned(), Value::String(declaration));
         }
-    }
-    structured(json!({ "tools": tools, "unknown": unknown }))
+        tool
+    })
 }
 
 /// The TypeScript declaration of `def`'s function in programs (`tools.NAME(args):

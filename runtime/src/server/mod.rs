@@ -79,8 +79,7 @@ pub use transport::shutdown::shutdown_signal;
 #[cfg(feature = "code-mode")]
 pub(crate) mod for_code {
     pub(crate) use super::call::pipeline::{Answer, call_inner, unknown_tool_message};
-    pub(crate) use super::catalog::describe::{definition, structured};
-    pub(crate) use super::catalog::echo::echoed;
+    pub(crate) use super::catalog::describe::{answer_with, definition};
     pub(crate) use super::catalog::meta_tool::{DESCRIBE_TOOL, MetaTool, describe_tool, meta_tool};
     pub(crate) use super::catalog::search::{Meta, SEARCH_TOOL};
     pub(crate) use super::catalog::table::Catalog;

@@ -20,6 +20,17 @@ use crate::principal::Principal;
 
 /// The answer to `describe_tools` with `args` (already checked against its schema).
 pub(crate) fn answer(catalog: &Catalog, principal: &Principal, args: &Value) -> ToolResult {
+    answer_with(catalog, principal, args, definition)
+}
+
+/// The answer to `describe_tools`, each tool the principal may call described by `define`
+/// (code mode adds the tool's TypeScript declaration to its [`definition`]).
+pub(crate) fn answer_with(
+    catalog: &Catalog,
+    principal: &Principal,
+    args: &Value,
+    define: impl Fn(&Entry) -> Value,
+) -> ToolResult {
     let mut tools = Vec::new();
     let mut unknown = Vec::new();
     for requested in args
@@ -30,7 +41,7 @@ pub(crate) fn answer(catalog: &Catalog, principal: &Principal, args: &Value) -> 
         .filter_map(Value::as_str)
     {
         match catalog.get(requested).filter(|e| principal.may_call(e.def)) {
-            Some(entry) => tools.push(definition(entry)),
+            Some(entry) => tools.push(define(entry)),
             None => unknown.push(Value::String(echoed(requested))),
         }
     }
