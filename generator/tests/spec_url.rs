@@ -112,10 +112,7 @@ fn the_generated_header_records_the_url_and_the_documents_sha256() {
     ]);
     assert!(generated.status.success(), "{}", stderr(&generated));
     let document = std::fs::read(fixtures().join("openapi.yaml")).expect("fixture");
-    let sha: String = Sha256::digest(&document)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let sha = hex::encode(Sha256::digest(&document));
     let manifest = std::fs::read_to_string(out.join("Cargo.toml")).expect("Cargo.toml");
     let header = manifest.lines().next().unwrap_or_default();
     assert!(

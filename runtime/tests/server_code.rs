@@ -163,10 +163,7 @@ async fn code_mode_lists_execute_and_runs_programs_through_the_pipeline() {
     assert_eq!(execute_event.status, AuditStatus::Ok);
     assert_eq!(execute_event.inner_calls, Some(2));
     assert_eq!(execute_event.principal.as_deref(), Some("admin"));
-    let digest: String = Sha256::digest(code.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let digest = hex::encode(Sha256::digest(code.as_bytes()));
     assert_eq!(execute_event.code_sha256.as_deref(), Some(digest.as_str()));
     assert!(execute_event.args.is_none(), "no --audit-args: no code");
     let inner: Vec<(&str, Option<&str>)> = events

@@ -424,10 +424,7 @@ async fn official_clients_run_programs_against_the_generated_server() {
         .lines()
         .map(|l| serde_json::from_str(l).expect("JSON line"))
         .collect();
-    let digest: String = Sha256::digest(WRITES.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let digest = hex::encode(Sha256::digest(WRITES.as_bytes()));
     let writes: Vec<&Value> = records
         .iter()
         .filter(|r| r["tool"] == "execute" && r["code_sha256"] == digest.as_str())

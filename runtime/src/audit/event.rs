@@ -161,15 +161,8 @@ impl std::fmt::Display for AuditStatus {
 pub fn args_digest(args: &Map<String, Value>) -> String {
     let mut hasher = Sha256::new();
     write_object(args, &mut hasher);
-    let mut hex = String::with_capacity(64);
-    for b in hasher.finalize() {
-        hex.push(char::from(HEX[usize::from(b >> 4)]));
-        hex.push(char::from(HEX[usize::from(b & 0x0f)]));
-    }
-    hex
+    hex::encode(hasher.finalize())
 }
-
-const HEX: &[u8; 16] = b"0123456789abcdef";
 
 /// The canonical JSON text of `value`: object keys sorted (by code point) at every level, no
 /// whitespace, strings and numbers written as `serde_json` writes them.
@@ -248,8 +241,8 @@ fn write_string(s: &str, out: &mut impl Out) {
             0x08 => b"\\b",
             0x0c => b"\\f",
             0x00..=0x1f => {
-                unicode[4] = HEX[usize::from(b >> 4)];
-                unicode[5] = HEX[usize::from(b & 0x0f)];
+                // Two digits into the two bytes after `\u00`: lengths match, so this cannot fail.
+                let _ = hex::encode_to_slice([b], &mut unicode[4..]);
                 &unicode
             }
             _ => continue,

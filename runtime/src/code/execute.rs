@@ -239,8 +239,5 @@ fn answer(
 
 /// SHA-256 of `bytes`, in lowercase hex.
 fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    hex::encode(Sha256::digest(bytes))
 }

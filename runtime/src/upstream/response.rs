@@ -295,15 +295,7 @@ fn shown_location(location: &str) -> String {
 /// The synthetic URI naming a binary response of an operation: `mcpgen://response/<operationId>`,
 /// with anything but unreserved characters percent-encoded.
 fn resource_uri(operation_id: &str) -> String {
-    let mut uri = String::from("mcpgen://response/");
-    for byte in operation_id.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
-            uri.push(char::from(byte));
-        } else {
-            uri.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    uri
+    format!("mcpgen://response/{}", super::style::encode(operation_id))
 }
 
 /// Whether a media type (essence) is text a model can read as is.

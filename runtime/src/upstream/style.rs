@@ -45,10 +45,8 @@
 //! - Booleans and numbers are written as JSON text (`true`, `1.5`); arrays or objects nested
 //!   where the style has no place for them are written as compact JSON, percent-encoded.
 
-use std::fmt::Write as _;
-
 use mcpgen_core::tool::{ArgBinding, Location};
-use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_encode_byte, utf8_percent_encode};
 use serde_json::{Map, Value};
 
 /// Everything outside RFC 3986's unreserved characters (`A-Z a-z 0-9 - . _ ~`) is encoded:
@@ -368,7 +366,7 @@ fn encode_reserved(text: &str, target: Target) -> String {
         } else if b == b' ' && target == Target::Form {
             out.push('+');
         } else {
-            let _ = write!(out, "%{b:02X}");
+            out.push_str(percent_encode_byte(b));
         }
     }
     out
