@@ -38,7 +38,7 @@ mod audit_db;
 #[cfg(feature = "metrics")]
 mod metrics;
 #[cfg(feature = "otel")]
-pub(crate) mod otel;
+mod otel;
 #[cfg(any(feature = "postgres", feature = "sqlite"))]
 pub use audit_db::AuditDbArgs;
 #[cfg(feature = "metrics")]

@@ -148,6 +148,64 @@ fn new_span_id() -> [u8; 8] {
     span
 }
 
+/// Exported spans (feature `otel`): the `tracing` spans of HTTP requests and tool calls, placed
+/// in the trace the request continued, so the exported span, the audit record and the upstream
+/// share one trace id.
+#[cfg(feature = "otel")]
+mod export {
+    use opentelemetry::trace::{
+        SpanContext, SpanId, TraceContextExt, TraceFlags, TraceId, TraceState,
+    };
+    use tracing_opentelemetry::OpenTelemetrySpanExt;
+
+    use super::TraceParent;
+
+    /// Makes `span` a child of `parent` (the position the request continued, or a new root) and
+    /// starts it; returns the span's own position, which what happens inside it continues (the
+    /// upstream request, a call inside an HTTP request), or `None` when the span is not exported
+    /// (filtered out by the log level).
+    pub(crate) fn start_child(span: &tracing::Span, parent: &TraceParent) -> Option<TraceParent> {
+        continue_trace(span, parent);
+        start(span)
+    }
+
+    /// Starts `span` (the child of the span it was created in, or the root of a new trace) and
+    /// returns its own position; `None` when it is not exported.
+    pub(crate) fn start(span: &tracing::Span) -> Option<TraceParent> {
+        let context = span.context();
+        let own = context.span().span_context().clone();
+        if !own.is_valid() {
+            return None;
+        }
+        TraceParent::from_ids(
+            own.trace_id().to_bytes(),
+            own.span_id().to_bytes(),
+            own.is_sampled(),
+        )
+    }
+
+    /// Makes `span` part of `trace` (its parent: the position the request continued, or a new
+    /// root), so the exported span has the trace id the audit record and the upstream see.
+    fn continue_trace(span: &tracing::Span, trace: &TraceParent) {
+        let context = SpanContext::new(
+            TraceId::from_bytes(trace.trace_id_bytes()),
+            SpanId::from_bytes(trace.span_id_bytes()),
+            if trace.sampled() {
+                TraceFlags::SAMPLED
+            } else {
+                TraceFlags::default()
+            },
+            true,
+            TraceState::default(),
+        );
+        let parent = opentelemetry::Context::new().with_remote_span_context(context);
+        let _ = span.set_parent(parent);
+    }
+}
+
+#[cfg(feature = "otel")]
+pub(crate) use export::{start, start_child};
+
 /// `N` bytes from exactly `2 * N` lowercase hex digits.
 fn hex_bytes<const N: usize>(s: &str) -> Option<[u8; N]> {
     if s.bytes().any(|d| d.is_ascii_uppercase()) {

@@ -57,7 +57,7 @@ async fn run(parent: &Parent<'_>, name: &str, args: Map<String, Value>) -> Resul
                 principal = tracing::field::Empty,
             );
             #[cfg(feature = "otel")]
-            let own = crate::cli::otel::start_child(&span, &trace).unwrap_or_else(|| trace.child());
+            let own = crate::trace::start_child(&span, &trace).unwrap_or_else(|| trace.child());
             #[cfg(not(feature = "otel"))]
             let own = trace.child();
             ctx.trace = Some(own);

@@ -537,8 +537,7 @@ pub(crate) async fn answer_call(
                 principal = tracing::field::Empty,
             );
             #[cfg(feature = "otel")]
-            let own =
-                crate::cli::otel::start_child(&span, &parent).unwrap_or_else(|| parent.child());
+            let own = crate::trace::start_child(&span, &parent).unwrap_or_else(|| parent.child());
             #[cfg(not(feature = "otel"))]
             let own = parent.child();
             call.trace = Some(own);

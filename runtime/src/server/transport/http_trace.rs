@@ -39,8 +39,8 @@ async fn trace_request(mut request: Request, next: Next) -> Response {
         trace_id = tracing::field::Empty,
     );
     let own = match &incoming {
-        Some(parent) => crate::cli::otel::start_child(&span, parent),
-        None => crate::cli::otel::start(&span),
+        Some(parent) => crate::trace::start_child(&span, parent),
+        None => crate::trace::start(&span),
     };
     if let Some(own) = own {
         span.record("trace_id", own.trace_id());
