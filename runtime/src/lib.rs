@@ -42,6 +42,8 @@ pub mod code;
 pub mod completion;
 mod guard_report;
 pub mod input;
+#[cfg(feature = "http")]
+mod listener;
 mod local;
 #[cfg(feature = "metrics")]
 pub mod metrics;

@@ -112,13 +112,7 @@ impl MetricsEndpoint {
             shutdown.await;
             drop(cancel);
         });
-        crate::server::transport::connections::serve(
-            listener,
-            self.router(),
-            header_read_timeout,
-            stop,
-        )
-        .await
+        crate::listener::serve(listener, self.router(), header_read_timeout, stop).await
     }
 
     fn admits(&self, request: &Request) -> bool {

@@ -622,7 +622,7 @@ impl Server {
         let stop = CancellationToken::new();
         // Connections are served by hyper's builder, which bounds the time to send headers.
         let serving =
-            super::connections::serve(listener, router, self.header_read_timeout, stop.clone());
+            crate::listener::serve(listener, router, self.header_read_timeout, stop.clone());
         let mut serving = std::pin::pin!(serving);
         let mut shutdown = std::pin::pin!(shutdown);
         let early = tokio::select! {

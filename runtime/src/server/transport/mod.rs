@@ -1,12 +1,11 @@
 //! The wire: Streamable HTTP (with the stateless fast path), legacy HTTP+SSE and stdio, the
-//! routes of mounted catalogs and server cards, connections, readiness and shutdown.
+//! routes of mounted catalogs and server cards, readiness and shutdown. Connections are
+//! accepted by [`crate::listener`].
 
 #[cfg(feature = "http")]
 pub(crate) mod card;
 #[cfg(feature = "http")]
 pub(crate) mod catalog_routes;
-#[cfg(feature = "http")]
-pub(crate) mod connections;
 #[cfg(feature = "http")]
 pub(crate) mod fast_path;
 #[cfg(feature = "http")]
