@@ -133,6 +133,7 @@ struct Catalogs {
 }
 
 impl Catalogs {
+    // ANCHOR: mount
     /// Room `room`'s catalog, accepting tokens for its own audience (and the server's).
     fn mount_of(&self, room: &str) -> Result<Mount, String> {
         if self.tokens.is_some() && room == self.audience {
@@ -149,6 +150,7 @@ impl Catalogs {
         }
         Ok(mount)
     }
+    // ANCHOR_END: mount
 }
 
 impl RoomCatalogs for Catalogs {

@@ -2,10 +2,11 @@
 //! back, until the model answers. A stand-in model plays the provider here, and the tools are
 //! an in-process tool set; with a real provider the model sends `messages` and `tools` to its
 //! API (in the formats of `mcpgen::client::formats`), and the tools come from a `Registry` of
-//! MCP servers.
+//! MCP servers (`tool-loop --servers` asks the servers of the configuration file).
 
 use mcpgen::client::{
-    Llm, LlmError, LlmTurn, LoopOptions, Message, ToolCall, ToolDefinition, run_tool_loop,
+    Llm, LlmError, LlmTurn, LoopOptions, McpConfig, Message, Registry, ToolCall, ToolDefinition,
+    run_tool_loop,
 };
 use mcpgen::prelude::*;
 use mcpgen::{BoxFuture, LocalConnection, ToolSet};
@@ -78,9 +79,37 @@ async fn ask(question: &str) -> Result<String, Box<dyn std::error::Error>> {
 }
 // ANCHOR_END: loop
 
+// ANCHOR: registry
+/// Runs the loop over the tools of every MCP server in the configuration file
+/// (`MCPGEN_MCP_CONFIG`, else `~/.config/mcpgen/mcp_servers.json`).
+async fn ask_servers(llm: &impl Llm, question: &str) -> Result<String, Box<dyn std::error::Error>> {
+    let registry = Registry::connect(&McpConfig::discover()?).await;
+    for failure in registry.failures() {
+        eprintln!("left out: {failure}");
+    }
+    let tools = registry.definitions().await;
+    let outcome = run_tool_loop(
+        llm, // your `impl Llm` for OpenAI, Anthropic, ...
+        &registry,
+        &tools,
+        vec![Message::User(question.into())],
+        &LoopOptions::default(),
+    )
+    .await;
+    registry.shutdown().await.ok();
+    Ok(outcome?.answer)
+}
+// ANCHOR_END: registry
+
 #[mcpgen::tokio::main(crate = "mcpgen::tokio")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    println!("{}", ask("What is the weather in Lisbon?").await?);
+    let question = "What is the weather in Lisbon?";
+    let answer = if std::env::args().any(|arg| arg == "--servers") {
+        ask_servers(&StandInModel, question).await?
+    } else {
+        ask(question).await?
+    };
+    println!("{answer}");
     Ok(())
 }
 
