@@ -130,10 +130,10 @@ impl fmt::Display for TraceParent {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "00-{}-{}-{:02x}",
+            "00-{}-{}-{}",
             hex::encode(self.trace_id),
             hex::encode(self.span_id),
-            self.flags
+            hex::encode([self.flags])
         )
     }
 }
