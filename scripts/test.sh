@@ -78,7 +78,7 @@ step "the book builds (mdbook build docs; its links are checked by tests/tests/b
 mdbook build docs
 
 step "the published crates' documentation builds without warnings (broken or private intra-doc links included)"
-RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --locked -p mcpgen -p mcpgen-runtime -p mcpgen-macros \
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --locked --features mcpgen-runtime/code-mode -p mcpgen -p mcpgen-runtime -p mcpgen-macros \
   -p mcpgen-client -p mcpgen-codegen -p mcpgen-core -p mcpgen-search
 
 step "generated/ matches a fresh generation"

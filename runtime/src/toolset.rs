@@ -129,6 +129,10 @@ pub struct CallContext {
 #[derive(Debug, Clone)]
 pub(crate) struct ParentCall {
     pub(crate) call_id: Arc<str>,
+    #[cfg_attr(
+        not(any(feature = "openapi", feature = "code-mode")),
+        allow(dead_code, reason = "read by upstream calls and code mode only")
+    )]
     pub(crate) deadline: Instant,
 }
 
@@ -265,6 +269,7 @@ impl CallContext {
     /// How long an upstream request of this call may take at most: what is left of its
     /// program's time for an inner call of code mode, `None` (no cap beyond the upstream's own
     /// timeout) for any other call.
+    #[cfg(feature = "openapi")]
     pub(crate) fn time_left(&self) -> Option<Duration> {
         self.parent
             .as_ref()

@@ -24,7 +24,7 @@
 //!
 //! # The sandbox
 //!
-//! Each program gets a QuickJS runtime and context of its own ([`engine`]), on a thread of its
+//! Each program gets a QuickJS runtime and context of its own (the `engine` module), on a thread of its
 //! own: a fresh global object every time, the language's built-ins and nothing else of the
 //! host's (no file system, network, environment, timers, module loading, `require` or
 //! `process`). The runtime's memory limit, stack limit and interrupt handler (time) are set
