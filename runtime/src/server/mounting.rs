@@ -111,6 +111,7 @@ pub(super) fn mounted_inner(
         forward_headers: root.forward_headers.clone(),
         inflight: root.inflight.clone(),
         request_states: root.request_states.clone(),
+        tasks: root.tasks.clone(),
         prompts: Prompts::default(),
         resources: Resources::default(),
         views,

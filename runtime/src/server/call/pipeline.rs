@@ -404,6 +404,7 @@ async fn run(
         }
         Err(()) => {
             tracing::error!(tool = name, "the tool panicked");
+            ctx.input.failed_unexpectedly();
             (
                 AuditStatus::ToolError,
                 Answer::Result(ToolResult::error(format!(
