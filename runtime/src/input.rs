@@ -346,6 +346,11 @@ impl InputChannel {
         matches!(self, Self::Rounds(_))
     }
 
+    /// Whether this is a later round of a stateless call (it brings answers back).
+    pub(crate) fn continues_rounds(&self) -> bool {
+        matches!(self, Self::Rounds(rounds) if rounds.continues())
+    }
+
     /// What the client declared, when known.
     pub(crate) fn capabilities(&self) -> Option<&ClientCapabilities> {
         match self {

@@ -10,7 +10,7 @@ use super::config::ToolMode;
 use super::config::{DEFAULT_MAX_BODY_BYTES, forward_header_names};
 use super::config::{DEFAULT_SHUTDOWN_TIMEOUT, OutputCheck, Unconfirmable};
 use super::error::{ConfigProblem, ServerError};
-use super::mounting::{configured, mounted_inner, name_check};
+use super::mounting::{configured, declared_tasks, mounted_inner, name_check};
 use crate::audit::{AuditSink, MultiSink};
 use crate::auth::Authenticator;
 use crate::input::RequestStates;
@@ -159,8 +159,7 @@ impl ServerBuilder {
         self
     }
 
-    /// Holds at most `max` tasks at once (`--tasks-max`, default 1,000); a call that would
-    /// start one more is refused with a tool error saying so.
+    /// Holds at most `max` tasks at once (`--tasks-max`, default 1,000).
     pub fn tasks_max(mut self, max: usize) -> Self {
         self.tasks.max = max;
         self
@@ -567,7 +566,11 @@ impl ServerBuilder {
         let replica = self.replica_name;
         #[cfg(not(feature = "http"))]
         let replica: Option<String> = None;
-        let tasks = Arc::new(Tasks::new(self.tasks, replica.as_deref()));
+        let tasks = Arc::new(Tasks::new(
+            self.tasks
+                .declared(declared_tasks(&self.root, &self.mounts)),
+            replica.as_deref(),
+        ));
         let inner = configured(Inner {
             name: self.name,
             version: self.version,

@@ -38,6 +38,10 @@ pub enum TaskSupport {
     /// Only as a task: a client that did not declare the tasks extension is refused
     /// (`-32021`, naming the extension).
     Required,
+    /// Only as a task, once the tool has the answers it asks for first: a stateless call
+    /// answers `input_required` rounds as any call does, and the call that brings the answers
+    /// back becomes the task (advertised as required).
+    RequiredAfterInput,
 }
 
 impl TaskSupport {
@@ -45,7 +49,7 @@ impl TaskSupport {
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Optional => "optional",
-            Self::Required => "required",
+            Self::Required | Self::RequiredAfterInput => "required",
         }
     }
 }
@@ -59,6 +63,21 @@ pub struct TaskSettings {
     pub ttl: Duration,
     /// The tools that run as tasks, by name.
     pub tools: BTreeMap<String, TaskSupport>,
+}
+
+impl TaskSettings {
+    /// The same settings with the tools that tool sets declare as tasks
+    /// ([`ToolSet::task_support`](crate::ToolSet::task_support)) added; a tool named with
+    /// [`ServerBuilder::task_tool`](crate::server::ServerBuilder::task_tool) keeps its setting.
+    pub(crate) fn declared<'a>(
+        mut self,
+        tools: impl IntoIterator<Item = (&'a str, TaskSupport)>,
+    ) -> Self {
+        for (name, support) in tools {
+            self.tools.entry(name.to_owned()).or_insert(support);
+        }
+        self
+    }
 }
 
 impl Default for TaskSettings {

@@ -215,22 +215,6 @@ impl Tasks {
         Ok(())
     }
 
-    /// Waits until the task `id` of `owner` has ended, and returns it.
-    pub(crate) async fn wait(&self, owner: &str, id: &str) -> Result<DetailedTask, ErrorData> {
-        let mut ended = {
-            let mut entries = self.lock();
-            self.sweep(&mut entries);
-            owned(&entries, owner, id)?;
-            match entries.get(id) {
-                Some(entry) => entry.ended.subscribe(),
-                None => return Err(unknown(id)),
-            }
-        };
-        // A closed channel: the entry is gone (expired); `get` says so.
-        let _ = ended.wait_for(|ended| *ended).await;
-        self.get(owner, id)
-    }
-
     /// Ends the tasks past their TTL as failed, and drops ended ones kept long enough.
     fn sweep(&self, entries: &mut HashMap<String, Entry>) {
         let now = Instant::now();

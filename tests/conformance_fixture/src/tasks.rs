@@ -11,17 +11,16 @@ use mcpgen::tasks::TaskSupport;
 use mcpgen::{ToolContext, ToolResult};
 use serde_json::json;
 
+/// How long `test_tool_with_task` works once it has its answer.
+const WORK: Duration = Duration::from_secs(1);
+
 /// How long `failing_job` works before it fails.
 const FAILING_AFTER: Duration = Duration::from_secs(1);
 
-/// Runs the fixture's task tools as tasks.
+/// Runs `test_tool_with_task` as a task once it has its answer (the other task tools say so
+/// in their `#[mcp_tool]`).
 pub(crate) fn declare(builder: ServerBuilder) -> ServerBuilder {
-    builder
-        .task_tool("slow_compute", TaskSupport::Optional)
-        .task_tool("failing_job", TaskSupport::Required)
-        .task_tool("protocol_error_job", TaskSupport::Optional)
-        .task_tool("confirm_delete", TaskSupport::Optional)
-        .task_tool("multi_input", TaskSupport::Optional)
+    builder.task_tool("test_tool_with_task", TaskSupport::RequiredAfterInput)
 }
 
 /// Greets `name` at once (not a task).
@@ -34,7 +33,7 @@ pub(crate) fn greet(
 }
 
 /// Works for `seconds` seconds, then says what it computed; stops when cancelled.
-#[mcp_tool(read_only)]
+#[mcp_tool(read_only, task)]
 pub(crate) async fn slow_compute(
     ctx: &ToolContext,
     /// How long to work, in seconds
@@ -52,20 +51,20 @@ pub(crate) async fn slow_compute(
 }
 
 /// Works a second, then fails with a tool error.
-#[mcp_tool(read_only)]
+#[mcp_tool(read_only, task = "required")]
 pub(crate) async fn failing_job() -> Result<String, String> {
     tokio::time::sleep(FAILING_AFTER).await;
     Err("the job failed, as it always does".to_owned())
 }
 
 /// Fails unexpectedly (it panics): its task fails with a protocol error.
-#[mcp_tool(read_only)]
+#[mcp_tool(read_only, task)]
 pub(crate) async fn protocol_error_job() -> String {
     panic!("protocol_error_job fails unexpectedly, as the tasks scenarios expect")
 }
 
 /// Asks the user to confirm deleting `filename`, then says what it did.
-#[mcp_tool]
+#[mcp_tool(task)]
 pub(crate) async fn confirm_delete(
     ctx: &ToolContext,
     /// The file to delete
@@ -90,7 +89,7 @@ pub(crate) async fn confirm_delete(
 }
 
 /// Asks two questions at once, and answers once both are answered.
-#[mcp_tool(read_only)]
+#[mcp_tool(read_only, task)]
 pub(crate) async fn multi_input(ctx: &ToolContext) -> Result<ToolResult, InputError> {
     let form = json!({
         "type": "object",
@@ -106,6 +105,27 @@ pub(crate) async fn multi_input(ctx: &ToolContext) -> Result<ToolResult, InputEr
         first.action(),
         second.action()
     )))
+}
+
+/// Asks for the user's name in input-required rounds, then greets them from a task.
+#[mcp_tool(read_only)]
+pub(crate) async fn test_tool_with_task(ctx: &ToolContext) -> Result<ToolResult, InputError> {
+    let form = json!({
+        "type": "object",
+        "properties": { "name": { "type": "string" } },
+        "required": ["name"]
+    });
+    let answer = ctx
+        .elicit("user_name", Elicitation::new("What is your name?", form))
+        .await?;
+    let name = answer
+        .accepted()
+        .and_then(|content| content.get("name"))
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or("stranger")
+        .to_owned();
+    tokio::time::sleep(WORK).await;
+    Ok(ToolResult::text(format!("Hello, {name}, from a task")))
 }
 
 fn confirmed(answer: &ElicitAnswer) -> bool {

@@ -51,6 +51,7 @@ pub fn all() -> AppToolSet<()> {
         crate::tasks::protocol_error_job,
         crate::tasks::confirm_delete,
         crate::tasks::multi_input,
+        crate::tasks::test_tool_with_task,
     ]
 }
 

@@ -611,7 +611,7 @@ pub(crate) async fn answer_call(
         None => match task_call::route(inner, principal, &request.name, &call) {
             task_call::Route::Refused(error) => return Err(error),
             task_call::Route::Task(principal) => {
-                return Ok(task_call::start(inner, principal, request, call, span));
+                return Ok(task_call::start(inner, principal, request, call, span).await);
             }
             task_call::Route::Plain => {
                 let answer = Box::pin(
