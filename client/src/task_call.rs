@@ -22,7 +22,7 @@ const DEFAULT_POLL: Duration = Duration::from_secs(1);
 const MAX_POLL: Duration = Duration::from_secs(30);
 
 impl Session {
-    /// Calls `tool` with `args` as a task: the request declares the tasks extension, so a
+    /// Calls `tool` with `args` as a task: each request declares the tasks extension, so a
     /// task tool answers with a task at once; the task is then polled (`tasks/get`, at the
     /// interval the server suggests) until it ends, for at most `wait`. Its result is returned
     /// like [`call_tool`](Self::call_tool)'s; a server that answers at once (the tool is not a
@@ -43,7 +43,7 @@ impl Session {
             "io.modelcontextprotocol/clientCapabilities".into(),
             json!({"extensions": {TASKS_EXTENSION_ID: {}}}),
         );
-        params.meta = Some(meta);
+        params.meta = Some(meta.clone());
         let answer =
             tokio::time::timeout(self.config().timeout, self.service().call_tool_once(params))
                 .await
@@ -70,7 +70,11 @@ impl Session {
             let get = format!("tasks/get `{id}`");
             let state = tokio::time::timeout(
                 self.config().timeout,
-                self.service().get_task(GetTaskParams::new(id.clone())),
+                self.service().get_task({
+                    let mut get = GetTaskParams::new(id.clone());
+                    get.meta = Some(meta.clone());
+                    get
+                }),
             )
             .await
             .map_err(|_| self.timeout_error(&get))?
