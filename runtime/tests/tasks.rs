@@ -6,6 +6,7 @@
 
 mod support;
 
+use mcpgen_runtime::audit::AuditStatus;
 use mcpgen_runtime::server::Server;
 use mcpgen_runtime::tasks::TaskSupport;
 use mcpgen_runtime::{
@@ -46,9 +47,15 @@ impl ToolSet for Worker {
 
 /// A server whose `work` runs as a task, holding at most `max` tasks, on the replica `r1`.
 async fn start(max: usize) -> Running {
+    start_recorded(max, &Recorder::default()).await
+}
+
+/// The same, its audit records kept by `recorder`.
+async fn start_recorded(max: usize, recorder: &Recorder) -> Running {
     let server = Server::builder("tasks", "0.1.0")
         .tool_set(Worker)
         .authenticator(FixedKeys::new())
+        .audit(recorder.clone())
         .task_tool("work", TaskSupport::Optional)
         .tasks_max(max)
         .replica_name("r1")
@@ -112,6 +119,32 @@ async fn a_task_tool_answers_a_task_to_a_client_that_declared_the_extension() {
     let done = settled(&server.url, "reader-key", id).await;
     assert_eq!(done["result"]["status"], "completed", "{done}");
     assert_eq!(done["result"]["result"]["content"][0]["text"], "worked");
+}
+
+#[tokio::test]
+async fn the_audit_links_the_tasks_start_to_its_calls_record() {
+    let recorder = Recorder::default();
+    let server = start_recorded(10, &recorder).await;
+    let answer = call_work(&server.url, "reader-key", true, true).await;
+    let id = answer["result"]["taskId"].as_str().unwrap().to_owned();
+    settled(&server.url, "reader-key", &id).await;
+
+    let events = recorder.events();
+    let started: Vec<_> = events
+        .iter()
+        .filter(|e| e.status == AuditStatus::TaskStarted)
+        .collect();
+    assert_eq!(started.len(), 1, "{events:?}");
+    assert_eq!(started[0].call_id, id);
+    assert_eq!(started[0].tool, "work");
+    assert_eq!(started[0].principal.as_deref(), Some("reader"));
+    let ended: Vec<_> = events
+        .iter()
+        .filter(|e| e.parent_call_id.as_deref() == Some(id.as_str()))
+        .collect();
+    assert_eq!(ended.len(), 1, "{events:?}");
+    assert_eq!(ended[0].status, AuditStatus::Ok);
+    assert_eq!(ended[0].args_sha256, started[0].args_sha256);
 }
 
 #[tokio::test]
