@@ -22,6 +22,7 @@ pub mod config;
 pub mod fuzzing;
 mod session;
 pub mod ssrf;
+mod task_call;
 mod tool;
 mod transport;
 

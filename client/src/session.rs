@@ -301,12 +301,7 @@ impl Session {
         tool: &str,
         args: Map<String, Value>,
     ) -> Result<ToolResult, ClientError> {
-        if !self.config.allows_tool(tool) {
-            return Err(ClientError::NotAllowed {
-                server: self.name.clone(),
-                tool: tool.to_owned(),
-            });
-        }
+        self.check_allowed(tool)?;
         let operation = format!("tools/call `{tool}`");
         let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(args);
         // On timeout the request future is dropped, and rmcp sends
@@ -355,7 +350,23 @@ impl Session {
         }
     }
 
-    fn timeout_error(&self, operation: &str) -> ClientError {
+    /// Refuses a tool the configuration's `tools` allowlist leaves out.
+    pub(crate) fn check_allowed(&self, tool: &str) -> Result<(), ClientError> {
+        if self.config.allows_tool(tool) {
+            return Ok(());
+        }
+        Err(ClientError::NotAllowed {
+            server: self.name.clone(),
+            tool: tool.to_owned(),
+        })
+    }
+
+    /// The rmcp service of the session.
+    pub(crate) fn service(&self) -> &RunningService<RoleClient, Answerer> {
+        &self.service
+    }
+
+    pub(crate) fn timeout_error(&self, operation: &str) -> ClientError {
         ClientError::Timeout {
             server: self.name.clone(),
             operation: operation.to_owned(),
@@ -363,7 +374,7 @@ impl Session {
         }
     }
 
-    fn service_error(&self, operation: &str, error: ServiceError) -> ClientError {
+    pub(crate) fn service_error(&self, operation: &str, error: ServiceError) -> ClientError {
         match error {
             ServiceError::McpError(data) => match too_large_size(&data) {
                 Some(size) => ClientError::ResponseTooLarge {

@@ -49,7 +49,10 @@ use proc_macro::TokenStream;
 /// `scope = "..."` (a scope callers need besides `mcp:read`/`mcp:write`), and
 /// `deny_unknown_arguments` (the input schema gets `additionalProperties: false`, so a call
 /// naming an argument the tool does not take is refused instead of the argument being
-/// ignored).
+/// ignored), and `task` or `task = "required"` (the tool runs as an MCP task: a client that
+/// declared the tasks extension gets a task at once and follows it with `tasks/get` while the
+/// function runs in the background; other clients wait for the result, or, with `"required"`,
+/// are refused).
 ///
 /// `#[schemars(...)]` attributes on the function apply to the input schema's root, e.g. to add
 /// keywords the parameters cannot express:

@@ -27,6 +27,15 @@ pub(crate) struct Options {
     pub deny_unknown_arguments: Option<bool>,
     /// `ui = "auto" | "table" | "card" | "none"`: the tool's view.
     pub ui: Option<(Ui, Span)>,
+    /// `task` (or `task = "optional"`), `task = "required"`: the tool runs as an MCP task.
+    pub task: Option<Task>,
+}
+
+/// How a tool runs as a task.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Task {
+    Optional,
+    Required,
 }
 
 /// Which view a tool with an output type gets.
@@ -39,7 +48,7 @@ pub(crate) enum Ui {
 }
 
 const KNOWN: &str = "`name`, `title`, `description`, `read_only`, `destructive`, `idempotent`, \
-                     `open_world`, `access`, `scope`, `deny_unknown_arguments` and `ui`";
+                     `open_world`, `access`, `scope`, `deny_unknown_arguments`, `ui` and `task`";
 
 /// A hint given as a bare flag (`read_only`) or with a value (`read_only = false`).
 fn flag(meta: &ParseNestedMeta<'_>) -> syn::Result<bool> {
@@ -153,6 +162,26 @@ impl Options {
                     }
                 };
                 once(&mut self.ui, (ui, lit.span()), meta)
+            }
+            "task" => {
+                let task = if meta.input.peek(syn::Token![=]) {
+                    let lit: LitStr = meta.value()?.parse()?;
+                    match lit.value().as_str() {
+                        "optional" => Task::Optional,
+                        "required" => Task::Required,
+                        _ => {
+                            return Err(syn::Error::new_spanned(
+                                lit,
+                                "task is `task` or `task = \"optional\"` (a task for clients \
+                                 that declared the tasks extension, a plain call for the others), \
+                                 or `task = \"required\"` (only as a task)",
+                            ));
+                        }
+                    }
+                } else {
+                    Task::Optional
+                };
+                once(&mut self.task, task, meta)
             }
             "scope" => {
                 let lit: LitStr = meta.value()?.parse()?;

@@ -401,6 +401,15 @@ impl Tool {
             name.value()
         );
 
+        let task = match self.options.task {
+            None => quote!(),
+            Some(crate::options::Task::Optional) => {
+                quote!(.with_task(#rt::tasks::TaskSupport::Optional))
+            }
+            Some(crate::options::Task::Required) => {
+                quote!(.with_task(#rt::tasks::TaskSupport::Required))
+            }
+        };
         quote! {
             #[doc(hidden)]
             #[allow(non_upper_case_globals)]
@@ -455,6 +464,7 @@ impl Tool {
                         })
                     },
                 )
+                #task
             }
         }
     }

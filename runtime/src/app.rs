@@ -22,6 +22,7 @@ use crate::input::{
 };
 use crate::notify::{Cancellation, LogLevel, Notifier, NotifyError};
 use crate::principal::Principal;
+use crate::tasks::TaskSupport;
 use crate::toolset::{CallContext, CallerCredential, ForwardedHeaders, ToolError, ToolSet};
 
 /// What a tool may learn about the call it serves, and what it may tell the caller while it
@@ -170,6 +171,7 @@ pub type CallFn<S> = for<'a> fn(
 pub struct AppTool<S> {
     def: fn() -> &'static ToolDef,
     call: CallFn<S>,
+    task: Option<TaskSupport>,
 }
 
 impl<S> Clone for AppTool<S> {
@@ -192,7 +194,18 @@ impl<S> AppTool<S> {
     /// A tool from its definition (built once) and its call function. Used by the macros.
     #[doc(hidden)]
     pub const fn new(def: fn() -> &'static ToolDef, call: CallFn<S>) -> Self {
-        Self { def, call }
+        Self {
+            def,
+            call,
+            task: None,
+        }
+    }
+
+    /// The same tool, run as an MCP task (`#[mcp_tool(task)]`). Used by the macros.
+    #[doc(hidden)]
+    pub const fn with_task(mut self, support: TaskSupport) -> Self {
+        self.task = Some(support);
+        self
     }
 
     /// The tool's definition, as `tools/list` shows it.
@@ -208,6 +221,7 @@ pub struct AppToolSet<S> {
     defs: &'static [ToolDef],
     calls: Vec<CallFn<S>>,
     by_name: HashMap<&'static str, usize>,
+    tasks: HashMap<&'static str, TaskSupport>,
 }
 
 impl<S> std::fmt::Debug for AppToolSet<S> {
@@ -234,11 +248,16 @@ impl<S> AppToolSet<S> {
         let defs: &'static [ToolDef] =
             table.get_or_init(|| tools.iter().map(|t| *t.def()).collect());
         let by_name = defs.iter().enumerate().map(|(i, d)| (d.name, i)).collect();
+        let tasks = tools
+            .iter()
+            .filter_map(|t| Some((t.def().name, t.task?)))
+            .collect();
         Self {
             state,
             defs,
             calls: tools.iter().map(|t| t.call).collect(),
             by_name,
+            tasks,
         }
     }
 
@@ -270,6 +289,10 @@ impl<S: Send + Sync + 'static> ToolSet for AppToolSet<S> {
     fn tool(&self, name: &str) -> Option<&'static ToolDef> {
         let defs = self.defs;
         self.by_name.get(name).and_then(|&i| defs.get(i))
+    }
+
+    fn task_support(&self, name: &str) -> Option<TaskSupport> {
+        self.tasks.get(name).copied()
     }
 }
 

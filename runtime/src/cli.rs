@@ -31,8 +31,10 @@ pub use values::{RateSpec, parse_rate};
 use values::{parse_positive_bytes, request_state_keys};
 #[cfg(feature = "code-mode")]
 mod code_args;
+mod task_args;
 #[cfg(feature = "code-mode")]
 pub use code_args::CodeArgs;
+pub use task_args::TaskArgs;
 #[cfg(any(feature = "postgres", feature = "sqlite"))]
 mod audit_db;
 #[cfg(feature = "metrics")]
@@ -280,6 +282,9 @@ pub struct ServeArgs {
     #[cfg(feature = "code-mode")]
     #[command(flatten)]
     pub code: CodeArgs,
+    /// How many tasks the server holds (`--tasks-max`).
+    #[command(flatten)]
+    pub tasks: TaskArgs,
     /// In `all` mode, do not list `describe_tools` (nor say in descriptions) when tools have
     /// summarised schemas: by default a tool whose listed schemas had nested fields summarised
     /// to fit a budget says so, and `describe_tools` returns its full schemas.
@@ -583,6 +588,7 @@ fn builder_with_auth(
         .pinned(args.pin.clone())
         .describe_tools(!args.no_describe_tools)
         .views(!args.no_ui)
+        .tasks_max(args.tasks.tasks_max)
         .insecure_no_auth(args.insecure_no_auth);
     builder = args.placement.apply(builder);
     #[cfg(feature = "code-mode")]

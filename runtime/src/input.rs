@@ -60,10 +60,12 @@ use serde_json::{Map, Value, json};
 use crate::toolset::CallContext;
 
 mod rounds;
+mod task;
 
 #[cfg(feature = "cli")]
 pub(crate) use rounds::MIN_KEY_BYTES;
 pub(crate) use rounds::{InputRequired, Refusal, RequestStates, RoundEnd, Rounds, binding};
+pub(crate) use task::TaskAsking;
 
 /// A client capability a question needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -316,6 +318,8 @@ pub(crate) enum InputChannel {
     Session(Arc<SessionPeer>),
     /// A stateless call: questions are recorded and answered in the next round.
     Rounds(Arc<Rounds>),
+    /// A task's call: questions wait in the task for its `tasks/update`.
+    Task(Arc<TaskAsking>),
 }
 
 impl InputChannel {
@@ -324,7 +328,7 @@ impl InputChannel {
     pub(crate) fn open(&self, states: &RequestStates, binding: &[u8]) -> Result<(), Refusal> {
         match self {
             Self::Rounds(rounds) => rounds.open(states, binding),
-            Self::None | Self::Session(_) => Ok(()),
+            Self::None | Self::Session(_) | Self::Task(_) => Ok(()),
         }
     }
 
@@ -333,13 +337,36 @@ impl InputChannel {
     pub(crate) fn end(&self, states: &RequestStates, binding: &[u8]) -> Option<RoundEnd> {
         match self {
             Self::Rounds(rounds) => rounds.end(states, binding),
-            Self::None | Self::Session(_) => None,
+            Self::None | Self::Session(_) | Self::Task(_) => None,
         }
     }
 
     /// Whether this is a stateless call, whose questions go in rounds.
     pub(crate) fn is_stateless(&self) -> bool {
         matches!(self, Self::Rounds(_))
+    }
+
+    /// Whether this is a later round of a stateless call (it brings answers back).
+    pub(crate) fn continues_rounds(&self) -> bool {
+        matches!(self, Self::Rounds(rounds) if rounds.continues())
+    }
+
+    /// What the client declared, when known.
+    pub(crate) fn capabilities(&self) -> Option<&ClientCapabilities> {
+        match self {
+            Self::None => None,
+            Self::Session(session) => session.capabilities.as_ref(),
+            Self::Rounds(rounds) => rounds.capabilities(),
+            Self::Task(task) => task.capabilities.as_ref(),
+        }
+    }
+
+    /// Notes that the call failed unexpectedly (the tool panicked): a task's call then fails
+    /// the task rather than completing it with an error result.
+    pub(crate) fn failed_unexpectedly(&self) {
+        if let Self::Task(task) = self {
+            task.run.failed_unexpectedly();
+        }
     }
 }
 
@@ -428,6 +455,14 @@ pub(crate) async fn elicit(
                 params()?,
             )))
         })?,
+        InputChannel::Task(task) => {
+            task.ask(key, ClientCapability::Elicitation, || {
+                Ok(InputRequest::Elicitation(rmcp::model::Request::new(
+                    params()?,
+                )))
+            })
+            .await?
+        }
     };
     parse_answer(call, key, &answer, elicit_answer)
 }
@@ -461,6 +496,14 @@ pub(crate) async fn sample(
                 request.to_params()?,
             )))
         })?,
+        InputChannel::Task(task) => {
+            task.ask(key, ClientCapability::Sampling, || {
+                Ok(InputRequest::CreateMessage(rmcp::model::Request::new(
+                    request.to_params()?,
+                )))
+            })
+            .await?
+        }
     };
     parse_answer(call, key, &answer, sampling_answer)
 }
@@ -489,6 +532,12 @@ pub(crate) async fn list_roots(call: &CallContext, key: &str) -> Result<Vec<Root
         InputChannel::Rounds(rounds) => rounds.ask(key, ClientCapability::Roots, || {
             Ok(InputRequest::ListRoots(request()))
         })?,
+        InputChannel::Task(task) => {
+            task.ask(key, ClientCapability::Roots, || {
+                Ok(InputRequest::ListRoots(request()))
+            })
+            .await?
+        }
     };
     parse_answer(call, key, &answer, roots_answer)
 }
@@ -499,10 +548,11 @@ pub(crate) fn client_supports(call: &CallContext, capability: ClientCapability) 
         InputChannel::None => false,
         InputChannel::Session(session) => capability.declared_in(session.capabilities.as_ref()),
         InputChannel::Rounds(rounds) => capability.declared_in(rounds.capabilities()),
+        InputChannel::Task(task) => capability.declared_in(task.capabilities.as_ref()),
     }
 }
 
-fn invalid_question(key: &str, message: String) -> InputError {
+pub(super) fn invalid_question(key: &str, message: String) -> InputError {
     InputError::InvalidQuestion {
         key: key.to_owned(),
         message,

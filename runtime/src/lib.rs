@@ -56,6 +56,7 @@ pub mod resource;
 #[cfg(feature = "search")]
 pub mod search;
 pub mod server;
+pub mod tasks;
 pub mod toolset;
 pub mod trace;
 #[cfg(feature = "openapi")]

@@ -121,6 +121,8 @@ pub struct CallContext {
     upstream: UpstreamReport,
     /// The program this call is an inner call of (code mode's `execute`), if any.
     pub(crate) parent: Option<ParentCall>,
+    /// The task this call runs for, if any: its audit record names the task's.
+    pub(crate) task_id: Option<Arc<str>>,
 }
 
 /// The `execute` an inner call runs for: its audit record's `call_id`, which the inner
@@ -317,6 +319,13 @@ pub trait ToolSet: Send + Sync + 'static {
     /// search mode. Generated crates compile one in; `None` (the default) has the server index
     /// the static table at start-up instead.
     fn search_index(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// How the tool `name` runs as an MCP task, if it does (see [`crate::tasks`]); `None` (the
+    /// default) for every tool.
+    fn task_support(&self, name: &str) -> Option<crate::tasks::TaskSupport> {
+        let _ = name;
         None
     }
 

@@ -22,3 +22,15 @@ pub(crate) fn content_block(content: Content) -> rmcp::model::ContentBlock {
         } => ContentBlock::resource(ResourceContents::text(text, uri).with_mime_type(mime_type)),
     }
 }
+
+/// Maps our result to rmcp's.
+pub(crate) fn call_tool_result(result: mcpgen_core::ToolResult) -> rmcp::model::CallToolResult {
+    let content = result.content.into_iter().map(content_block).collect();
+    let mut mapped = if result.is_error {
+        rmcp::model::CallToolResult::error(content)
+    } else {
+        rmcp::model::CallToolResult::success(content)
+    };
+    mapped.structured_content = result.structured_content;
+    mapped
+}

@@ -139,6 +139,7 @@ fn status_is_written_in_snake_case() {
         (AuditStatus::Unauthenticated, "unauthenticated"),
         (AuditStatus::Forbidden, "forbidden"),
         (AuditStatus::Unavailable, "unavailable"),
+        (AuditStatus::TaskStarted, "task_started"),
     ];
     assert_eq!(AuditStatus::ALL.len(), all.len());
     for (status, name) in all {

@@ -112,6 +112,9 @@ pub enum AuditStatus {
     /// or because the upstream API's circuit breaker is open or its concurrency cap stayed
     /// full (nothing was sent upstream).
     Unavailable,
+    /// The call started an MCP task and was answered with it; the record of the call the task
+    /// runs names this record's `call_id` (the task id) as its `parent_call_id`.
+    TaskStarted,
 }
 
 impl AuditStatus {
@@ -130,11 +133,12 @@ impl AuditStatus {
             Self::Unauthenticated => "unauthenticated",
             Self::Forbidden => "forbidden",
             Self::Unavailable => "unavailable",
+            Self::TaskStarted => "task_started",
         }
     }
 
     /// Every status, in declaration order (for metrics and tests).
-    pub const ALL: [AuditStatus; 12] = [
+    pub const ALL: [AuditStatus; 13] = [
         Self::Ok,
         Self::ToolError,
         Self::InvalidArguments,
@@ -147,6 +151,7 @@ impl AuditStatus {
         Self::Unauthenticated,
         Self::Forbidden,
         Self::Unavailable,
+        Self::TaskStarted,
     ];
 }
 

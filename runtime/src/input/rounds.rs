@@ -119,6 +119,11 @@ impl Rounds {
         }
     }
 
+    /// Whether the call brings answers or state back: a later round, not the first.
+    pub(super) fn continues(&self) -> bool {
+        !self.responses.is_empty() || self.request_state.is_some()
+    }
+
     /// What the client declared.
     pub(super) fn capabilities(&self) -> Option<&ClientCapabilities> {
         self.capabilities.as_ref()

@@ -14,6 +14,7 @@
 //! | `mcpgen_upstream_queued_total` | counter | `tool` |
 //! | `mcpgen_upstream_circuit_opened_total` | counter | `tool` (the call whose failure opened it) |
 //! | `mcpgen_calls_in_flight` | gauge | |
+//! | `mcpgen_tasks` | gauge | `state` (`working`, `input_required`, `completed`, `failed`, `cancelled`) |
 //! | `mcpgen_auth_failures_total` | counter | `reason` (`missing`, `invalid`, `expired`, `wrong_audience`, `host_or_origin`, `session_owner`) |
 //! | `mcpgen_rate_limited_total` | counter | `tool` |
 //! | `mcpgen_audit_queue_depth` | gauge | |
@@ -28,11 +29,12 @@
 
 mod endpoint;
 
+use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use prometheus::{
-    HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge, Opts, Registry,
+    HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge, IntGaugeVec, Opts, Registry,
 };
 
 pub use endpoint::{METRICS_PATH, MIN_TOKEN_LEN, MetricsEndpoint, MetricsTokenError};
@@ -70,7 +72,22 @@ pub struct Metrics {
     rate_store_errors: IntCounter,
     /// What the gauges read when rendered: calls in progress, and the audit sinks.
     probes: OnceLock<Probes>,
+    tasks: IntGaugeVec,
+    /// The tasks held, by state, when rendered.
+    task_probe: OnceLock<TaskProbe>,
 }
+
+/// Counts the tasks a server holds, by state.
+pub(crate) type TaskProbe = Arc<dyn Fn() -> BTreeMap<&'static str, usize> + Send + Sync>;
+
+/// The states `mcpgen_tasks` always shows, 0 when no task is in them.
+const TASK_STATES: [&str; 5] = [
+    "working",
+    "input_required",
+    "completed",
+    "failed",
+    "cancelled",
+];
 
 struct Probes {
     in_flight: Arc<dyn Fn() -> usize + Send + Sync>,
@@ -197,9 +214,16 @@ impl Metrics {
                 "mcpgen_audit_spooled_records",
                 "Audit records in a local spool file, waiting for their database",
             )?,
+            tasks: {
+                let opts = Opts::new("mcpgen_tasks", "Tasks held, by state");
+                let vec = IntGaugeVec::new(opts, &["state"])?;
+                r.register(Box::new(vec.clone()))?;
+                vec
+            },
             audit_errors,
             registry: r,
             probes: OnceLock::new(),
+            task_probe: OnceLock::new(),
         })
     }
 
@@ -210,6 +234,11 @@ impl Metrics {
         audit: Arc<dyn AuditSink>,
     ) {
         let _ = self.probes.set(Probes { in_flight, audit });
+    }
+
+    /// Sets what the tasks gauge reads; the first call wins.
+    pub(crate) fn count_tasks(&self, probe: TaskProbe) {
+        let _ = self.task_probe.set(probe);
     }
 
     /// Counts one finished tool call of `def` (`None`: not in the tool table).
@@ -293,6 +322,15 @@ impl Metrics {
             let seen = self.audit_errors.get();
             if health.errors > seen {
                 self.audit_errors.inc_by(health.errors - seen);
+            }
+        }
+        if let Some(probe) = self.task_probe.get() {
+            let counts = probe();
+            for state in TASK_STATES {
+                let held = counts.get(state).copied().unwrap_or(0);
+                self.tasks
+                    .with_label_values(&[state])
+                    .set(i64::try_from(held).unwrap_or(i64::MAX));
             }
         }
         let encoder = prometheus::TextEncoder::new();

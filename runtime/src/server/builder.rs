@@ -10,7 +10,7 @@ use super::config::ToolMode;
 use super::config::{DEFAULT_MAX_BODY_BYTES, forward_header_names};
 use super::config::{DEFAULT_SHUTDOWN_TIMEOUT, OutputCheck, Unconfirmable};
 use super::error::{ConfigProblem, ServerError};
-use super::mounting::{configured, mounted_inner, name_check};
+use super::mounting::{configured, declared_tasks, mounted_inner, name_check};
 use crate::audit::{AuditSink, MultiSink};
 use crate::auth::Authenticator;
 use crate::input::RequestStates;
@@ -37,6 +37,7 @@ use crate::server::state::resource_site::SiteConfig;
 use crate::server::state::server::Server;
 #[cfg(feature = "http")]
 use crate::server::transport::replica;
+use crate::tasks::{TaskSettings, TaskSupport, Tasks};
 use crate::toolset::ToolSet;
 
 /// Builds a [`Server`]; see [`Server::builder`].
@@ -73,6 +74,7 @@ pub struct ServerBuilder {
     #[cfg(feature = "http")]
     header_read_timeout: Duration,
     shutdown_timeout: Duration,
+    tasks: TaskSettings,
     output_check: OutputCheck,
     unconfirmable: Unconfirmable,
     #[cfg(feature = "http")]
@@ -154,6 +156,18 @@ impl ServerBuilder {
     /// `_`; anything else is refused by [`build`](Self::build).
     pub fn replica_name(mut self, name: impl Into<String>) -> Self {
         self.replica_name = Some(name.into());
+        self
+    }
+
+    /// Holds at most `max` tasks at once (`--tasks-max`, default 1,000).
+    pub fn tasks_max(mut self, max: usize) -> Self {
+        self.tasks.max = max;
+        self
+    }
+
+    /// Runs the tool `name` as a task (see [`crate::tasks`]).
+    pub fn task_tool(mut self, name: impl Into<String>, support: TaskSupport) -> Self {
+        self.tasks.tools.insert(name.into(), support);
         self
     }
 
@@ -548,6 +562,15 @@ impl ServerBuilder {
             tools.catalog.entries().iter().map(|e| &e.def),
             self.views,
         );
+        #[cfg(feature = "http")]
+        let replica = self.replica_name;
+        #[cfg(not(feature = "http"))]
+        let replica: Option<String> = None;
+        let tasks = Arc::new(Tasks::new(
+            self.tasks
+                .declared(declared_tasks(&self.root, &self.mounts)),
+            replica.as_deref(),
+        ));
         let inner = configured(Inner {
             name: self.name,
             version: self.version,
@@ -558,7 +581,7 @@ impl ServerBuilder {
             #[cfg(feature = "http")]
             placement,
             #[cfg(feature = "http")]
-            replica: self.replica_name.map(Arc::from),
+            replica: replica.map(Arc::from),
             sets: self.root.sets,
             catalog: tools.catalog,
             #[cfg(feature = "search")]
@@ -584,6 +607,7 @@ impl ServerBuilder {
             forward_headers,
             inflight,
             request_states,
+            tasks,
             prompts,
             resources,
             views,
@@ -652,6 +676,7 @@ impl Server {
             #[cfg(feature = "http")]
             header_read_timeout: super::config::DEFAULT_HEADER_READ_TIMEOUT,
             shutdown_timeout: DEFAULT_SHUTDOWN_TIMEOUT,
+            tasks: TaskSettings::default(),
             output_check: OutputCheck::default(),
             unconfirmable: Unconfirmable::default(),
             #[cfg(feature = "http")]

@@ -16,6 +16,8 @@ use crate::server::catalog::resources::Resources;
 use crate::server::state::inner::Inner;
 use crate::server::state::mounts::Mounted;
 use crate::server::state::server::Server;
+use crate::tasks::TaskSupport;
+use mcpgen_core::ToolDef;
 
 /// Where catalogs are placed: the server's [`Placement`](super::Placement) with HTTP, nothing
 /// without.
@@ -111,6 +113,7 @@ pub(super) fn mounted_inner(
         forward_headers: root.forward_headers.clone(),
         inflight: root.inflight.clone(),
         request_states: root.request_states.clone(),
+        tasks: root.tasks.clone(),
         prompts: Prompts::default(),
         resources: Resources::default(),
         views,
@@ -121,9 +124,30 @@ pub(super) fn mounted_inner(
     configured(inner)
 }
 
+/// The tools the tool sets of `root` and `mounts` declare as tasks.
+pub(super) fn declared_tasks<'a>(
+    root: &'a CatalogConfig,
+    mounts: &'a [Mount],
+) -> Vec<(&'static str, TaskSupport)> {
+    let sets = root
+        .sets
+        .iter()
+        .chain(mounts.iter().flat_map(|m| &m.catalog.sets));
+    sets.flat_map(|set| {
+        let support = |def: &'static ToolDef| Some((def.name, set.task_support(def.name)?));
+        set.tools().iter().filter_map(support)
+    })
+    .collect()
+}
+
 /// Fills in what `initialize` answers, from the rest of `inner`.
 pub(super) fn configured(mut inner: Inner) -> Inner {
     inner.server_config = handler::server_config(&inner);
+    #[cfg(feature = "metrics")]
+    if let Some(metrics) = &inner.metrics {
+        let tasks = inner.tasks.clone();
+        metrics.count_tasks(Arc::new(move || tasks.counts()));
+    }
     inner
 }
 

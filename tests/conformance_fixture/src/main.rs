@@ -9,6 +9,7 @@ mod asking;
 mod headers;
 mod prompts;
 mod resources;
+mod tasks;
 mod tools;
 
 use std::process::ExitCode;
@@ -40,7 +41,7 @@ fn main() -> ExitCode {
 }
 
 async fn run(args: ServeArgs) -> Result<(), String> {
-    let server = cli::server_builder(&APP, &args, tools::all())?
+    let server = tasks::declare(cli::server_builder(&APP, &args, tools::all())?)
         .prompts(prompts::all())
         .resources(resources::all())
         .build()

@@ -45,6 +45,13 @@ pub fn all() -> AppToolSet<()> {
         crate::asking::test_input_required_result_capabilities,
         crate::asking::test_missing_capability,
         crate::asking::test_streaming_elicitation,
+        crate::tasks::greet,
+        crate::tasks::slow_compute,
+        crate::tasks::failing_job,
+        crate::tasks::protocol_error_job,
+        crate::tasks::confirm_delete,
+        crate::tasks::multi_input,
+        crate::tasks::test_tool_with_task,
     ]
 }
 

@@ -16,9 +16,9 @@ use std::sync::Arc;
 
 use mcpgen_core::result::ToolResult;
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, Implementation,
-    ListToolsResult, PaginatedRequestParams, RequestId, RequestMetaObject, ServerCapabilities,
-    ServerConfig,
+    CacheScope, CallToolRequestParams, CallToolResponse, CancelTaskParams, GetTaskParams,
+    GetTaskResult, Implementation, ListToolsResult, PaginatedRequestParams, RequestId,
+    RequestMetaObject, ServerCapabilities, ServerConfig, TASKS_EXTENSION_ID, UpdateTaskParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -27,6 +27,7 @@ use tracing::Instrument;
 use super::pipeline::{self, Answer};
 #[cfg(feature = "search")]
 use super::search_call;
+use super::task_call;
 use crate::notify::{Cancellation, LogLevel, Notifier, SessionLogLevel, Sink};
 use crate::principal::Principal;
 use crate::resource::Subscriber;
@@ -39,6 +40,7 @@ use crate::server::state::server::Server;
 use crate::toolset::ForwardedHeaders;
 use crate::toolset::{CallContext, CallerCredential};
 use crate::trace::TraceParent;
+pub(crate) use crate::wire::call_tool_result as to_call_tool_result;
 
 /// How long a client may cache a `tools/list` answer: the lists are fixed at start-up.
 const TOOLS_LIST_TTL_MS: u64 = 60_000;
@@ -100,6 +102,15 @@ pub(crate) fn server_config(inner: &Inner) -> ServerConfig {
             .get_or_insert_with(Default::default)
             .insert(id, settings);
     }
+    if inner.tasks.offered() {
+        capabilities
+            .extensions
+            .get_or_insert_with(Default::default)
+            .insert(
+                TASKS_EXTENSION_ID.to_owned(),
+                rmcp::model::JsonObject::new(),
+            );
+    }
     ServerConfig::new(capabilities).with_server_info(implementation)
 }
 
@@ -149,6 +160,18 @@ impl McpHandler {
             call.caller_credential = Some(credential.clone());
         }
         call
+    }
+
+    /// The id of the principal asking about the task `id`: only its own tasks are known to
+    /// it, and nobody's to a request without one.
+    fn task_owner<'a>(
+        &'a self,
+        ctx: &'a RequestContext<RoleServer>,
+        id: &str,
+    ) -> Result<&'a str, ErrorData> {
+        self.principal(ctx)
+            .map(|p| p.id.as_str())
+            .ok_or_else(|| ErrorData::invalid_params(format!("unknown task `{id}`"), None))
     }
 
     fn principal<'a>(&'a self, ctx: &'a RequestContext<RoleServer>) -> Option<&'a Principal> {
@@ -292,22 +315,6 @@ fn describe_call(
         )));
     }
     Answer::Result(describe::answer(&inner.catalog, principal, &args))
-}
-
-/// Maps our result to rmcp's.
-pub(crate) fn to_call_tool_result(result: ToolResult) -> CallToolResult {
-    let content = result
-        .content
-        .into_iter()
-        .map(crate::wire::content_block)
-        .collect();
-    let mut mapped = if result.is_error {
-        CallToolResult::error(content)
-    } else {
-        CallToolResult::success(content)
-    };
-    mapped.structured_content = result.structured_content;
-    mapped
 }
 
 impl ServerHandler for McpHandler {
@@ -459,6 +466,36 @@ impl ServerHandler for McpHandler {
         Ok(tools_list(&self.inner, self.principal(&context), ui))
     }
 
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        let owner = self.task_owner(&context, &request.task_id)?;
+        let task = self.inner.tasks.get(owner, &request.task_id)?;
+        Ok(GetTaskResult::new(task))
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let owner = self.task_owner(&context, &request.task_id)?;
+        self.inner
+            .tasks
+            .update(owner, &request.task_id, request.input_responses)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let owner = self.task_owner(&context, &request.task_id)?;
+        self.inner.tasks.cancel(owner, &request.task_id)
+    }
+
     async fn call_tool(
         &self,
         mut request: CallToolRequestParams,
@@ -509,7 +546,7 @@ pub(crate) async fn complete(
 /// Answers one `tools/call` of `principal` with the context `call`: a meta-tool of search
 /// mode, `describe_tools`, or a tool through the call pipeline.
 pub(crate) async fn answer_call(
-    inner: &Inner,
+    inner: &Arc<Inner>,
     principal: Option<&Principal>,
     request: CallToolRequestParams,
     mut call: CallContext,
@@ -570,14 +607,20 @@ pub(crate) async fn answer_call(
             let answer = describe_call(inner, principal, request.arguments);
             (request.name.to_string(), answer)
         }
-        None => {
-            let answer = Box::pin(
-                pipeline::call_tool(inner, principal, &request.name, request.arguments, call)
-                    .instrument(span),
-            )
-            .await;
-            (request.name.to_string(), answer)
-        }
+        None => match task_call::route(inner, principal, &request.name, &call) {
+            task_call::Route::Refused(error) => return Err(error),
+            task_call::Route::Task(principal) => {
+                return Ok(task_call::start(inner, principal, request, call, span).await);
+            }
+            task_call::Route::Plain => {
+                let answer = Box::pin(
+                    pipeline::call_tool(inner, principal, &request.name, request.arguments, call)
+                        .instrument(span),
+                )
+                .await;
+                (request.name.to_string(), answer)
+            }
+        },
     };
     match answer {
         Answer::Result(result) => Ok(to_call_tool_result(result).into()),

@@ -7,3 +7,4 @@ pub(crate) mod handler;
 pub(crate) mod pipeline;
 #[cfg(feature = "search")]
 pub(crate) mod search_call;
+pub(crate) mod task_call;

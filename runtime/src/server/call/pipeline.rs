@@ -225,7 +225,11 @@ async fn run(
         args_sha256,
         args: (auditing && inner.audit_args).then(|| Value::Object(args.clone())),
         auditing,
-        parent_call_id: ctx.parent.as_ref().map(|p| p.call_id.to_string()),
+        parent_call_id: ctx
+            .parent
+            .as_ref()
+            .map(|p| p.call_id.to_string())
+            .or_else(|| ctx.task_id.as_deref().map(str::to_owned)),
     };
 
     // Visibility: a tool the caller may not call is indistinguishable from one that does not
@@ -404,6 +408,7 @@ async fn run(
         }
         Err(()) => {
             tracing::error!(tool = name, "the tool panicked");
+            ctx.input.failed_unexpectedly();
             (
                 AuditStatus::ToolError,
                 Answer::Result(ToolResult::error(format!(

@@ -24,6 +24,7 @@ use crate::server::config::{OutputCheck, Unconfirmable};
 use crate::server::policy::rate::RateLimiter;
 #[cfg(feature = "http")]
 use crate::server::policy::rebinding::RebindingConfig;
+use crate::tasks::Tasks;
 use crate::toolset::ToolSet;
 
 /// Everything a running server shares between connections.
@@ -70,6 +71,8 @@ pub(crate) struct Inner {
     pub(crate) inflight: Arc<InFlight>,
     /// Seals the `requestState` of stateless calls; shared by every catalog of the server.
     pub(crate) request_states: Arc<RequestStates>,
+    /// The tasks of every catalog of the server.
+    pub(crate) tasks: Arc<Tasks>,
     /// Served at `/mcp` only; empty for mounts.
     pub(crate) prompts: Prompts,
     /// Served at `/mcp` only; empty for mounts.

@@ -1,0 +1,178 @@
+//! A `tools/call` of a task tool (see [`crate::tasks`]): answered at once with the task when
+//! the client declared the tasks extension, the call itself going on in a task of its own
+//! through the same pipeline as any call; refused when the tool requires tasks and the client
+//! did not declare them; otherwise a call like any other.
+
+use std::sync::Arc;
+
+use rmcp::ErrorData;
+use rmcp::model::{CallToolRequestParams, CallToolResponse, ClientCapabilities, CreateTaskResult};
+use tracing::Instrument;
+
+use super::pipeline::{self, Answer};
+use crate::audit::{AuditEvent, AuditSink, AuditStatus, Unrecorded, args_digest, now_rfc3339};
+use crate::input::{InputChannel, TaskAsking};
+use crate::notify::{Cancellation, Notifier};
+use crate::principal::Principal;
+use crate::server::state::inner::Inner;
+use crate::tasks::TaskSupport;
+use crate::toolset::CallContext;
+use crate::wire::call_tool_result;
+
+/// How a call of a tool goes.
+pub(crate) enum Route<'a> {
+    /// As any call: not a task tool, a client without tasks calling an optional one, or a
+    /// tool the caller may not see (answered by the pipeline as unknown).
+    Plain,
+    /// As a task of `principal`.
+    Task(&'a Principal),
+    /// Refused: the tool requires tasks, which the client did not declare.
+    Refused(ErrorData),
+}
+
+/// How the call of `name` with the context `call` goes.
+pub(crate) fn route<'a>(
+    inner: &Inner,
+    principal: Option<&'a Principal>,
+    name: &str,
+    call: &CallContext,
+) -> Route<'a> {
+    let Some(support) = inner.tasks.support(name) else {
+        return Route::Plain;
+    };
+    let Some(principal) = principal.filter(|p| {
+        inner
+            .catalog
+            .get(name)
+            .is_some_and(|entry| p.may_call(entry.def))
+    }) else {
+        return Route::Plain;
+    };
+    let declared = call
+        .input
+        .capabilities()
+        .is_some_and(ClientCapabilities::supports_tasks);
+    match (declared, support) {
+        // The first round of a tool that asks before it becomes a task runs as any call.
+        (true, TaskSupport::RequiredAfterInput) if !call.input.continues_rounds() => {
+            if call.input.is_stateless() {
+                Route::Plain
+            } else {
+                Route::Task(principal)
+            }
+        }
+        (true, _) => Route::Task(principal),
+        (false, TaskSupport::Required | TaskSupport::RequiredAfterInput) => {
+            Route::Refused(ErrorData::missing_required_client_capability(
+                ClientCapabilities::builder().enable_tasks().build(),
+            ))
+        }
+        (false, _) => Route::Plain,
+    }
+}
+
+/// Starts the call `request` of `principal` as a task and answers with the task; a full task
+/// table answers with a tool error saying so.
+pub(crate) async fn start(
+    inner: &Arc<Inner>,
+    principal: &Principal,
+    request: CallToolRequestParams,
+    mut call: CallContext,
+    span: tracing::Span,
+) -> CallToolResponse {
+    let refused = |why: String| {
+        let message = format!("tool `{}` was not started: {why}", request.name);
+        call_tool_result(mcpgen_core::ToolResult::error(message)).into()
+    };
+    let (task, run) = match inner.tasks.start(&principal.id) {
+        Ok(started) => started,
+        Err(full) => return refused(full.to_string()),
+    };
+    if let Err(unrecorded) = record_start(inner, principal, &request, &call, run.id()).await {
+        let why = format!("{unrecorded}; this server starts no task it cannot record, retry later");
+        run.fail(&ErrorData::internal_error(why.clone(), None));
+        return refused(why);
+    }
+    call.task_id = Some(Arc::from(run.id()));
+    // A later round keeps its answers (the call becomes the task once it has them); any
+    // other call asks through the task.
+    if !call.input.continues_rounds() {
+        let capabilities = call.input.capabilities().cloned();
+        call.input = InputChannel::Task(Arc::new(TaskAsking {
+            run: run.clone(),
+            capabilities,
+        }));
+    }
+    call.cancellation = Cancellation::from_token(run.cancellation());
+    // The request is answered with the task: no stream is left to notify on.
+    call.notifier = Notifier::none();
+    tracing::debug!(task = run.id(), tool = %request.name, "task started");
+    let inner = inner.clone();
+    let principal = principal.clone();
+    tokio::spawn(
+        async move {
+            let name = request.name;
+            let answer =
+                pipeline::call_tool(&inner, Some(&principal), &name, request.arguments, call).await;
+            match answer {
+                Answer::Result(result) => run.finish(&call_tool_result(result)),
+                Answer::UnknownTool => run.fail(&ErrorData::invalid_params(
+                    pipeline::unknown_tool_message(&name),
+                    None,
+                )),
+                Answer::Refused(refusal) => run.fail(&refusal.to_error()),
+                Answer::InputRequired(_) => run.fail(&ErrorData::internal_error(
+                    format!(
+                        "tool `{name}` asked the client again after it became a task; a tool \
+                         that asks before it becomes a task must ask everything first"
+                    ),
+                    None,
+                )),
+            }
+        }
+        .instrument(span),
+    );
+    CallToolResponse::Task(CreateTaskResult::new(task))
+}
+
+/// The audit record of a call that started the task `id`: its `call_id` is the task id, which
+/// the record of the call the task runs names as its `parent_call_id`.
+async fn record_start(
+    inner: &Inner,
+    principal: &Principal,
+    request: &CallToolRequestParams,
+    call: &CallContext,
+    id: &str,
+) -> Result<(), Unrecorded> {
+    if !inner.audit.keeps_records() {
+        return Ok(());
+    }
+    let empty = serde_json::Map::new();
+    let args = request.arguments.as_ref().unwrap_or(&empty);
+    let event = AuditEvent {
+        call_id: id.to_owned(),
+        parent_call_id: None,
+        code_sha256: None,
+        inner_calls: None,
+        time: now_rfc3339(),
+        request_id: call.request_id.clone(),
+        principal: Some(principal.id.clone()),
+        key_id: principal.key_id.clone(),
+        tool: request.name.to_string(),
+        operation_id: inner
+            .catalog
+            .get(&request.name)
+            .and_then(|entry| entry.def.http.as_ref())
+            .map(|http| http.operation_id.to_owned()),
+        status: AuditStatus::TaskStarted,
+        duration_ms: 0,
+        upstream_status: None,
+        args_sha256: args_digest(args),
+        args: inner
+            .audit_args
+            .then(|| serde_json::Value::Object(args.clone())),
+        error: None,
+        trace_id: call.trace.as_ref().map(|t| t.trace_id()),
+    };
+    inner.audit.try_record(event).await
+}

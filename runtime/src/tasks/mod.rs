@@ -1,0 +1,91 @@
+//! MCP tasks: a call that goes on after its answer. A task tool called by a client that
+//! declared the `io.modelcontextprotocol/tasks` extension (2026-07-28, SEP-2663) is answered
+//! at once with a task (`resultType: "task"`); the call runs on, and the client follows it
+//! with `tasks/get` (the result or error inlined once it ends), answers its questions with
+//! `tasks/update` and stops it with `tasks/cancel`. A client that did not declare the
+//! extension calls the same tool as any other and waits for its result, unless the tool
+//! requires tasks ([`TaskSupport::Required`]), which such a client is refused with `-32021`.
+//!
+//! [`Tasks`] holds the state of every task in memory, bounded (`--tasks-max`) and private to
+//! the principal that started each one: another principal's `tasks/get` is answered as for an
+//! unknown task. A task lives for its TTL (default one hour) from its creation; one still
+//! running then ends as failed. With a replica name (`--replica-name`), task ids start with
+//! it, as session ids do, so a load balancer can route `Mcp-Name: <task id>` requests.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+mod store;
+
+pub(crate) use store::TaskRun;
+pub use store::Tasks;
+
+/// The default number of tasks held at once (`--tasks-max`).
+pub const DEFAULT_TASKS_MAX: usize = 1000;
+
+/// How long a task is kept from its creation, by default: one hour.
+pub const DEFAULT_TASK_TTL: Duration = Duration::from_secs(60 * 60);
+
+/// How often a client is told to poll a running task.
+const POLL_INTERVAL: Duration = Duration::from_secs(1);
+
+/// Whether a tool runs as a task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TaskSupport {
+    /// A task for clients that declared the tasks extension; a plain call for the others.
+    Optional,
+    /// Only as a task: a client that did not declare the tasks extension is refused
+    /// (`-32021`, naming the extension).
+    Required,
+    /// Only as a task, once the tool has the answers it asks for first: a stateless call
+    /// answers `input_required` rounds as any call does, and the call that brings the answers
+    /// back becomes the task (advertised as required).
+    RequiredAfterInput,
+}
+
+impl TaskSupport {
+    /// The value of a tool's `execution.taskSupport`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Optional => "optional",
+            Self::Required | Self::RequiredAfterInput => "required",
+        }
+    }
+}
+
+/// How tasks are kept: how many at once, for how long, and which tools run as tasks.
+#[derive(Debug, Clone)]
+pub struct TaskSettings {
+    /// The most tasks held at once; a call that would start one more is refused.
+    pub max: usize,
+    /// How long a task is kept from its creation.
+    pub ttl: Duration,
+    /// The tools that run as tasks, by name.
+    pub tools: BTreeMap<String, TaskSupport>,
+}
+
+impl TaskSettings {
+    /// The same settings with the tools that tool sets declare as tasks
+    /// ([`ToolSet::task_support`](crate::ToolSet::task_support)) added; a tool named with
+    /// [`ServerBuilder::task_tool`](crate::server::ServerBuilder::task_tool) keeps its setting.
+    pub(crate) fn declared<'a>(
+        mut self,
+        tools: impl IntoIterator<Item = (&'a str, TaskSupport)>,
+    ) -> Self {
+        for (name, support) in tools {
+            self.tools.entry(name.to_owned()).or_insert(support);
+        }
+        self
+    }
+}
+
+impl Default for TaskSettings {
+    fn default() -> Self {
+        Self {
+            max: DEFAULT_TASKS_MAX,
+            ttl: DEFAULT_TASK_TTL,
+            tools: BTreeMap::new(),
+        }
+    }
+}

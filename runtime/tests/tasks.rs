@@ -1,0 +1,198 @@
+//! MCP tasks (the `io.modelcontextprotocol/tasks` extension) over a real Streamable HTTP server,
+//! in stateless 2026-07-28 requests: a task tool answers a task at once to a client that
+//! declared the extension and runs as any call for one that did not; a task is private to the
+//! principal that started it; `tasks/cancel` stops it; the table is bounded (`--tasks-max`);
+//! with a replica name, task ids start with it.
+
+mod support;
+
+use mcpgen_runtime::audit::AuditStatus;
+use mcpgen_runtime::server::Server;
+use mcpgen_runtime::tasks::TaskSupport;
+use mcpgen_runtime::{
+    BoxFuture, CallContext, ToolContext, ToolDef, ToolError, ToolResult, ToolSet,
+};
+use serde_json::{Map, Value, json};
+use support::*;
+
+static TOOLS: &[ToolDef] = &[support::read_tool(
+    "work",
+    "Works until it is cancelled, or answers at once when asked to",
+    r#"{"type":"object","properties":{"quick":{"type":"boolean"}}}"#,
+)];
+
+/// One tool that works until it is cancelled (`quick`: answers at once).
+struct Worker;
+
+impl ToolSet for Worker {
+    fn tools(&self) -> &'static [ToolDef] {
+        TOOLS
+    }
+
+    fn call<'a>(
+        &'a self,
+        _tool: &'static ToolDef,
+        args: Map<String, Value>,
+        call: &'a CallContext,
+    ) -> BoxFuture<'a, Result<ToolResult, ToolError>> {
+        let ctx = ToolContext::from_call(call);
+        Box::pin(async move {
+            if args.get("quick") != Some(&Value::Bool(true)) {
+                ctx.cancelled().await;
+            }
+            Ok(ToolResult::text("worked"))
+        })
+    }
+}
+
+/// A server whose `work` runs as a task, holding at most `max` tasks, on the replica `r1`.
+async fn start(max: usize) -> Running {
+    start_recorded(max, &Recorder::default()).await
+}
+
+/// The same, its audit records kept by `recorder`.
+async fn start_recorded(max: usize, recorder: &Recorder) -> Running {
+    let server = Server::builder("tasks", "0.1.0")
+        .tool_set(Worker)
+        .authenticator(FixedKeys::new())
+        .audit(recorder.clone())
+        .task_tool("work", TaskSupport::Optional)
+        .tasks_max(max)
+        .replica_name("r1")
+        .build()
+        .unwrap();
+    Running::start(server).await
+}
+
+/// The `_meta` of a request from a client that declared the tasks extension (or not).
+fn meta(tasks: bool) -> Value {
+    let capabilities = if tasks {
+        json!({"extensions": {"io.modelcontextprotocol/tasks": {}}})
+    } else {
+        json!({})
+    };
+    stateless_meta(json!({"io.modelcontextprotocol/clientCapabilities": capabilities}))
+}
+
+/// The JSON-RPC answer of a stateless request of `method` as the holder of `key`.
+async fn request(url: &str, key: &str, method: &str, name: &str, params: Value) -> Value {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    let answer = post_stateless(url, key, method, &[("mcp-name", name)], &body, RUNTIME_PATH).await;
+    serde_json::from_str(&answer.body).unwrap_or_else(|e| panic!("{e}: {}", answer.body))
+}
+
+async fn call_work(url: &str, key: &str, quick: bool, tasks: bool) -> Value {
+    let params = json!({"name": "work", "arguments": {"quick": quick}, "_meta": meta(tasks)});
+    request(url, key, "tools/call", "work", params).await
+}
+
+async fn task_request(url: &str, key: &str, method: &str, id: &str) -> Value {
+    let params = json!({"taskId": id, "_meta": meta(true)});
+    request(url, key, method, id, params).await
+}
+
+/// Polls `tasks/get` until the task leaves `working`.
+async fn settled(url: &str, key: &str, id: &str) -> Value {
+    loop {
+        let answer = task_request(url, key, "tasks/get", id).await;
+        if answer["result"]["status"] != "working" {
+            return answer;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_task_tool_answers_a_task_to_a_client_that_declared_the_extension() {
+    let server = start(10).await;
+    let answer = call_work(&server.url, "reader-key", true, true).await;
+    let created = &answer["result"];
+    assert_eq!(created["resultType"], "task", "{answer}");
+    assert_eq!(created["status"], "working");
+    assert_eq!(created["ttlMs"], 3_600_000, "the default TTL is one hour");
+    let id = created["taskId"].as_str().unwrap();
+    assert!(
+        id.starts_with("r1."),
+        "task ids carry the replica name: {id}"
+    );
+
+    let done = settled(&server.url, "reader-key", id).await;
+    assert_eq!(done["result"]["status"], "completed", "{done}");
+    assert_eq!(done["result"]["result"]["content"][0]["text"], "worked");
+}
+
+#[tokio::test]
+async fn the_audit_links_the_tasks_start_to_its_calls_record() {
+    let recorder = Recorder::default();
+    let server = start_recorded(10, &recorder).await;
+    let answer = call_work(&server.url, "reader-key", true, true).await;
+    let id = answer["result"]["taskId"].as_str().unwrap().to_owned();
+    settled(&server.url, "reader-key", &id).await;
+
+    let events = recorder.events();
+    let started: Vec<_> = events
+        .iter()
+        .filter(|e| e.status == AuditStatus::TaskStarted)
+        .collect();
+    assert_eq!(started.len(), 1, "{events:?}");
+    assert_eq!(started[0].call_id, id);
+    assert_eq!(started[0].tool, "work");
+    assert_eq!(started[0].principal.as_deref(), Some("reader"));
+    let ended: Vec<_> = events
+        .iter()
+        .filter(|e| e.parent_call_id.as_deref() == Some(id.as_str()))
+        .collect();
+    assert_eq!(ended.len(), 1, "{events:?}");
+    assert_eq!(ended[0].status, AuditStatus::Ok);
+    assert_eq!(ended[0].args_sha256, started[0].args_sha256);
+}
+
+#[tokio::test]
+async fn a_client_without_the_extension_gets_the_result_at_once() {
+    let server = start(10).await;
+    let answer = call_work(&server.url, "reader-key", true, false).await;
+    assert_eq!(answer["result"]["content"][0]["text"], "worked", "{answer}");
+    assert!(answer["result"].get("taskId").is_none());
+}
+
+#[tokio::test]
+async fn another_principal_sees_no_task_and_cancel_stops_it() {
+    let server = start(10).await;
+    let answer = call_work(&server.url, "reader-key", false, true).await;
+    let id = answer["result"]["taskId"].as_str().unwrap().to_owned();
+
+    for method in ["tasks/get", "tasks/cancel"] {
+        let other = task_request(&server.url, "admin-key", method, &id).await;
+        assert_eq!(other["error"]["code"], -32602, "{method}: {other}");
+        let message = other["error"]["message"].as_str().unwrap();
+        assert!(message.contains("unknown task"), "{message}");
+    }
+    let working = task_request(&server.url, "reader-key", "tasks/get", &id).await;
+    assert_eq!(working["result"]["status"], "working", "{working}");
+
+    let ack = task_request(&server.url, "reader-key", "tasks/cancel", &id).await;
+    assert_eq!(ack["result"], json!({"resultType": "complete"}), "{ack}");
+    let cancelled = task_request(&server.url, "reader-key", "tasks/get", &id).await;
+    assert_eq!(cancelled["result"]["status"], "cancelled", "{cancelled}");
+}
+
+#[tokio::test]
+async fn a_full_task_table_refuses_a_new_task_saying_so() {
+    let server = start(2).await;
+    for _ in 0..2 {
+        let answer = call_work(&server.url, "reader-key", false, true).await;
+        assert_eq!(answer["result"]["resultType"], "task", "{answer}");
+    }
+    let refused = call_work(&server.url, "reader-key", false, true).await;
+    assert_eq!(refused["result"]["isError"], true, "{refused}");
+    let text = refused["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("--tasks-max"), "{text}");
+}
+
+#[tokio::test]
+async fn tasks_methods_need_the_extension() {
+    let server = start(10).await;
+    let params = json!({"taskId": "r1.none", "_meta": meta(false)});
+    let answer = request(&server.url, "reader-key", "tasks/get", "r1.none", params).await;
+    assert_eq!(answer["error"]["code"], -32021, "{answer}");
+}
