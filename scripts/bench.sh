@@ -38,6 +38,16 @@
 #                                     target/peers/bin the first time: several minutes); their
 #                                     versions are pinned in this script (FASTMCP_VERSION and
 #                                     RMCP_OPENAPI_SERVER_VERSION override them) and reported
+#   scripts/bench.sh --code-mode      only the code-mode task set (scripts/bench/code_mode.sh):
+#                                     five multi-step tasks (scripts/bench/code_tasks.py) run
+#                                     in all, search and code mode against the generated
+#                                     helpdesk server (release build with the code-mode
+#                                     feature) over a loopback stand-in API, counting round
+#                                     trips, context bytes and tools/list bytes per task and
+#                                     mode, then the latency of an execute making one call
+#                                     against that call made directly (CODE_LATENCY_CALLS of
+#                                     each, default 1000); rewrites only its own section of
+#                                     --out, which the other runs carry over
 #   --duration S (default 10)  seconds of each wrk run
 #   --runs N     (default 3)   runs per measurement; the median is reported
 #   --out FILE   (default BENCHMARKS.md)
@@ -61,6 +71,7 @@ build=1
 github_build=1
 allocator=1
 standalone=0
+code_mode=0
 out=BENCHMARKS.md
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -70,6 +81,7 @@ while [[ $# -gt 0 ]]; do
     --no-github-build) github_build=0 ;;
     --no-allocator) allocator=0 ;;
     --standalone) standalone=1 ;;
+    --code-mode) code_mode=1 ;;
     --duration) duration=$2; shift ;;
     --runs) runs=$2; shift ;;
     --out) out=$2; shift ;;
@@ -104,6 +116,14 @@ phase() {
   phase_start=$SECONDS
   if [[ -n $phase_name ]]; then log "$phase_name"; fi
 }
+
+# --- code mode (--code-mode): a run of its own, in scripts/bench/code_mode.sh ----------------
+source scripts/bench/code_mode.sh
+if [[ $code_mode == 1 ]]; then
+  code_mode_run
+  exit 0
+fi
+code_mode_kept=$(code_mode_section "$out")
 
 # --- tools -----------------------------------------------------------------------------------
 missing=()
@@ -1020,4 +1040,5 @@ fi
     printf '| %s | %s |\n' "${phase_names[$i]}" "$(mmss "${phase_secs[$i]}")"
   done
 } >"$out"
+code_mode_splice "$code_mode_kept" "$out"
 cat "$out"

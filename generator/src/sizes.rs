@@ -13,6 +13,8 @@ use mcpgen_codegen::select::selector;
 use mcpgen_codegen::spec::Spec;
 use mcpgen_codegen::{Settings, SpecFolder};
 
+use mcpgen_runtime::code::CodeLimits;
+
 use crate::args::SizesArgs;
 use crate::specs::{find_root, load_spec};
 
@@ -56,6 +58,7 @@ pub(crate) fn sizes(args: SizesArgs) -> Result<(), String> {
         corpus_rows = measure(&corpus)?;
     }
     let text = render(&shipped_rows, &corpus_rows);
+    let text = text + &render_code_mode(&shipped_rows, &corpus_rows);
     match &args.out {
         Some(path) => {
             std::fs::write(path, text).map_err(|e| format!("error: {}: {e}", path.display()))
@@ -246,4 +249,37 @@ fn table(out: &mut String, rows: &[Row], timed: bool) {
         }
         out.push('\n');
     }
+}
+
+/// Code mode's `tools/list` for each spec beside `all` mode's (default profile, compact output
+/// schemas): the runtime's own listing of `search_tools`, `describe_tools` and `execute`
+/// with the default limits, which needs no engine.
+fn render_code_mode(shipped: &[Row], corpus: &[Row]) -> String {
+    let mut out = String::from(
+        "\n## Code mode (`--tool-mode code`)\n\n\
+         The `tools/list` of a server in code mode: `search_tools`, `describe_tools` and \
+         `execute`, with the default `--code-*` limits and no `--pin` tools, exactly as the \
+         runtime lists them; only the number of tools in `search_tools`' description depends on \
+         the API. Beside it, the whole list in `all` mode (default profile, `output_schema: \
+         compact`).\n\n\
+         | Spec | Tools | `all` tools/list bytes | `code` tools/list bytes | ~tokens | `code` / `all` |\n\
+         |---|---:|---:|---:|---:|---:|\n",
+    );
+    for r in shipped.iter().chain(corpus) {
+        if r.profile != Profile::Default || r.mode != OutputSchemaMode::Compact {
+            continue;
+        }
+        let code = mcpgen_runtime::code::tools_list_json(r.tools, &CodeLimits::default()).len();
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {:.1}% |",
+            r.spec,
+            r.tools,
+            r.bytes,
+            code,
+            code.div_ceil(4),
+            code as f64 * 100.0 / r.bytes.max(1) as f64
+        );
+    }
+    out
 }

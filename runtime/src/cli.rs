@@ -271,6 +271,25 @@ pub struct ServeArgs {
     pub header_read_timeout: u64,
     /// What `tools/list` shows: `all` tools; `search`: meta-tools and `--pin` tools; `code`
     /// (`code-mode` feature): `execute` runs sandboxed JavaScript calling the tools.
+    ///
+    /// Code mode lists `search_tools`, `describe_tools` (which adds each tool's TypeScript
+    /// declaration) and `execute`, plus the `--pin` tools, however many tools the API has.
+    /// `execute` takes `{"code": "..."}`: the body of an async function in plain JavaScript
+    /// with `tools` and `console` in scope. `await tools.NAME(args)` calls a tool and returns
+    /// the API's response as parsed JSON; a failed call throws an Error the program may catch;
+    /// the return value comes back as `{"result", "logs"}`. Every inner call is a call of the
+    /// `execute`'s caller through the same checks as a direct call: visibility, scopes,
+    /// validation, rate limits, the upstream guard, metrics, traces and audit (each inner
+    /// record linked to the `execute`'s). A tool that needs a person's confirmation is refused
+    /// inside a program.
+    ///
+    /// Threat model: the program is hostile input. Each runs in a fresh QuickJS engine holding
+    /// only `tools` and `console` (no file system, network, environment, timers, modules,
+    /// `require` or `process`), on a thread of its own, under limits on time, memory, stack,
+    /// inner calls, output and concurrency (`--code-*`). It relies on the engine's memory
+    /// safety and the operating system's isolation of this process; it does not keep the API
+    /// from what the caller's own credential allows. More: the book's "Code mode" page
+    /// (docs/src/api-owner/code-mode.md).
     #[arg(
         long,
         env = "MCPGEN_TOOL_MODE",

@@ -37,7 +37,7 @@ pub mod audit;
 pub mod auth;
 #[cfg(feature = "cli")]
 pub mod cli;
-#[cfg(feature = "code-mode")]
+#[cfg(feature = "search")]
 pub mod code;
 pub mod completion;
 mod guard_report;

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcpgen_runtime::audit::AuditStatus;
-use mcpgen_runtime::code::CodeLimits;
+use mcpgen_runtime::code::{self, CodeLimits};
 use mcpgen_runtime::server::{ToolMode, Unconfirmable};
 use mcpgen_runtime::{BoxFuture, CallContext, ToolDef, ToolError, ToolResult, ToolSet};
 use rmcp::model::CallToolResult;
@@ -119,6 +119,19 @@ async fn code_mode_lists_execute_and_runs_programs_through_the_pipeline() {
     // the number of tools.
     let bytes = serde_json::to_vec(&tools).unwrap().len();
     assert!(bytes <= 4000, "code mode's tools/list is {bytes} bytes");
+    // What `mcpgen sizes` reports, from the runtime without the engine, is what is served.
+    let search_text = tools.iter().find(|t| t.name == "search_tools").unwrap();
+    let count: usize = search_text
+        .description
+        .as_deref()
+        .unwrap_or_default()
+        .split_once('(')
+        .and_then(|(_, rest)| rest.split_once(" in all)"))
+        .and_then(|(n, _)| n.parse().ok())
+        .expect("the number of tools in search_tools' description");
+    let reported: Value =
+        serde_json::from_str(&code::tools_list_json(count, &CodeLimits::default())).unwrap();
+    assert_eq!(reported, json!({ "tools": tools }));
     let search = tools.iter().find(|t| t.name == "search_tools").unwrap();
     assert!(
         search

@@ -12,6 +12,14 @@ use crate::code::CodeLimits;
 pub struct CodeArgs {
     /// Seconds one code-mode program may run, waiting on its tool calls included (an inner
     /// call's upstream timeout is cut to the time left).
+    ///
+    /// The engine's interrupt handler stops a CPU-bound loop at the limit, and a promise that
+    /// can never settle ends the program at once; either way the `execute` result is an error
+    /// naming this flag. Programs run on threads of their own, never on the threads that
+    /// answer requests, so a slow program does not hold up other calls.
+    ///
+    /// See `--tool-mode` for the programming model and the threat model, and the book's "Code
+    /// mode" page (docs/src/api-owner/code-mode.md).
     #[arg(
         long,
         env = "MCPGEN_CODE_TIMEOUT",
@@ -21,6 +29,14 @@ pub struct CodeArgs {
     )]
     pub code_timeout: u64,
     /// Bytes of memory one code-mode program may allocate.
+    ///
+    /// The limit is set on the program's engine before any of its code runs: an allocation
+    /// past it fails inside the program, and the `execute` result is an error naming this
+    /// flag. The engine's stack is fixed at 512 KiB; deeper recursion is an error naming the
+    /// stack depth.
+    ///
+    /// See `--tool-mode` for the programming model and the threat model, and the book's "Code
+    /// mode" page (docs/src/api-owner/code-mode.md).
     #[arg(
         long,
         env = "MCPGEN_CODE_MEMORY",
@@ -31,6 +47,13 @@ pub struct CodeArgs {
     pub code_memory: usize,
     /// Tool calls one code-mode program may make; the call past the limit stops the program,
     /// and nothing of it reaches the upstream.
+    ///
+    /// Each inner call is a real call of the caller's, counted by the rate limits and
+    /// recorded in the audit log like a direct one; this bounds what one program may ask of
+    /// the API, whatever loop it runs.
+    ///
+    /// See `--tool-mode` for the programming model and the threat model, and the book's "Code
+    /// mode" page (docs/src/api-owner/code-mode.md).
     #[arg(
         long,
         env = "MCPGEN_CODE_MAX_CALLS",
@@ -40,6 +63,13 @@ pub struct CodeArgs {
     )]
     pub code_max_calls: u32,
     /// Bytes of result plus logs one code-mode program may return.
+    ///
+    /// The program's return value as JSON plus its `console` lines; past the limit the
+    /// `execute` result is an error naming this flag, so no program can flood the model's
+    /// context or the server's memory with its answer.
+    ///
+    /// See `--tool-mode` for the programming model and the threat model, and the book's "Code
+    /// mode" page (docs/src/api-owner/code-mode.md).
     #[arg(
         long,
         env = "MCPGEN_CODE_MAX_OUTPUT",
@@ -50,6 +80,12 @@ pub struct CodeArgs {
     pub code_max_output: usize,
     /// Code-mode programs running at once (default: 4 per core); more wait for a slot until
     /// their time runs out, then are refused.
+    ///
+    /// Each running program holds a thread and an engine of its own: this bounds how many
+    /// exist at once. The wait for a slot counts against the program's `--code-timeout`.
+    ///
+    /// See `--tool-mode` for the programming model and the threat model, and the book's "Code
+    /// mode" page (docs/src/api-owner/code-mode.md).
     #[arg(
         long,
         env = "MCPGEN_CODE_MAX_CONCURRENT",

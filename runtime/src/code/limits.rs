@@ -1,14 +1,16 @@
-//! The limits a program runs under ([`CodeLimits`]) and the breach of one ([`Limit`]), whose
-//! message names the limit and the flag that sets it.
+//! The limits a program runs under ([`CodeLimits`]) and, with the `code-mode` feature, the
+//! breach of one (`Limit`), whose message names the limit and the flag that sets it.
 
 use std::time::Duration;
 
 /// Most bytes of native stack a program's JavaScript may use: deeper recursion fails with a
 /// stack-depth error instead of overflowing the thread.
+#[cfg(feature = "code-mode")]
 pub(crate) const JS_STACK_BYTES: usize = 512 * 1024;
 
 /// The stack of the thread a program runs on: room for [`JS_STACK_BYTES`] of JavaScript plus
 /// the engine's and the host's own frames.
+#[cfg(feature = "code-mode")]
 pub(crate) const THREAD_STACK_BYTES: usize = 4 * 1024 * 1024;
 
 /// What a program run by `execute` may use. Each limit reached ends the program with an error
@@ -78,6 +80,7 @@ impl CodeLimits {
 }
 
 /// A limit a program reached, or why it was stopped from outside.
+#[cfg(feature = "code-mode")]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Limit {
     Time,
@@ -90,6 +93,7 @@ pub(crate) enum Limit {
     Cancelled,
 }
 
+#[cfg(feature = "code-mode")]
 impl Limit {
     /// The code [`Stop`](super::engine::Stop) keeps (never 0, which means "running").
     pub(crate) fn code(self) -> u8 {

@@ -7,17 +7,23 @@ use std::sync::Arc;
 use serde_json::json;
 
 use super::limits::CodeLimits;
-use crate::server::for_code::{
-    DESCRIBE_TOOL, Meta, MetaTool, SEARCH_TOOL, describe_tool, meta_tool,
-};
+#[cfg(feature = "code-mode")]
+use crate::server::for_code::Meta;
+use crate::server::for_code::{DESCRIBE_TOOL, MetaTool, SEARCH_TOOL, describe_tool, meta_tool};
+#[cfg(feature = "code-mode")]
 use crate::{ToolAnnotations, ToolDef};
 
+/// Name of the meta-tool that runs a program, in what is listed with or without the engine.
+const EXECUTE_NAME: &str = "execute";
+
 /// Name of the meta-tool that runs a program.
-pub(crate) const EXECUTE_TOOL: &str = EXECUTE.name;
+#[cfg(feature = "code-mode")]
+pub(crate) const EXECUTE_TOOL: &str = EXECUTE_NAME;
 
 /// `execute` as the metrics name it (its `tool` label).
+#[cfg(feature = "code-mode")]
 pub(crate) const EXECUTE: ToolDef = ToolDef::new(
-    "execute",
+    EXECUTE_NAME,
     "Runs a JavaScript program against the tools.",
     r#"{"type":"object","properties":{"code":{"type":"string"}},"required":["code"]}"#,
 )
@@ -28,13 +34,37 @@ const MAX_CODE_BYTES: usize = 100_000;
 
 /// The meta-tools of code mode over a catalog of `count` tools, programs running under
 /// `limits`.
+#[cfg(feature = "code-mode")]
 pub(crate) fn meta_tools(count: usize, limits: &CodeLimits) -> Vec<(Meta, MetaTool)> {
+    let [search, describe, execute] = listed(count, limits);
+    vec![
+        (Meta::Search, search),
+        (Meta::Describe, describe),
+        (Meta::Execute, execute),
+    ]
+}
+
+/// The `tools/list` result of a code-mode server over `count` tools whose programs run under
+/// `limits`, with no pinned tools: `{"tools":[…]}` as compact JSON, the three meta-tools as
+/// the server lists them. Available without the `code-mode` feature (its size is what
+/// `mcpgen sizes` reports).
+pub fn tools_list_json(count: usize, limits: &CodeLimits) -> String {
+    let tools: Vec<_> = listed(count, limits)
+        .into_iter()
+        .map(|tool| tool.listed)
+        .collect();
+    serde_json::to_string(&json!({ "tools": tools })).unwrap_or_default()
+}
+
+/// `search_tools`, `describe_tools` and `execute` over `count` tools, programs running under
+/// `limits`.
+fn listed(count: usize, limits: &CodeLimits) -> [MetaTool; 3] {
     let search = meta_tool(
         SEARCH_TOOL,
         format!(
             "Find tools of this server ({count} in all) for a task described in a few words. \
              Returns each match's name, one-line description and access (read or write), best \
-             first. Then use `{DESCRIBE_TOOL}` for their declarations and `{EXECUTE_TOOL}` to \
+             first. Then use `{DESCRIBE_TOOL}` for their declarations and `{EXECUTE_NAME}` to \
              run a program that calls them."
         ),
         json!({
@@ -49,13 +79,13 @@ pub(crate) fn meta_tools(count: usize, limits: &CodeLimits) -> Vec<(Meta, MetaTo
         true,
     );
     let describe = describe_tool(format!(
-        "TypeScript declarations of tools found with `{SEARCH_TOOL}`, for `{EXECUTE_TOOL}` \
+        "TypeScript declarations of tools found with `{SEARCH_TOOL}`, for `{EXECUTE_NAME}` \
          programs: each tool's `declaration` (arguments and return type, with the \
          descriptions as doc comments) and its full input and output schemas. Names that are \
          not tools are listed under `unknown`."
     ));
     let mut execute = meta_tool(
-        EXECUTE_TOOL,
+        EXECUTE_NAME,
         format!(
             "Run a JavaScript program that calls this server's tools, and get back only what \
              it returns: one call instead of a round trip per tool call. The code is the body \
@@ -99,9 +129,5 @@ pub(crate) fn meta_tools(count: usize, limits: &CodeLimits) -> Vec<(Meta, MetaTo
     if let serde_json::Value::Object(map) = output {
         execute.listed.output_schema = Some(Arc::new(map));
     }
-    vec![
-        (Meta::Search, search),
-        (Meta::Describe, describe),
-        (Meta::Execute, execute),
-    ]
+    [search, describe, execute]
 }

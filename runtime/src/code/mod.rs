@@ -24,7 +24,7 @@
 //!
 //! # The sandbox
 //!
-//! Each program gets a QuickJS runtime and context of its own (the `engine` module), on a thread of its
+//! Each program gets a QuickJS runtime and context of its own (`engine`), on a thread of its
 //! own: a fresh global object every time, the language's built-ins and nothing else of the
 //! host's (no file system, network, environment, timers, module loading, `require` or
 //! `process`). The runtime's memory limit, stack limit and interrupt handler (time) are set
@@ -32,17 +32,35 @@
 //! ([`CodeLimits`]). What it relies on: the engine's own memory safety (QuickJS, a C library),
 //! and the pipeline for everything a call may do.
 
+//!
+//! # Without the engine
+//!
+//! With the `search` feature alone, this module holds what code mode lists and the limits
+//! its description names ([`tools_list_json`], [`CodeLimits`]), so that tools can report the
+//! `tools/list` size of code mode without linking the engine; serving code mode needs the
+//! `code-mode` feature.
+
+#[cfg(feature = "code-mode")]
 mod describe;
+#[cfg(feature = "code-mode")]
 mod engine;
+#[cfg(feature = "code-mode")]
 mod execute;
+#[cfg(feature = "code-mode")]
 mod inner;
 mod limits;
 mod listing;
+#[cfg(feature = "code-mode")]
 mod report;
 
+#[cfg(feature = "code-mode")]
 pub(crate) use execute::CodeMode;
 pub use limits::CodeLimits;
+pub use listing::tools_list_json;
 
+#[cfg(feature = "code-mode")]
 pub(crate) use describe::describe;
+#[cfg(feature = "code-mode")]
 pub(crate) use execute::execute;
+#[cfg(feature = "code-mode")]
 pub(crate) use listing::{EXECUTE_TOOL, meta_tools};

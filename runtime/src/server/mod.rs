@@ -75,13 +75,20 @@ pub use state::placement::Placement;
 pub use state::server::Server;
 pub use transport::shutdown::shutdown_signal;
 
-/// What code mode (`crate::code`) runs its `execute` and inner calls through.
-#[cfg(feature = "code-mode")]
+/// What code mode (`crate::code`) lists (with the `search` feature alone, for its sizes) and
+/// runs its `execute` and inner calls through (with `code-mode`).
+#[cfg(feature = "search")]
 pub(crate) mod for_code {
+    #[cfg(feature = "code-mode")]
     pub(crate) use super::call::pipeline::{Answer, call_inner, unknown_tool_message};
+    #[cfg(feature = "code-mode")]
     pub(crate) use super::catalog::describe::{answer_with, definition};
     pub(crate) use super::catalog::meta_tool::{DESCRIBE_TOOL, MetaTool, describe_tool, meta_tool};
-    pub(crate) use super::catalog::search::{Meta, SEARCH_TOOL};
+    #[cfg(feature = "code-mode")]
+    pub(crate) use super::catalog::search::Meta;
+    pub(crate) use super::catalog::search::SEARCH_TOOL;
+    #[cfg(feature = "code-mode")]
     pub(crate) use super::catalog::table::Catalog;
+    #[cfg(feature = "code-mode")]
     pub(crate) use super::state::inner::Inner;
 }
