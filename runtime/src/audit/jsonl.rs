@@ -24,6 +24,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
 
 use super::event::AuditEvent;
 use super::jsonl_direct::Direct;
+use super::line::write_json;
 use super::{AuditHealth, AuditSink, Unrecorded};
 
 /// Bytes reserved for one record's line.
@@ -223,7 +224,7 @@ impl AuditSink for JsonlSink {
         Box::pin(async move {
             // A record is about 400 bytes: one allocation, written straight into.
             let mut line = Vec::with_capacity(LINE_CAPACITY);
-            match serde_json::to_writer(&mut line, &event) {
+            match write_json(&event, &mut line) {
                 Ok(()) => {}
                 Err(e) => {
                     self.errors.fetch_add(1, Ordering::Relaxed);
