@@ -60,6 +60,12 @@ LABELS = [
     ("fastmcp_c32", "FastMCP, c=32"),
     ("rmcp_openapi_c8", "rmcp-openapi-server, c=8"),
     ("rmcp_openapi_c32", "rmcp-openapi-server, c=32"),
+    ("cmp0_c8", "first --compare build, c=8"),
+    ("cmp1_c8", "second --compare build, c=8"),
+    ("cmp_this_c8", "this build beside the --compare builds, c=8"),
+    ("cmp0_c32", "first --compare build, c=32"),
+    ("cmp1_c32", "second --compare build, c=32"),
+    ("cmp_this_c32", "this build beside the --compare builds, c=32"),
 ]
 
 
