@@ -48,12 +48,24 @@
 #                                     against that call made directly (CODE_LATENCY_CALLS of
 #                                     each, default 1000); rewrites only its own section of
 #                                     --out, which the other runs carry over
+#   --compare LABEL=BINARY     also that server binary (another build of synaplan-mcp, e.g. of an
+#                              older commit), run side by side with this build, both --no-auth,
+#                              the wrk runs alternating between them at 8 and 32 connections;
+#                              repeatable (every binary takes its turn in each round)
 #   --duration S (default 10)  seconds of each wrk run
-#   --runs N     (default 3)   runs per measurement; the median is reported
+#   --runs N     (default 3)   runs per measurement; the median is reported, with the spread
+#                              (lowest–highest) of the runs
 #   --out FILE   (default BENCHMARKS.md)
 #   --no-build                 use target/release/{synaplan-mcp,synaplan-mcp-glibc,mcpgen} as
-#                              they are (under $CARGO_TARGET_DIR instead of target/ when it is set)
+#                              they are (under $CARGO_TARGET_DIR instead of target/ when it is set);
+#                              without mcpgen there, generation is not measured
+#   --profile NAME             build and use that cargo profile instead of release (e.g.
+#                              profiling: the release profile with symbols and line tables)
 #   --no-allocator             skip the system-allocator build and its comparison
+#   --no-session               skip the session-era (2025-11-25) runs
+#   --no-stdio                 skip the stdio runs
+#   --results FILE             also write the figures, one line per measurement (name, median
+#                              and spread of req/s, p50 and p99), for scripts/bench/two_runs.py
 #   --no-github-build          with --corpus: skip building the generated GitHub crate
 #
 # Needs wrk, nginx and GNU time (installed with apt-get when missing), curl, python3, cargo.
@@ -72,7 +84,13 @@ github_build=1
 allocator=1
 standalone=0
 code_mode=0
+session=1
+stdio=1
+results_out=
+compare_labels=()
+compare_bins=()
 out=BENCHMARKS.md
+profile=release
 while [[ $# -gt 0 ]]; do
   case $1 in
     --corpus) corpus=1 ;;
@@ -82,6 +100,13 @@ while [[ $# -gt 0 ]]; do
     --no-allocator) allocator=0 ;;
     --standalone) standalone=1 ;;
     --code-mode) code_mode=1 ;;
+    --no-session) session=0 ;;
+    --no-stdio) stdio=0 ;;
+    --results) results_out=$2; shift ;;
+    --profile) profile=$2; shift ;;
+    --compare)
+      [[ $2 == *=* && -x ${2#*=} ]] || { echo "--compare wants LABEL=BINARY (an executable): $2" >&2; exit 2; }
+      compare_labels+=("${2%%=*}"); compare_bins+=("$(realpath "${2#*=}")"); shift ;;
     --duration) duration=$2; shift ;;
     --runs) runs=$2; shift ;;
     --out) out=$2; shift ;;
@@ -103,17 +128,22 @@ load_start=$(loadavg)
 
 # phase NAME: the run's next part begins (logged; its wall time goes in the report's "Run time"
 # table); phase with no NAME ends the last one.
+# The load average when each part begins and ends goes in the table too.
 phase_names=()
 phase_secs=()
+phase_loads=()
 phase_name=
 phase_start=$SECONDS
+phase_load=
 phase() {
   if [[ -n $phase_name ]]; then
     phase_names+=("$phase_name")
     phase_secs+=($((SECONDS - phase_start)))
+    phase_loads+=("$phase_load → $(cut -d' ' -f1 /proc/loadavg)")
   fi
   phase_name=${1:-}
   phase_start=$SECONDS
+  phase_load=$(cut -d' ' -f1 /proc/loadavg)
   if [[ -n $phase_name ]]; then log "$phase_name"; fi
 }
 
@@ -137,20 +167,20 @@ fi
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 
 target=${CARGO_TARGET_DIR:-$root/target}
-server_bin=$target/release/synaplan-mcp
-glibc_bin=$target/release/synaplan-mcp-glibc
-mcpgen=$target/release/mcpgen
+server_bin=$target/$profile/synaplan-mcp
+glibc_bin=$target/$profile/synaplan-mcp-glibc
+mcpgen=$target/$profile/mcpgen
 if [[ $build == 1 ]]; then
-  phase "build: release binaries"
+  phase "build: $profile binaries"
   if [[ $allocator == 1 ]]; then
     # The server with the system allocator (without the default mimalloc feature), kept aside;
     # cargo keeps the artifacts of both feature sets, so the default build after it is quick
     # when nothing changed.
-    cargo build --release -p synaplan-mcp --no-default-features
+    cargo build --profile "$profile" -p synaplan-mcp --no-default-features
     cp "$server_bin" "$glibc_bin"
   fi
-  cargo build --release -p synaplan-mcp
-  cargo build --release -p generator --bin mcpgen
+  cargo build --profile "$profile" -p synaplan-mcp
+  cargo build --profile "$profile" -p generator --bin mcpgen
 fi
 
 # --- peers (--peers): installed once, before anything is measured ------------------------------
@@ -269,13 +299,19 @@ wrk_run() {
   echo "$line"
 }
 
-# summarize NAME FILE: the medians of the BENCH lines in FILE; sets R_rps/R_p50/R_p99 and records
-# "NAME rps p50 p99" in $work/results.
+# summarize NAME FILE: the medians of the BENCH lines in FILE and their spread; sets
+# R_rps/R_p50/R_p99 and records "NAME rps p50 p99 rps_min rps_max p50_min p50_max p99_min p99_max
+# runs" in $work/results.
 summarize() {
+  local field lo hi spreads=
   R_rps=$(sed -E 's/.*rps=([0-9.]+).*/\1/' "$2" | median)
   R_p50=$(sed -E 's/.*p50=([0-9]+).*/\1/' "$2" | median)
   R_p99=$(sed -E 's/.*p99=([0-9]+).*/\1/' "$2" | median)
-  echo "$1 $R_rps $R_p50 $R_p99" >>"$work/results"
+  for field in rps p50 p99; do
+    read -r lo hi < <(sed -E "s/.*$field=([0-9.]+).*/\\1/" "$2" | sort -n | awk 'NR == 1 { lo = $1 } { hi = $1 } END { print lo, hi }')
+    spreads+=" $lo $hi"
+  done
+  echo "$1 $R_rps $R_p50 $R_p99$spreads $(wc -l <"$2")" >>"$work/results"
 }
 
 # measure_once NAME CONNECTIONS URL MODE [KEY]: one wrk run, its BENCH line added to
@@ -305,6 +341,10 @@ measure() {
   summarize_runs "$1"
 }
 get() { awk -v n="$1" -v f="$2" '$1 == n { print $f }' "$work/results"; } # NAME FIELD(2 rps, 3 p50, 4 p99)
+# fig NAME FIELD: the median and, in brackets, the lowest and highest run: "24963 (20021–28356)".
+fig() {
+  awk -v n="$1" -v f="$2" '$1 == n { lo = 2 * f + 1; printf "%.0f (%.0f–%.0f)", $f, $lo, $(lo + 1) }' "$work/results"
+}
 bench_session=
 
 # measure_stdio NAME WINDOW: like measure, over stdio (scripts/bench/stdio.py keeps WINDOW calls
@@ -380,17 +420,21 @@ load_rss=$(sort -n "$work/rss_load" | tail -1)
 log "tools/list latency (1 connection)"
 measure mcp_list_c1 1 "$server_url/mcp" list
 
-phase "Synaplan: session era (2025-11-25), tools/call in one initialized session"
-bench_session=$(open_session)
-for c in "${concurrencies[@]}"; do
-  measure "session_c$c" "$c" "$server_url/mcp" session
-done
-bench_session=
+if [[ $session == 1 ]]; then
+  phase "Synaplan: session era (2025-11-25), tools/call in one initialized session"
+  bench_session=$(open_session)
+  for c in "${concurrencies[@]}"; do
+    measure "session_c$c" "$c" "$server_url/mcp" session
+  done
+  bench_session=
+fi
 stop_server
 
-phase "Synaplan: stdio, one call at a time and 8 in flight"
-measure_stdio stdio_w1 1
-measure_stdio stdio_w8 8
+if [[ $stdio == 1 ]]; then
+  phase "Synaplan: stdio, one call at a time and 8 in flight"
+  measure_stdio stdio_w1 1
+  measure_stdio stdio_w8 8
+fi
 
 # --- allocator: the system's (glibc malloc) and the default mimalloc, alternated run by run ----
 # Both servers run side by side (one idle while wrk calls the other) and each wrk run of one is
@@ -412,7 +456,7 @@ else
     check_call
     alloc_url[$a]=$server_url
     alloc_pid[$a]=$server_pid
-    alloc_bytes[$a]=$(stat -c %s "${alloc_bin[$a]}")
+    alloc_bytes[$a]=$(stat -L -c %s "${alloc_bin[$a]}")
   done
   sleep 1
   for a in "${alloc_list[@]}"; do alloc_rss[$a]=$(rss_kb "${alloc_pid[$a]}"); done
@@ -535,37 +579,93 @@ keys:
     principal: bench
     scopes: [mcp:read]
 EOF
-phase "Synaplan: --no-auth with the default log (each call's audit record at INFO) at 8 connections"
-server_env=()
-start_server --no-auth
-check_call
-measure log_info 8 "$server_url/mcp" call
-stop_server
-server_env=("${audit_off_env[@]}")
+# alternate SUFFIX CONNECTIONS LABEL...: RUNS rounds; in each, one wrk run at CONNECTIONS
+# against every running server LABEL (its URL in alt_url[LABEL], the API key it wants in
+# alt_key[LABEL]), each round starting one server later, so that every server takes every
+# position and a drift in the shared machine's load favours none. Summarized as LABEL SUFFIX.
+declare -A alt_url alt_key alt_pid
+alternate() {
+  local suffix=$1 conns=$2 i j label
+  shift 2
+  local labels=("$@")
+  for label in "${labels[@]}"; do : >"$work/runs-$label$suffix"; done
+  for i in $(seq 1 "$runs"); do
+    for j in "${!labels[@]}"; do
+      label=${labels[$(((i - 1 + j) % ${#labels[@]}))]}
+      wrk_run "$label$suffix run $i" "$conns" "${alt_url[$label]}/mcp" call "${alt_key[$label]:-}" \
+        >>"$work/runs-$label$suffix"
+    done
+  done
+  for label in "${labels[@]}"; do summarize "$label$suffix" "$work/runs-$label$suffix"; done
+}
+# start_alt LABEL BINARY flags: starts a server for alternate()
+start_alt() {
+  local label=$1
+  shift
+  start_binary "$@"
+  alt_url[$label]=$server_url
+  alt_pid[$label]=$server_pid
+}
 
-audit_lines=()
-metrics_calls=()
-phase "Synaplan: API key + JSONL audit (fsync batch, always) + metrics at 8 connections"
+# Four servers side by side, the wrk runs at 8 connections alternating between them: the bare
+# server as above (audit line off), the same with the default log (each call's audit record at
+# INFO on stderr, as a server with no audit log writes it), and API key + JSONL audit (fsync batch,
+# then always) + metrics, so that each share of the bare figure compares runs of the same rounds.
+deployed=(dep_bare log_info auth_batch auth_always)
+phase "Synaplan: the deployed path alternated with bare: default log, API key + JSONL audit (fsync batch, always) + metrics, at 8 connections"
+start_alt dep_bare "$server_bin" --no-auth
+check_call
+server_env=()
+start_alt log_info "$server_bin" --no-auth
+check_call
+server_env=("${audit_off_env[@]}")
 for fsync in batch always; do
   rm -f "$work/audit-$fsync.jsonl"
-  start_server --keys "$work/keys.yaml" --audit-log "$work/audit-$fsync.jsonl" --audit-fsync "$fsync" \
-    --metrics --metrics-token-env BENCH_METRICS_TOKEN
+  start_alt "auth_$fsync" "$server_bin" --keys "$work/keys.yaml" --audit-log "$work/audit-$fsync.jsonl" \
+    --audit-fsync "$fsync" --metrics --metrics-token-env BENCH_METRICS_TOKEN
+  alt_key[auth_$fsync]=$key
   check_call -H "X-API-Key: $key"
-  measure "auth_$fsync" 8 "$server_url/mcp" call "$key"
-  curl -sS --fail -H "Authorization: Bearer $BENCH_METRICS_TOKEN" -o "$work/metrics-$fsync" "$server_url/metrics"
+done
+sleep 1
+alternate "" 8 "${deployed[@]}"
+audit_lines=()
+metrics_calls=()
+for fsync in batch always; do
+  url=${alt_url[auth_$fsync]}
+  curl -sS --fail -H "Authorization: Bearer $BENCH_METRICS_TOKEN" -o "$work/metrics-$fsync" "$url/metrics"
   calls=$(awk '/^mcpgen_tool_calls_total[{ ]/ { n += $NF } END { printf "%d", n }' "$work/metrics-$fsync")
   if [[ $calls -le 0 ]]; then
     echo "/metrics counted no tool calls after the fsync $fsync run:" >&2
     grep mcpgen_tool_calls_total "$work/metrics-$fsync" >&2 || true
     exit 1
   fi
-  stop_server
+  stop_pid "${alt_pid[auth_$fsync]}"
   audit_lines+=("$(wc -l <"$work/audit-$fsync.jsonl")")
   metrics_calls+=("$calls")
 done
+stop_pid "${alt_pid[dep_bare]}"
+stop_pid "${alt_pid[log_info]}"
+
+# --- other builds (--compare), alternated with this one ---------------------------------------
+compare_concurrencies=(8 32)
+compared=()
+if [[ ${#compare_labels[@]} -gt 0 ]]; then
+  phase "other builds (${compare_labels[*]}) alternated with this one at ${compare_concurrencies[*]} connections"
+  for i in "${!compare_labels[@]}"; do
+    compared+=("cmp$i")
+    start_alt "cmp$i" "${compare_bins[$i]}" --no-auth
+    check_call
+  done
+  compared+=(cmp_this)
+  start_alt cmp_this "$server_bin" --no-auth
+  check_call
+  sleep 1
+  for c in "${compare_concurrencies[@]}"; do alternate "_c$c" "$c" "${compared[@]}"; done
+  for label in "${compared[@]}"; do stop_pid "${alt_pid[$label]}"; done
+fi
 
 # --- sizes and generation --------------------------------------------------------------------
-binary_bytes=$(stat -c %s "$server_bin")
+binary_bytes=$(stat -L -c %s "$server_bin")
 cp "$server_bin" "$work/stripped" && strip "$work/stripped" 2>/dev/null && stripped_bytes=$(stat -c %s "$work/stripped") || stripped_bytes=
 
 # gen_time NAME SPEC TOOLS [extra]: RUNS timed runs of mcpgen generate; "NAME seconds peak_kb".
@@ -587,8 +687,11 @@ gen_time() {
   done
   echo "$name $(awk '{ print $1 }' "$work/gen" | median) $(awk '{ print $2 }' "$work/gen" | median)"
 }
-phase "generation: mcpgen generate, Synaplan"
-gen_synaplan=$(gen_time synaplan specs/synaplan/openapi.yaml specs/synaplan/mcp_tools.yaml --plugins specs/synaplan/plugins)
+gen_synaplan=
+if [[ -x $mcpgen ]]; then
+  phase "generation: mcpgen generate, Synaplan"
+  gen_synaplan=$(gen_time synaplan specs/synaplan/openapi.yaml specs/synaplan/mcp_tools.yaml --plugins specs/synaplan/plugins)
+fi
 gen_github=
 github_tools=
 gen_stripe=
@@ -733,7 +836,10 @@ ok() { awk "BEGIN { exit !($1) }" && echo met || echo missed; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f×", a / b }'; }
 
 c8=$(get mcp_call_c8 2)
+bare8=$(get dep_bare 2) # the bare server of the rounds the deployed path alternated with
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f%%", 100 * a / b }'; }
+# fig_line NAME: "req/s, p50 / p99 µs", each with its spread
+fig_line() { printf '%s, %s / %s' "$(fig "$1" 2)" "$(fig "$1" 3)" "$(fig "$1" 4)"; }
 # The best peer at c=8 and c=32 (--peers), for both the targets and the Peers table.
 declare -A peer_best
 if [[ $peers == 1 ]]; then
@@ -759,12 +865,14 @@ fi
   echo "Measured by \`$invocation\` on $today: $cores cores ($cpu)."
   echo "The figures come from a **shared, noisy $cores-core machine**, with the load generator (wrk),"
   echo "the server and the upstream (nginx, one worker) all on it, over loopback; each load figure"
-  echo "is the median of $runs runs of ${duration} s (\`wrk -t 2\`, \`-t 1\` at one connection). The stateless"
+  echo "is the median of $runs runs of ${duration} s (\`wrk -t 2\`, \`-t 1\` at one connection), with the lowest"
+  echo "and highest run in brackets. The stateless"
   echo "tools/call and direct runs go in rounds: each round runs every concurrency once, both ways,"
   echo "every other round from the highest concurrency down."
-  echo "Load average (1, 5, 15 min) when the run started: $load_start; when it ended: $load_end."
+  echo "Load average (1, 5, 15 min) when the run started: $load_start; when it ended: $load_end"
+  echo "(the load average of each part is in \"Run time\" below)."
   echo
-  echo "The server is \`synaplan-mcp --transport http --no-auth\` (release build, auth and audit"
+  echo "The server is \`synaplan-mcp --transport http --no-auth\` (the \`$profile\` build, auth and audit"
   echo "off unless said), each request one stateless 2026-07-28 JSON-RPC \`tools/call\` of"
   echo "\`synaplan_list_prompts\` on \`/mcp\`, which calls \`GET /api/v1/prompts?language=en\` on"
   echo "nginx serving a fixed JSON file. *Direct* is wrk calling that nginx URL itself: the limit."
@@ -776,40 +884,41 @@ fi
   echo "|---|---|---|---|"
   for c in "${concurrencies[@]}"; do
     m=$(get "mcp_call_c$c" 2); d=$(get "direct_c$c" 2)
-    printf '| tools/call req/s, c=%s | %.0f | %.0f | %s |\n' "$c" "$m" "$d" "$(ratio "$m" "$d")"
+    printf '| tools/call req/s, c=%s | %s | %s | %s |\n' "$c" "$(fig "mcp_call_c$c" 2)" "$(fig "direct_c$c" 2)" "$(ratio "$m" "$d")"
   done
   for c in "${concurrencies[@]}"; do
     m=$(get "mcp_call_c$c" 3); d=$(get "direct_c$c" 3)
-    printf '| tools/call p50 µs, c=%s | %s | %s | %s |\n' "$c" "$m" "$d" "$(ratio "$m" "$d")"
+    printf '| tools/call p50 µs, c=%s | %s | %s | %s |\n' "$c" "$(fig "mcp_call_c$c" 3)" "$(fig "direct_c$c" 3)" "$(ratio "$m" "$d")"
   done
   for c in "${concurrencies[@]}"; do
     m=$(get "mcp_call_c$c" 4); d=$(get "direct_c$c" 4)
-    printf '| tools/call p99 µs, c=%s | %s | %s | %s |\n' "$c" "$m" "$d" "$(ratio "$m" "$d")"
+    printf '| tools/call p99 µs, c=%s | %s | %s | %s |\n' "$c" "$(fig "mcp_call_c$c" 4)" "$(fig "direct_c$c" 4)" "$(ratio "$m" "$d")"
   done
-  for c in "${concurrencies[@]}"; do
-    printf '| session era (2025-11-25) tools/call req/s, p50 / p99 µs, c=%s | %.0f, %s / %s | %.0f, %s / %s | %s |\n' \
-      "$c" "$(get "session_c$c" 2)" "$(get "session_c$c" 3)" "$(get "session_c$c" 4)" \
-      "$(get "direct_c$c" 2)" "$(get "direct_c$c" 3)" "$(get "direct_c$c" 4)" "$(ratio "$(get "session_c$c" 2)" "$(get "direct_c$c" 2)")"
-  done
-  printf '| stdio tools/call req/s, p50 / p99 µs, one at a time | %.0f, %s / %s | | |\n' \
-    "$(get stdio_w1 2)" "$(get stdio_w1 3)" "$(get stdio_w1 4)"
-  printf '| stdio tools/call req/s, p50 / p99 µs, 8 in flight | %.0f, %s / %s | | |\n' \
-    "$(get stdio_w8 2)" "$(get stdio_w8 3)" "$(get stdio_w8 4)"
+  if [[ $session == 1 ]]; then
+    for c in "${concurrencies[@]}"; do
+      printf '| session era (2025-11-25) tools/call req/s, p50 / p99 µs, c=%s | %s | %s | %s |\n' \
+        "$c" "$(fig_line "session_c$c")" "$(fig_line "direct_c$c")" "$(ratio "$(get "session_c$c" 2)" "$(get "direct_c$c" 2)")"
+    done
+  fi
+  if [[ $stdio == 1 ]]; then
+    printf '| stdio tools/call req/s, p50 / p99 µs, one at a time | %s | | |\n' "$(fig_line stdio_w1)"
+    printf '| stdio tools/call req/s, p50 / p99 µs, 8 in flight | %s | | |\n' "$(fig_line stdio_w8)"
+  fi
   d=$(get direct_c8 2)
+  printf '| bare, alternated with the three rows below: req/s, p50 / p99 µs, c=8 | %s | %s | %s |\n' \
+    "$(fig_line dep_bare)" "$(fig_line direct_c8)" "$(ratio "$bare8" "$d")"
   m=$(get log_info 2)
-  printf '| default log (each call'"'"'s audit record at INFO) req/s, c=8 (%s of no-auth) | %.0f | %.0f | %s |\n' \
-    "$(pct "$m" "$c8")" "$m" "$d" "$(ratio "$m" "$d")"
+  printf '| default log (each call'"'"'s audit record at INFO): req/s, p50 / p99 µs, c=8 (%s of bare) | %s | %s | %s |\n' \
+    "$(pct "$m" "$bare8")" "$(fig_line log_info)" "$(fig_line direct_c8)" "$(ratio "$m" "$d")"
   for fsync in batch always; do
     m=$(get "auth_$fsync" 2)
-    printf '| API key + audit (fsync %s) + metrics req/s, c=8 (%s of no-auth) | %.0f | %.0f | %s |\n' \
-      "$fsync" "$(pct "$m" "$c8")" "$m" "$d" "$(ratio "$m" "$d")"
-    printf '| API key + audit (fsync %s) + metrics p50 / p99 µs, c=8 | %s / %s | %s / %s | |\n' \
-      "$fsync" "$(get "auth_$fsync" 3)" "$(get "auth_$fsync" 4)" "$(get direct_c8 3)" "$(get direct_c8 4)"
+    printf '| API key + audit (fsync %s) + metrics: req/s, p50 / p99 µs, c=8 (%s of bare) | %s | %s | %s |\n' \
+      "$fsync" "$(pct "$m" "$bare8")" "$(fig_line "auth_$fsync")" "$(fig_line direct_c8)" "$(ratio "$m" "$d")"
   done
-  printf '| tools/list p50 / p99 µs, 1 connection (Synaplan, 8 tools) | %s / %s | | |\n' "$(get mcp_list_c1 3)" "$(get mcp_list_c1 4)"
+  printf '| tools/list p50 / p99 µs, 1 connection (Synaplan, 8 tools) | %s / %s | | |\n' "$(fig mcp_list_c1 3)" "$(fig mcp_list_c1 4)"
   if [[ -n $gh_rss ]]; then
     printf '| tools/list p50 / p99 µs, 1 connection (GitHub, %s tools; release build) | %s / %s | | |\n' \
-      "$github_tools" "$(get gh_list_c1 3)" "$(get gh_list_c1 4)"
+      "$github_tools" "$(fig gh_list_c1 3)" "$(fig gh_list_c1 4)"
   fi
   printf '| cold start to first /healthz 200 | %s ms | | |\n' "$cold_healthz"
   printf '| cold start to first tools/list answer | %s ms | | |\n' "$cold_list"
@@ -821,10 +930,12 @@ fi
     printf '| idle RSS, GitHub server (%s tools, release build, after one tools/list) | %s | | |\n' "$github_tools" "$(mb "$gh_rss")"
   fi
   printf '| RSS under load (peak, c=128) | %s | | |\n' "$(mb "$load_rss")"
-  printf '| release binary size (workspace build, opt-level 3) | %s%s | | |\n' "$(mib "$binary_bytes")" \
+  printf '| %s binary size (workspace build, opt-level 3) | %s%s | | |\n' "$profile" "$(mib "$binary_bytes")" \
     "$([[ -n $stripped_bytes ]] && awk -v b="$stripped_bytes" 'BEGIN { printf " (%.1f MiB stripped)", b / 1048576 }')"
-  read -r _ s kb <<<"$gen_synaplan"
-  printf '| mcpgen generate, Synaplan: wall time / peak RSS | %s s / %s | | |\n' "$s" "$(mb "$kb")"
+  if [[ -n $gen_synaplan ]]; then
+    read -r _ s kb <<<"$gen_synaplan"
+    printf '| mcpgen generate, Synaplan: wall time / peak RSS | %s s / %s | | |\n' "$s" "$(mb "$kb")"
+  fi
   if [[ -n $gen_github ]]; then
     read -r _ s kb <<<"$gen_github"
     printf '| mcpgen generate, GitHub (%s operations): wall time / peak RSS | %s s / %s | | |\n' "$github_tools" "$s" "$(mb "$kb")"
@@ -843,7 +954,10 @@ fi
     printf '| release build of the generated GitHub crate, %s | %s s | | |\n' "$gh_release_deps" "$gh_release"
   fi
   echo
-  echo "Ratios are mcpgen / direct (for latencies, how many times slower). The API-key runs also"
+  echo "Ratios are mcpgen / direct (for latencies, how many times slower), of the medians. The four"
+  echo "servers of the deployed path (bare, default log, API key + audit batch, always) ran side by"
+  echo "side, and each round of wrk runs went through all four, starting one later every round; each"
+  echo "share of bare divides by the bare server of those rounds. The API-key runs also"
   echo "write the JSONL audit log and serve Prometheus metrics at \`/metrics\` (\`--metrics\`, bearer"
   echo "token), scraped once after the runs: audit records written ${audit_lines[0]} (batch) and"
   echo "${audit_lines[1]} (always), tool calls counted by \`mcpgen_tool_calls_total\` ${metrics_calls[0]} and"
@@ -875,7 +989,6 @@ fi
   m=$(get mcp_call_c8 2); d=$(get direct_c8 2)
   printf '| throughput at c=8 ≥ 0.25× direct | %.0f req/s, %s direct (nginx: %.0f) | %s |\n' "$m" "$(ratio "$m" "$d")" "$d" "$(ok "$m >= 0.25 * $d")"
   a=$(get auth_batch 2)
-  printf '| throughput at c=8 with API key + audit (`--audit-fsync batch`) + metrics: reported | %.0f req/s, %s direct | — |\n' "$a" "$(ratio "$a" "$d")"
   m=$(get mcp_call_c1 3); d=$(get direct_c1 3)
   printf '| added latency at c=1 (p50) ≤ 90 µs over direct | %s µs vs %s µs (%+d µs) | %s |\n' "$m" "$d" "$((m - d))" "$(ok "$m - $d <= 90")"
   m32=$(get mcp_call_c32 2); m128=$(get mcp_call_c128 2)
@@ -887,7 +1000,11 @@ fi
     cond+=" && $m - $d <= 3000"
   done
   printf '| p99 at most 3 ms above direct'"'"'s p99 at c=1, 8 and 32 | %s | %s |\n' "$measured" "$(ok "$cond")"
-  printf '| API key + audit (batch) + metrics ≥ 85%% of the no-auth c=8 req/s | %.0f vs %.0f req/s = %s | %s |\n' "$a" "$c8" "$(pct "$a" "$c8")" "$(ok "$a >= 0.85 * $c8")"
+  printf '| API key + audit (batch) + metrics ≥ 85%% of bare at c=8 (alternated) | %.0f vs %.0f req/s = %s | %s |\n' "$a" "$bare8" "$(pct "$a" "$bare8")" "$(ok "$a >= 0.85 * $bare8")"
+  m=$(get log_info 2)
+  printf '| default log ≥ 90%% of bare at c=8 (alternated) | %.0f vs %.0f req/s = %s | %s |\n' "$m" "$bare8" "$(pct "$m" "$bare8")" "$(ok "$m >= 0.90 * $bare8")"
+  m=$(get auth_always 2)
+  printf '| API key + audit (always) + metrics ≥ 60%% of bare at c=8 (alternated) | %.0f vs %.0f req/s = %s | %s |\n' "$m" "$bare8" "$(pct "$m" "$bare8")" "$(ok "$m >= 0.60 * $bare8")"
   if [[ -n $gh_rss ]]; then
     m=$(get gh_list_c1 3)
     printf '| `tools/list`, %s tools (GitHub), p50 ≤ 2 ms, release build | %s µs (p99 %s µs) | %s |\n' "$github_tools" "$m" "$(get gh_list_c1 4)" "$(ok "$m <= 2000")"
@@ -953,7 +1070,7 @@ fi
     for c in "${concurrencies[@]}"; do
       printf '| tools/call req/s, p50 / p99 µs, c=%s' "$c"
       for n in mcp_call fastmcp rmcp_openapi direct; do
-        printf ' | %.0f, %s / %s' "$(get "${n}_c$c" 2)" "$(get "${n}_c$c" 3)" "$(get "${n}_c$c" 4)"
+        printf ' | %s' "$(fig_line "${n}_c$c")"
       done
       echo " |"
     done
@@ -1019,26 +1136,59 @@ fi
     echo "|---|---|---|---|"
     for c in "${alloc_concurrencies[@]}"; do
       d=$(get "alloc_glibc_c$c" 2); m=$(get "alloc_mimalloc_c$c" 2)
-      printf '| tools/call req/s, c=%s | %.0f | %.0f | %s |\n' "$c" "$d" "$m" "$(ratio "$m" "$d")"
+      printf '| tools/call req/s, c=%s | %s | %s | %s |\n' "$c" "$(fig "alloc_glibc_c$c" 2)" "$(fig "alloc_mimalloc_c$c" 2)" "$(ratio "$m" "$d")"
     done
     for c in "${alloc_concurrencies[@]}"; do
       printf '| tools/call p50 / p99 µs, c=%s | %s / %s | %s / %s | %s / %s |\n' "$c" \
-        "$(get "alloc_glibc_c$c" 3)" "$(get "alloc_glibc_c$c" 4)" "$(get "alloc_mimalloc_c$c" 3)" "$(get "alloc_mimalloc_c$c" 4)" \
+        "$(fig "alloc_glibc_c$c" 3)" "$(fig "alloc_glibc_c$c" 4)" "$(fig "alloc_mimalloc_c$c" 3)" "$(fig "alloc_mimalloc_c$c" 4)" \
         "$(ratio "$(get "alloc_mimalloc_c$c" 3)" "$(get "alloc_glibc_c$c" 3)")" "$(ratio "$(get "alloc_mimalloc_c$c" 4)" "$(get "alloc_glibc_c$c" 4)")"
     done
     printf '| idle RSS | %s | %s | %s |\n' "$(mb "${alloc_rss[glibc]}")" "$(mb "${alloc_rss[mimalloc]}")" "$(ratio "${alloc_rss[mimalloc]}" "${alloc_rss[glibc]}")"
     printf '| release binary size | %s | %s | %s |\n' "$(mib "${alloc_bytes[glibc]}")" "$(mib "${alloc_bytes[mimalloc]}")" "$(ratio "${alloc_bytes[mimalloc]}" "${alloc_bytes[glibc]}")"
   fi
+  if [[ ${#compared[@]} -gt 0 ]]; then
+    echo
+    echo "## Other builds (same run)"
+    echo
+    echo "Other builds of the same server (\`--compare\`) and this one, all \`--no-auth\` with the"
+    echo "audit line off, side by side; each round of wrk runs went through every build, starting one"
+    echo "later every round. Medians of $runs runs, the lowest and highest in brackets; the ratio is"
+    echo "this build / the first."
+    echo
+    printf '| Metric'
+    for i in "${!compare_labels[@]}"; do printf ' | %s' "${compare_labels[$i]}"; done
+    echo " | this build | ratio |"
+    printf '|---'
+    for label in "${compared[@]}"; do printf '|---'; done
+    echo "|---|"
+    for c in "${compare_concurrencies[@]}"; do
+      for f in 2 3 4; do
+        case $f in 2) what="req/s" ;; 3) what="p50 µs" ;; 4) what="p99 µs" ;; esac
+        printf '| tools/call %s, c=%s' "$what" "$c"
+        for label in "${compared[@]}"; do printf ' | %s' "$(fig "${label}_c$c" "$f")"; done
+        printf ' | %s |\n' "$(ratio "$(get "cmp_this_c$c" "$f")" "$(get "cmp0_c$c" "$f")")"
+      done
+    done
+  fi
   echo
   echo "## Run time"
   echo
-  echo "Wall time of each part of this run (builds included), $(elapsed) in all (minutes:seconds)."
+  echo "Wall time of each part of this run (builds included), $(elapsed) in all (minutes:seconds),"
+  echo "and the 1-minute load average when the part began and when it ended."
   echo
-  echo "| Part | Wall time |"
-  echo "|---|---|"
+  echo "| Part | Wall time | Load average |"
+  echo "|---|---|---|"
   for i in "${!phase_names[@]}"; do
-    printf '| %s | %s |\n' "${phase_names[$i]}" "$(mmss "${phase_secs[$i]}")"
+    printf '| %s | %s | %s |\n' "${phase_names[$i]}" "$(mmss "${phase_secs[$i]}")" "${phase_loads[$i]}"
   done
 } >"$out"
 code_mode_splice "$code_mode_kept" "$out"
 cat "$out"
+if [[ -n $results_out ]]; then
+  {
+    echo "# $invocation"
+    echo "# date $(date -u +%Y-%m-%dT%H:%M:%SZ); cpu $cores x $cpu; load $load_start -> $load_end"
+    echo "# name rps p50 p99 rps_min rps_max p50_min p50_max p99_min p99_max runs"
+    cat "$work/results"
+  } >"$results_out"
+fi

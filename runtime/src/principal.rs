@@ -48,7 +48,11 @@ impl Principal {
             return false;
         }
         let all = self.has_scope("mcp:*");
-        let named = self.has_scope(&format!("mcp:tool:{}", tool.name));
+        // `mcp:tool:<name>`, compared without building the scope's text for every call.
+        let named = self
+            .scopes
+            .iter()
+            .any(|s| s.strip_prefix("mcp:tool:") == Some(tool.name));
         if let Some(required) = tool.required_scope {
             return all || named || self.has_scope(required);
         }

@@ -8,6 +8,15 @@
 #   scripts/bench/callgrind.sh --keys FILE ... any other server flags instead of --no-auth
 #   MCPGEN_BENCH_KEY=KEY scripts/bench/callgrind.sh --keys FILE   each call sends X-API-Key: KEY
 #
+#   MCPGEN_CALLGRIND_OUT=FILE scripts/bench/callgrind.sh ...   also keeps callgrind's output in
+#                                                            FILE (for callgrind_annotate)
+#   MCPGEN_PROFILING_BIN=FILE scripts/bench/callgrind.sh ...   profiles that binary instead of
+#                                                            building one
+#
+# The server's log level is RUST_LOG's (its own default when unset: each call's audit record at
+# INFO, as a server with no audit log writes it; RUST_LOG=info,rmcp=warn,mcpgen::audit=off
+# leaves that line out, as the load figures of scripts/bench.sh do).
+#
 # Prints one line: instructions per call. Needs valgrind, nginx (apt-get) and python3.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -18,9 +27,12 @@ done
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 [[ -x "$NGINX" ]] || { echo "callgrind.sh: nginx is missing (apt-get install nginx-light)" >&2; exit 1; }
 
-echo "building synaplan-mcp with the profiling profile" >&2
-cargo build --quiet --locked --profile profiling -p synaplan-mcp
-server_bin=target/profiling/synaplan-mcp
+server_bin=${MCPGEN_PROFILING_BIN:-}
+if [[ -z $server_bin ]]; then
+  echo "building synaplan-mcp with the profiling profile" >&2
+  cargo build --quiet --locked --profile profiling -p synaplan-mcp
+  server_bin=${CARGO_TARGET_DIR:-target}/profiling/synaplan-mcp
+fi
 
 work=$(mktemp -d)
 pids=()
@@ -78,4 +90,7 @@ EOF
 kill -TERM "$server_pid"
 wait "$server_pid" 2>/dev/null || true
 total=$(grep -h '^totals:' "$work"/callgrind.out* | awk '{s += $2} END {print s}')
+if [[ -n ${MCPGEN_CALLGRIND_OUT:-} ]]; then
+  cat "$work"/callgrind.out* >"$MCPGEN_CALLGRIND_OUT"
+fi
 echo "instructions per call: $((total / 500)) ($total over 500 calls; flags: ${flags[*]})"

@@ -24,7 +24,11 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
 
 use super::event::AuditEvent;
 use super::jsonl_direct::Direct;
+use super::line::write_json;
 use super::{AuditHealth, AuditSink, Unrecorded};
+
+/// Bytes reserved for one record's line.
+const LINE_CAPACITY: usize = 512;
 
 /// Records that may wait for the writer before `record` itself waits for a slot.
 const QUEUE_CAPACITY: usize = 1024;
@@ -218,8 +222,10 @@ impl AuditSink for JsonlSink {
     /// `Err` when the line could not be written (with [`Fsync::Always`]: written and synced).
     fn try_record<'a>(&'a self, event: AuditEvent) -> BoxFuture<'a, Result<(), Unrecorded>> {
         Box::pin(async move {
-            let mut line = match serde_json::to_vec(&event) {
-                Ok(line) => line,
+            // A record is about 400 bytes: one allocation, written straight into.
+            let mut line = Vec::with_capacity(LINE_CAPACITY);
+            match write_json(&event, &mut line) {
+                Ok(()) => {}
                 Err(e) => {
                     self.errors.fetch_add(1, Ordering::Relaxed);
                     tracing::error!(
@@ -411,7 +417,9 @@ pub(super) fn write_failed(failing: &AtomicBool, path: &Path, error: &io::Error)
 
 /// Logs, once, that the audit log at `path` takes records again.
 pub(super) fn write_recovered(failing: &AtomicBool, path: &Path) {
-    if failing.swap(false, Ordering::AcqRel) {
+    // Read first: a write to the flag on every record would bounce its cache line between
+    // the threads that record.
+    if failing.load(Ordering::Relaxed) && failing.swap(false, Ordering::AcqRel) {
         tracing::info!(target: "mcpgen::audit", path = %path.display(), "the audit log takes records again");
     }
 }

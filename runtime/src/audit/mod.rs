@@ -17,6 +17,7 @@ mod db;
 mod event;
 mod jsonl;
 mod jsonl_direct;
+mod line;
 mod multi;
 mod time;
 mod tracing_sink;

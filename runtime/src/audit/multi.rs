@@ -56,31 +56,60 @@ impl From<Vec<Arc<dyn AuditSink>>> for MultiSink {
     }
 }
 
+impl MultiSink {
+    /// The one sink that keeps a record handed over now (see [`AuditSink::keeps_records`]),
+    /// `Ok(None)` when none does, `Err(())` when several do. A record is not copied for a sink
+    /// that would drop it (the log sink at DEBUG level under the default log filter, beside an
+    /// audit log).
+    fn only_keeper(&self) -> Result<Option<&Arc<dyn AuditSink>>, ()> {
+        let mut keeping = self.sinks.iter().filter(|s| s.keeps_records());
+        match (keeping.next(), keeping.next()) {
+            (first, None) => Ok(first),
+            (Some(_), Some(_)) | (None, Some(_)) => Err(()),
+        }
+    }
+}
+
 impl AuditSink for MultiSink {
     fn record<'a>(&'a self, event: AuditEvent) -> BoxFuture<'a, ()> {
-        Box::pin(async move {
-            let Some((last, rest)) = self.sinks.split_last() else {
-                return;
-            };
-            let mut pending: Vec<_> = rest.iter().map(|s| s.record(event.clone())).collect();
-            pending.push(last.record(event));
-            futures::future::join_all(pending).await;
-        })
+        match self.only_keeper() {
+            Ok(None) => Box::pin(std::future::ready(())),
+            Ok(Some(only)) => only.record(event),
+            Err(()) => {
+                let keeping: Vec<_> = self.sinks.iter().filter(|s| s.keeps_records()).collect();
+                let Some((last, rest)) = keeping.split_last() else {
+                    return Box::pin(std::future::ready(()));
+                };
+                let mut pending: Vec<_> = rest.iter().map(|s| s.record(event.clone())).collect();
+                pending.push(last.record(event));
+                Box::pin(async move {
+                    futures::future::join_all(pending).await;
+                })
+            }
+        }
     }
 
-    /// Kept when every sink kept it; otherwise the first sink's reason.
+    /// Kept when every sink that keeps records kept it; otherwise the first sink's reason.
     fn try_record<'a>(&'a self, event: AuditEvent) -> BoxFuture<'a, Result<(), Unrecorded>> {
-        Box::pin(async move {
-            let Some((last, rest)) = self.sinks.split_last() else {
-                return Ok(());
-            };
-            let mut pending: Vec<_> = rest.iter().map(|s| s.try_record(event.clone())).collect();
-            pending.push(last.try_record(event));
-            futures::future::join_all(pending)
-                .await
-                .into_iter()
-                .collect::<Result<(), _>>()
-        })
+        match self.only_keeper() {
+            Ok(None) => Box::pin(std::future::ready(Ok(()))),
+            Ok(Some(only)) => only.try_record(event),
+            Err(()) => {
+                let keeping: Vec<_> = self.sinks.iter().filter(|s| s.keeps_records()).collect();
+                let Some((last, rest)) = keeping.split_last() else {
+                    return Box::pin(std::future::ready(Ok(())));
+                };
+                let mut pending: Vec<_> =
+                    rest.iter().map(|s| s.try_record(event.clone())).collect();
+                pending.push(last.try_record(event));
+                Box::pin(async move {
+                    futures::future::join_all(pending)
+                        .await
+                        .into_iter()
+                        .collect::<Result<(), _>>()
+                })
+            }
+        }
     }
 
     fn flush<'a>(&'a self) -> BoxFuture<'a, ()> {

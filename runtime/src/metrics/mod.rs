@@ -28,6 +28,7 @@
 //! status `unauthenticated` / `forbidden`, as they count in the audit.
 
 mod endpoint;
+mod tool;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
@@ -38,6 +39,8 @@ use prometheus::{
 };
 
 pub use endpoint::{METRICS_PATH, MIN_TOKEN_LEN, MetricsEndpoint, MetricsTokenError};
+pub(crate) use tool::ToolSeries;
+use tool::UpstreamCode;
 
 use mcpgen_core::tool::ToolDef;
 
@@ -258,6 +261,23 @@ impl Metrics {
         }
     }
 
+    /// Counts one finished call of the tool whose series are `series` (see
+    /// [`Metrics::series`]), as [`Metrics::call_finished`] does.
+    pub(crate) fn call_finished_in(
+        &self,
+        series: &ToolSeries,
+        status: AuditStatus,
+        duration: Duration,
+    ) {
+        if let Some(calls) = series.calls(self, status) {
+            calls.inc();
+        }
+        series.duration(self).observe(duration.as_secs_f64());
+        if status == AuditStatus::RateLimited {
+            series.rate_limited(self).inc();
+        }
+    }
+
     /// Counts one upstream request of `def`: its HTTP status (`None`: no answer, `timed_out`
     /// or another failure) and latency.
     pub(crate) fn upstream_finished(
@@ -267,16 +287,27 @@ impl Metrics {
         timed_out: bool,
         latency: Duration,
     ) {
-        let code = match (status, timed_out) {
-            (Some(code), _) => code.to_string(),
-            (None, true) => "timeout".to_owned(),
-            (None, false) => "error".to_owned(),
-        };
+        let code = UpstreamCode::new(status, timed_out).label();
         self.upstream_requests
             .with_label_values(&[def.name, code.as_str()])
             .inc();
         self.upstream_duration
             .with_label_values(&[def.name])
+            .observe(latency.as_secs_f64());
+    }
+
+    /// Counts one upstream request of the tool whose series are `series`, as
+    /// [`Metrics::upstream_finished`] does.
+    pub(crate) fn upstream_finished_in(
+        &self,
+        series: &ToolSeries,
+        status: Option<u16>,
+        timed_out: bool,
+        latency: Duration,
+    ) {
+        series.count_upstream(self, UpstreamCode::new(status, timed_out));
+        series
+            .upstream_duration(self)
             .observe(latency.as_secs_f64());
     }
 

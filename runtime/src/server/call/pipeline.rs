@@ -97,6 +97,9 @@ struct Pending<'a> {
     tool: &'a str,
     /// The tool table's entry, once the tool is known to exist.
     def: Option<&'static ToolDef>,
+    /// The tool's metrics series, once the tool is known to exist.
+    #[cfg(feature = "metrics")]
+    series: Option<&'a crate::metrics::ToolSeries>,
     trace_id: Option<String>,
     args_sha256: String,
     args: Option<Value>,
@@ -122,7 +125,11 @@ impl Pending<'_> {
     ) -> Result<(), Unrecorded> {
         #[cfg(feature = "metrics")]
         if let Some(metrics) = &self.inner.metrics {
-            metrics.call_finished(self.def, status, self.started.elapsed());
+            let duration = self.started.elapsed();
+            match self.series {
+                Some(series) => metrics.call_finished_in(series, status, duration),
+                None => metrics.call_finished(self.def, status, duration),
+            }
         }
         // The call's span (when it belongs to a trace) carries its outcome.
         let span = tracing::Span::current();
@@ -221,6 +228,8 @@ async fn run(
         principal,
         tool: name,
         def: None,
+        #[cfg(feature = "metrics")]
+        series: None,
         trace_id: ctx.trace.as_ref().map(|t| t.trace_id()),
         args_sha256,
         args: (auditing && inner.audit_args).then(|| Value::Object(args.clone())),
@@ -243,6 +252,13 @@ async fn run(
         }
     };
     pending.def = Some(entry.def);
+    #[cfg(feature = "metrics")]
+    {
+        pending.series = inner
+            .metrics
+            .as_deref()
+            .and_then(|metrics| metrics.series(&entry.series, entry.def));
+    }
 
     if let Some(reason) = inner.audit.unready() {
         let error = format!(
@@ -363,7 +379,12 @@ async fn run(
     if let Some(metrics) = &inner.metrics {
         if let Some(latency) = ctx.upstream_latency() {
             let timed_out = ctx.upstream_timed_out();
-            metrics.upstream_finished(entry.def, upstream_status, timed_out, latency);
+            match pending.series {
+                Some(series) => {
+                    metrics.upstream_finished_in(series, upstream_status, timed_out, latency);
+                }
+                None => metrics.upstream_finished(entry.def, upstream_status, timed_out, latency),
+            }
         }
         metrics.upstream_guarded(entry.def, guard);
     }

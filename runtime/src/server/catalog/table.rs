@@ -28,6 +28,9 @@ pub(crate) struct Entry {
     pub set: usize,
     /// The prepared `tools/list` entry.
     pub listed: Tool,
+    /// The tool's metrics series, resolved on its first call.
+    #[cfg(feature = "metrics")]
+    pub series: std::sync::OnceLock<crate::metrics::ToolSeries>,
 }
 
 /// A problem found while building the catalogue.
@@ -191,6 +194,8 @@ impl Catalog {
                     def,
                     set: set_index,
                     listed,
+                    #[cfg(feature = "metrics")]
+                    series: std::sync::OnceLock::new(),
                 });
             }
         }

@@ -70,7 +70,7 @@ pub(crate) async fn answer_stateless(
     {
         return next.run(request).await;
     }
-    let (parts, body) = request.into_parts();
+    let (mut parts, body) = request.into_parts();
     let bytes = match read_body(body).await {
         Ok(bytes) => bytes,
         Err(refused) => return refused,
@@ -96,7 +96,8 @@ pub(crate) async fn answer_stateless(
         params.input_responses.take(),
         params.request_state.take(),
     );
-    let principal = parts.extensions.get::<Principal>().cloned();
+    // Nothing reads the request's parts after this: the principal is taken, not copied.
+    let principal = parts.extensions.remove::<Principal>();
     let answer_id = id.clone();
     let call = async move {
         let answer = answer_call(&inner, principal.as_ref(), params, call).await;
