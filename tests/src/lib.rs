@@ -396,3 +396,29 @@ pub async fn http_client(
     .await
     .expect("client connects")
 }
+
+/// Starts `mcpgen-conformance-fixture --transport http --no-auth` on a free loopback port;
+/// returns the process and its base URL once `/healthz` answers.
+pub async fn start_fixture_http() -> (KillOnDrop, String) {
+    let port = free_port();
+    let child = tokio::process::Command::new(workspace_binary("mcpgen-conformance-fixture"))
+        .args([
+            "--transport",
+            "http",
+            "--listen",
+            &format!("127.0.0.1:{port}"),
+            "--no-auth",
+        ])
+        .env("RUST_LOG", "error")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("mcpgen-conformance-fixture starts");
+    let url = format!("http://127.0.0.1:{port}");
+    assert!(
+        wait_ready(&format!("{url}/healthz")).await,
+        "mcpgen-conformance-fixture did not come up"
+    );
+    (KillOnDrop(child), url)
+}

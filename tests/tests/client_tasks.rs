@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use mcpgen_client::{McpConfig, ServerConfig, Session};
 use mcpgen_runtime::Content;
-use mcpgen_tests::{KillOnDrop, free_port, wait_ready, workspace_binary};
+use mcpgen_tests::start_fixture_http;
 use serde_json::{Map, Value, json};
 
 /// How long a task may take before the call gives up.
@@ -32,31 +32,9 @@ fn text(content: &[Content]) -> String {
         .collect()
 }
 
-async fn start_fixture() -> (KillOnDrop, String) {
-    let port = free_port();
-    let child = tokio::process::Command::new(workspace_binary("mcpgen-conformance-fixture"))
-        .args([
-            "--transport",
-            "http",
-            "--listen",
-            &format!("127.0.0.1:{port}"),
-        ])
-        .arg("--no-auth")
-        .env("RUST_LOG", "error")
-        .kill_on_drop(true)
-        .spawn()
-        .expect("the fixture starts");
-    let url = format!("http://127.0.0.1:{port}");
-    assert!(
-        wait_ready(&format!("{url}/healthz")).await,
-        "the fixture is not up"
-    );
-    (KillOnDrop(child), url)
-}
-
 #[tokio::test]
 async fn a_task_call_waits_for_the_task_and_returns_its_result() {
-    let (_fixture, url) = start_fixture().await;
+    let (_fixture, url) = start_fixture_http().await;
     let session = Session::connect("fixture", &server(&format!("{url}/mcp")))
         .await
         .expect("connects");

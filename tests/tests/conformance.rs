@@ -9,10 +9,7 @@
 
 use std::path::Path;
 
-use mcpgen_tests::{
-    KillOnDrop, StandIn, free_port, node_bin, repo_root, start_synaplan_http, wait_ready,
-    workspace_binary,
-};
+use mcpgen_tests::{StandIn, node_bin, repo_root, start_fixture_http, start_synaplan_http};
 
 /// Which server a run grades.
 enum Target {
@@ -20,32 +17,6 @@ enum Target {
     Synaplan,
     /// The `#[mcp_tool]` fixture implementing the suite's tool scenarios.
     Fixture,
-}
-
-/// Starts `mcpgen-conformance-fixture --transport http --no-auth` on a free loopback port;
-/// returns the process and its base URL once `/healthz` answers.
-async fn start_fixture_http() -> (KillOnDrop, String) {
-    let port = free_port();
-    let child = tokio::process::Command::new(workspace_binary("mcpgen-conformance-fixture"))
-        .args([
-            "--transport",
-            "http",
-            "--listen",
-            &format!("127.0.0.1:{port}"),
-            "--no-auth",
-        ])
-        .env("RUST_LOG", "error")
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::inherit())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("mcpgen-conformance-fixture starts");
-    let url = format!("http://127.0.0.1:{port}");
-    assert!(
-        wait_ready(&format!("{url}/healthz")).await,
-        "mcpgen-conformance-fixture did not come up"
-    );
-    (KillOnDrop(child), url)
 }
 
 async fn run_suite(target: Target, entry: &str, extra: &[&str], baseline: &str) {
