@@ -20,7 +20,7 @@ mod token_exchange_args;
 mod upstream_guard;
 mod values;
 pub use key_check_args::KeyCheckArgs;
-use logging::init_logging;
+use logging::{init_logging, log_sink};
 pub use missing::MissingFeatureArgs;
 pub use oauth_args::OAuthArgs;
 pub use placement::PlacementArgs;
@@ -48,7 +48,7 @@ pub use metrics::MetricsArgs;
 
 use mcpgen_core::tool::{SecurityScheme, SecuritySchemeKind};
 
-use crate::audit::{Fsync, JsonlSink, TracingSink};
+use crate::audit::{Fsync, JsonlSink};
 use crate::auth::{AuthChain, Authenticator, DEFAULT_RELOAD_INTERVAL, TokenAuthority, WatchedKeys};
 use crate::principal::Principal;
 use crate::server::builder::ServerBuilder;
@@ -555,21 +555,6 @@ pub fn server_builder(
 ) -> Result<ServerBuilder, String> {
     let auth = authenticator(app, args)?;
     builder_with_auth(app, args, tools, auth)
-}
-
-/// The audit sink of the server's log: every record at INFO level, or at DEBUG level when an
-/// audit log or database keeps the records (one log write per call saved; `RUST_LOG=info,
-/// mcpgen::audit=debug` shows them again).
-fn log_sink(args: &ServeArgs) -> TracingSink {
-    #[cfg(any(feature = "postgres", feature = "sqlite"))]
-    let database = args.audit_db.audit_db.is_some();
-    #[cfg(not(any(feature = "postgres", feature = "sqlite")))]
-    let database = false;
-    if args.audit_log.is_some() || database {
-        TracingSink::debug()
-    } else {
-        TracingSink::new()
-    }
 }
 
 fn builder_with_auth(

@@ -1,10 +1,12 @@
-//! Logging to stderr (`RUST_LOG`, `--log-format`) and, with the `otel` feature, trace export.
+//! Logging to stderr (`RUST_LOG`, `--log-format`), the audit records the log shows, and, with
+//! the `otel` feature, trace export.
 
 #[cfg(not(feature = "otel"))]
 use super::missing;
-use super::{LOG_FORMAT, LogFormat};
+use super::{LOG_FORMAT, LogFormat, ServeArgs};
 #[cfg(feature = "otel")]
 use super::{SERVICE, otel};
+use crate::audit::TracingSink;
 
 /// What logging set up that must be closed at exit: the trace exporter, when traces are
 /// exported.
@@ -52,5 +54,20 @@ pub(super) fn init_logging() -> Result<Tracing, String> {
             tracing::warn!("{warning}");
         }
         Ok(())
+    }
+}
+
+/// The audit sink of the server's log: every record at INFO level, or at DEBUG level when an
+/// audit log or database keeps the records (one log write per call saved; `RUST_LOG=info,
+/// mcpgen::audit=debug` shows them again).
+pub(super) fn log_sink(args: &ServeArgs) -> TracingSink {
+    #[cfg(any(feature = "postgres", feature = "sqlite"))]
+    let database = args.audit_db.audit_db.is_some();
+    #[cfg(not(any(feature = "postgres", feature = "sqlite")))]
+    let database = false;
+    if args.audit_log.is_some() || database {
+        TracingSink::debug()
+    } else {
+        TracingSink::new()
     }
 }
