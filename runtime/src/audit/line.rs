@@ -77,19 +77,7 @@ fn optional_string(out: &mut Vec<u8>, s: Option<&str>) -> serde_json::Result<()>
 }
 
 fn number(out: &mut Vec<u8>, n: u64) {
-    // At most 20 digits, written from the end.
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    let mut rest = n;
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&digits[at..]);
+    out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
 }
 
 fn optional_number(out: &mut Vec<u8>, n: Option<u64>) {
