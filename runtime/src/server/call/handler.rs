@@ -40,7 +40,6 @@ use crate::server::state::server::Server;
 use crate::toolset::ForwardedHeaders;
 use crate::toolset::{CallContext, CallerCredential};
 use crate::trace::TraceParent;
-pub(crate) use crate::wire::call_tool_result as to_call_tool_result;
 
 /// How long a client may cache a `tools/list` answer: the lists are fixed at start-up.
 const TOOLS_LIST_TTL_MS: u64 = 60_000;
@@ -623,7 +622,7 @@ pub(crate) async fn answer_call(
         },
     };
     match answer {
-        Answer::Result(result) => Ok(to_call_tool_result(result).into()),
+        Answer::Result(result) => Ok(crate::wire::call_tool_result(result).into()),
         Answer::UnknownTool => Err(ErrorData::invalid_params(
             pipeline::unknown_tool_message(&name),
             None,
