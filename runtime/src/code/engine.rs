@@ -1,14 +1,18 @@
-//! The engine side of a program: a QuickJS runtime and context made for it alone, on a thread
-//! of its own, with its limits set before any of its code runs.
+//! The engine side of a program: a QuickJS runtime and context made for it alone, with its
+//! limits set before any of its code runs.
 //!
-//! The runtime gets the memory limit, the stack limit and an interrupt handler that stops the
-//! program once its time is up or it was told to stop ([`Stop`]). The context gets only the
+//! A [`Sandbox`] is made ahead of its program, on the thread that will run it (see `pool`):
+//! the runtime gets the memory limit and the stack limit, the context gets only the
 //! language's own built-ins (no `std`/`os` modules, no module loader, no timers), and the
-//! prelude (`prelude.js`) hands the program `tools` and `console`.
+//! prelude (`prelude.js`) is evaluated to hand the program `tools` and `console`. No code but
+//! the prelude has run in it. When its program comes, [`Sandbox::run`] gives the runtime an
+//! interrupt handler that stops the program once its time is up or it was told to stop
+//! ([`Stop`]), and the sandbox is dropped with the program's end: no two programs share one.
 //!
 //! `tools.<name>(args)` sends a [`CallRequest`] to the async side and returns a promise; the
-//! loop in [`run`] drives the engine's job queue, and while the program waits on calls, blocks
-//! on their replies until the time left runs out, settling each promise as its reply comes.
+//! loop in [`Sandbox::run`] drives the engine's job queue, and while the program waits on
+//! calls, blocks on their replies until the time left runs out, settling each promise as its
+//! reply comes.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -19,7 +23,7 @@ use std::time::Instant;
 
 use rquickjs::context::{EvalOptions, intrinsic};
 use rquickjs::promise::PromiseState;
-use rquickjs::{Context, Ctx, Exception, Function, Object, Promise, Runtime, Value};
+use rquickjs::{Context, Ctx, Exception, Function, Object, Persistent, Promise, Runtime, Value};
 use tokio::sync::mpsc::UnboundedSender;
 
 use super::limits::{CodeLimits, JS_STACK_BYTES, Limit};
@@ -100,9 +104,10 @@ pub(crate) struct Link {
     pub(crate) stop: Arc<Stop>,
 }
 
-/// What the host functions of one program share with its loop.
+/// What the host functions of one program share with its loop. Made with the sandbox; the
+/// program's own ends of the channels are put in when it comes.
 struct Host {
-    requests: UnboundedSender<CallRequest>,
+    requests: Option<UnboundedSender<CallRequest>>,
     stop: Arc<Stop>,
     max_calls: u32,
     max_output: usize,
@@ -112,53 +117,85 @@ struct Host {
     log_bytes: usize,
 }
 
-/// Runs `code` under `limits` until it returns, fails, or is stopped at `deadline`.
-pub(crate) fn run(code: &str, limits: &CodeLimits, deadline: Instant, link: Link) -> Outcome {
-    let host = Rc::new(RefCell::new(Host {
-        requests: link.requests,
-        stop: Arc::clone(&link.stop),
-        max_calls: limits.max_calls,
-        max_output: limits.max_output,
-        calls: 0,
-        in_flight: 0,
-        logs: Vec::new(),
-        log_bytes: 0,
-    }));
-    let result = match engine(limits, deadline, &link.stop) {
-        Ok(context) => context.with(|ctx| drive(&ctx, code, &host, &link.replies, deadline)),
-        Err(message) => Err(Failure::Engine(message)),
-    };
-    // A stop decided outside the program (a limit the host saw, the time, a cancellation)
-    // outranks what the program made of it.
-    let result = match (link.stop.reason(), result) {
-        (Some(limit), _) => Err(Failure::Limit(limit)),
-        (None, result) => result,
-    };
-    let host = host.borrow();
-    Outcome {
-        result,
-        logs: host.logs.clone(),
-        calls: host.calls,
-    }
+/// A runtime with a program's limits and a fresh context on it, the prelude evaluated, waiting
+/// for its program. Lives on one thread (it is not `Send`).
+pub(crate) struct Sandbox {
+    /// What the prelude returned (`tools`, `console`, `settle`, `finish`). Declared before the
+    /// context so that it is released first.
+    api: Persistent<Object<'static>>,
+    context: Context,
+    host: Rc<RefCell<Host>>,
 }
 
-/// A runtime with the program's limits and a fresh context on it.
-fn engine(limits: &CodeLimits, deadline: Instant, stop: &Arc<Stop>) -> Result<Context, String> {
-    let runtime = Runtime::new().map_err(|e| format!("cannot start the engine: {e}"))?;
-    runtime.set_memory_limit(limits.memory);
-    runtime.set_max_stack_size(JS_STACK_BYTES);
-    let stop = Arc::clone(stop);
-    runtime.set_interrupt_handler(Some(Box::new(move || {
-        if stop.reason().is_some() {
-            return true;
+impl Sandbox {
+    /// Makes a sandbox for a program running under `limits`.
+    pub(crate) fn prepare(limits: &CodeLimits) -> Result<Self, Failure> {
+        let engine_failure =
+            |e: rquickjs::Error| Failure::Engine(format!("cannot start the engine: {e}"));
+        let runtime = Runtime::new().map_err(engine_failure)?;
+        runtime.set_memory_limit(limits.memory);
+        runtime.set_max_stack_size(JS_STACK_BYTES);
+        let context = Context::custom::<Intrinsics>(&runtime).map_err(engine_failure)?;
+        let host = Rc::new(RefCell::new(Host {
+            requests: None,
+            stop: Arc::new(Stop::default()),
+            max_calls: limits.max_calls,
+            max_output: limits.max_output,
+            calls: 0,
+            in_flight: 0,
+            logs: Vec::new(),
+            log_bytes: 0,
+        }));
+        let api = context.with(|ctx| {
+            prelude(&ctx, &host)
+                .map(|api| Persistent::save(&ctx, api))
+                .map_err(|e| engine_error(&ctx, "the prelude", e))
+        })?;
+        Ok(Self { api, context, host })
+    }
+
+    /// Runs `code` until it returns, fails, or is stopped at `deadline`.
+    pub(crate) fn run(&self, code: &str, deadline: Instant, link: Link) -> Outcome {
+        {
+            let mut host = self.host.borrow_mut();
+            host.requests = Some(link.requests);
+            host.stop = Arc::clone(&link.stop);
         }
-        if Instant::now() >= deadline {
-            stop.stop(Limit::Time);
-            return true;
+        let stop = Arc::clone(&link.stop);
+        self.context
+            .runtime()
+            .set_interrupt_handler(Some(Box::new(move || {
+                if stop.reason().is_some() {
+                    return true;
+                }
+                if Instant::now() >= deadline {
+                    stop.stop(Limit::Time);
+                    return true;
+                }
+                false
+            })));
+        let result = self.context.with(|ctx| {
+            let prelude = self
+                .api
+                .clone()
+                .restore(&ctx)
+                .and_then(|api| Prelude::of(&api))
+                .map_err(|e| engine_error(&ctx, "the prelude", e))?;
+            drive(&ctx, code, &prelude, &self.host, &link.replies, deadline)
+        });
+        // A stop decided outside the program (a limit the host saw, the time, a cancellation)
+        // outranks what the program made of it.
+        let result = match (link.stop.reason(), result) {
+            (Some(limit), _) => Err(Failure::Limit(limit)),
+            (None, result) => result,
+        };
+        let host = self.host.borrow();
+        Outcome {
+            result,
+            logs: host.logs.clone(),
+            calls: host.calls,
         }
-        false
-    })));
-    Context::custom::<Intrinsics>(&runtime).map_err(|e| format!("cannot start the engine: {e}"))
+    }
 }
 
 /// What the prelude returns.
@@ -169,15 +206,27 @@ struct Prelude<'js> {
     finish: Function<'js>,
 }
 
-/// Sets the program up, then drives it to its end.
+impl<'js> Prelude<'js> {
+    /// The parts of the object the prelude returned.
+    fn of(api: &Object<'js>) -> rquickjs::Result<Self> {
+        Ok(Self {
+            tools: api.get("tools")?,
+            console: api.get("console")?,
+            settle: api.get("settle")?,
+            finish: api.get("finish")?,
+        })
+    }
+}
+
+/// Compiles the program, then drives it to its end.
 fn drive<'js>(
     ctx: &Ctx<'js>,
     code: &str,
+    prelude: &Prelude<'js>,
     host: &Rc<RefCell<Host>>,
     replies: &Receiver<CallReply>,
     deadline: Instant,
 ) -> Result<String, Failure> {
-    let prelude = prelude(ctx, host).map_err(|e| engine_error(ctx, "the prelude", e))?;
     let mut options = EvalOptions::default();
     options.strict = false;
     options.filename = Some(FILE_NAME.to_owned());
@@ -206,7 +255,7 @@ fn drive<'js>(
                     .result()
                     .unwrap_or(Ok(Value::new_undefined(ctx.clone())))
                     .map_err(|e| thrown(ctx, e))?;
-                return finish(ctx, &prelude, host, value);
+                return finish(ctx, prelude, host, value);
             }
             PromiseState::Rejected => {
                 return Err(match promise.result::<Value>() {
@@ -238,8 +287,8 @@ fn drive<'js>(
     }
 }
 
-/// The prelude, evaluated and handed the host functions.
-fn prelude<'js>(ctx: &Ctx<'js>, host: &Rc<RefCell<Host>>) -> rquickjs::Result<Prelude<'js>> {
+/// The prelude, evaluated and handed the host functions: the object it returns.
+fn prelude<'js>(ctx: &Ctx<'js>, host: &Rc<RefCell<Host>>) -> rquickjs::Result<Object<'js>> {
     let make: Function = ctx.eval(PRELUDE)?;
     let calls = Rc::clone(host);
     let call = Function::new(
@@ -258,7 +307,11 @@ fn prelude<'js>(ctx: &Ctx<'js>, host: &Rc<RefCell<Host>>) -> rquickjs::Result<Pr
             }
             host.calls += 1;
             let id = host.calls;
-            if host.requests.send(CallRequest { id, name, args }).is_err() {
+            let sent = host
+                .requests
+                .as_ref()
+                .is_some_and(|requests| requests.send(CallRequest { id, name, args }).is_ok());
+            if !sent {
                 host.stop.stop(Limit::Cancelled);
                 return Err(Exception::throw_internal(&ctx, "the program is stopping"));
             }
@@ -284,13 +337,7 @@ fn prelude<'js>(ctx: &Ctx<'js>, host: &Rc<RefCell<Host>>) -> rquickjs::Result<Pr
             Ok(())
         },
     )?;
-    let api: Object = make.call((call, log))?;
-    Ok(Prelude {
-        tools: api.get("tools")?,
-        console: api.get("console")?,
-        settle: api.get("settle")?,
-        finish: api.get("finish")?,
-    })
+    make.call((call, log))
 }
 
 /// The program's return value as JSON text, within the output limit.

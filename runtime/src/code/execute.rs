@@ -1,10 +1,11 @@
-//! `execute`: runs a program on a thread of its own and serves its inner calls on the async
-//! side, then answers with its result and writes the `execute`'s audit record.
+//! `execute`: runs a program on a thread of its own (one of the [`Pool`]'s) and serves its
+//! inner calls on the async side, then answers with its result and writes the `execute`'s
+//! audit record.
 //!
 //! The program's thread only runs JavaScript; every inner call it asks for runs here, in the
 //! `execute`'s own task, through the call pipeline ([`inner::call`]). So a CPU-bound program
 //! never holds an async worker, and an inner call is exactly a direct call. A slot among
-//! [`CodeLimits::max_concurrent`] is taken before the thread starts and given back when it
+//! [`CodeLimits::max_concurrent`] is taken before the program starts and given back when it
 //! ends; a program whose task is dropped (the client went away) is told to stop.
 
 use std::sync::Arc;
@@ -17,9 +18,10 @@ use sha2::{Digest, Sha256};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::EXECUTE_TOOL;
-use super::engine::{self, Link, Outcome, Stop};
+use super::engine::{Link, Outcome, Stop};
 use super::inner::{self, Parent};
-use super::limits::{CodeLimits, Limit, THREAD_STACK_BYTES};
+use super::limits::{CodeLimits, Limit};
+use super::pool::{Job, Pool};
 use super::report::Failure;
 use crate::audit::{AuditEvent, AuditSink, AuditStatus, args_digest, error_text, now_rfc3339};
 use crate::principal::Principal;
@@ -30,18 +32,25 @@ use crate::{CallContext, Content, ToolResult};
 /// stopped, before answering without it (the thread keeps its slot until it ends).
 const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
 
-/// Code mode's share of one catalog: its limits and the slots of programs running at once.
+/// Code mode's share of one catalog: its limits, the slots of programs running at once and
+/// the threads they run on.
 #[derive(Debug, Clone)]
 pub(crate) struct CodeMode {
     limits: CodeLimits,
     slots: Arc<Semaphore>,
+    pool: Arc<Pool>,
 }
 
 impl CodeMode {
     /// Code mode with `limits`.
     pub(crate) fn new(limits: CodeLimits) -> Self {
         let slots = Arc::new(Semaphore::new(limits.max_concurrent.max(1)));
-        Self { limits, slots }
+        let pool = Pool::new(limits.clone());
+        Self {
+            limits,
+            slots,
+            pool,
+        }
     }
 
     /// The limits programs run under.
@@ -89,7 +98,7 @@ pub(crate) async fn execute(
                     call_id: Arc::clone(&call_id),
                     deadline,
                 };
-                run(&parent, &mode.limits, &code, slot).await
+                run(&parent, &mode.pool, &code, slot).await
             }
             _ => Outcome {
                 result: Err(Failure::Limit(Limit::Concurrency)),
@@ -134,10 +143,10 @@ pub(crate) async fn execute(
     Answer::Result(result)
 }
 
-/// Runs `code` on a thread of its own holding `slot`, serving its inner calls until it ends.
+/// Runs `code` on a thread of `pool` holding `slot`, serving its inner calls until it ends.
 async fn run(
     parent: &Parent<'_>,
-    limits: &CodeLimits,
+    pool: &Arc<Pool>,
     code: &str,
     slot: OwnedSemaphorePermit,
 ) -> Outcome {
@@ -150,18 +159,15 @@ async fn run(
         replies: answered,
         stop: Arc::clone(&stop),
     };
-    let thread_code = code.to_owned();
-    let thread_limits = limits.clone();
     let deadline = parent.deadline;
-    let spawned = std::thread::Builder::new()
-        .name("mcpgen-code".to_owned())
-        .stack_size(THREAD_STACK_BYTES)
-        .spawn(move || {
-            let outcome = engine::run(&thread_code, &thread_limits, deadline, link);
-            drop(slot);
-            let _ = done.send(outcome);
-        });
-    if let Err(error) = spawned {
+    let job = Job {
+        code: code.to_owned(),
+        deadline,
+        link,
+        done,
+        slot,
+    };
+    if let Err(error) = pool.start(job) {
         return Outcome {
             result: Err(Failure::Engine(format!(
                 "no thread could be started for it: {error}"

@@ -24,8 +24,8 @@
 //!
 //! # The sandbox
 //!
-//! Each program gets a QuickJS runtime and context of its own (`engine`), on a thread of its
-//! own: a fresh global object every time, the language's built-ins and nothing else of the
+//! Each program gets a QuickJS runtime and context of its own (`engine`), made for it alone on
+//! a thread that runs nothing else while it runs (`pool`): a fresh global object every time, the language's built-ins and nothing else of the
 //! host's (no file system, network, environment, timers, module loading, `require` or
 //! `process`). The runtime's memory limit, stack limit and interrupt handler (time) are set
 //! before any of the program's code runs; the host counts inner calls and output bytes
@@ -50,6 +50,8 @@ mod execute;
 mod inner;
 mod limits;
 mod listing;
+#[cfg(feature = "code-mode")]
+mod pool;
 #[cfg(feature = "code-mode")]
 mod report;
 
