@@ -260,8 +260,11 @@ fn render_code_mode(shipped: &[Row], corpus: &[Row]) -> String {
          The `tools/list` of a server in code mode: `search_tools`, `describe_tools` and \
          `execute`, with the default `--code-*` limits and no `--pin` tools, exactly as the \
          runtime lists them; only the number of tools in `search_tools`' description depends on \
-         the API. Beside it, the whole list in `all` mode (default profile, `output_schema: \
-         compact`).\n\n\
+         the API. When the TypeScript declarations of all the tools fit in \
+         `--code-inline-declarations` (default 8 KiB), `execute`'s description also carries \
+         them (the size of the crate's `tools.d.ts`, give or take its header), which this \
+         column leaves out. Beside it, the whole list in `all` mode (default profile, \
+         `output_schema: compact`).\n\n\
          | Spec | Tools | `all` tools/list bytes | `code` tools/list bytes | ~tokens | `code` / `all` |\n\
          |---|---:|---:|---:|---:|---:|\n",
     );
@@ -269,7 +272,8 @@ fn render_code_mode(shipped: &[Row], corpus: &[Row]) -> String {
         if r.profile != Profile::Default || r.mode != OutputSchemaMode::Compact {
             continue;
         }
-        let code = mcpgen_runtime::code::tools_list_json(r.tools, &CodeLimits::default()).len();
+        let code =
+            mcpgen_runtime::code::tools_list_json(r.tools, &CodeLimits::default(), None).len();
         let _ = writeln!(
             out,
             "| {} | {} | {} | {} | {} | {:.1}% |",

@@ -41,7 +41,7 @@ fn sizes_gives_code_mode_s_tools_list_for_every_shipped_spec() {
         let bytes: usize = cells[4].parse().expect("a byte count");
         assert_eq!(
             bytes,
-            tools_list_json(tools, &CodeLimits::default()).len(),
+            tools_list_json(tools, &CodeLimits::default(), None).len(),
             "{row}"
         );
         assert!(bytes <= 4000, "{row}");

@@ -273,7 +273,9 @@ pub struct ServeArgs {
     /// (`code-mode` feature): `execute` runs sandboxed JavaScript calling the tools.
     ///
     /// Code mode lists `search_tools`, `describe_tools` (which adds each tool's TypeScript
-    /// declaration) and `execute`, plus the `--pin` tools, however many tools the API has.
+    /// declaration) and `execute`, plus the `--pin` tools, however many tools the API has;
+    /// a small API's declarations ride in `execute`'s description
+    /// (`--code-inline-declarations`).
     /// `execute` takes `{"code": "..."}`: the body of an async function in plain JavaScript
     /// with `tools` and `console` in scope. `await tools.NAME(args)` calls a tool and returns
     /// the API's response as parsed JSON; a failed call throws an Error the program may catch;

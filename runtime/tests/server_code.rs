@@ -115,11 +115,24 @@ async fn code_mode_lists_execute_and_runs_programs_through_the_pipeline() {
         output_schema.get("required"),
         Some(&json!(["result", "logs"]))
     );
-    // The list does not grow with the API: three meta-tools whose descriptions name only
-    // the number of tools.
-    let bytes = serde_json::to_vec(&tools).unwrap().len();
-    assert!(bytes <= 4000, "code mode's tools/list is {bytes} bytes");
-    // What `mcpgen sizes` reports, from the runtime without the engine, is what is served.
+    // A small API's declarations ride in `execute`'s description, so that a program can be
+    // written without asking for them; the rest of the list does not grow with the API:
+    // three meta-tools whose descriptions name only the number of tools.
+    let description = execute_tool.description.as_deref().unwrap_or_default();
+    let (_, declarations) = description
+        .split_once("without `search_tools` or `describe_tools`.\n\n")
+        .expect("the declarations in execute's description");
+    for signature in [
+        "list_notes(args: {",
+        "add_note(args: {",
+        "plugin_echo(args: {",
+        "delete_note(args: {",
+    ] {
+        assert!(
+            declarations.contains(signature),
+            "{signature}: {declarations}"
+        );
+    }
     let search_text = tools.iter().find(|t| t.name == "search_tools").unwrap();
     let count: usize = search_text
         .description
@@ -129,9 +142,16 @@ async fn code_mode_lists_execute_and_runs_programs_through_the_pipeline() {
         .and_then(|(_, rest)| rest.split_once(" in all)"))
         .and_then(|(n, _)| n.parse().ok())
         .expect("the number of tools in search_tools' description");
-    let reported: Value =
-        serde_json::from_str(&code::tools_list_json(count, &CodeLimits::default())).unwrap();
+    // What `mcpgen sizes` reports, from the runtime without the engine, is what is served.
+    let reported: Value = serde_json::from_str(&code::tools_list_json(
+        count,
+        &CodeLimits::default(),
+        Some(declarations),
+    ))
+    .unwrap();
     assert_eq!(reported, json!({ "tools": tools }));
+    let bare = code::tools_list_json(count, &CodeLimits::default(), None).len();
+    assert!(bare <= 4000, "code mode's tools/list is {bare} bytes");
     let search = tools.iter().find(|t| t.name == "search_tools").unwrap();
     assert!(
         search
@@ -205,6 +225,12 @@ async fn code_mode_lists_execute_and_runs_programs_through_the_pipeline() {
 async fn a_reader_s_write_is_refused_inside_and_hidden_tools_are_unknown() {
     let started = start(CodeLimits::default()).await;
     let client = connect(&started.server.url, "reader-key").await;
+    // `execute`'s description declares only the tools the reader may call.
+    let tools = client.list_all_tools().await.unwrap();
+    let execute_tool = tools.iter().find(|t| t.name == "execute").unwrap();
+    let description = execute_tool.description.as_deref().unwrap_or_default();
+    assert!(description.contains("list_notes(args: {"), "{description}");
+    assert!(!description.contains("add_note"), "{description}");
     let code = r#"
         const out = [];
         for (const call of [() => tools.add_note({text: "x"}), () => tools.no_such_tool({})]) {
@@ -235,6 +261,29 @@ async fn a_reader_s_write_is_refused_inside_and_hidden_tools_are_unknown() {
             ("no_such_tool".to_owned(), AuditStatus::Denied)
         ]
     );
+    client.cancel().await.unwrap();
+    started.server.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_limit_of_no_declarations_keeps_execute_s_short_description() {
+    let started = start(CodeLimits::default().with_inline_declarations(0)).await;
+    let client = connect(&started.server.url, "admin-key").await;
+    let tools = client.list_all_tools().await.unwrap();
+    let execute_tool = tools.iter().find(|t| t.name == "execute").unwrap();
+    let description = execute_tool.description.as_deref().unwrap_or_default();
+    assert!(!description.contains("list_notes"), "{description}");
+    // The description the runtime lists without declarations (the tool count is only in
+    // `search_tools`' description).
+    let listed: Value =
+        serde_json::from_str(&code::tools_list_json(0, &CodeLimits::default(), None)).unwrap();
+    let listed_execute = listed["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "execute")
+        .unwrap();
+    assert_eq!(listed_execute["description"], json!(description));
     client.cancel().await.unwrap();
     started.server.stop().await.unwrap();
 }

@@ -93,6 +93,23 @@ pub struct CodeArgs {
         value_name = "N"
     )]
     pub code_max_concurrent: Option<u64>,
+    /// Most bytes of TypeScript declarations that `execute`'s description carries (0: none).
+    ///
+    /// When the declarations of all the tools a caller may call fit in this many bytes,
+    /// `execute`'s description in `tools/list` ends with them: a model can then write its
+    /// program in its first turn, without asking `search_tools` and `describe_tools` first.
+    /// A larger API keeps the short description, so `tools/list` stays the same size however
+    /// many tools there are. A caller sees only the declarations of tools it may call.
+    ///
+    /// See `--tool-mode` for the programming model, and the book's "Code mode" page
+    /// (docs/src/api-owner/code-mode.md).
+    #[arg(
+        long,
+        env = "MCPGEN_CODE_INLINE_DECLARATIONS",
+        default_value_t = 8 * 1024,
+        value_name = "BYTES"
+    )]
+    pub code_inline_declarations: usize,
 }
 
 impl CodeArgs {
@@ -102,7 +119,8 @@ impl CodeArgs {
             .with_timeout(Duration::from_secs(self.code_timeout))
             .with_memory(self.code_memory)
             .with_max_calls(self.code_max_calls)
-            .with_max_output(self.code_max_output);
+            .with_max_output(self.code_max_output)
+            .with_inline_declarations(self.code_inline_declarations);
         match self.code_max_concurrent {
             Some(n) => limits.with_max_concurrent(usize::try_from(n).unwrap_or(usize::MAX)),
             None => limits,

@@ -13,8 +13,9 @@ pub(crate) const JS_STACK_BYTES: usize = 512 * 1024;
 #[cfg(feature = "code-mode")]
 pub(crate) const THREAD_STACK_BYTES: usize = 4 * 1024 * 1024;
 
-/// What a program run by `execute` may use. Each limit reached ends the program with an error
-/// result naming the limit.
+/// What a program run by `execute` may use, each limit reached ending the program with an
+/// error result naming the limit; and how large the tools' declarations may be for
+/// `execute`'s description to carry them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct CodeLimits {
@@ -32,6 +33,11 @@ pub struct CodeLimits {
     /// Programs running at once (`--code-max-concurrent`, default 4 per core); more wait for
     /// a slot until their time runs out, then are refused.
     pub max_concurrent: usize,
+    /// Most bytes of TypeScript declarations `execute`'s description carries
+    /// (`--code-inline-declarations`, default 8 KiB): when the declarations of every tool fit,
+    /// the description has them, and a model can write its program without asking
+    /// `search_tools` and `describe_tools` first. 0: never.
+    pub inline_declarations: usize,
 }
 
 impl Default for CodeLimits {
@@ -43,6 +49,7 @@ impl Default for CodeLimits {
             max_calls: 50,
             max_output: 256 * 1024,
             max_concurrent: 4 * cores,
+            inline_declarations: 8 * 1024,
         }
     }
 }
@@ -69,6 +76,12 @@ impl CodeLimits {
     /// Sets the bytes of result plus logs one program may return.
     pub fn with_max_output(mut self, bytes: usize) -> Self {
         self.max_output = bytes;
+        self
+    }
+
+    /// Sets the most bytes of declarations `execute`'s description carries (0: none).
+    pub fn with_inline_declarations(mut self, bytes: usize) -> Self {
+        self.inline_declarations = bytes;
         self
     }
 

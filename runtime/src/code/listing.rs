@@ -1,6 +1,8 @@
 //! What code mode lists: `search_tools`, `describe_tools` and `execute`, with descriptions
 //! that teach a model to write a program. Their size does not depend on how many tools the
-//! API has.
+//! API has, but for one thing: when the TypeScript declarations of all the tools a caller may
+//! call fit in [`CodeLimits::inline_declarations`] bytes, `execute`'s description ends with
+//! them, so that a model can write its program without asking for them first.
 
 use std::sync::Arc;
 
@@ -33,10 +35,14 @@ pub(crate) const EXECUTE: ToolDef = ToolDef::new(
 const MAX_CODE_BYTES: usize = 100_000;
 
 /// The meta-tools of code mode over a catalog of `count` tools, programs running under
-/// `limits`.
+/// `limits`; `execute`'s description carries `declarations` if they fit (see [`inlined`]).
 #[cfg(feature = "code-mode")]
-pub(crate) fn meta_tools(count: usize, limits: &CodeLimits) -> Vec<(Meta, MetaTool)> {
-    let [search, describe, execute] = listed(count, limits);
+pub(crate) fn meta_tools(
+    count: usize,
+    limits: &CodeLimits,
+    declarations: Option<&str>,
+) -> Vec<(Meta, MetaTool)> {
+    let [search, describe, execute] = listed(count, limits, declarations);
     vec![
         (Meta::Search, search),
         (Meta::Describe, describe),
@@ -46,19 +52,56 @@ pub(crate) fn meta_tools(count: usize, limits: &CodeLimits) -> Vec<(Meta, MetaTo
 
 /// The `tools/list` result of a code-mode server over `count` tools whose programs run under
 /// `limits`, with no pinned tools: `{"tools":[…]}` as compact JSON, the three meta-tools as
-/// the server lists them. Available without the `code-mode` feature (its size is what
-/// `mcpgen sizes` reports).
-pub fn tools_list_json(count: usize, limits: &CodeLimits) -> String {
-    let tools: Vec<_> = listed(count, limits)
+/// the server lists them, `execute`'s description carrying `declarations` (the tools' own,
+/// as [`mcpgen_core::typescript::declarations_for`] puts them together) if they fit in
+/// [`CodeLimits::inline_declarations`]. Available without the `code-mode` feature (its size
+/// is what `mcpgen sizes` reports).
+pub fn tools_list_json(count: usize, limits: &CodeLimits, declarations: Option<&str>) -> String {
+    let tools: Vec<_> = listed(count, limits, declarations)
         .into_iter()
         .map(|tool| tool.listed)
         .collect();
     serde_json::to_string(&json!({ "tools": tools })).unwrap_or_default()
 }
 
+/// `declarations` if `execute`'s description may carry them under `limits`.
+pub(crate) fn inlined<'a>(limits: &CodeLimits, declarations: Option<&'a str>) -> Option<&'a str> {
+    declarations.filter(|d| !d.is_empty() && d.len() <= limits.inline_declarations)
+}
+
+/// `execute`'s description for programs running under `limits`, ending with `declarations`
+/// if they fit.
+pub(crate) fn execute_description(limits: &CodeLimits, declarations: Option<&str>) -> String {
+    let mut description = format!(
+        "Run a JavaScript program that calls this server's tools, and get back only what \
+         it returns: one call instead of a round trip per tool call. The code is the body \
+         of an async function. `await tools.NAME(args)` calls a tool and returns the \
+         API's response as parsed JSON (null for no content, a string for a non-JSON \
+         body); a failed call throws an Error (catch it to go on). `return` the value you \
+         need; `console.log` lines come back in `logs`. Plain JavaScript only: no \
+         TypeScript, imports, require, fetch or timers. Each run starts fresh and may take \
+         {} s, {} tool calls and {} KiB of result and logs. Example:\n\
+         const page = await tools.list_items({{limit: 50}});\n\
+         const open = page.items.filter(i => i.state === \"open\");\n\
+         const details = await Promise.all(open.map(i => tools.get_item({{id: i.id}})));\n\
+         return details.map(d => ({{id: d.id, owner: d.owner}}));",
+        limits.timeout.as_secs_f64(),
+        limits.max_calls,
+        limits.max_output / 1024,
+    );
+    if let Some(declarations) = inlined(limits, declarations) {
+        description.push_str(
+            "\n\nEvery tool you may call is declared below (TypeScript, for reading): write \
+             the program from these, without `search_tools` or `describe_tools`.\n\n",
+        );
+        description.push_str(declarations);
+    }
+    description
+}
+
 /// `search_tools`, `describe_tools` and `execute` over `count` tools, programs running under
-/// `limits`.
-fn listed(count: usize, limits: &CodeLimits) -> [MetaTool; 3] {
+/// `limits`, `execute`'s description carrying `declarations` if they fit.
+fn listed(count: usize, limits: &CodeLimits, declarations: Option<&str>) -> [MetaTool; 3] {
     let search = meta_tool(
         SEARCH_TOOL,
         format!(
@@ -86,23 +129,7 @@ fn listed(count: usize, limits: &CodeLimits) -> [MetaTool; 3] {
     ));
     let mut execute = meta_tool(
         EXECUTE_NAME,
-        format!(
-            "Run a JavaScript program that calls this server's tools, and get back only what \
-             it returns: one call instead of a round trip per tool call. The code is the body \
-             of an async function. `await tools.NAME(args)` calls a tool and returns the \
-             API's response as parsed JSON (null for no content, a string for a non-JSON \
-             body); a failed call throws an Error (catch it to go on). `return` the value you \
-             need; `console.log` lines come back in `logs`. Plain JavaScript only: no \
-             TypeScript, imports, require, fetch or timers. Each run starts fresh and may take \
-             {} s, {} tool calls and {} KiB of result and logs. Example:\n\
-             const page = await tools.list_items({{limit: 50}});\n\
-             const open = page.items.filter(i => i.state === \"open\");\n\
-             const details = await Promise.all(open.map(i => tools.get_item({{id: i.id}})));\n\
-             return details.map(d => ({{id: d.id, owner: d.owner}}));",
-            limits.timeout.as_secs_f64(),
-            limits.max_calls,
-            limits.max_output / 1024,
-        ),
+        execute_description(limits, declarations),
         json!({
             "type": "object",
             "properties": {

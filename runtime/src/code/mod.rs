@@ -65,4 +65,4 @@ pub(crate) use describe::describe;
 #[cfg(feature = "code-mode")]
 pub(crate) use execute::execute;
 #[cfg(feature = "code-mode")]
-pub(crate) use listing::{EXECUTE_TOOL, meta_tools};
+pub(crate) use listing::{EXECUTE_TOOL, execute_description, inlined, meta_tools};

@@ -51,6 +51,10 @@ pub(crate) struct SearchMode {
     /// Set in code mode.
     #[cfg(feature = "code-mode")]
     pub(crate) code: Option<crate::code::CodeMode>,
+    /// Code mode: whether `execute`'s description carries the declarations of the tools a
+    /// caller may call (those of every tool fit in its limit).
+    #[cfg(feature = "code-mode")]
+    inline_declarations: bool,
 }
 
 impl std::fmt::Debug for SearchMode {
@@ -150,10 +154,12 @@ impl SearchMode {
         let count = catalog.entries().len();
         #[cfg(feature = "code-mode")]
         if let Some(code) = code {
+            let declarations = all_declarations(catalog, code.limits());
             return Ok(Self {
                 indexes,
                 pinned,
-                meta: crate::code::meta_tools(count, code.limits()),
+                meta: crate::code::meta_tools(count, code.limits(), declarations.as_deref()),
+                inline_declarations: declarations.is_some(),
                 code: Some(code),
             });
         }
@@ -209,6 +215,8 @@ impl SearchMode {
             meta,
             #[cfg(feature = "code-mode")]
             code: None,
+            #[cfg(feature = "code-mode")]
+            inline_declarations: false,
         })
     }
 
@@ -228,7 +236,14 @@ impl SearchMode {
         };
         self.meta
             .iter()
-            .map(|(_, m)| m.listed.clone())
+            .map(|(meta, m)| {
+                #[cfg(feature = "code-mode")]
+                if *meta == Meta::Execute {
+                    return self.execute_for(&m.listed, catalog, principal);
+                }
+                let _ = meta;
+                m.listed.clone()
+            })
             .chain(
                 self.pinned
                     .iter()
@@ -239,10 +254,56 @@ impl SearchMode {
             .collect()
     }
 
+    /// `execute` as `principal` sees it: when its description carries declarations, only
+    /// those of the tools `principal` may call.
+    #[cfg(feature = "code-mode")]
+    fn execute_for(&self, listed: &Tool, catalog: &Catalog, principal: &Principal) -> Tool {
+        let (Some(code), true) = (&self.code, self.inline_declarations) else {
+            return listed.clone();
+        };
+        if catalog.entries().iter().all(|e| principal.may_call(e.def)) {
+            return listed.clone();
+        }
+        let visible: Vec<&crate::ToolDef> = catalog
+            .entries()
+            .iter()
+            .filter(|e| principal.may_call(e.def))
+            .map(|e| e.def)
+            .collect();
+        let declarations = mcpgen_core::typescript::declarations_for(&visible);
+        let mut tool = listed.clone();
+        tool.description = Some(std::borrow::Cow::Owned(crate::code::execute_description(
+            code.limits(),
+            Some(&declarations),
+        )));
+        tool
+    }
+
     pub(crate) fn validator(&self, meta: Meta) -> Option<&ArgsValidator> {
         self.meta
             .iter()
             .find(|(m, _)| *m == meta)
             .and_then(|(_, t)| t.validator.as_ref())
     }
+}
+
+/// The declarations of every tool of `catalog`, if they fit in what `execute`'s description
+/// may carry under `limits`.
+#[cfg(feature = "code-mode")]
+fn all_declarations(catalog: &Catalog, limits: &crate::code::CodeLimits) -> Option<String> {
+    // The signatures alone are a lower bound: a large API is turned down without putting
+    // its declarations together.
+    let signatures: usize = catalog
+        .entries()
+        .iter()
+        .map(|e| e.def.declaration.map_or(0, |d| d.signature.len()))
+        .sum();
+    if signatures > limits.inline_declarations {
+        return None;
+    }
+    let defs: Vec<&crate::ToolDef> = catalog.entries().iter().map(|e| e.def).collect();
+    let all = mcpgen_core::typescript::declarations_for(&defs);
+    crate::code::inlined(limits, Some(&all))
+        .is_some()
+        .then_some(all)
 }
