@@ -10,7 +10,9 @@ Each *_URL is the base URL of one helpdesk-mcp (the same binary) serving statele
 
 - round trips: the tool calls a model makes, one per turn: in `all` mode the tools themselves,
   in `search` mode `search_tools`, `describe_tools` and one `call_tool` per call, in `code`
-  mode `search_tools`, `describe_tools` and one `execute`;
+  mode one `execute`, after `search_tools` and `describe_tools` unless `execute`'s
+  description in `tools/list` already declares every tool the task needs (the server puts
+  the declarations there when they fit in `--code-inline-declarations`);
 - result bytes: the text content of each result (what a host puts in the model's context);
 - tools/list bytes: the compact JSON of the `tools/list` result, which sits in the context
   from the start;
@@ -85,7 +87,10 @@ class Server(Connection):
         return message["result"]
 
     def list_bytes(self):
-        return len(compact({"tools": self.rpc("tools/list", {})["tools"]}).encode())
+        tools = self.rpc("tools/list", {})["tools"]
+        # What execute's description declares, if anything (code mode).
+        self.declared = next((t.get("description", "") for t in tools if t["name"] == "execute"), "")
+        return len(compact({"tools": tools}).encode())
 
     def call(self, name, arguments):
         return self.rpc("tools/call", {"name": name, "arguments": arguments}, name)
@@ -136,6 +141,10 @@ def discover(turns, task):
     are among the results, then one `describe_tools` for them."""
     needed = [t for t in task.tools if t not in turns.known]
     if not needed:
+        return
+    if turns.mode == "code" and all(f"{t}(args:" in turns.server.declared for t in needed):
+        # tools/list declared them: a model writes its program from that.
+        turns.known.update(needed)
         return
     found = ""
     for query in task.search:
@@ -245,8 +254,8 @@ def main():
     print("### Each task in a conversation of its own")
     print()
     print("Round trips are given as all of them (discovery + the task's own calls): discovery is")
-    print("`search_tools` and `describe_tools`, which a model in `search` or `code` mode needs before")
-    print("it can call a tool.")
+    print("`search_tools` and `describe_tools`, which a model in `search` mode needs before it can call")
+    print("a tool, and in `code` mode unless `execute`'s description already declares the tools.")
     print()
     print("| Task | Kind | Mode | Round trips | Result bytes | tools/list bytes | Context bytes | Argument bytes | Calls' time (ms) |")
     print("|---|---|---|---:|---:|---:|---:|---:|---:|")
@@ -326,11 +335,22 @@ def main():
           f"{context(s_code, 'code')} vs {context(s_all, 'all')} / {context(s_search, 'search')} bytes | {met(session_fewer)} |")
     print(f"| `execute` with one inner call: p50 ≤ 2× the direct call's | {ep50} vs {dp50} µs ({ep50 / dp50:.2f}×, {ep50 - dp50:+d} µs) | {met(ep50 <= 2 * dp50)} |")
     print()
-    print("In a conversation of its own, code mode pays two round trips of discovery (`search_tools`,")
-    print("`describe_tools`) that `all` mode does not pay, since its `tools/list` carries every schema")
-    print("from the start: a task that `all` mode does in three calls or fewer is no shorter in code")
-    print("mode, only smaller in context. The `return 1;` row is the part of an `execute`'s time that")
-    print("does not depend on what the program calls.")
+    if servers["code"].declared and all(cold[(t.name, "code")].discovery == 0 for t in code_tasks.TASKS):
+        print("The helpdesk API's declarations fit in `--code-inline-declarations` (default 8 KiB), so")
+        print("`execute`'s description in `tools/list` declares every tool, and a model in code mode")
+        print("writes its program in its first turn. An API whose declarations do not fit keeps the")
+        print("short description, and a model pays two round trips of discovery (`search_tools`,")
+        print("`describe_tools`) first: the row \"without discovery\" above is then the one that holds, and")
+        print("a task that `all` mode does in three calls or fewer is no shorter in code mode, only")
+        print("smaller in context.")
+    else:
+        print("In a conversation of its own, code mode pays two round trips of discovery (`search_tools`,")
+        print("`describe_tools`) that `all` mode does not pay, since its `tools/list` carries every schema")
+        print("from the start: a task that `all` mode does in three calls or fewer is no shorter in code")
+        print("mode, only smaller in context.")
+    print()
+    print("The `return 1;` row is the part of an `execute`'s time that does not depend on what the")
+    print("program calls.")
 
 
 def yes(flag):
