@@ -266,26 +266,32 @@ async fn a_reader_s_write_is_refused_inside_and_hidden_tools_are_unknown() {
 }
 
 #[tokio::test]
-async fn a_limit_of_no_declarations_keeps_execute_s_short_description() {
-    let started = start(CodeLimits::default().with_inline_declarations(0)).await;
-    let client = connect(&started.server.url, "admin-key").await;
-    let tools = client.list_all_tools().await.unwrap();
-    let execute_tool = tools.iter().find(|t| t.name == "execute").unwrap();
-    let description = execute_tool.description.as_deref().unwrap_or_default();
-    assert!(!description.contains("list_notes"), "{description}");
-    // The description the runtime lists without declarations (the tool count is only in
-    // `search_tools`' description).
-    let listed: Value =
-        serde_json::from_str(&code::tools_list_json(0, &CodeLimits::default(), None)).unwrap();
-    let listed_execute = listed["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["name"] == "execute")
-        .unwrap();
-    assert_eq!(listed_execute["description"], json!(description));
-    client.cancel().await.unwrap();
-    started.server.stop().await.unwrap();
+async fn declarations_that_do_not_fit_leave_execute_s_short_description() {
+    // 0 turns them off; 200 bytes is less than the declarations of the notes' tools.
+    for limit in [0, 200] {
+        let started = start(CodeLimits::default().with_inline_declarations(limit)).await;
+        let client = connect(&started.server.url, "admin-key").await;
+        let tools = client.list_all_tools().await.unwrap();
+        let execute_tool = tools.iter().find(|t| t.name == "execute").unwrap();
+        let description = execute_tool.description.as_deref().unwrap_or_default();
+        assert!(
+            !description.contains("list_notes"),
+            "{limit}: {description}"
+        );
+        // The description the runtime lists without declarations (the tool count is only
+        // in `search_tools`' description).
+        let listed: Value =
+            serde_json::from_str(&code::tools_list_json(0, &CodeLimits::default(), None)).unwrap();
+        let listed_execute = listed["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == "execute")
+            .unwrap();
+        assert_eq!(listed_execute["description"], json!(description));
+        client.cancel().await.unwrap();
+        started.server.stop().await.unwrap();
+    }
 }
 
 #[tokio::test]
