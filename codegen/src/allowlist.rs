@@ -223,6 +223,9 @@ pub struct Entry {
     pub rate_limit: Option<RateLimit>,
     /// The view in effect: the entry's `ui`, else the server block's (`none` or `auto`).
     pub ui: UiChoice,
+    /// `task: true | false`: whether the tool runs as an MCP task, its `202` answers polled.
+    /// `None`: only when the operation documents `202` with a `Location` header.
+    pub task: Option<bool>,
 }
 
 /// A per-tool rate limit from the allowlist.
@@ -323,6 +326,8 @@ pub(crate) struct RawEntry {
     rate_limit: Option<Spanned<String>>,
     #[serde(default)]
     ui: Option<Spanned<String>>,
+    #[serde(default)]
+    task: Option<Spanned<serde_json::Value>>,
 }
 
 impl Allowlist {
@@ -361,7 +366,7 @@ impl Allowlist {
                      max_description_len/confirm_destructive/ui and `mcp_tools:`, a list of \
                      entries with operation_id and optional name/title/description/access/\
                      annotations/confirm/scope/enabled/plugin/content_type/output_schema/\
-                     schema_budget/rate_limit/ui)"
+                     schema_budget/rate_limit/ui/task)"
                 ),
             }
         })?;
@@ -409,7 +414,11 @@ pub(crate) fn entry(
             UiMode::Auto => UiChoice::Auto,
             UiMode::None => UiChoice::None,
         },
+        task: None,
     };
+    if let Some(task) = e.task {
+        entry.task = Some(parse_task(path, &entry, task)?);
+    }
     if let Some(ui) = e.ui.map(located) {
         entry.ui = UiChoice::parse(&ui.value).ok_or_else(|| Error::Allowlist {
             path: path.to_owned(),
@@ -461,6 +470,34 @@ pub(crate) fn entry(
         })?);
     }
     Ok(entry)
+}
+
+/// The entry's `task:`, which must be `true` or `false`.
+fn parse_task(path: &Path, entry: &Entry, task: Spanned<serde_json::Value>) -> Result<bool, Error> {
+    match task.value {
+        serde_json::Value::Bool(task) => Ok(task),
+        other => {
+            let written = match other {
+                serde_json::Value::String(text) => text,
+                other => other.to_string(),
+            };
+            let at = Located {
+                line: task.referenced.line(),
+                column: task.referenced.column(),
+                value: written,
+            };
+            Err(Error::Allowlist {
+                path: path.to_owned(),
+                location: entry.location_of("task", &at),
+                message: format!(
+                    "task `{}` is not valid; use `true` (the tool runs as an MCP task and a \
+                     `202` with a `Location` is polled) or `false` (never, even when the \
+                     operation documents a `202` with a `Location`)",
+                    at.value
+                ),
+            })
+        }
+    }
 }
 
 fn located(value: Spanned<String>) -> Located {

@@ -204,6 +204,9 @@ pub struct HttpBinding {
     /// The operation's own base URL (its or its path item's `servers`, first entry, variables
     /// replaced by their defaults), when it differs from the document's; `None` otherwise.
     pub server_url: Option<String>,
+    /// The operation runs long: its tool runs as an MCP task and a `202` with a `Location` is
+    /// polled (a documented `202` with a `Location` header, or the entry's `task:`).
+    pub task: bool,
 }
 
 /// One argument's place on the wire.

@@ -148,6 +148,11 @@ pub struct HttpBinding {
     /// there instead of the configured base URL, with the configured credentials. `None`: the
     /// configured base URL.
     pub server_url: Option<&'static str>,
+    /// The operation runs long: the tool runs as an MCP task (optional for clients), and a
+    /// `202 Accepted` answer with a `Location` is polled at that URL until the operation ends.
+    /// Set at generation for an operation documenting `202` with a `Location` header, or by
+    /// the allowlist entry's `task:`.
+    pub task: bool,
 }
 
 /// Maps one tool argument to its place in the HTTP request.
@@ -453,6 +458,7 @@ impl HttpBinding {
             body: None,
             security: &[],
             server_url: None,
+            task: false,
         }
     }
 
@@ -477,6 +483,12 @@ impl HttpBinding {
     /// Sets the operation's own base URL.
     pub const fn server_url(mut self, url: &'static str) -> Self {
         self.server_url = Some(url);
+        self
+    }
+
+    /// Marks the operation as one that runs long (see [`HttpBinding::task`]).
+    pub const fn task(mut self) -> Self {
+        self.task = true;
         self
     }
 }

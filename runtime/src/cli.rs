@@ -303,7 +303,8 @@ pub struct ServeArgs {
     #[cfg(feature = "code-mode")]
     #[command(flatten)]
     pub code: CodeArgs,
-    /// How many tasks the server holds (`--tasks-max`).
+    /// How many tasks the server holds (`--tasks-max`) and how operations that run long are
+    /// polled (`--task-poll-*`, `--task-follow-origin`).
     #[command(flatten)]
     pub tasks: TaskArgs,
     /// In `all` mode, do not list `describe_tools` (nor say in descriptions) when tools have
@@ -514,6 +515,7 @@ pub fn upstream(app: &App, args: &ServeArgs) -> Result<Upstream, String> {
         }
     }
     config = args.token_exchange.apply(app, &args.oauth, config)?;
+    config = args.tasks.polling(config);
     Upstream::new(config).map_err(|e| e.to_string())
 }
 

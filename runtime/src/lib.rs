@@ -91,7 +91,8 @@ pub use toolset::{CallContext, CallerCredential, ForwardedHeaders, ToolError, To
 pub use upstream::TokenExchange;
 #[cfg(feature = "openapi")]
 pub use upstream::{
-    Credential, GuardConfig, Invoked, PreparedRequest, Upstream, UpstreamConfig, UpstreamError,
+    Credential, GuardConfig, Invoked, PreparedRequest, TaskPolling, Upstream, UpstreamConfig,
+    UpstreamError,
 };
 
 /// JSON Schema for application tools' types (schemars 1.x): derive

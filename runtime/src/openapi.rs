@@ -10,6 +10,7 @@ use mcpgen_core::result::ToolResult;
 use mcpgen_core::tool::ToolDef;
 use serde_json::{Map, Value};
 
+use crate::tasks::TaskSupport;
 use crate::toolset::{CallContext, ToolError, ToolSet};
 use crate::upstream::Upstream;
 
@@ -82,5 +83,16 @@ impl ToolSet for OpenApiTools {
 
     fn rate_limits(&self) -> &'static [crate::toolset::ToolRate] {
         self.rate_limits
+    }
+
+    /// An operation that runs long ([`HttpBinding::task`](mcpgen_core::tool::HttpBinding::task))
+    /// runs as a task for clients that declared tasks, and as any call for the others.
+    fn task_support(&self, name: &str) -> Option<TaskSupport> {
+        self.tools
+            .iter()
+            .find(|tool| tool.name == name)
+            .and_then(|tool| tool.http.as_ref())
+            .is_some_and(|http| http.task)
+            .then_some(TaskSupport::Optional)
     }
 }

@@ -186,6 +186,7 @@ const fn tool(
             body: None,
             security,
             server_url: None,
+            task: false,
         }),
         declaration: None,
         view: None,

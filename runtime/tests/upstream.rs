@@ -81,6 +81,7 @@ const fn http(
         body: None,
         security: &[],
         server_url: None,
+        task: false,
     }
 }
 
@@ -921,6 +922,7 @@ fn on_server(tool: ToolDef, server_url: String) -> ToolDef {
     ToolDef {
         http: Some(HttpBinding {
             server_url: Some(String::leak(server_url)),
+            task: false,
             ..http
         }),
         declaration: None,

@@ -86,6 +86,7 @@ const fn encoded_tool(
             }),
             security: &[],
             server_url: None,
+            task: false,
         }),
         declaration: None,
         view: None,

@@ -149,6 +149,7 @@ const fn tool(name: &'static str, method: &'static str, path: &'static str) -> T
             body: None,
             security: &[],
             server_url: None,
+            task: false,
         }),
         ..support::read_tool(name, "a test tool", r#"{"type":"object"}"#)
     }

@@ -93,6 +93,7 @@ fn tool(path: &'static str, args: Vec<ArgBinding>) -> ToolDef {
             body: None,
             security: &[],
             server_url: None,
+            task: false,
         }),
         declaration: None,
         view: None,

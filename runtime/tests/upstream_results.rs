@@ -150,6 +150,7 @@ const fn tool(method: &'static str, path: &'static str) -> ToolDef {
             body: None,
             security: &[],
             server_url: None,
+            task: false,
         }),
         declaration: None,
         view: None,

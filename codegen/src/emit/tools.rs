@@ -102,6 +102,9 @@ fn http_binding(http: &ir::HttpBinding) -> TokenStream {
     if let Some(url) = &http.server_url {
         tokens.extend(quote!(.server_url(#url)));
     }
+    if http.task {
+        tokens.extend(quote!(.task()));
+    }
     tokens
 }
 

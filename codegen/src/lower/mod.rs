@@ -8,13 +8,15 @@
 //!
 //! One file per job: `access` decides access, hints and confirmation, `body` the request body's
 //! media type and encodings, `output` the output schemas, `describe` descriptions, `server`
-//! the server the tools belong to; this file puts a tool together.
+//! the server the tools belong to, `task` whether the operation runs long; this file puts a
+//! tool together.
 
 mod access;
 mod body;
 mod describe;
 mod output;
 mod server;
+mod task;
 
 use std::path::Path;
 
@@ -33,6 +35,7 @@ use access::{annotations_for, confirm};
 use body::{body_encoding, chosen_media_type};
 use describe::{annotate, operation_description};
 use output::{output_schema, report_cuts};
+use task::runs_long;
 
 pub use access::{access, method_access};
 pub use output::is_object_schema;
@@ -325,6 +328,7 @@ fn build_tool<'s>(
             body: body_binding,
             security,
             server_url: None,
+            task: runs_long(op, entry),
         },
         view,
     };

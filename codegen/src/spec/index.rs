@@ -426,6 +426,11 @@ impl<'r> Indexer<'r> {
                 .map(str::to_owned)
                 .or_else(|| text(map, "description")),
             content: self.content(map.get("content"), &format!("{}/content", resolved.pointer)),
+            headers: map
+                .get("headers")
+                .and_then(Value::as_object)
+                .map(|headers| headers.keys().cloned().collect())
+                .unwrap_or_default(),
         })
     }
 

@@ -181,6 +181,8 @@ pub struct Response {
     pub description: Option<String>,
     /// Media types in spec order.
     pub content: IndexMap<String, MediaType>,
+    /// Names of the headers the response documents, as written.
+    pub headers: Vec<String>,
 }
 
 impl Spec {

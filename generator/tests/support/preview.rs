@@ -109,6 +109,7 @@ pub fn tool_def(tool: &ir::Tool, server: Option<&ir::Server>) -> ToolDef {
             body,
             security: Vec::leak(security),
             server_url: leak_opt(http.server_url.as_deref()),
+            task: http.task,
         }),
         declaration: None,
         view: None,

@@ -25,6 +25,17 @@ pub enum UpstreamError {
     /// Token exchange for OAuth callers cannot be set up.
     #[error("cannot set up token exchange for OAuth callers: {0}")]
     TokenExchange(String),
+    /// An origin polling may follow ([`TaskPolling::follow_origins`]) is not
+    /// `scheme://host[:port]`.
+    ///
+    /// [`TaskPolling::follow_origins`]: super::TaskPolling::follow_origins
+    #[error("invalid origin to follow when polling `{origin}`: {reason}")]
+    FollowOrigin {
+        /// The origin given.
+        origin: String,
+        /// Why it was rejected.
+        reason: String,
+    },
     /// The HTTP client could not be built.
     #[error("cannot build HTTP client: {0}")]
     Client(String),

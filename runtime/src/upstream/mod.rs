@@ -14,6 +14,9 @@
 //!   tokens exchanged (RFC 8693) for tokens of the API, sent instead;
 //! - `base_url`: checking and showing base URLs; `error`: why a client cannot be built;
 //! - `response`: reading the response under a size cap and mapping it to a result;
+//! - `redirect`: which redirects are followed, and why one was not;
+//! - `poll`: an operation that runs long, its `202 Accepted` polled at its `Location`;
+//! - `prepared`: a request built and not sent, for previews;
 //! - `guard`: the concurrency cap, circuit breaker and retry that every call passes through.
 //!
 //! Failures of any kind — a missing argument, an unreachable upstream, a timeout, a 4xx/5xx — come
@@ -29,6 +32,9 @@ mod exchange;
 mod guard;
 mod invoked;
 mod media;
+mod poll;
+mod prepared;
+mod redirect;
 mod request;
 mod response;
 mod style;
@@ -42,6 +48,8 @@ pub use guard::{
     DEFAULT_QUEUE_TIMEOUT, GuardConfig,
 };
 pub use invoked::{GuardRefusal, GuardReport, Invoked};
+pub use poll::{DEFAULT_TASK_POLL_MAX_INTERVAL, TaskPolling};
+pub use prepared::PreparedRequest;
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -52,6 +60,7 @@ use serde_json::{Map, Value};
 use tracing::Instrument;
 
 use base_url::{check_url, redact_url_text};
+use redirect::{is_safe_method, redirect_stop_reason, same_origin_redirects};
 
 use mcpgen_core::result::{Content, ToolResult};
 use mcpgen_core::tool::{HttpBinding, SecurityScheme, ToolDef};
@@ -87,6 +96,9 @@ pub struct UpstreamConfig {
     /// default): OAuth callers use the configured credentials.
     #[cfg(feature = "oauth")]
     pub token_exchange: Option<TokenExchange>,
+    /// How operations that run long ([`HttpBinding::task`]) are polled once they answer
+    /// `202 Accepted` with a `Location`.
+    pub task_polling: TaskPolling,
 }
 
 impl UpstreamConfig {
@@ -102,7 +114,15 @@ impl UpstreamConfig {
             guard: GuardConfig::default(),
             #[cfg(feature = "oauth")]
             token_exchange: None,
+            task_polling: TaskPolling::default(),
         }
+    }
+
+    /// Sets how operations that run long are polled: the longest wait between two polls and
+    /// the other origins a `Location` may lead to (polled without credentials).
+    pub fn with_task_polling(mut self, polling: TaskPolling) -> Self {
+        self.task_polling = polling;
+        self
     }
 
     /// Sends OAuth callers to the API as themselves: the access token a caller presented to
@@ -155,7 +175,7 @@ impl UpstreamConfig {
 #[derive(Clone)]
 pub struct Upstream {
     config: UpstreamConfig,
-    /// For safe methods (GET, HEAD, OPTIONS): follows up to [`MAX_REDIRECTS`] same-origin
+    /// For safe methods (GET, HEAD, OPTIONS): follows up to [`redirect::MAX_REDIRECTS`] same-origin
     /// redirects.
     http: reqwest::Client,
     /// For every other method: follows no redirect (a 3xx comes back as an error naming its
@@ -171,6 +191,8 @@ pub struct Upstream {
     pass_through: credentials::PassThrough,
     /// The cap, breaker and retry, shared by every clone.
     guard: Arc<guard::Guard>,
+    /// How `202 Accepted` answers of operations that run long are polled.
+    polling: poll::Policy,
     /// Token exchange for OAuth callers, with its cache, shared by every clone.
     #[cfg(feature = "oauth")]
     exchanger: Option<Arc<exchange::Exchanger>>,
@@ -200,6 +222,7 @@ impl Upstream {
             credentials::PassThrough::new(&config.pass_through, &config.credentials)?;
         #[cfg(feature = "oauth")]
         let exchanger = exchange::Exchanger::for_upstream(&config)?;
+        let polling = poll::Policy::new(&config.task_polling)?;
         let client = |policy| {
             reqwest::Client::builder()
                 .timeout(config.timeout)
@@ -217,6 +240,7 @@ impl Upstream {
         })?;
         Ok(Self {
             guard: Arc::new(guard::Guard::new(config.guard)),
+            polling,
             config,
             http,
             http_no_redirects,
@@ -299,7 +323,7 @@ impl Upstream {
         );
         // An inner call of a program may take only what is left of the program's time.
         let timeout = ctx.time_left().map(|left| left.min(self.config.timeout));
-        self.send(tool, prepared, &display_base, timeout)
+        self.send(tool, prepared, &display_base, timeout, ctx)
             .instrument(span)
             .await
     }
@@ -381,14 +405,17 @@ impl Upstream {
         })
     }
 
-    /// Sends a prepared request and maps its outcome; `display_base` names the base URL in
-    /// messages; `timeout`, when set, replaces the configured timeout (it is never longer).
+    /// Sends a prepared request for the call `ctx` and maps its outcome; `display_base`
+    /// names the base URL in messages; `timeout`, when set, replaces the configured timeout
+    /// (it is never longer). An operation that runs long and answers `202` with a `Location`
+    /// is polled there until it ends (`poll`), and its final response is mapped instead.
     async fn send(
         &self,
         tool: &ToolDef,
         prepared: request::Prepared,
         display_base: &str,
         timeout: Option<Duration>,
+        ctx: &CallContext,
     ) -> Invoked {
         let request::Prepared {
             method,
@@ -397,7 +424,7 @@ impl Upstream {
             headers,
             body,
         } = prepared;
-        let what = response::Call {
+        let mut what = response::Call {
             method: method.as_str().to_owned(),
             path,
             operation_id: tool
@@ -406,6 +433,9 @@ impl Upstream {
                 .map_or(tool.name, |binding| binding.operation_id)
                 .to_owned(),
         };
+        let runs_long = tool.http.as_ref().is_some_and(|binding| binding.task);
+        // What polling needs of the request, kept only for an operation that may be polled.
+        let sent = runs_long.then(|| (url.clone(), headers.clone()));
         let safe = is_safe_method(&method);
         let client = if safe {
             &self.http
@@ -422,46 +452,35 @@ impl Upstream {
             builder = builder.timeout(timeout);
         }
         let mut report = GuardReport::default();
-        let mut admitted = match self.guard.admit(&mut report).await {
-            Ok(admitted) => admitted,
+        let started = Instant::now();
+        let mut outcome = match self.guarded(&method, builder, safe, &mut report).await {
+            Ok(outcome) => outcome,
             Err(why) => {
                 tracing::debug!(refused = ?report.refused, "upstream call not sent");
                 return Invoked::new(ToolResult::error(format!("{what} was not sent: {why}")))
                     .with_guard(report);
             }
         };
-        // A copy for the one retry (bodies are bytes, so the copy always exists).
-        let spare = if self.guard.config().retry && guard::retry::idempotent(&method) {
-            builder.try_clone()
-        } else {
-            None
-        };
-        let started = Instant::now();
-        let cap = self.config.max_response_bytes;
-        let first = exchange(builder, safe, cap).await;
-        self.guard
-            .record(&mut admitted.ticket, failed(&first), &mut report);
-        let outcome = match spare {
-            Some(spare)
-                if guard::retry::worth_retrying(first.as_ref().map(|(status, ..)| *status))
-                    && self.guard.may_retry(&method, &admitted.ticket) =>
+        if let (Some((url, headers)), Ok((status, head, _))) = (sent, &outcome)
+            && *status == reqwest::StatusCode::ACCEPTED
+            && let Some(location) = &head.location
+        {
+            let accepted = poll::Accepted {
+                url,
+                headers,
+                location: location.clone(),
+                retry_after: head.retry_after.clone(),
+            };
+            tracing::debug!("upstream accepted the operation; polling its status");
+            outcome = match self
+                .poll(accepted, ctx, timeout, &mut what, &mut report)
+                .await
             {
-                let delay = guard::retry::jitter();
-                tracing::debug!(
-                    delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
-                    status = first.as_ref().ok().map(|(status, ..)| status.as_u16()),
-                    "upstream request failed; retrying once"
-                );
-                tokio::time::sleep(delay).await;
-                report.retried = true;
-                let second = exchange(spare, safe, cap).await;
-                self.guard
-                    .record(&mut admitted.ticket, failed(&second), &mut report);
-                second
-            }
-            _ => first,
-        };
-        drop(admitted);
+                Ok(outcome) => outcome,
+                Err(result) => return Invoked::new(result).with_guard(report),
+            };
+        }
+        let cap = self.config.max_response_bytes;
         let mut invoked = match outcome {
             Ok((status, head, body)) => {
                 tracing::debug!(
@@ -489,6 +508,53 @@ impl Upstream {
             note_retry(&mut invoked.result);
         }
         invoked.with_guard(report)
+    }
+
+    /// Sends one request of `method` through the guard: it waits for a slot under the
+    /// concurrency cap, its outcome is counted by the circuit breaker, and a request of an
+    /// idempotent method that could not connect or got 502, 503 or 504 is sent once more.
+    /// `safe` says whether redirects are followed. Fails, saying why, when the guard refused
+    /// to send it.
+    async fn guarded(
+        &self,
+        method: &reqwest::Method,
+        builder: reqwest::RequestBuilder,
+        safe: bool,
+        report: &mut GuardReport,
+    ) -> Result<Exchange, String> {
+        let mut admitted = self.guard.admit(report).await?;
+        // A copy for the one retry (bodies are bytes, so the copy always exists).
+        let spare = if self.guard.config().retry && guard::retry::idempotent(method) {
+            builder.try_clone()
+        } else {
+            None
+        };
+        let cap = self.config.max_response_bytes;
+        let first = exchange(builder, safe, cap).await;
+        self.guard
+            .record(&mut admitted.ticket, failed(&first), report);
+        let outcome = match spare {
+            Some(spare)
+                if guard::retry::worth_retrying(first.as_ref().map(|(status, ..)| *status))
+                    && self.guard.may_retry(method, &admitted.ticket) =>
+            {
+                let delay = guard::retry::jitter();
+                tracing::debug!(
+                    delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
+                    status = first.as_ref().ok().map(|(status, ..)| status.as_u16()),
+                    "upstream request failed; retrying once"
+                );
+                tokio::time::sleep(delay).await;
+                report.retried = true;
+                let second = exchange(spare, safe, cap).await;
+                self.guard
+                    .record(&mut admitted.ticket, failed(&second), report);
+                second
+            }
+            _ => first,
+        };
+        drop(admitted);
+        Ok(outcome)
     }
 }
 
@@ -546,70 +612,6 @@ fn failed(exchange: &Exchange) -> bool {
     }
 }
 
-/// A request built for a tool call but not sent: exactly what [`Upstream::invoke`] would put on
-/// the wire (apart from the random multipart boundary). For previews, dry runs and tests.
-///
-/// Its `Debug` output shows no header values, query or body, which may hold credentials or
-/// user data.
-#[derive(Clone, PartialEq, Eq)]
-pub struct PreparedRequest {
-    /// The upper-case HTTP method.
-    pub method: String,
-    /// The full URL: base URL, rendered path and query.
-    pub url: String,
-    /// Headers from arguments and credentials, in order (not `Content-Type`).
-    pub headers: Vec<(String, String)>,
-    /// The body's `Content-Type`, if a body is sent.
-    pub content_type: Option<String>,
-    /// The body's bytes, if a body is sent.
-    pub body: Option<Vec<u8>>,
-}
-
-impl std::fmt::Debug for PreparedRequest {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let path = url::Url::parse(&self.url).map_or_else(|_| String::new(), |u| u.path().into());
-        let headers: Vec<&str> = self.headers.iter().map(|(name, _)| name.as_str()).collect();
-        f.debug_struct("PreparedRequest")
-            .field("method", &self.method)
-            .field("path", &path)
-            .field("headers", &headers)
-            .field("content_type", &self.content_type)
-            .field("body_len", &self.body.as_ref().map(Vec::len))
-            .finish_non_exhaustive()
-    }
-}
-
-impl Upstream {
-    /// Builds the request [`invoke`](Self::invoke) would send for `tool` with `args`, without
-    /// sending it. Fails, with the message `invoke` would give, when the tool has no HTTP
-    /// binding or the arguments cannot be placed on the wire.
-    pub fn prepare(
-        &self,
-        tool: &ToolDef,
-        args: &Map<String, Value>,
-    ) -> Result<PreparedRequest, String> {
-        let prepared = self.build_request(tool, args, None, None)?.prepared;
-        let (content_type, body) = match prepared.body {
-            Some(body) => (Some(body.content_type), Some(body.bytes)),
-            None => (None, None),
-        };
-        Ok(PreparedRequest {
-            method: prepared.method.as_str().to_owned(),
-            url: prepared.url.into(),
-            headers: prepared
-                .headers
-                .iter()
-                .map(|(name, value)| {
-                    let value = String::from_utf8_lossy(value.as_bytes()).into_owned();
-                    (name.as_str().to_owned(), value)
-                })
-                .collect(),
-            content_type,
-            body,
-        })
-    }
-}
-
 fn elapsed_ms(started: Instant) -> u64 {
     u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
 }
@@ -635,57 +637,5 @@ fn check_base_url(base_url: &str) -> Result<String, UpstreamError> {
     check_url(base_url).map_err(|reason| UpstreamError::BaseUrl {
         url: redact_url_text(base_url),
         reason,
-    })
-}
-
-/// How many redirects a safe request follows.
-const MAX_REDIRECTS: usize = 5;
-
-/// Whether redirects are followed for `method`: only for GET, HEAD and OPTIONS, which neither
-/// change anything nor carry a body that a redirect could replay elsewhere.
-fn is_safe_method(method: &reqwest::Method) -> bool {
-    matches!(
-        *method,
-        reqwest::Method::GET | reqwest::Method::HEAD | reqwest::Method::OPTIONS
-    )
-}
-
-/// Why a 3xx response with `location` came back instead of being followed.
-fn redirect_stop_reason(
-    safe: bool,
-    status: reqwest::StatusCode,
-    url: &url::Url,
-    location: &str,
-) -> &'static str {
-    if !safe {
-        return "redirects are followed only for GET, HEAD and OPTIONS requests";
-    }
-    if !matches!(status.as_u16(), 301 | 302 | 303 | 307 | 308) {
-        return "this status is not a redirect that is followed";
-    }
-    match url.join(location) {
-        Ok(target) if target.origin() != url.origin() => {
-            "it leads to another origin, where the upstream's credentials must not be sent"
-        }
-        Ok(_) => "the limit of 5 redirects was reached",
-        Err(_) => "the `Location` is not a valid URL",
-    }
-}
-
-/// Follows up to [`MAX_REDIRECTS`] redirects that stay on the same origin, so configured
-/// credentials are never sent to another host; a redirect elsewhere comes back as the 3xx
-/// response.
-fn same_origin_redirects() -> reqwest::redirect::Policy {
-    reqwest::redirect::Policy::custom(|attempt| {
-        let same_origin = attempt
-            .previous()
-            .first()
-            .is_some_and(|first| first.origin() == attempt.url().origin());
-        // `previous` holds the original URL and every one already followed.
-        if attempt.previous().len() > MAX_REDIRECTS || !same_origin {
-            attempt.stop()
-        } else {
-            attempt.follow()
-        }
     })
 }

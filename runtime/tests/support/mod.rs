@@ -164,6 +164,7 @@ pub const REMOTE_STATUS: ToolDef = ToolDef {
         body: None,
         security: &[],
         server_url: None,
+        task: false,
     }),
     declaration: None,
     view: None,

@@ -155,6 +155,7 @@ mod tests {
             body: None,
             security: &[],
             server_url: None,
+            task: false,
         }),
         declaration: None,
         view: None,
