@@ -11,7 +11,7 @@ declare const tools: {
    * The tickets of a project, newest first, one page at a time.
    */
   helpdesk_list_tickets(args: {
-    /** Project key, e.g. */
+    /** Project key (CORE, WEB). */
     project: string;
     /** Only tickets in this state. */
     status?: Status;
@@ -93,4 +93,27 @@ declare const tools: {
     /** Ticket key, e.g. */
     key: string;
   }): Promise<unknown>;
+
+  /**
+   * Ticket report
+   * Counts a project's tickets by status and priority. It takes a while, so the API answers 202 with a status URL in Location.
+   */
+  helpdesk_build_report(args: {
+    /** Project key (CORE, WEB). */
+    project: string;
+    /**
+     * Count tickets opened on or after this day.
+     * Format: date.
+     */
+    since?: string;
+  }): Promise<{
+    project?: string | null;
+    total?: number | null;
+    by_status?: {
+      [key: string]: number;
+    } | null;
+    by_priority?: {
+      [key: string]: number;
+    } | null;
+  }>;
 };

@@ -94,4 +94,16 @@ impl<C: ::mcpgen::McpConnection> Client<C> {
     ) -> ::std::result::Result<::serde_json::Value, ::mcpgen::CallError> {
         ::mcpgen::call_typed(&self.conn, "helpdesk_export_ticket", args, false).await
     }
+    /// Calls `helpdesk_build_report` (POST /projects/{project}/reports).
+    ///
+    /// Counts a project's tickets by status and priority. It takes a while, so the API answers 202 with a status URL in Location.
+    pub async fn helpdesk_build_report(
+        &self,
+        args: &crate::types::input::HelpdeskBuildReportArgs,
+    ) -> ::std::result::Result<
+        crate::types::output::HelpdeskBuildReportOutput,
+        ::mcpgen::CallError,
+    > {
+        ::mcpgen::call_typed(&self.conn, "helpdesk_build_report", args, false).await
+    }
 }

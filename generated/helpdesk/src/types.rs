@@ -4,6 +4,15 @@
 /// Argument types: one `<Tool>Args` struct per tool, plus the schemas they use.
 #[allow(missing_docs, dead_code, non_camel_case_types, clippy::all, rustdoc::all)]
 pub mod input {
+    /// The arguments of the `helpdesk_build_report` tool.
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct HelpdeskBuildReportArgs {
+        ///Project key (CORE, WEB).
+        pub project: ::std::string::String,
+        ///Count tickets opened on or after this day.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub since: ::std::option::Option<::std::string::String>,
+    }
     /// The arguments of the `helpdesk_create_ticket` tool.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct HelpdeskCreateTicketArgs {
@@ -95,7 +104,7 @@ pub mod input {
         ///Tickets per page.
         #[serde(default = "defaults::default_nzu64::<::std::num::NonZeroU64, 20>")]
         pub per_page: ::std::num::NonZeroU64,
-        ///Project key, e.g.
+        ///Project key (CORE, WEB).
         pub project: ::std::string::String,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub status: ::std::option::Option<Status>,
@@ -299,6 +308,22 @@ pub mod input {
 /// Output types: one `<Tool>Output` struct per tool that has an output schema.
 #[allow(missing_docs, dead_code, non_camel_case_types, clippy::all, rustdoc::all)]
 pub mod output {
+    /// What the `helpdesk_build_report` tool returns.
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    pub struct HelpdeskBuildReportOutput {
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub by_priority: ::std::option::Option<
+            ::std::collections::BTreeMap<::std::string::String, i64>,
+        >,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub by_status: ::std::option::Option<
+            ::std::collections::BTreeMap<::std::string::String, i64>,
+        >,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub project: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub total: ::std::option::Option<i64>,
+    }
     /// What the `helpdesk_create_ticket` tool returns.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct HelpdeskCreateTicketOutput {

@@ -1,0 +1,193 @@
+//! A generated operation that runs long, through the official Python SDK client: the helpdesk
+//! server's `helpdesk_build_report` (`POST /projects/{project}/reports`, documented `202` with a
+//! `Location`) is a task tool. Against a loopback stand-in whose report answers `202` twice
+//! (`Retry-After: 1`) and then `303` to the result, a client that declares the tasks extension
+//! (protocol 2026-07-28) gets a task at once, sees it `working` then `completed` with the report
+//! checked against its documented schema, and another principal cannot see it. The SDK's claim
+//! resolver follows a task to its tool result; cancelling a task that never ends stops the
+//! polling.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::{Path, State};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use mcpgen_tests::{repo_root, serve_on_loopback, start_listening};
+use serde_json::{Value, json};
+
+const KEY: &str = "reader-key-0123456789";
+const OTHER_KEY: &str = "other-key-0123456789";
+
+/// What the stand-in saw: the paths it was asked for, in order.
+#[derive(Clone, Default)]
+struct Seen(Arc<Mutex<Vec<String>>>);
+
+impl Seen {
+    fn push(&self, path: String) -> usize {
+        let mut seen = self.0.lock().unwrap();
+        seen.push(path.clone());
+        seen.iter().filter(|p| **p == path).count()
+    }
+
+    fn count(&self, prefix: &str) -> usize {
+        self.0
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|p| p.starts_with(prefix))
+            .count()
+    }
+}
+
+/// `POST /projects/{project}/reports`: accepted, the report's status at `/reports/{project}`.
+async fn build(State(seen): State<Seen>, Path(project): Path<String>) -> Response {
+    seen.push(format!("POST /projects/{project}/reports"));
+    (
+        StatusCode::ACCEPTED,
+        [(header::LOCATION, format!("../../reports/{project}"))],
+    )
+        .into_response()
+}
+
+/// `GET /reports/{project}`: still working twice, then `303` to the result; `SLOW` never ends.
+async fn status(State(seen): State<Seen>, Path(project): Path<String>) -> Response {
+    let polls = seen.push(format!("GET /reports/{project}"));
+    if project == "SLOW" || polls <= 2 {
+        return (StatusCode::ACCEPTED, [(header::RETRY_AFTER, "1")]).into_response();
+    }
+    (
+        StatusCode::SEE_OTHER,
+        [(header::LOCATION, format!("/api/reports/{project}/result"))],
+    )
+        .into_response()
+}
+
+/// `GET /reports/{project}/result`: the report.
+async fn result(State(seen): State<Seen>, Path(project): Path<String>) -> Response {
+    seen.push(format!("GET /reports/{project}/result"));
+    axum::Json(json!({
+        "project": project,
+        "total": 12,
+        "by_status": {"open": 7, "closed": 5},
+        "by_priority": {"urgent": 2, "normal": 10}
+    }))
+    .into_response()
+}
+
+async fn stand_in(seen: Seen) -> String {
+    let api = Router::new()
+        .route("/projects/{project}/reports", post(build))
+        .route("/reports/{project}", get(status))
+        .route("/reports/{project}/result", get(result))
+        .with_state(seen);
+    let base = serve_on_loopback(Router::new().nest("/api", api))
+        .await
+        .expect("stand-in serves");
+    format!("{base}/api")
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_official_python_client_follows_a_generated_operation_that_runs_long() {
+    let seen = Seen::default();
+    let upstream = stand_in(seen.clone()).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let keys = dir.path().join("keys.yaml");
+    std::fs::write(
+        &keys,
+        format!(
+            "keys:\n  - id: reader\n    key: {KEY}\n    principal: alice\n    scopes: ['mcp:*']\n  \
+             - id: other\n    key: {OTHER_KEY}\n    principal: bob\n    scopes: ['mcp:*']\n"
+        ),
+    )
+    .expect("write keys");
+    let (_server, url) = start_listening(
+        "helpdesk-mcp",
+        &[
+            "--transport",
+            "http",
+            "--upstream-url",
+            &upstream,
+            "--keys",
+            keys.to_str().expect("utf8"),
+            "--task-poll-max-interval",
+            "1",
+        ],
+    )
+    .await;
+    let python = repo_root().join("tests/python/.venv/bin/python");
+    let out = tokio::time::timeout(
+        Duration::from_secs(120),
+        tokio::process::Command::new(python)
+            .arg(repo_root().join("tests/python/task_calls.py"))
+            .args([
+                &format!("{url}/mcp"),
+                KEY,
+                OTHER_KEY,
+                "helpdesk_build_report",
+                r#"{"project": "CORE"}"#,
+                r#"{"project": "SLOW"}"#,
+            ])
+            .kill_on_drop(true)
+            .output(),
+    )
+    .await
+    .expect("the Python client finishes within 120 s")
+    .expect("the Python client runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let report: Value = serde_json::from_str(stdout.lines().last().unwrap_or_default())
+        .unwrap_or_else(|_| {
+            panic!(
+                "the Python client printed no JSON line (status {}):\n{stdout}\n{}",
+                out.status,
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+
+    // A task at once, working until the report is there, then completed with it.
+    assert_eq!(report["created"]["resultType"], "task", "{report}");
+    assert_eq!(report["created"]["status"], "working", "{report}");
+    let statuses: Vec<&str> = report["statuses"]
+        .as_array()
+        .expect("statuses")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(statuses.first(), Some(&"working"), "{report}");
+    assert_eq!(statuses.last(), Some(&"completed"), "{report}");
+    let expected = json!({
+        "project": "CORE",
+        "total": 12,
+        "by_status": {"open": 7, "closed": 5},
+        "by_priority": {"urgent": 2, "normal": 10}
+    });
+    let final_result = &report["final"]["result"];
+    assert_eq!(final_result["structuredContent"], expected, "{report}");
+    assert_ne!(final_result["isError"], true, "{report}");
+    // The claim's resolver gives the same report, as a tool result.
+    assert_eq!(
+        report["followed"]["structuredContent"], expected,
+        "{report}"
+    );
+    // The status URL was polled until it led to the result, which was fetched once per task.
+    assert_eq!(seen.count("POST /projects/CORE/reports"), 2);
+    assert_eq!(seen.count("GET /reports/CORE/result"), 2);
+    assert!(seen.count("GET /reports/CORE") >= 4, "{:?}", seen.0);
+
+    // Another principal does not see the task.
+    let other = report["other"].as_str().expect("other");
+    assert!(!other.starts_with("answered"), "{report}");
+
+    // Cancelled: acknowledged, the task says so, and the status URL is polled no more.
+    assert!(report["cancel"].is_object(), "{report}");
+    assert_eq!(report["after_cancel"]["status"], "cancelled", "{report}");
+    let polls = seen.count("GET /reports/SLOW");
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    assert_eq!(
+        seen.count("GET /reports/SLOW"),
+        polls,
+        "no poll after the cancel"
+    );
+}
