@@ -25,7 +25,7 @@ use mcpgen_runtime::{
     cli,
 };
 use serde_json::{Value, json};
-use support::{RUNTIME_PATH, Running, post_stateless, stateless_meta};
+use support::{Running, stateless_request, task_meta};
 
 /// The API key the server sends upstream; it must never reach another origin.
 const API_KEY: &str = "upstream-secret-5d1c";
@@ -269,34 +269,20 @@ async fn server(stand: &Stand, name: &str, extra: &[&str]) -> (Running, Scratch)
 // ---------------------------------------------------------------------------------------------
 // Stateless 2026-07-28 requests.
 
-fn meta(tasks: bool) -> Value {
-    let capabilities = if tasks {
-        json!({"extensions": {"io.modelcontextprotocol/tasks": {}}})
-    } else {
-        json!({})
-    };
-    stateless_meta(json!({"io.modelcontextprotocol/clientCapabilities": capabilities}))
-}
-
-async fn request(url: &str, key: &str, method: &str, name: &str, params: Value) -> Value {
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    let answer = post_stateless(url, key, method, &[("mcp-name", name)], &body, RUNTIME_PATH).await;
-    serde_json::from_str(&answer.body).unwrap_or_else(|e| panic!("{e}: {}", answer.body))
-}
-
 async fn start_job_call(url: &str, key: &str, kind: &str, tasks: bool) -> Value {
-    let params = json!({"name": "start_job", "arguments": {"kind": kind}, "_meta": meta(tasks)});
+    let params =
+        json!({"name": "start_job", "arguments": {"kind": kind}, "_meta": task_meta(tasks)});
     tokio::time::timeout(
         Duration::from_secs(20),
-        request(url, key, "tools/call", "start_job", params),
+        stateless_request(url, key, "tools/call", "start_job", params),
     )
     .await
     .expect("the call is answered in time")
 }
 
 async fn task_request(url: &str, key: &str, method: &str, id: &str) -> Value {
-    let params = json!({"taskId": id, "_meta": meta(true)});
-    request(url, key, method, id, params).await
+    let params = json!({"taskId": id, "_meta": task_meta(true)});
+    stateless_request(url, key, method, id, params).await
 }
 
 /// Polls `tasks/get` until the task leaves `working`.

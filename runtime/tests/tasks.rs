@@ -64,31 +64,14 @@ async fn start_recorded(max: usize, recorder: &Recorder) -> Running {
     Running::start(server).await
 }
 
-/// The `_meta` of a request from a client that declared the tasks extension (or not).
-fn meta(tasks: bool) -> Value {
-    let capabilities = if tasks {
-        json!({"extensions": {"io.modelcontextprotocol/tasks": {}}})
-    } else {
-        json!({})
-    };
-    stateless_meta(json!({"io.modelcontextprotocol/clientCapabilities": capabilities}))
-}
-
-/// The JSON-RPC answer of a stateless request of `method` as the holder of `key`.
-async fn request(url: &str, key: &str, method: &str, name: &str, params: Value) -> Value {
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    let answer = post_stateless(url, key, method, &[("mcp-name", name)], &body, RUNTIME_PATH).await;
-    serde_json::from_str(&answer.body).unwrap_or_else(|e| panic!("{e}: {}", answer.body))
-}
-
 async fn call_work(url: &str, key: &str, quick: bool, tasks: bool) -> Value {
-    let params = json!({"name": "work", "arguments": {"quick": quick}, "_meta": meta(tasks)});
-    request(url, key, "tools/call", "work", params).await
+    let params = json!({"name": "work", "arguments": {"quick": quick}, "_meta": task_meta(tasks)});
+    stateless_request(url, key, "tools/call", "work", params).await
 }
 
 async fn task_request(url: &str, key: &str, method: &str, id: &str) -> Value {
-    let params = json!({"taskId": id, "_meta": meta(true)});
-    request(url, key, method, id, params).await
+    let params = json!({"taskId": id, "_meta": task_meta(true)});
+    stateless_request(url, key, method, id, params).await
 }
 
 /// Polls `tasks/get` until the task leaves `working`.
@@ -192,7 +175,7 @@ async fn a_full_task_table_refuses_a_new_task_saying_so() {
 #[tokio::test]
 async fn tasks_methods_need_the_extension() {
     let server = start(10).await;
-    let params = json!({"taskId": "r1.none", "_meta": meta(false)});
-    let answer = request(&server.url, "reader-key", "tasks/get", "r1.none", params).await;
+    let params = json!({"taskId": "r1.none", "_meta": task_meta(false)});
+    let answer = stateless_request(&server.url, "reader-key", "tasks/get", "r1.none", params).await;
     assert_eq!(answer["error"]["code"], -32021, "{answer}");
 }

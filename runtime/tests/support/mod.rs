@@ -498,3 +498,27 @@ pub async fn post_stateless(
         body: response.text().await.unwrap(),
     }
 }
+
+/// The `_meta` of a stateless request from a client that declared the tasks extension (or not).
+pub fn task_meta(tasks: bool) -> Value {
+    let capabilities = if tasks {
+        json!({"extensions": {"io.modelcontextprotocol/tasks": {}}})
+    } else {
+        json!({})
+    };
+    stateless_meta(json!({"io.modelcontextprotocol/clientCapabilities": capabilities}))
+}
+
+/// The JSON-RPC answer of a stateless request of `method` naming `name` (its `Mcp-Name`) with
+/// `params`, as the holder of `key`, on the runtime's own path.
+pub async fn stateless_request(
+    url: &str,
+    key: &str,
+    method: &str,
+    name: &str,
+    params: Value,
+) -> Value {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    let answer = post_stateless(url, key, method, &[("mcp-name", name)], &body, RUNTIME_PATH).await;
+    serde_json::from_str(&answer.body).unwrap_or_else(|e| panic!("{e}: {}", answer.body))
+}
