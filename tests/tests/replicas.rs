@@ -6,90 +6,15 @@
 //! writes its own audit file, so the audit records say which replica served each call.
 
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::time::Duration;
 
 use mcpgen_tests::{
-    KillOnDrop, admin_keys_file, free_port, repo_root, start_synaplan_http, synaplan_stand_in,
-    wait_port,
+    admin_keys_file, repo_root, start_nginx, start_synaplan_http, synaplan_stand_in,
 };
 use serde_json::Value;
 
 const TOOL: &str = "synaplan_list_prompts";
 const KEY: &str = "admin-key-0123456789";
-
-/// nginx's configuration: requests whose session id (the `Mcp-Session-Id` header, or the
-/// legacy SSE `sessionId` query parameter) starts with `a.` or `b.` go to that replica,
-/// every other request round robin to either; temporary files, pid and logs in `dir`.
-fn nginx_conf(dir: &Path, listen: u16, a: &str, b: &str) -> String {
-    let dir = dir.display();
-    // One process (no master and workers): killing it leaves nothing behind, and as root it
-    // keeps the test's own user instead of handing requests to workers running as `nobody`.
-    format!(
-        r#"daemon off;
-master_process off;
-pid {dir}/nginx.pid;
-error_log {dir}/error.log warn;
-events {{ worker_connections 1024; }}
-http {{
-    access_log off;
-    client_body_temp_path {dir}/client_body;
-    proxy_temp_path {dir}/proxy;
-    fastcgi_temp_path {dir}/fastcgi;
-    uwsgi_temp_path {dir}/uwsgi;
-    scgi_temp_path {dir}/scgi;
-
-    map "$http_mcp_session_id$arg_sessionId" $mcp_replica {{
-        default  mcp_any;
-        "~^a\."  mcp_a;
-        "~^b\."  mcp_b;
-    }}
-    upstream mcp_any {{ server {a}; server {b}; keepalive 32; }}
-    upstream mcp_a {{ server {a}; keepalive 16; }}
-    upstream mcp_b {{ server {b}; keepalive 16; }}
-
-    server {{
-        listen 127.0.0.1:{listen};
-        location / {{
-            proxy_pass http://$mcp_replica;
-            proxy_http_version 1.1;
-            proxy_set_header Connection "";
-            proxy_set_header Host $http_host;
-            proxy_buffering off;
-            proxy_read_timeout 300s;
-        }}
-    }}
-}}
-"#
-    )
-}
-
-/// Starts nginx in front of the replicas at `a` and `b` (`127.0.0.1:PORT`); returns it and
-/// its port once it accepts connections.
-async fn start_nginx(dir: &Path, a: &str, b: &str) -> (KillOnDrop, u16) {
-    let port = free_port();
-    let conf = dir.join("nginx.conf");
-    std::fs::write(&conf, nginx_conf(dir, port, a, b)).expect("write nginx.conf");
-    let child = tokio::process::Command::new("nginx")
-        .arg("-p")
-        .arg(dir)
-        .arg("-e")
-        .arg(dir.join("error.log"))
-        .arg("-c")
-        .arg(&conf)
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("nginx is installed (scripts/test.sh installs it with apt-get install nginx)");
-    let nginx = KillOnDrop(child);
-    assert!(
-        wait_port(port).await,
-        "nginx listens on {port}: {}",
-        std::fs::read_to_string(dir.join("error.log")).unwrap_or_default()
-    );
-    (nginx, port)
-}
 
 /// The Python SDK's interpreter, installed by `scripts/test.sh` into `tests/python/.venv`.
 fn python() -> PathBuf {

@@ -5,7 +5,8 @@
 //! (protocol 2026-07-28) gets a task at once, sees it `working` then `completed` with the report
 //! checked against its documented schema, and another principal cannot see it. The SDK's claim
 //! resolver follows a task to its tool result; cancelling a task that never ends stops the
-//! polling.
+//! polling. Then the same client through nginx in front of two replicas (`--replica-name a`
+//! and `b`, the book's map): every `tasks/*` request reaches the replica holding its task.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -15,7 +16,7 @@ use axum::extract::{Path, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use mcpgen_tests::{repo_root, serve_on_loopback, start_listening};
+use mcpgen_tests::{KillOnDrop, repo_root, serve_on_loopback, start_listening, start_nginx};
 use serde_json::{Value, json};
 
 const KEY: &str = "reader-key-0123456789";
@@ -89,12 +90,10 @@ async fn stand_in(seen: Seen) -> String {
     format!("{base}/api")
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn the_official_python_client_follows_a_generated_operation_that_runs_long() {
-    let seen = Seen::default();
-    let upstream = stand_in(seen.clone()).await;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let keys = dir.path().join("keys.yaml");
+/// Writes `keys.yaml` into `dir` with two principals, `alice` ([`KEY`]) and `bob`
+/// ([`OTHER_KEY`]).
+fn keys_file(dir: &std::path::Path) -> String {
+    let keys = dir.join("keys.yaml");
     std::fs::write(
         &keys,
         format!(
@@ -103,20 +102,28 @@ async fn the_official_python_client_follows_a_generated_operation_that_runs_long
         ),
     )
     .expect("write keys");
-    let (_server, url) = start_listening(
-        "helpdesk-mcp",
-        &[
-            "--transport",
-            "http",
-            "--upstream-url",
-            &upstream,
-            "--keys",
-            keys.to_str().expect("utf8"),
-            "--task-poll-max-interval",
-            "1",
-        ],
-    )
-    .await;
+    keys.to_str().expect("utf8").to_owned()
+}
+
+/// Starts `helpdesk-mcp` over Streamable HTTP against `upstream` with the keys of
+/// [`keys_file`] and `extra` flags.
+async fn start_helpdesk(upstream: &str, keys: &str, extra: &[&str]) -> (KillOnDrop, String) {
+    let mut args = vec![
+        "--transport",
+        "http",
+        "--upstream-url",
+        upstream,
+        "--keys",
+        keys,
+        "--task-poll-max-interval",
+        "1",
+    ];
+    args.extend_from_slice(extra);
+    start_listening("helpdesk-mcp", &args).await
+}
+
+/// What `task_calls.py` printed, run against `{url}/mcp`.
+async fn python_task_calls(url: &str) -> Value {
     let python = repo_root().join("tests/python/.venv/bin/python");
     let out = tokio::time::timeout(
         Duration::from_secs(120),
@@ -137,16 +144,28 @@ async fn the_official_python_client_follows_a_generated_operation_that_runs_long
     .expect("the Python client finishes within 120 s")
     .expect("the Python client runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let report: Value = serde_json::from_str(stdout.lines().last().unwrap_or_default())
-        .unwrap_or_else(|_| {
-            panic!(
-                "the Python client printed no JSON line (status {}):\n{stdout}\n{}",
-                out.status,
-                String::from_utf8_lossy(&out.stderr)
-            )
-        });
+    serde_json::from_str(stdout.lines().last().unwrap_or_default()).unwrap_or_else(|_| {
+        panic!(
+            "the Python client printed no JSON line (status {}):\n{stdout}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
 
-    // A task at once, working until the report is there, then completed with it.
+/// The report the stand-in gives for `project`.
+fn report_of(project: &str) -> Value {
+    json!({
+        "project": project,
+        "total": 12,
+        "by_status": {"open": 7, "closed": 5},
+        "by_priority": {"urgent": 2, "normal": 10}
+    })
+}
+
+/// Checks what `task_calls.py` printed: a task at once, working then completed with the
+/// report, hidden from the other principal, followed by the claim's resolver, cancelled.
+fn check_report(report: &Value) {
     assert_eq!(report["created"]["resultType"], "task", "{report}");
     assert_eq!(report["created"]["status"], "working", "{report}");
     let statuses: Vec<&str> = report["statuses"]
@@ -157,32 +176,41 @@ async fn the_official_python_client_follows_a_generated_operation_that_runs_long
         .collect();
     assert_eq!(statuses.first(), Some(&"working"), "{report}");
     assert_eq!(statuses.last(), Some(&"completed"), "{report}");
-    let expected = json!({
-        "project": "CORE",
-        "total": 12,
-        "by_status": {"open": 7, "closed": 5},
-        "by_priority": {"urgent": 2, "normal": 10}
-    });
     let final_result = &report["final"]["result"];
-    assert_eq!(final_result["structuredContent"], expected, "{report}");
+    assert_eq!(
+        final_result["structuredContent"],
+        report_of("CORE"),
+        "{report}"
+    );
     assert_ne!(final_result["isError"], true, "{report}");
     // The claim's resolver gives the same report, as a tool result.
     assert_eq!(
-        report["followed"]["structuredContent"], expected,
+        report["followed"]["structuredContent"],
+        report_of("CORE"),
         "{report}"
     );
+    // Another principal does not see the task.
+    let other = report["other"].as_str().expect("other");
+    assert!(!other.starts_with("answered"), "{report}");
+    // Cancelled: acknowledged, and the task says so.
+    assert!(report["cancel"].is_object(), "{report}");
+    assert_eq!(report["after_cancel"]["status"], "cancelled", "{report}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_official_python_client_follows_a_generated_operation_that_runs_long() {
+    let seen = Seen::default();
+    let upstream = stand_in(seen.clone()).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let keys = keys_file(dir.path());
+    let (_server, url) = start_helpdesk(&upstream, &keys, &[]).await;
+    let report = python_task_calls(&url).await;
+    check_report(&report);
     // The status URL was polled until it led to the result, which was fetched once per task.
     assert_eq!(seen.count("POST /projects/CORE/reports"), 2);
     assert_eq!(seen.count("GET /reports/CORE/result"), 2);
     assert!(seen.count("GET /reports/CORE") >= 4, "{:?}", seen.0);
-
-    // Another principal does not see the task.
-    let other = report["other"].as_str().expect("other");
-    assert!(!other.starts_with("answered"), "{report}");
-
-    // Cancelled: acknowledged, the task says so, and the status URL is polled no more.
-    assert!(report["cancel"].is_object(), "{report}");
-    assert_eq!(report["after_cancel"]["status"], "cancelled", "{report}");
+    // No poll of the cancelled report after the cancel.
     let polls = seen.count("GET /reports/SLOW");
     tokio::time::sleep(Duration::from_millis(2500)).await;
     assert_eq!(
@@ -190,4 +218,26 @@ async fn the_official_python_client_follows_a_generated_operation_that_runs_long
         polls,
         "no poll after the cancel"
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn behind_nginx_each_task_request_reaches_the_replica_that_holds_the_task() {
+    let seen = Seen::default();
+    let upstream = stand_in(seen.clone()).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let keys = keys_file(dir.path());
+    let (_a, a) = start_helpdesk(&upstream, &keys, &["--replica-name", "a"]).await;
+    let (_b, b) = start_helpdesk(&upstream, &keys, &["--replica-name", "b"]).await;
+    let (_nginx, port) = start_nginx(
+        dir.path(),
+        a.trim_start_matches("http://"),
+        b.trim_start_matches("http://"),
+    )
+    .await;
+    // Every request without a task id goes round robin, so the calls that start the tasks
+    // land on either replica; every tasks/* request must still find its task.
+    let report = python_task_calls(&format!("http://127.0.0.1:{port}")).await;
+    check_report(&report);
+    let id = report["created"]["taskId"].as_str().expect("a task id");
+    assert!(id.starts_with("a.") || id.starts_with("b."), "{id}");
 }
