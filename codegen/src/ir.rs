@@ -207,6 +207,9 @@ pub struct HttpBinding {
     /// The operation runs long: its tool runs as an MCP task and a `202` with a `Location` is
     /// polled (a documented `202` with a `Location` header, or the entry's `task:`).
     pub task: bool,
+    /// For an operation that runs long: the path templates of the spec's status endpoints
+    /// that document `DELETE`, which cancels the operation.
+    pub cancel: Vec<String>,
 }
 
 /// One argument's place on the wire.

@@ -153,6 +153,11 @@ pub struct HttpBinding {
     /// Set at generation for an operation documenting `202` with a `Location` header, or by
     /// the allowlist entry's `task:`.
     pub task: bool,
+    /// For an operation that runs long: the path templates of the spec's status endpoints
+    /// (a `GET` documenting `202` or `303`) that also document `DELETE`. When the task is
+    /// cancelled while polling a status URL whose path ends like one of them, that URL is sent
+    /// a `DELETE`, which cancels the operation at the API.
+    pub cancel: &'static [&'static str],
 }
 
 /// Maps one tool argument to its place in the HTTP request.
@@ -459,6 +464,7 @@ impl HttpBinding {
             security: &[],
             server_url: None,
             task: false,
+            cancel: &[],
         }
     }
 
@@ -489,6 +495,13 @@ impl HttpBinding {
     /// Marks the operation as one that runs long (see [`HttpBinding::task`]).
     pub const fn task(mut self) -> Self {
         self.task = true;
+        self
+    }
+
+    /// Sets the status endpoints whose `DELETE` cancels the operation (see
+    /// [`HttpBinding::cancel`]).
+    pub const fn cancel_by_delete(mut self, paths: &'static [&'static str]) -> Self {
+        self.cancel = paths;
         self
     }
 }

@@ -1,6 +1,7 @@
 //! Operations that run long become task tools: one documenting `202` with a `Location` header,
 //! or one whose allowlist entry says `task: true`; `task: false` turns the first off, and any
-//! other value is an error naming where it was written.
+//! other value is an error naming where it was written. A task tool's cancel goes to the
+//! status endpoints the spec documents `DELETE` on.
 
 use std::path::Path;
 
@@ -11,7 +12,8 @@ use mcpgen_codegen::select::{SelectOptions, select};
 use mcpgen_codegen::spec::Spec;
 
 /// `startExport` answers `202` with a `Location` (its header spelled in lower case),
-/// `rebuildIndex` answers `202` without one, `getThing` answers `200`.
+/// `rebuildIndex` answers `202` without one, `getThing` answers `200`. `/exports/{id}` is a
+/// status endpoint (`202`, `303`) that documents `DELETE`; `/jobs/{id}` one that does not.
 const SPEC: &str = r#"
 openapi: 3.0.3
 info: {title: Jobs, version: "1.0"}
@@ -26,6 +28,25 @@ paths:
             location:
               schema: {type: string}
         "400": {description: bad request}
+  /exports/{id}:
+    parameters:
+      - {name: id, in: path, required: true, schema: {type: string}}
+    get:
+      operationId: exportStatus
+      responses:
+        "202": {description: still working}
+        "303": {description: done}
+    delete:
+      operationId: cancelExport
+      responses:
+        "204": {description: cancelled}
+  /jobs/{id}:
+    parameters:
+      - {name: id, in: path, required: true, schema: {type: string}}
+    get:
+      operationId: jobStatus
+      responses:
+        "202": {description: still working}
   /index:
     post:
       operationId: rebuildIndex
@@ -158,4 +179,25 @@ fn a_task_value_other_than_true_or_false_is_an_error_naming_where() {
             "{value}: {message}"
         );
     }
+}
+
+#[test]
+fn a_task_tool_cancels_through_the_status_endpoints_that_document_delete() {
+    let tools = tools(
+        "mcp_tools:\n  - operation_id: startExport\n  - operation_id: getThing\n  \
+         - operation_id: rebuildIndex\n    task: true\n",
+    );
+    let cancel: Vec<(&str, &[String])> = tools
+        .iter()
+        .map(|tool| (tool.http.operation_id.as_str(), tool.http.cancel.as_slice()))
+        .collect();
+    let exports = ["/exports/{id}".to_owned()];
+    assert_eq!(
+        cancel,
+        [
+            ("startExport", &exports[..]),
+            ("getThing", &[][..]),
+            ("rebuildIndex", &exports[..]),
+        ]
+    );
 }

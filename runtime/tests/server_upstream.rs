@@ -187,6 +187,7 @@ const fn tool(
             security,
             server_url: None,
             task: false,
+            cancel: &[],
         }),
         declaration: None,
         view: None,

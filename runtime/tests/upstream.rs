@@ -82,6 +82,7 @@ const fn http(
         security: &[],
         server_url: None,
         task: false,
+        cancel: &[],
     }
 }
 
@@ -923,6 +924,7 @@ fn on_server(tool: ToolDef, server_url: String) -> ToolDef {
         http: Some(HttpBinding {
             server_url: Some(String::leak(server_url)),
             task: false,
+            cancel: &[],
             ..http
         }),
         declaration: None,

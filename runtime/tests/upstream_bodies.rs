@@ -87,6 +87,7 @@ const fn encoded_tool(
             security: &[],
             server_url: None,
             task: false,
+            cancel: &[],
         }),
         declaration: None,
         view: None,

@@ -150,6 +150,7 @@ const fn tool(name: &'static str, method: &'static str, path: &'static str) -> T
             security: &[],
             server_url: None,
             task: false,
+            cancel: &[],
         }),
         ..support::read_tool(name, "a test tool", r#"{"type":"object"}"#)
     }

@@ -94,6 +94,7 @@ fn tool(path: &'static str, args: Vec<ArgBinding>) -> ToolDef {
             security: &[],
             server_url: None,
             task: false,
+            cancel: &[],
         }),
         declaration: None,
         view: None,

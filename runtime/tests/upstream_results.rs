@@ -151,6 +151,7 @@ const fn tool(method: &'static str, path: &'static str) -> ToolDef {
             security: &[],
             server_url: None,
             task: false,
+            cancel: &[],
         }),
         declaration: None,
         view: None,

@@ -5,7 +5,8 @@
 //! (protocol 2026-07-28) gets a task at once, sees it `working` then `completed` with the report
 //! checked against its documented schema, and another principal cannot see it. The SDK's claim
 //! resolver follows a task to its tool result; cancelling a task that never ends stops the
-//! polling. Then the same client through nginx in front of two replicas (`--replica-name a`
+//! polling and cancels the report at the API (`DELETE` on its status URL, which the spec
+//! documents). Then the same client through nginx in front of two replicas (`--replica-name a`
 //! and `b`, the book's map): every `tasks/*` request reaches the replica holding its task.
 
 use std::sync::{Arc, Mutex};
@@ -15,7 +16,7 @@ use axum::Router;
 use axum::extract::{Path, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{delete, get, post};
 use mcpgen_tests::{KillOnDrop, repo_root, serve_on_loopback, start_listening, start_nginx};
 use serde_json::{Value, json};
 
@@ -66,6 +67,12 @@ async fn status(State(seen): State<Seen>, Path(project): Path<String>) -> Respon
         .into_response()
 }
 
+/// `DELETE /reports/{project}`: stops building the report.
+async fn cancel(State(seen): State<Seen>, Path(project): Path<String>) -> StatusCode {
+    seen.push(format!("DELETE /reports/{project}"));
+    StatusCode::NO_CONTENT
+}
+
 /// `GET /reports/{project}/result`: the report.
 async fn result(State(seen): State<Seen>, Path(project): Path<String>) -> Response {
     seen.push(format!("GET /reports/{project}/result"));
@@ -81,7 +88,7 @@ async fn result(State(seen): State<Seen>, Path(project): Path<String>) -> Respon
 async fn stand_in(seen: Seen) -> String {
     let api = Router::new()
         .route("/projects/{project}/reports", post(build))
-        .route("/reports/{project}", get(status))
+        .route("/reports/{project}", get(status).merge(delete(cancel)))
         .route("/reports/{project}/result", get(result))
         .with_state(seen);
     let base = serve_on_loopback(Router::new().nest("/api", api))
@@ -210,7 +217,9 @@ async fn the_official_python_client_follows_a_generated_operation_that_runs_long
     assert_eq!(seen.count("POST /projects/CORE/reports"), 2);
     assert_eq!(seen.count("GET /reports/CORE/result"), 2);
     assert!(seen.count("GET /reports/CORE") >= 4, "{:?}", seen.0);
-    // No poll of the cancelled report after the cancel.
+    // The cancel reached the API; no poll of the cancelled report after it.
+    assert_eq!(seen.count("DELETE /reports/SLOW"), 1, "{:?}", seen.0);
+    assert_eq!(seen.count("DELETE /reports/CORE"), 0, "{:?}", seen.0);
     let polls = seen.count("GET /reports/SLOW");
     tokio::time::sleep(Duration::from_millis(2500)).await;
     assert_eq!(

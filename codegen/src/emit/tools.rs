@@ -105,6 +105,10 @@ fn http_binding(http: &ir::HttpBinding) -> TokenStream {
     if http.task {
         tokens.extend(quote!(.task()));
     }
+    if !http.cancel.is_empty() {
+        let paths = &http.cancel;
+        tokens.extend(quote!(.cancel_by_delete(&[#(#paths),*])));
+    }
     tokens
 }
 

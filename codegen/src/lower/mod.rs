@@ -35,7 +35,7 @@ use access::{annotations_for, confirm};
 use body::{body_encoding, chosen_media_type};
 use describe::{annotate, operation_description};
 use output::{output_schema, report_cuts};
-use task::runs_long;
+use task::{cancel_paths, runs_long};
 
 pub use access::{access, method_access};
 pub use output::is_object_schema;
@@ -296,6 +296,7 @@ fn build_tool<'s>(
     security.sort();
     security.dedup();
 
+    let task = runs_long(op, entry);
     let tool = ir::Tool {
         name,
         type_stem,
@@ -328,7 +329,8 @@ fn build_tool<'s>(
             body: body_binding,
             security,
             server_url: None,
-            task: runs_long(op, entry),
+            task,
+            cancel: if task { cancel_paths(spec) } else { Vec::new() },
         },
         view,
     };

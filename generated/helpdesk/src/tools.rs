@@ -1125,7 +1125,8 @@ pub const HELPDESK_BUILD_REPORT_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new
             )
             .body(::mcpgen::BodyBinding::new("application/json"))
             .security(&["apiKey"])
-            .task(),
+            .task()
+            .cancel_by_delete(&["/reports/{project}"]),
     )
     .declaration(
         &::mcpgen::Declaration {

@@ -110,6 +110,7 @@ pub fn tool_def(tool: &ir::Tool, server: Option<&ir::Server>) -> ToolDef {
             security: Vec::leak(security),
             server_url: leak_opt(http.server_url.as_deref()),
             task: http.task,
+            cancel: Vec::leak(http.cancel.iter().map(|p| leak(p)).collect()),
         }),
         declaration: None,
         view: None,

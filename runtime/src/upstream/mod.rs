@@ -470,6 +470,7 @@ impl Upstream {
                 headers,
                 location: location.clone(),
                 retry_after: head.retry_after.clone(),
+                cancel: tool.http.as_ref().map_or(&[], |binding| binding.cancel),
             };
             tracing::debug!("upstream accepted the operation; polling its status");
             outcome = match self

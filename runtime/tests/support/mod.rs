@@ -165,6 +165,7 @@ pub const REMOTE_STATUS: ToolDef = ToolDef {
         security: &[],
         server_url: None,
         task: false,
+        cancel: &[],
     }),
     declaration: None,
     view: None,

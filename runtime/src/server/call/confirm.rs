@@ -156,6 +156,7 @@ mod tests {
             security: &[],
             server_url: None,
             task: false,
+            cancel: &[],
         }),
         declaration: None,
         view: None,

@@ -11,10 +11,12 @@
 //! to the origins the operator allowed ([`TaskPolling::follow_origins`]) with none (`origin`);
 //! a `Location` anywhere else ends the call with an error naming it. Every poll passes the
 //! upstream's guard. Polling stops at once when the call is cancelled (`tasks/cancel`, or the
-//! caller going away), and when the call's time runs out.
+//! caller going away), and when the call's time runs out; a cancel also reaches the API where
+//! the spec documents `DELETE` on the status endpoint (`cancel`).
 //!
 //! [`HttpBinding::task`]: mcpgen_core::tool::HttpBinding::task
 
+mod cancel;
 mod origin;
 mod wait;
 
@@ -96,6 +98,8 @@ pub(super) struct Accepted {
     pub location: String,
     /// The `202`'s `Retry-After`.
     pub retry_after: Option<String>,
+    /// The status endpoints whose `DELETE` cancels the operation.
+    pub cancel: &'static [&'static str],
 }
 
 /// Why polling ended without a final response.
@@ -144,6 +148,9 @@ impl Upstream {
             if let Some(pause) = pending.take()
                 && let Err(stop) = self.pause(pause, deadline, ctx).await
             {
+                if matches!(stop, Stop::Cancelled) {
+                    self.cancel_at_api(&accepted, &target, report).await;
+                }
                 return Err(stopped(&started, &target, stop, limit));
             }
             let mut url = target.clone();
@@ -170,6 +177,7 @@ impl Upstream {
             let outcome = tokio::select! {
                 biased;
                 () = ctx.cancellation.cancelled() => {
+                    self.cancel_at_api(&accepted, &target, report).await;
                     return Err(stopped(&started, &target, Stop::Cancelled, limit));
                 }
                 outcome = self.guarded(&reqwest::Method::GET, builder, true, report) => outcome,
