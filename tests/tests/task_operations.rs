@@ -15,7 +15,9 @@ use axum::extract::{Path, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use mcpgen_tests::{repo_root, serve_on_loopback, start_listening};
+use mcpgen_tests::{
+    KillOnDrop, node_bin, node_file, repo_root, serve_on_loopback, start_listening,
+};
 use serde_json::{Value, json};
 
 const KEY: &str = "reader-key-0123456789";
@@ -89,10 +91,9 @@ async fn stand_in(seen: Seen) -> String {
     format!("{base}/api")
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn the_official_python_client_follows_a_generated_operation_that_runs_long() {
-    let seen = Seen::default();
-    let upstream = stand_in(seen.clone()).await;
+/// The helpdesk server over HTTP against `upstream`, with the keys of two principals: the
+/// server's handle (it stops when dropped), its base URL and the directory of its keys file.
+async fn helpdesk(upstream: &str) -> (KillOnDrop, String, tempfile::TempDir) {
     let dir = tempfile::tempdir().expect("tempdir");
     let keys = dir.path().join("keys.yaml");
     std::fs::write(
@@ -103,13 +104,13 @@ async fn the_official_python_client_follows_a_generated_operation_that_runs_long
         ),
     )
     .expect("write keys");
-    let (_server, url) = start_listening(
+    let (server, url) = start_listening(
         "helpdesk-mcp",
         &[
             "--transport",
             "http",
             "--upstream-url",
-            &upstream,
+            upstream,
             "--keys",
             keys.to_str().expect("utf8"),
             "--task-poll-max-interval",
@@ -117,6 +118,14 @@ async fn the_official_python_client_follows_a_generated_operation_that_runs_long
         ],
     )
     .await;
+    (server, url, dir)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_official_python_client_follows_a_generated_operation_that_runs_long() {
+    let seen = Seen::default();
+    let upstream = stand_in(seen.clone()).await;
+    let (_server, url, _keys) = helpdesk(&upstream).await;
     let python = repo_root().join("tests/python/.venv/bin/python");
     let out = tokio::time::timeout(
         Duration::from_secs(120),
@@ -184,6 +193,125 @@ async fn the_official_python_client_follows_a_generated_operation_that_runs_long
     assert!(report["cancel"].is_object(), "{report}");
     assert_eq!(report["after_cancel"]["status"], "cancelled", "{report}");
     let polls = seen.count("GET /reports/SLOW");
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    assert_eq!(
+        seen.count("GET /reports/SLOW"),
+        polls,
+        "no poll after the cancel"
+    );
+}
+
+/// The same operation through the official TypeScript SDK client, which speaks the tasks of the
+/// 2025-11-25 revision over a session (`tests/node/tasks-2025.mjs`): the server declares the
+/// `tasks` capability and the tool's `execution.taskSupport`, a `tools/call` with `task` is
+/// answered with a task at once, `tasks/get` shows it `working` then `completed`, `tasks/result`
+/// gives the report, `tasks/list` lists it to its owner only, another principal's `tasks/get`
+/// is refused, and `tasks/cancel` stops the polling (a second cancel is refused).
+#[tokio::test(flavor = "multi_thread")]
+async fn the_official_typescript_client_runs_a_generated_operation_as_a_2025_11_25_task() {
+    let seen = Seen::default();
+    let upstream = stand_in(seen.clone()).await;
+    let (_server, url, _keys) = helpdesk(&upstream).await;
+    let out = tokio::time::timeout(
+        Duration::from_secs(120),
+        tokio::process::Command::new(node_bin("node"))
+            .arg(node_file("tasks-2025.mjs"))
+            .args([
+                &format!("{url}/mcp"),
+                KEY,
+                OTHER_KEY,
+                "helpdesk_build_report",
+                r#"{"project": "CORE"}"#,
+                r#"{"project": "SLOW"}"#,
+            ])
+            .kill_on_drop(true)
+            .output(),
+    )
+    .await
+    .expect("the TypeScript client finishes within 120 s")
+    .expect("the TypeScript client runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let report: Value = serde_json::from_str(stdout.lines().last().unwrap_or_default())
+        .unwrap_or_else(|_| {
+            panic!(
+                "the TypeScript client printed no JSON line (status {}):\n{stdout}\n{}",
+                out.status,
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+    assert_eq!(report["ok"], true, "{report}");
+
+    // The 2025-11-25 declarations.
+    assert_eq!(report["protocolVersion"], "2025-11-25", "{report}");
+    assert_eq!(
+        report["capabilities"]["tasks"],
+        json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}),
+        "{report}"
+    );
+    assert_eq!(
+        report["execution"],
+        json!({"taskSupport": "optional"}),
+        "{report}"
+    );
+
+    // A task at once (before the two polls of the report have passed), working, then completed
+    // with the report.
+    let stream = report["stream"].as_array().expect("stream");
+    let created = &stream[0];
+    assert_eq!(created["type"], "taskCreated", "{report}");
+    assert_eq!(created["task"]["status"], "working", "{report}");
+    assert_eq!(created["task"]["ttl"], 3_600_000, "{report}");
+    assert!(created["at"].as_u64().expect("at") < 1500, "{report}");
+    let statuses: Vec<&str> = stream
+        .iter()
+        .filter(|m| m["type"] == "taskStatus")
+        .filter_map(|m| m["status"].as_str())
+        .collect();
+    assert_eq!(statuses.first(), Some(&"working"), "{report}");
+    assert_eq!(statuses.last(), Some(&"completed"), "{report}");
+    let expected = json!({
+        "project": "CORE",
+        "total": 12,
+        "by_status": {"open": 7, "closed": 5},
+        "by_priority": {"urgent": 2, "normal": 10}
+    });
+    let last = stream.last().expect("a last message");
+    assert_eq!(last["type"], "result", "{report}");
+    assert_eq!(last["result"]["structuredContent"], expected, "{report}");
+
+    // The task read again: completed; its result names it; listed to its owner.
+    let task_id = report["taskId"].as_str().expect("task id");
+    assert_eq!(report["get"]["status"], "completed", "{report}");
+    assert_eq!(report["get"]["taskId"], task_id, "{report}");
+    assert_eq!(report["result"]["structuredContent"], expected, "{report}");
+    assert_eq!(
+        report["result"]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"], task_id,
+        "{report}"
+    );
+    let listed: Vec<&str> = report["list"]["tasks"]
+        .as_array()
+        .expect("tasks")
+        .iter()
+        .filter_map(|t| t["taskId"].as_str())
+        .collect();
+    assert!(listed.contains(&task_id), "{report}");
+    // Without `task`, the same tool is a plain call.
+    assert_eq!(report["plain"]["structuredContent"], expected, "{report}");
+
+    // Another principal: no such task, an empty list.
+    assert!(report["otherGet"]["error"].is_string(), "{report}");
+    assert_eq!(report["otherGet"]["code"], -32602, "{report}");
+    assert_eq!(report["otherList"]["tasks"], json!([]), "{report}");
+
+    // Cancelled: the task says so, a second cancel is refused, tasks/result is an error, and
+    // the status URL is polled no more.
+    assert_eq!(report["slowBefore"]["status"], "working", "{report}");
+    assert_eq!(report["cancel"]["status"], "cancelled", "{report}");
+    assert_eq!(report["afterCancel"]["status"], "cancelled", "{report}");
+    assert_eq!(report["cancelAgain"]["code"], -32602, "{report}");
+    assert!(report["slowResult"]["error"].is_string(), "{report}");
+    let polls = seen.count("GET /reports/SLOW");
+    assert!(polls >= 1, "{:?}", seen.0);
     tokio::time::sleep(Duration::from_millis(2500)).await;
     assert_eq!(
         seen.count("GET /reports/SLOW"),
