@@ -76,12 +76,13 @@ pub(crate) fn route<'a>(
 #[cfg(feature = "http")]
 pub(crate) enum Route2025<'a> {
     /// Not decided here: a tool the caller may not see (answered by the pipeline as unknown),
-    /// or a call without `task` that the tool allows.
+    /// or a call without `task` (a plain call, or a task of the 2026-07-28 extension when the
+    /// client declared it).
     AsAnyOther,
     /// As a task of `principal`.
     Task(&'a Principal),
     /// Refused with method not found, as that revision asks: `task` on a tool that does not run
-    /// as a task, or no `task` on a tool that runs only as one.
+    /// as a task.
     Refused(ErrorData),
 }
 
@@ -114,10 +115,8 @@ pub(crate) fn route_2025<'a>(
             "tool `{name}` does not run as a task (no `execution.taskSupport`); call it without \
              the `task` parameter"
         )),
-        (false, Some(TaskSupport::Required | TaskSupport::RequiredAfterInput)) => refused(format!(
-            "tool `{name}` runs only as a task (`execution.taskSupport: \"required\"`); call it \
-             with the `task` parameter"
-        )),
+        // Without `task`, the call is the extension's to route: a client on this revision may
+        // also have declared the 2026-07-28 extension (the runtime's own client does).
         (false, _) => Route2025::AsAnyOther,
     }
 }

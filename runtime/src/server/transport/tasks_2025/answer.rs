@@ -1,9 +1,9 @@
 //! The requests of the 2025-11-25 form of tasks answered here, as JSON: a `tools/call` of a
 //! task tool with a `task` parameter (the task started through the same pipeline as a
-//! 2026-07-28 task, [`task_call::start`]), a call that revision refuses (`task` on a tool that
-//! is not a task tool, none on a tool that requires it: -32601), and `tasks/get`,
-//! `tasks/result`, `tasks/list` and `tasks/cancel` over the caller's own tasks.
-
+//! 2026-07-28 task, [`task_call::start`]), one that revision refuses (`task` on a tool that is
+//! not a task tool: -32601), and `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel`
+//! over the caller's own tasks. A request whose `_meta` declares the 2026-07-28 extension is
+//! left to rmcp, which serves that form.
 use std::sync::Arc;
 
 use axum::http::request::Parts;
@@ -12,6 +12,7 @@ use axum::response::{IntoResponse, Response};
 use rmcp::ErrorData;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, JsonObject, MetaObject, RequestId, RequestMetaObject,
+    TASKS_EXTENSION_ID,
 };
 use serde_json::{Value, json};
 
@@ -35,6 +36,9 @@ pub(crate) async fn answer(inner: &Arc<Inner>, parts: &Parts, bytes: &[u8]) -> O
         None => JsonObject::new(),
         Some(_) => return None,
     };
+    if declares_extension(&params) {
+        return None;
+    }
     let principal = parts.extensions.get::<Principal>();
     let answer = match method.as_str() {
         "tools/call" => call(inner, parts, principal, &id, params).await?,
@@ -44,6 +48,18 @@ pub(crate) async fn answer(inner: &Arc<Inner>, parts: &Parts, bytes: &[u8]) -> O
         }
     };
     Some(reply(id, answer))
+}
+
+/// Whether the request's `_meta` declares the 2026-07-28 tasks extension: such a client (the
+/// runtime's own client does so on a 2025-11-25 session) speaks the extension's form, which
+/// rmcp serves.
+fn declares_extension(params: &JsonObject) -> bool {
+    params
+        .get("_meta")
+        .and_then(|meta| meta.get("io.modelcontextprotocol/clientCapabilities"))
+        .and_then(|capabilities| capabilities.get("extensions"))
+        .and_then(Value::as_object)
+        .is_some_and(|extensions| extensions.contains_key(TASKS_EXTENSION_ID))
 }
 
 /// A `tools/call`: started as a task, refused, or left to rmcp (`None`).
@@ -90,8 +106,16 @@ async fn call(
         &Arc::default(),
     );
     let span = call_span(&mut call, &request.name);
-    Some(
-        match task_call::start(inner, principal, request, call, span).await {
+    // Started in a task of its own: a client that goes away while the start is recorded does
+    // not leave a task in the table that never runs.
+    let (inner, principal) = (inner.clone(), principal.clone());
+    let started =
+        tokio::spawn(
+            async move { task_call::start(&inner, &principal, request, call, span).await },
+        );
+    Some(match started.await {
+        Err(_) => Err(ErrorData::internal_error("the task was not started", None)),
+        Ok(started) => match started {
             CallToolResponse::Task(created) => Ok(form_2025::created(&created.task)),
             CallToolResponse::Complete(refused) => Err(ErrorData::internal_error(
                 first_text(&refused)
@@ -101,7 +125,7 @@ async fn call(
             )),
             _ => Err(ErrorData::internal_error("the task was not started", None)),
         },
-    )
+    })
 }
 
 /// The first text of a tool result: why a task was not started.
