@@ -179,3 +179,147 @@ async fn tasks_methods_need_the_extension() {
     let answer = stateless_request(&server.url, "reader-key", "tasks/get", "r1.none", params).await;
     assert_eq!(answer["error"]["code"], -32021, "{answer}");
 }
+
+/// A session of protocol 2025-11-25 opened as the holder of `key`: its id.
+async fn session_2025(url: &str, key: &str) -> (String, Value) {
+    let body = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "1"}}});
+    let response = reqwest::Client::new()
+        .post(format!("{url}/mcp"))
+        .header("content-type", "application/json")
+        .header("accept", RUNTIME_PATH)
+        .header("x-api-key", key)
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    let session = response.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let initialized = message(&response.text().await.unwrap());
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    post_2025(url, key, &session, &note).await;
+    (session, initialized)
+}
+
+/// The JSON-RPC message of an answer: the JSON body, or the last `data:` of an SSE one.
+fn message(body: &str) -> Value {
+    serde_json::from_str(body)
+        .ok()
+        .or_else(|| {
+            body.lines()
+                .filter_map(|line| line.strip_prefix("data:"))
+                .filter_map(|data| serde_json::from_str(data.trim()).ok())
+                .next_back()
+        })
+        .unwrap_or(Value::Null)
+}
+
+/// POSTs `body` on the 2025-11-25 session `session` and reads the answer.
+async fn post_2025(url: &str, key: &str, session: &str, body: &Value) -> Value {
+    let response = reqwest::Client::new()
+        .post(format!("{url}/mcp"))
+        .header("content-type", "application/json")
+        .header("accept", RUNTIME_PATH)
+        .header("x-api-key", key)
+        .header("mcp-session-id", session)
+        .header("mcp-protocol-version", "2025-11-25")
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    message(&response.text().await.unwrap())
+}
+
+async fn rpc_2025(url: &str, key: &str, session: &str, method: &str, params: Value) -> Value {
+    let body = json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params});
+    post_2025(url, key, session, &body).await
+}
+
+#[tokio::test]
+async fn a_2025_11_25_session_gets_tasks_in_that_revision_s_form() {
+    let server = Server::builder("tasks", "0.1.0")
+        .tool_set(Worker)
+        .authenticator(FixedKeys::new())
+        .task_tool("work", TaskSupport::Required)
+        .build()
+        .unwrap();
+    let server = Running::start(server).await;
+    let url = &server.url;
+    let (session, initialized) = session_2025(url, "reader-key").await;
+    assert_eq!(
+        initialized["result"]["capabilities"]["tasks"]["requests"]["tools"]["call"],
+        json!({}),
+        "{initialized}"
+    );
+    let listed = rpc_2025(url, "reader-key", &session, "tools/list", json!({})).await;
+    assert_eq!(
+        listed["result"]["tools"][0]["execution"],
+        json!({"taskSupport": "required"}),
+        "{listed}"
+    );
+
+    // A tool that requires tasks, called without one: refused as the extension refuses a
+    // client that did not declare it.
+    let plain = json!({"name": "work", "arguments": {"quick": true}});
+    let refused = rpc_2025(url, "reader-key", &session, "tools/call", plain.clone()).await;
+    assert_eq!(refused["error"]["code"], -32021, "{refused}");
+
+    // As a task: created, then its result through tasks/result.
+    let mut augmented = plain;
+    augmented["task"] = json!({"ttl": 1000});
+    let created = rpc_2025(url, "reader-key", &session, "tools/call", augmented).await;
+    let task = &created["result"]["task"];
+    assert_eq!(task["status"], "working", "{created}");
+    assert_eq!(task["ttl"], 3_600_000, "{created}");
+    let id = task["taskId"].as_str().unwrap();
+    let result = rpc_2025(
+        url,
+        "reader-key",
+        &session,
+        "tasks/result",
+        json!({"taskId": id}),
+    )
+    .await;
+    assert_eq!(result["result"]["content"][0]["text"], "worked", "{result}");
+    assert_eq!(
+        result["result"]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"], id,
+        "{result}"
+    );
+    let got = rpc_2025(
+        url,
+        "reader-key",
+        &session,
+        "tasks/get",
+        json!({"taskId": id}),
+    )
+    .await;
+    assert_eq!(got["result"]["status"], "completed", "{got}");
+    let cancel = rpc_2025(
+        url,
+        "reader-key",
+        &session,
+        "tasks/cancel",
+        json!({"taskId": id}),
+    )
+    .await;
+    assert_eq!(cancel["error"]["code"], -32602, "an ended task: {cancel}");
+    let bad = rpc_2025(
+        url,
+        "reader-key",
+        &session,
+        "tasks/list",
+        json!({"cursor": "x"}),
+    )
+    .await;
+    assert_eq!(bad["error"]["code"], -32602, "{bad}");
+
+    // To a 2026-07-28 client, tasks/list is still a method this revision removed.
+    let body =
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tasks/list", "params": {"_meta": meta(true)}});
+    let answer = post_stateless(url, "reader-key", "tasks/list", &[], &body, RUNTIME_PATH).await;
+    let listed = message(&answer.body);
+    assert_eq!(listed["error"]["code"], -32601, "{answer:?}");
+}

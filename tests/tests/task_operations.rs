@@ -6,7 +6,8 @@
 //! checked against its documented schema, and another principal cannot see it. The SDK's claim
 //! resolver follows a task to its tool result; cancelling a task that never ends stops the
 //! polling and cancels the report at the API (`DELETE` on its status URL, which the spec
-//! documents). Then the same client through nginx in front of two replicas (`--replica-name a`
+//! documents). The official TypeScript SDK client runs the same tool as a task in the
+//! 2025-11-25 form (`tasks/get`, `tasks/result`, `tasks/list`, `tasks/cancel`). Then the same client through nginx in front of two replicas (`--replica-name a`
 //! and `b`, the book's map): every `tasks/*` request reaches the replica holding its task.
 
 use std::sync::{Arc, Mutex};
@@ -17,7 +18,9 @@ use axum::extract::{Path, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, post};
-use mcpgen_tests::{KillOnDrop, repo_root, serve_on_loopback, start_listening, start_nginx};
+use mcpgen_tests::{
+    KillOnDrop, node_bin, node_file, repo_root, serve_on_loopback, start_listening, start_nginx,
+};
 use serde_json::{Value, json};
 
 const KEY: &str = "reader-key-0123456789";
@@ -249,4 +252,119 @@ async fn behind_nginx_each_task_request_reaches_the_replica_that_holds_the_task(
     check_report(&report);
     let id = report["created"]["taskId"].as_str().expect("a task id");
     assert!(id.starts_with("a.") || id.starts_with("b."), "{id}");
+}
+
+/// The same operation through the official TypeScript SDK client, which speaks the tasks of the
+/// 2025-11-25 revision over a session (`tests/node/tasks-2025.mjs`): the server declares the
+/// `tasks` capability and the tool's `execution.taskSupport`, a `tools/call` with `task` is
+/// answered with a task at once, `tasks/get` shows it `working` then `completed`, `tasks/result`
+/// gives the report, `tasks/list` lists it to its owner only, another principal's `tasks/get`
+/// is refused, and `tasks/cancel` stops the polling and cancels the report at the API (a second
+/// cancel is refused).
+#[tokio::test(flavor = "multi_thread")]
+async fn the_official_typescript_client_runs_a_generated_operation_as_a_2025_11_25_task() {
+    let seen = Seen::default();
+    let upstream = stand_in(seen.clone()).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let keys = keys_file(dir.path());
+    let (_server, url) = start_helpdesk(&upstream, &keys, &[]).await;
+    let out = tokio::time::timeout(
+        Duration::from_secs(120),
+        tokio::process::Command::new(node_bin("node"))
+            .arg(node_file("tasks-2025.mjs"))
+            .args([
+                &format!("{url}/mcp"),
+                KEY,
+                OTHER_KEY,
+                "helpdesk_build_report",
+                r#"{"project": "CORE"}"#,
+                r#"{"project": "SLOW"}"#,
+            ])
+            .kill_on_drop(true)
+            .output(),
+    )
+    .await
+    .expect("the TypeScript client finishes within 120 s")
+    .expect("the TypeScript client runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let report: Value = serde_json::from_str(stdout.lines().last().unwrap_or_default())
+        .unwrap_or_else(|_| {
+            panic!(
+                "the TypeScript client printed no JSON line (status {}):\n{stdout}\n{}",
+                out.status,
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+    assert_eq!(report["ok"], true, "{report}");
+
+    // The 2025-11-25 declarations.
+    assert_eq!(report["protocolVersion"], "2025-11-25", "{report}");
+    assert_eq!(
+        report["capabilities"]["tasks"],
+        json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}),
+        "{report}"
+    );
+    assert_eq!(
+        report["execution"],
+        json!({"taskSupport": "optional"}),
+        "{report}"
+    );
+
+    // A task first, working, then completed with the report.
+    let stream = report["stream"].as_array().expect("stream");
+    let created = &stream[0];
+    assert_eq!(created["type"], "taskCreated", "{report}");
+    assert_eq!(created["task"]["status"], "working", "{report}");
+    assert_eq!(created["task"]["ttl"], 3_600_000, "{report}");
+    let statuses: Vec<&str> = stream
+        .iter()
+        .filter(|m| m["type"] == "taskStatus")
+        .filter_map(|m| m["status"].as_str())
+        .collect();
+    assert_eq!(statuses.first(), Some(&"working"), "{report}");
+    assert_eq!(statuses.last(), Some(&"completed"), "{report}");
+    let expected = report_of("CORE");
+    let last = stream.last().expect("a last message");
+    assert_eq!(last["type"], "result", "{report}");
+    assert_eq!(last["result"]["structuredContent"], expected, "{report}");
+
+    // The task read again: completed; its result names it; listed to its owner.
+    let task_id = report["taskId"].as_str().expect("task id");
+    assert_eq!(report["get"]["status"], "completed", "{report}");
+    assert_eq!(report["get"]["taskId"], task_id, "{report}");
+    assert_eq!(report["result"]["structuredContent"], expected, "{report}");
+    assert_eq!(
+        report["result"]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"], task_id,
+        "{report}"
+    );
+    let listed: Vec<&str> = report["list"]["tasks"]
+        .as_array()
+        .expect("tasks")
+        .iter()
+        .filter_map(|t| t["taskId"].as_str())
+        .collect();
+    assert!(listed.contains(&task_id), "{report}");
+    // Without `task`, the same tool is a plain call.
+    assert_eq!(report["plain"]["structuredContent"], expected, "{report}");
+
+    // Another principal: no such task, an empty list.
+    assert!(report["otherGet"]["error"].is_string(), "{report}");
+    assert_eq!(report["otherGet"]["code"], -32602, "{report}");
+    assert_eq!(report["otherList"]["tasks"], json!([]), "{report}");
+
+    // Cancelled: the task says so, a second cancel is refused, tasks/result is an error, and
+    // the status URL is polled no more.
+    assert_eq!(report["slowBefore"]["status"], "working", "{report}");
+    assert_eq!(report["cancel"]["status"], "cancelled", "{report}");
+    assert_eq!(report["afterCancel"]["status"], "cancelled", "{report}");
+    assert_eq!(report["cancelAgain"]["code"], -32602, "{report}");
+    assert!(report["slowResult"]["error"].is_string(), "{report}");
+    assert_eq!(seen.count("DELETE /reports/SLOW"), 1, "{:?}", seen.0);
+    let polls = seen.count("GET /reports/SLOW");
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    assert_eq!(
+        seen.count("GET /reports/SLOW"),
+        polls,
+        "no poll after the cancel"
+    );
 }

@@ -15,6 +15,8 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+#[cfg(feature = "http")]
+pub(crate) mod form_2025;
 mod store;
 
 pub(crate) use store::TaskRun;

@@ -215,6 +215,60 @@ impl Tasks {
         Ok(())
     }
 
+    /// `tasks/list` (2025-11-25): the tasks of `owner` as they are now, oldest first.
+    #[cfg(feature = "http")]
+    pub(crate) fn list(&self, owner: &str) -> Vec<DetailedTask> {
+        let mut entries = self.lock();
+        self.sweep(&mut entries);
+        let mut owned: Vec<&Entry> = entries.values().filter(|e| e.owner == owner).collect();
+        owned.sort_by(|a, b| {
+            a.created
+                .cmp(&b.created)
+                .then(a.task.task_id.cmp(&b.task.task_id))
+        });
+        owned.into_iter().map(Entry::detailed).collect()
+    }
+
+    /// What `tasks/result` (2025-11-25) waits on for the task `id` of `owner`: a receiver that
+    /// turns `true` when the task ends (or errs when the task is dropped), and the time its
+    /// TTL passes (the task then ends as failed on the next look).
+    #[cfg(feature = "http")]
+    pub(crate) fn watch_end(
+        &self,
+        owner: &str,
+        id: &str,
+    ) -> Result<(watch::Receiver<bool>, Instant), ErrorData> {
+        let mut entries = self.lock();
+        self.sweep(&mut entries);
+        let entry = owned(&entries, owner, id)?;
+        Ok((entry.ended.subscribe(), entry.created + self.settings.ttl))
+    }
+
+    /// `tasks/cancel` as the 2025-11-25 revision has it: a running task ends as cancelled
+    /// (its call told to stop) and is answered as it is then; an ended task is refused with
+    /// invalid params.
+    #[cfg(feature = "http")]
+    pub(crate) fn cancel_running(&self, owner: &str, id: &str) -> Result<DetailedTask, ErrorData> {
+        let mut entries = self.lock();
+        self.sweep(&mut entries);
+        owned(&entries, owner, id)?;
+        let Some(entry) = entries.get_mut(id) else {
+            return Err(unknown(id));
+        };
+        if entry.terminal.is_some() {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "task `{id}` has already ended ({}); only a running task can be cancelled",
+                    status_name(entry.task.status)
+                ),
+                None,
+            ));
+        }
+        entry.cancel.cancel();
+        entry.end(TaskPayload::Cancelled, self.settings.ttl);
+        Ok(entry.detailed())
+    }
+
     /// Ends the tasks past their TTL as failed, and drops ended ones kept long enough.
     fn sweep(&self, entries: &mut HashMap<String, Entry>) {
         let now = Instant::now();
@@ -262,7 +316,7 @@ fn unknown(id: &str) -> ErrorData {
     ErrorData::invalid_params(format!("unknown task `{id}`"), None)
 }
 
-fn status_name(status: TaskStatus) -> &'static str {
+pub(crate) fn status_name(status: TaskStatus) -> &'static str {
     match status {
         TaskStatus::Working => "working",
         TaskStatus::InputRequired => "input_required",

@@ -71,6 +71,56 @@ pub(crate) fn route<'a>(
     }
 }
 
+/// How a `tools/call` goes for a client of the 2025-11-25 revision, which asks for a task with
+/// the call's `task` parameter.
+#[cfg(feature = "http")]
+pub(crate) enum Route2025<'a> {
+    /// Not decided here: a tool the caller may not see (answered by the pipeline as unknown),
+    /// or a call without `task` (a plain call, or a task of the 2026-07-28 extension when the
+    /// client declared it).
+    AsAnyOther,
+    /// As a task of `principal`.
+    Task(&'a Principal),
+    /// Refused with method not found, as that revision asks: `task` on a tool that does not run
+    /// as a task.
+    Refused(ErrorData),
+}
+
+/// How the 2025-11-25 call of `name` goes; `augmented` when the call has a `task` parameter.
+#[cfg(feature = "http")]
+pub(crate) fn route_2025<'a>(
+    inner: &Inner,
+    principal: Option<&'a Principal>,
+    name: &str,
+    augmented: bool,
+) -> Route2025<'a> {
+    let Some(principal) = principal.filter(|p| {
+        inner
+            .catalog
+            .get(name)
+            .is_some_and(|entry| p.may_call(entry.def))
+    }) else {
+        return Route2025::AsAnyOther;
+    };
+    let refused = |message: String| {
+        Route2025::Refused(ErrorData::new(
+            rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+            message,
+            None,
+        ))
+    };
+    match (augmented, inner.tasks.support(name)) {
+        (true, Some(_)) => Route2025::Task(principal),
+        (true, None) => refused(format!(
+            "tool `{name}` does not run as a task (no `execution.taskSupport`); call it without \
+             the `task` parameter"
+        )),
+        // Without `task`, the call is the extension's to route: a client on this revision may
+        // also have declared the 2026-07-28 extension (the runtime's own client does).
+        (false, _) => Route2025::AsAnyOther,
+    }
+}
+
 /// Starts the call `request` of `principal` as a task and answers with the task; a full task
 /// table answers with a tool error saying so.
 pub(crate) async fn start(

@@ -379,18 +379,18 @@ fn mcp_routes(inner: &Arc<Inner>, path: &str, sessions: CancellationToken) -> Ro
     let replica = inner.replica.clone();
     let own = inner.clone();
     let inner = inner.clone();
+    let sessions_of_rmcp = manager.clone();
     let service: StreamableHttpService<McpHandler, LocalSessionManager> =
         StreamableHttpService::new(
             move || Ok(McpHandler::new(inner.clone(), None)),
             manager,
             config,
         );
-    let mut router = super::fast_path::answered_here(
-        Router::new()
-            .route_service(path, super::shared_service::Shared::new(service))
-            .route_layer(middleware::from_fn(super::malformed::answer_malformed)),
-        own,
-    );
+    let routes = Router::new()
+        .route_service(path, super::shared_service::Shared::new(service))
+        .route_layer(middleware::from_fn(super::malformed::answer_malformed));
+    let routes = super::tasks_2025::served(routes, &own, &sessions_of_rmcp);
+    let mut router = super::fast_path::answered_here(routes, own);
     if !param_headers.is_empty() {
         router = router.route_layer(middleware::from_fn_with_state(
             Arc::new(param_headers),

@@ -25,3 +25,5 @@ pub(crate) mod shutdown;
 pub(crate) mod sse;
 #[cfg(feature = "stdio")]
 pub(crate) mod stdio;
+#[cfg(feature = "http")]
+pub(crate) mod tasks_2025;
