@@ -317,8 +317,7 @@ async fn a_2025_11_25_session_gets_tasks_in_that_revision_s_form() {
     assert_eq!(bad["error"]["code"], -32602, "{bad}");
 
     // To a 2026-07-28 client, tasks/list is still a method this revision removed.
-    let body =
-        json!({"jsonrpc": "2.0", "id": 1, "method": "tasks/list", "params": {"_meta": meta(true)}});
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tasks/list", "params": {"_meta": task_meta(true)}});
     let answer = post_stateless(url, "reader-key", "tasks/list", &[], &body, RUNTIME_PATH).await;
     let listed = message(&answer.body);
     assert_eq!(listed["error"]["code"], -32601, "{answer:?}");
