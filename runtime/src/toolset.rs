@@ -132,8 +132,8 @@ pub struct CallContext {
 pub(crate) struct ParentCall {
     pub(crate) call_id: Arc<str>,
     #[cfg_attr(
-        not(any(feature = "openapi", feature = "code-mode")),
-        allow(dead_code, reason = "read by upstream calls and code mode only")
+        not(feature = "openapi"),
+        allow(dead_code, reason = "read by upstream calls only")
     )]
     pub(crate) deadline: Instant,
 }

@@ -12,7 +12,7 @@ use super::limits::CodeLimits;
 #[cfg(feature = "code-mode")]
 use crate::server::for_code::Meta;
 use crate::server::for_code::{DESCRIBE_TOOL, MetaTool, SEARCH_TOOL, describe_tool, meta_tool};
-#[cfg(feature = "code-mode")]
+#[cfg(all(feature = "code-mode", feature = "metrics"))]
 use crate::{ToolAnnotations, ToolDef};
 
 /// Name of the meta-tool that runs a program, in what is listed with or without the engine.
@@ -23,7 +23,7 @@ const EXECUTE_NAME: &str = "execute";
 pub(crate) const EXECUTE_TOOL: &str = EXECUTE_NAME;
 
 /// `execute` as the metrics name it (its `tool` label).
-#[cfg(feature = "code-mode")]
+#[cfg(all(feature = "code-mode", feature = "metrics"))]
 pub(crate) const EXECUTE: ToolDef = ToolDef::new(
     EXECUTE_NAME,
     "Runs a JavaScript program against the tools.",
