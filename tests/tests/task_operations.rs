@@ -10,6 +10,7 @@
 //! 2025-11-25 form (`tasks/get`, `tasks/result`, `tasks/list`, `tasks/cancel`). Then the same client through nginx in front of two replicas (`--replica-name a`
 //! and `b`, the book's map): every `tasks/*` request reaches the replica holding its task.
 
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -132,13 +133,13 @@ async fn start_helpdesk(upstream: &str, keys: &str, extra: &[&str]) -> (KillOnDr
     start_listening("helpdesk-mcp", &args).await
 }
 
-/// What `task_calls.py` printed, run against `{url}/mcp`.
-async fn python_task_calls(url: &str) -> Value {
-    let python = repo_root().join("tests/python/.venv/bin/python");
+/// What the client `script` (run by `interpreter`, an official SDK's client named `who`)
+/// printed last, run against `{url}/mcp` with both keys, the report tool and its arguments.
+async fn client_report(interpreter: PathBuf, script: PathBuf, who: &str, url: &str) -> Value {
     let out = tokio::time::timeout(
         Duration::from_secs(120),
-        tokio::process::Command::new(python)
-            .arg(repo_root().join("tests/python/task_calls.py"))
+        tokio::process::Command::new(interpreter)
+            .arg(script)
             .args([
                 &format!("{url}/mcp"),
                 KEY,
@@ -151,16 +152,23 @@ async fn python_task_calls(url: &str) -> Value {
             .output(),
     )
     .await
-    .expect("the Python client finishes within 120 s")
-    .expect("the Python client runs");
+    .unwrap_or_else(|_| panic!("the {who} client finishes within 120 s"))
+    .unwrap_or_else(|e| panic!("the {who} client runs: {e}"));
     let stdout = String::from_utf8_lossy(&out.stdout);
     serde_json::from_str(stdout.lines().last().unwrap_or_default()).unwrap_or_else(|_| {
         panic!(
-            "the Python client printed no JSON line (status {}):\n{stdout}\n{}",
+            "the {who} client printed no JSON line (status {}):\n{stdout}\n{}",
             out.status,
             String::from_utf8_lossy(&out.stderr)
         )
     })
+}
+
+/// What `task_calls.py` (the official Python client) printed, run against `{url}/mcp`.
+async fn python_task_calls(url: &str) -> Value {
+    let python = repo_root().join("tests/python/.venv/bin/python");
+    let script = repo_root().join("tests/python/task_calls.py");
+    client_report(python, script, "Python", url).await
 }
 
 /// The report the stand-in gives for `project`.
@@ -268,33 +276,13 @@ async fn the_official_typescript_client_runs_a_generated_operation_as_a_2025_11_
     let dir = tempfile::tempdir().expect("tempdir");
     let keys = keys_file(dir.path());
     let (_server, url) = start_helpdesk(&upstream, &keys, &[]).await;
-    let out = tokio::time::timeout(
-        Duration::from_secs(120),
-        tokio::process::Command::new(node_bin("node"))
-            .arg(node_file("tasks-2025.mjs"))
-            .args([
-                &format!("{url}/mcp"),
-                KEY,
-                OTHER_KEY,
-                "helpdesk_build_report",
-                r#"{"project": "CORE"}"#,
-                r#"{"project": "SLOW"}"#,
-            ])
-            .kill_on_drop(true)
-            .output(),
+    let report = client_report(
+        node_bin("node"),
+        node_file("tasks-2025.mjs"),
+        "TypeScript",
+        &url,
     )
-    .await
-    .expect("the TypeScript client finishes within 120 s")
-    .expect("the TypeScript client runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let report: Value = serde_json::from_str(stdout.lines().last().unwrap_or_default())
-        .unwrap_or_else(|_| {
-            panic!(
-                "the TypeScript client printed no JSON line (status {}):\n{stdout}\n{}",
-                out.status,
-                String::from_utf8_lossy(&out.stderr)
-            )
-        });
+    .await;
     assert_eq!(report["ok"], true, "{report}");
 
     // The 2025-11-25 declarations.

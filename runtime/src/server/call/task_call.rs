@@ -40,12 +40,7 @@ pub(crate) fn route<'a>(
     let Some(support) = inner.tasks.support(name) else {
         return Route::Plain;
     };
-    let Some(principal) = principal.filter(|p| {
-        inner
-            .catalog
-            .get(name)
-            .is_some_and(|entry| p.may_call(entry.def))
-    }) else {
+    let Some(principal) = caller(inner, principal, name) else {
         return Route::Plain;
     };
     let declared = call
@@ -94,12 +89,7 @@ pub(crate) fn route_2025<'a>(
     name: &str,
     augmented: bool,
 ) -> Route2025<'a> {
-    let Some(principal) = principal.filter(|p| {
-        inner
-            .catalog
-            .get(name)
-            .is_some_and(|entry| p.may_call(entry.def))
-    }) else {
+    let Some(principal) = caller(inner, principal, name) else {
         return Route2025::AsAnyOther;
     };
     let refused = |message: String| {
@@ -225,4 +215,19 @@ async fn record_start(
         trace_id: call.trace.as_ref().map(|t| t.trace_id()),
     };
     inner.audit.try_record(event).await
+}
+
+/// `principal`, if it may call the tool `name` (a tool it may not see is answered by the
+/// pipeline as unknown, not as a task).
+fn caller<'a>(
+    inner: &Inner,
+    principal: Option<&'a Principal>,
+    name: &str,
+) -> Option<&'a Principal> {
+    principal.filter(|p| {
+        inner
+            .catalog
+            .get(name)
+            .is_some_and(|entry| p.may_call(entry.def))
+    })
 }
