@@ -116,6 +116,16 @@ fn keys_file(dir: &std::path::Path) -> String {
     keys.to_str().expect("utf8").to_owned()
 }
 
+/// A stand-in API and what it sees, and the keys file of [`keys_file`] in a folder kept for
+/// the test (nginx's files go there too).
+async fn stand_in_and_keys() -> (Seen, String, tempfile::TempDir, String) {
+    let seen = Seen::default();
+    let upstream = stand_in(seen.clone()).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let keys = keys_file(dir.path());
+    (seen, upstream, dir, keys)
+}
+
 /// Starts `helpdesk-mcp` over Streamable HTTP against `upstream` with the keys of
 /// [`keys_file`] and `extra` flags.
 async fn start_helpdesk(upstream: &str, keys: &str, extra: &[&str]) -> (KillOnDrop, String) {
@@ -217,10 +227,7 @@ fn check_report(report: &Value) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_official_python_client_follows_a_generated_operation_that_runs_long() {
-    let seen = Seen::default();
-    let upstream = stand_in(seen.clone()).await;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let keys = keys_file(dir.path());
+    let (seen, upstream, _dir, keys) = stand_in_and_keys().await;
     let (_server, url) = start_helpdesk(&upstream, &keys, &[]).await;
     let report = python_task_calls(&url).await;
     check_report(&report);
@@ -242,10 +249,7 @@ async fn the_official_python_client_follows_a_generated_operation_that_runs_long
 
 #[tokio::test(flavor = "multi_thread")]
 async fn behind_nginx_each_task_request_reaches_the_replica_that_holds_the_task() {
-    let seen = Seen::default();
-    let upstream = stand_in(seen.clone()).await;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let keys = keys_file(dir.path());
+    let (_seen, upstream, dir, keys) = stand_in_and_keys().await;
     let (_a, a) = start_helpdesk(&upstream, &keys, &["--replica-name", "a"]).await;
     let (_b, b) = start_helpdesk(&upstream, &keys, &["--replica-name", "b"]).await;
     let (_nginx, port) = start_nginx(
@@ -271,10 +275,7 @@ async fn behind_nginx_each_task_request_reaches_the_replica_that_holds_the_task(
 /// cancel is refused).
 #[tokio::test(flavor = "multi_thread")]
 async fn the_official_typescript_client_runs_a_generated_operation_as_a_2025_11_25_task() {
-    let seen = Seen::default();
-    let upstream = stand_in(seen.clone()).await;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let keys = keys_file(dir.path());
+    let (seen, upstream, _dir, keys) = stand_in_and_keys().await;
     let (_server, url) = start_helpdesk(&upstream, &keys, &[]).await;
     let report = client_report(
         node_bin("node"),

@@ -32,9 +32,7 @@ impl Upstream {
         {
             return;
         }
-        let mut url = target.clone();
-        let mut headers = accepted.headers.clone();
-        self.auth.apply(&mut headers, &mut url);
+        let (url, headers) = self.with_credentials(accepted, target);
         let builder = self
             .http_no_redirects
             .delete(url)

@@ -153,14 +153,9 @@ impl Upstream {
                 }
                 return Err(stopped(&started, &target, stop, limit));
             }
-            let mut url = target.clone();
-            let headers = match origin::place(&target, &own, &self.polling.follow) {
-                origin::Place::Own => {
-                    let mut headers = accepted.headers.clone();
-                    self.auth.apply(&mut headers, &mut url);
-                    headers
-                }
-                origin::Place::Allowed => HeaderMap::new(),
+            let (url, headers) = match origin::place(&target, &own, &self.polling.follow) {
+                origin::Place::Own => self.with_credentials(&accepted, &target),
+                origin::Place::Allowed => (target.clone(), HeaderMap::new()),
                 origin::Place::Elsewhere => return Err(elsewhere(&started, &target, &own)),
             };
             *what = Call {
@@ -209,6 +204,15 @@ impl Upstream {
                 _ => return Ok(outcome),
             }
         }
+    }
+
+    /// The request to `target`, on the origin of the operation `accepted` started: its URL and
+    /// headers with the upstream's credentials (those of a query API key in the URL).
+    fn with_credentials(&self, accepted: &Accepted, target: &url::Url) -> (url::Url, HeaderMap) {
+        let mut url = target.clone();
+        let mut headers = accepted.headers.clone();
+        self.auth.apply(&mut headers, &mut url);
+        (url, headers)
     }
 
     /// Waits `pause`, or less when the deadline comes first (then fails); fails at once when
