@@ -1,6 +1,8 @@
 //! Logging to stderr (`RUST_LOG`, `--log-format`), the audit records the log shows, and, with
 //! the `otel` feature, trace export.
 
+mod fields;
+
 #[cfg(not(feature = "otel"))]
 use super::missing;
 use super::{LOG_FORMAT, LogFormat, ServeArgs};
@@ -32,6 +34,7 @@ pub(super) fn init_logging() -> Result<Tracing, String> {
             .boxed(),
         LogFormat::Text => tracing_subscriber::fmt::layer()
             .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+            .fmt_fields(fields::PlainFields)
             .with_writer(std::io::stderr)
             .boxed(),
     };
