@@ -65,7 +65,12 @@
 #   --no-session               skip the session-era (2025-11-25) runs
 #   --no-stdio                 skip the stdio runs
 #   --results FILE             also write the figures, one line per measurement (name, median
-#                              and spread of req/s, p50 and p99), for scripts/bench/two_runs.py
+#                              and spread of req/s, p50 and p99), and the CPU lines (below), for
+#                              scripts/bench/two_runs.py
+#
+# Around each stateless tools/call and direct nginx run, scripts/bench/cpu_profile.sh reads
+# /proc: the server's CPU time (user, system) and context switches per call, nginx's CPU time
+# per request and the machine's idle share; the report's "Where the CPU goes" has their medians.
 #   --no-github-build          with --corpus: skip building the generated GitHub crate
 #
 # Needs wrk, nginx and GNU time (installed with apt-get when missing), curl, python3, cargo.
@@ -149,6 +154,7 @@ phase() {
 
 # --- code mode (--code-mode): a run of its own, in scripts/bench/code_mode.sh ----------------
 source scripts/bench/code_mode.sh
+source scripts/bench/cpu_profile.sh
 if [[ $code_mode == 1 ]]; then
   code_mode_run
   exit 0
@@ -235,8 +241,10 @@ chmod 755 "$work" "$work/nginx" && chmod 644 "$work/nginx/prompts.json" # nginx'
 sed -e "s#@DIR@#$work/nginx#g" -e "s#@PORT@#$nginx_port#g" scripts/bench/nginx.conf.template >"$work/nginx/nginx.conf"
 "$NGINX" -p "$work/nginx" -c "$work/nginx/nginx.conf" -e "$work/nginx/nginx-error.log" &
 pids+=($!)
+nginx_master=$!
 direct_url="http://127.0.0.1:$nginx_port/api/v1/prompts?language=en"
 wait_http "$direct_url"
+nginx_worker=$(pgrep -P "$nginx_master" | head -1)
 
 server_pid=
 server_url=
@@ -323,9 +331,17 @@ measure_once() {
     sampler=$!
     pids+=("$sampler")
   fi
-  local done_runs=0
+  local done_runs=0 profiled= before
   [[ -f $work/runs-$name ]] && done_runs=$(wc -l <"$work/runs-$name")
+  case $name in
+    mcp_call_c*) profiled=$server_pid ;;
+    direct_c*) profiled=none ;;
+  esac
+  [[ -n $profiled ]] && before=$(cpu_snapshot "${profiled#none}" "$nginx_worker")
   wrk_run "$name run $((done_runs + 1))" "${@:2}" >>"$work/runs-$name"
+  if [[ -n $profiled ]]; then
+    cpu_record "$name" "$before" "$(cpu_snapshot "${profiled#none}" "$nginx_worker")" "$(tail -1 "$work/runs-$name")"
+  fi
   if [[ -n $sampler ]]; then
     kill "$sampler" 2>/dev/null || true
     wait "$sampler" 2>/dev/null || true
@@ -585,15 +601,18 @@ EOF
 # position and a drift in the shared machine's load favours none. Summarized as LABEL SUFFIX.
 declare -A alt_url alt_key alt_pid
 alternate() {
-  local suffix=$1 conns=$2 i j label
+  local suffix=$1 conns=$2 i j label before
   shift 2
   local labels=("$@")
   for label in "${labels[@]}"; do : >"$work/runs-$label$suffix"; done
   for i in $(seq 1 "$runs"); do
     for j in "${!labels[@]}"; do
       label=${labels[$(((i - 1 + j) % ${#labels[@]}))]}
+      before=$(cpu_snapshot "${alt_pid[$label]}" "$nginx_worker")
       wrk_run "$label$suffix run $i" "$conns" "${alt_url[$label]}/mcp" call "${alt_key[$label]:-}" \
         >>"$work/runs-$label$suffix"
+      cpu_record "$label$suffix" "$before" "$(cpu_snapshot "${alt_pid[$label]}" "$nginx_worker")" \
+        "$(tail -1 "$work/runs-$label$suffix")"
     done
   done
   for label in "${labels[@]}"; do summarize "$label$suffix" "$work/runs-$label$suffix"; done
@@ -977,6 +996,21 @@ fi
     echo "\`opt-level = \"s\"\`, fat LTO, one codegen unit), and that release build is what is measured."
   fi
   echo
+  echo "## Where the CPU goes (stateless tools/call)"
+  echo
+  echo "Read from /proc around each wrk run of the table above and divided by the calls it made;"
+  echo "the median of the runs. A context switch is voluntary when a server thread waited for"
+  echo "work, involuntary when the kernel gave its core to another process (wrk, nginx) first."
+  echo "The idle share is of the whole machine during the run."
+  echo
+  cpu_report "${concurrencies[@]}"
+  echo
+  echo "The servers of the deployed path, measured side by side at 8 connections (the rows"
+  echo "\"bare, alternated\", \"default log\" and \"API key + audit\" above), the same way:"
+  echo
+  cpu_report_servers "dep_bare=bare" "log_info=the default log" \
+    "auth_batch=API key + audit (batch) + metrics" "auth_always=API key + audit (always) + metrics"
+  echo
   echo "## Against the targets"
   echo
   echo "The targets for a 2-core machine (stateless HTTP, auth and audit off unless said), judged on"
@@ -1190,5 +1224,6 @@ if [[ -n $results_out ]]; then
     echo "# date $(date -u +%Y-%m-%dT%H:%M:%SZ); cpu $cores x $cpu; load $load_start -> $load_end"
     echo "# name rps p50 p99 rps_min rps_max p50_min p50_max p99_min p99_max runs"
     cat "$work/results"
+    cpu_results "${concurrencies[@]/#/mcp_call_c}" "${concurrencies[@]/#/direct_c}" "${deployed[@]}"
   } >"$results_out"
 fi

@@ -16,15 +16,22 @@ FIELDS = ("rps", "p50", "p99")
 APART = 0.15  # two medians further apart than this are marked
 
 
+CPU_FIELDS = ("user", "system", "voluntary", "involuntary", "nginx", "idle")
+
+
 def read(path):
-    """name -> {rps, p50, p99, rps_min, ...}; and the header comments."""
-    figures, notes = {}, []
+    """name -> {rps, p50, p99, rps_min, ...} (the `cpu NAME ...` lines under "cpu", as
+    name -> {user, system, ...}); and the header comments."""
+    figures, notes = {"cpu": {}}, []
     with open(path, encoding="utf-8") as f:
         for line in f:
             if line.startswith("#"):
                 notes.append(line[1:].strip())
                 continue
             parts = line.split()
+            if len(parts) == 2 + len(CPU_FIELDS) and parts[0] == "cpu":
+                figures["cpu"][parts[1]] = dict(zip(CPU_FIELDS, map(float, parts[2:])))
+                continue
             if len(parts) < 11:
                 continue
             values = [float(v) for v in parts[1:10]]
@@ -134,6 +141,7 @@ def main():
         ("≥ 2× the best peer at c=32", lambda r: rps(r, "mcp_call_c32") / best_peer(r, 32),
          "%.2f×", min, lambda v: v >= 2.0),
     ]
+    cpu_table(one["cpu"], two["cpu"], out)
     out("| Target | run 1 | run 2 | judged on | |")
     out("|---|---|---|---|---|")
     for label, fn, fmt, worse, ok in targets:
@@ -150,6 +158,53 @@ def main():
     for i, notes in ((1, notes1), (2, notes2)):
         out("Run %d: %s" % (i, "; ".join(n for n in notes if not n.startswith("name "))))
         out("")
+
+
+def cpu_table(one, two, out):
+    """Where the CPU went in each run (scripts/bench/cpu_profile.sh), per concurrency."""
+    rows = []
+    for c in (1, 8, 32, 128):
+        for run, cpu in ((1, one), (2, two)):
+            m, d = cpu.get("mcp_call_c%d" % c), cpu.get("direct_c%d" % c)
+            if m is None or d is None:
+                continue
+            rows.append("| %d | %d | %.1f + %.1f = %.1f | %.2f / %.2f | %.1f / %.1f | %.0f%% / %.0f%% |" % (
+                c, run, m["user"], m["system"], m["user"] + m["system"], m["voluntary"],
+                m["involuntary"], m["nginx"], d["nginx"], m["idle"], d["idle"]))
+    if not rows:
+        return
+    out("Where the CPU goes (medians of each run's wrk runs, read from /proc):")
+    out("")
+    out("| Connections | run | server CPU per call, user + system µs | server context switches "
+        "per call, voluntary / involuntary | nginx CPU per request µs (through the server / "
+        "direct) | idle share of the machine (through the server / direct) |")
+    out("|---|---|---|---|---|---|")
+    for row in rows:
+        out(row)
+    out("")
+    servers = []
+    for name, label in DEPLOYED:
+        for run, cpu in ((1, one), (2, two)):
+            m = cpu.get(name)
+            if m is not None:
+                servers.append("| %s | %d | %.1f + %.1f = %.1f | %.2f / %.2f | %.0f%% |" % (
+                    label, run, m["user"], m["system"], m["user"] + m["system"],
+                    m["voluntary"], m["involuntary"], m["idle"]))
+    if servers:
+        out("| Server (c=8) | run | CPU per call, user + system µs | context switches per call, "
+            "voluntary / involuntary | idle share of the machine |")
+        out("|---|---|---|---|---|")
+        for row in servers:
+            out(row)
+        out("")
+
+
+DEPLOYED = (
+    ("dep_bare", "bare"),
+    ("log_info", "the default log"),
+    ("auth_batch", "API key + audit (batch) + metrics"),
+    ("auth_always", "API key + audit (always) + metrics"),
+)
 
 
 if __name__ == "__main__":
