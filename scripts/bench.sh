@@ -1161,7 +1161,7 @@ fi
     echo "Not measured ($alloc_skipped)."
   else
     echo "The same server built twice, with mimalloc as its global allocator (the default feature of"
-    echo "generated crates) and with glibc's malloc (\`cargo build --release -p synaplan-mcp --no-default-features\`), both"
+    echo "generated crates) and with glibc's malloc (\`cargo build --profile $profile -p synaplan-mcp --no-default-features\`), both"
     echo "\`--no-auth\`, stateless \`tools/call\` as above. Both ran side by side and the wrk runs"
     echo "alternated between them (the order swapped every run); each figure is the median of $runs runs."
     echo "Idle RSS is after one call. The ratio is mimalloc / glibc."
@@ -1178,7 +1178,7 @@ fi
         "$(ratio "$(get "alloc_mimalloc_c$c" 3)" "$(get "alloc_glibc_c$c" 3)")" "$(ratio "$(get "alloc_mimalloc_c$c" 4)" "$(get "alloc_glibc_c$c" 4)")"
     done
     printf '| idle RSS | %s | %s | %s |\n' "$(mb "${alloc_rss[glibc]}")" "$(mb "${alloc_rss[mimalloc]}")" "$(ratio "${alloc_rss[mimalloc]}" "${alloc_rss[glibc]}")"
-    printf '| release binary size | %s | %s | %s |\n' "$(mib "${alloc_bytes[glibc]}")" "$(mib "${alloc_bytes[mimalloc]}")" "$(ratio "${alloc_bytes[mimalloc]}" "${alloc_bytes[glibc]}")"
+    printf '| binary size (the `%s` build) | %s | %s | %s |\n' "$profile" "$(mib "${alloc_bytes[glibc]}")" "$(mib "${alloc_bytes[mimalloc]}")" "$(ratio "${alloc_bytes[mimalloc]}" "${alloc_bytes[glibc]}")"
   fi
   if [[ ${#compared[@]} -gt 0 ]]; then
     echo
