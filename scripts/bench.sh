@@ -67,11 +67,12 @@
 #   --results FILE             also write the figures, one line per measurement (name, median
 #                              and spread of req/s, p50 and p99), and the CPU lines (below), for
 #                              scripts/bench/two_runs.py
-#
-# Around each stateless tools/call and direct nginx run, scripts/bench/cpu_profile.sh reads
-# /proc: the server's CPU time (user, system) and context switches per call, nginx's CPU time
-# per request and the machine's idle share; the report's "Where the CPU goes" has their medians.
 #   --no-github-build          with --corpus: skip building the generated GitHub crate
+#
+# Around each stateless tools/call, direct nginx and deployed-path run,
+# scripts/bench/cpu_profile.sh reads /proc: the server's CPU time (user, system) and context
+# switches per call, nginx's CPU time per request and the machine's idle share; the report's
+# "Where the CPU goes" has their medians.
 #
 # Needs wrk, nginx and GNU time (installed with apt-get when missing), curl, python3, cargo.
 # --peers also needs python3's venv module, and PyPI and crates.io the first time.
@@ -331,17 +332,13 @@ measure_once() {
     sampler=$!
     pids+=("$sampler")
   fi
-  local done_runs=0 profiled= before
+  local done_runs=0
   [[ -f $work/runs-$name ]] && done_runs=$(wc -l <"$work/runs-$name")
   case $name in
-    mcp_call_c*) profiled=$server_pid ;;
-    direct_c*) profiled=none ;;
+    mcp_call_c*) cpu_around "$name" "$server_pid" wrk_run "$name run $((done_runs + 1))" "${@:2}" ;;
+    direct_c*) cpu_around "$name" "" wrk_run "$name run $((done_runs + 1))" "${@:2}" ;;
+    *) wrk_run "$name run $((done_runs + 1))" "${@:2}" >>"$work/runs-$name" ;;
   esac
-  [[ -n $profiled ]] && before=$(cpu_snapshot "${profiled#none}" "$nginx_worker")
-  wrk_run "$name run $((done_runs + 1))" "${@:2}" >>"$work/runs-$name"
-  if [[ -n $profiled ]]; then
-    cpu_record "$name" "$before" "$(cpu_snapshot "${profiled#none}" "$nginx_worker")" "$(tail -1 "$work/runs-$name")"
-  fi
   if [[ -n $sampler ]]; then
     kill "$sampler" 2>/dev/null || true
     wait "$sampler" 2>/dev/null || true
@@ -601,18 +598,15 @@ EOF
 # position and a drift in the shared machine's load favours none. Summarized as LABEL SUFFIX.
 declare -A alt_url alt_key alt_pid
 alternate() {
-  local suffix=$1 conns=$2 i j label before
+  local suffix=$1 conns=$2 i j label
   shift 2
   local labels=("$@")
   for label in "${labels[@]}"; do : >"$work/runs-$label$suffix"; done
   for i in $(seq 1 "$runs"); do
     for j in "${!labels[@]}"; do
       label=${labels[$(((i - 1 + j) % ${#labels[@]}))]}
-      before=$(cpu_snapshot "${alt_pid[$label]}" "$nginx_worker")
-      wrk_run "$label$suffix run $i" "$conns" "${alt_url[$label]}/mcp" call "${alt_key[$label]:-}" \
-        >>"$work/runs-$label$suffix"
-      cpu_record "$label$suffix" "$before" "$(cpu_snapshot "${alt_pid[$label]}" "$nginx_worker")" \
-        "$(tail -1 "$work/runs-$label$suffix")"
+      cpu_around "$label$suffix" "${alt_pid[$label]}" \
+        wrk_run "$label$suffix run $i" "$conns" "${alt_url[$label]}/mcp" call "${alt_key[$label]:-}"
     done
   done
   for label in "${labels[@]}"; do summarize "$label$suffix" "$work/runs-$label$suffix"; done

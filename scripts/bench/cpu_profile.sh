@@ -52,12 +52,24 @@ cpu_record() {
   }' >>"$work/cpu-$1"
 }
 
-# cpu_summary NAME: the median of each column of $work/cpu-NAME ("" when there is none).
+# cpu_around NAME SERVER_PID COMMAND...: runs COMMAND (a wrk run), its output appended to
+# $work/runs-NAME, and records the CPU it cost per call from its BENCH line (SERVER_PID empty for
+# a run without the server).
+cpu_around() {
+  local name=$1 server=$2 before
+  shift 2
+  before=$(cpu_snapshot "$server" "$nginx_worker")
+  "$@" >>"$work/runs-$name"
+  cpu_record "$name" "$before" "$(cpu_snapshot "$server" "$nginx_worker")" "$(tail -1 "$work/runs-$name")"
+}
+
+# cpu_summary NAME: the median (bench.sh's `median`) of each column of $work/cpu-NAME ("" when
+# there is none).
 cpu_summary() {
   [[ -s $work/cpu-$1 ]] || return 0
   local col out=
   for col in 1 2 3 4 5 6; do
-    out+=" $(awk -v c="$col" '{ print $c }' "$work/cpu-$1" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')"
+    out+=" $(awk -v c="$col" '{ print $c }' "$work/cpu-$1" | median)"
   done
   echo "${out# }"
 }

@@ -14,9 +14,13 @@ import sys
 
 FIELDS = ("rps", "p50", "p99")
 APART = 0.15  # two medians further apart than this are marked
-
-
 CPU_FIELDS = ("user", "system", "voluntary", "involuntary", "nginx", "idle")
+DEPLOYED = (
+    ("dep_bare", "bare"),
+    ("log_info", "the default log"),
+    ("auth_batch", "API key + audit (batch) + metrics"),
+    ("auth_always", "API key + audit (always) + metrics"),
+)
 
 
 def read(path):
@@ -197,14 +201,6 @@ def cpu_table(one, two, out):
         for row in servers:
             out(row)
         out("")
-
-
-DEPLOYED = (
-    ("dep_bare", "bare"),
-    ("log_info", "the default log"),
-    ("auth_batch", "API key + audit (batch) + metrics"),
-    ("auth_always", "API key + audit (always) + metrics"),
-)
 
 
 if __name__ == "__main__":
