@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use super::values::parse_positive_bytes;
 use crate::tasks::{DEFAULT_TASKS_MAX, DEFAULT_TASKS_RESULTS_MAX_BYTES};
-use crate::upstream::{DEFAULT_TASK_POLL_MAX_INTERVAL, TaskPolling, UpstreamConfig};
+use crate::upstream::{
+    DEFAULT_TASK_POLL_MAX_INTERVAL, DEFAULT_TASK_POLLS_MAX, TaskPolling, UpstreamConfig,
+};
 
 /// The bound of the task table: tools that run as MCP tasks keep their state in memory, private
 /// to the principal that started each task, for one hour from its creation. Operations that
@@ -60,6 +62,18 @@ pub struct TaskArgs {
         value_name = "SECONDS"
     )]
     pub task_poll_max_interval: u64,
+    /// The most requests one operation that runs long is polled with: every status poll and
+    /// every redirect hop counts. Past it, the call ends with an error saying so (an API that
+    /// answers `202` forever, or sends `202` and `303` back and forth, is not polled for the
+    /// task's whole hour). Each poll follows at most 5 redirects, all counted here too.
+    #[arg(
+        long,
+        env = "MCPGEN_TASK_POLLS_MAX",
+        default_value_t = DEFAULT_TASK_POLLS_MAX,
+        value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..),
+        value_name = "N"
+    )]
+    pub task_polls_max: usize,
     /// Another origin (`https://files.example.com`) that the status or result `Location` of
     /// an operation that runs long may lead to; repeat the flag, or separate origins with
     /// commas. Such an origin is polled with no credential: neither the upstream's (auth
@@ -82,6 +96,7 @@ impl TaskArgs {
     pub fn polling(&self, config: UpstreamConfig) -> UpstreamConfig {
         config.with_task_polling(TaskPolling {
             max_interval: Duration::from_secs(self.task_poll_max_interval),
+            max_polls: self.task_polls_max,
             follow_origins: self.task_follow_origins.clone(),
         })
     }

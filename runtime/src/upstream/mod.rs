@@ -48,7 +48,7 @@ pub use guard::{
     DEFAULT_QUEUE_TIMEOUT, GuardConfig,
 };
 pub use invoked::{GuardRefusal, GuardReport, Invoked};
-pub use poll::{DEFAULT_TASK_POLL_MAX_INTERVAL, TaskPolling};
+pub use poll::{DEFAULT_TASK_POLL_MAX_INTERVAL, DEFAULT_TASK_POLLS_MAX, TaskPolling};
 pub use prepared::PreparedRequest;
 
 use std::borrow::Cow;
