@@ -491,7 +491,8 @@ impl Upstream {
                     truncated = body.truncated,
                     "upstream responded"
                 );
-                let result = response::map(&what, status, &head, body, cap, tool.wrap_output);
+                let expected = response::Expected::of(tool);
+                let result = response::map(&what, status, &head, body, cap, expected);
                 Invoked::new(result).with_status(status.as_u16())
             }
             Err(err) => {
