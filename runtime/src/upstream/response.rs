@@ -51,23 +51,20 @@ pub(super) struct Head {
 
 /// What a tool's output schema asks of a successful response body.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Expected {
-    /// No output schema: any body, mapped by its type.
-    Anything,
-    /// An object schema: a JSON body, as structured content as it is (a body of another JSON
-    /// type is left unwrapped, for the output check to refuse).
-    Object,
-    /// A schema of another type, wrapped as `{"result": …}`: a JSON body, wrapped so.
-    Wrapped,
+pub(super) struct Expected {
+    /// The tool has an output schema: the body must be JSON, and with an object schema (not
+    /// `wrap`) a body of another JSON type is left unwrapped, for the output check to refuse.
+    pub schema: bool,
+    /// The tool's structured content is `{"result": …}`.
+    pub wrap: bool,
 }
 
 impl Expected {
     /// What `tool` asks of its body.
     pub(super) fn of(tool: &mcpgen_core::tool::ToolDef) -> Self {
-        match (tool.output_schema.is_some(), tool.wrap_output) {
-            (false, _) => Self::Anything,
-            (true, false) => Self::Object,
-            (true, true) => Self::Wrapped,
+        Self {
+            schema: tool.output_schema.is_some(),
+            wrap: tool.wrap_output,
         }
     }
 }
@@ -158,11 +155,7 @@ pub(super) fn map(
             Ok(value) => {
                 // structuredContent must be an object: wrap anything else, unless the schema
                 // is an object (the output check then refuses the body's other type).
-                let wrap = match expected {
-                    Expected::Wrapped => true,
-                    Expected::Object => false,
-                    Expected::Anything => !value.is_object(),
-                };
+                let wrap = expected.wrap || (!expected.schema && !value.is_object());
                 return ToolResult::json(value, wrap);
             }
             Err(e) if declared_json => {
@@ -177,7 +170,7 @@ pub(super) fn map(
             Err(_) => {}
         }
     }
-    if expected != Expected::Anything {
+    if expected.schema {
         return not_json(call, status, content_type, &body);
     }
     let text = if is_textual(&essence) {
