@@ -4,11 +4,13 @@
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+#[cfg(feature = "http")]
 use std::time::Instant;
 
 use rmcp::ErrorData;
 use rmcp::model::{DetailedTask, InputRequests, JsonObject, Task, TaskPayload, TaskStatus};
 use serde_json::Value;
+#[cfg(feature = "http")]
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
