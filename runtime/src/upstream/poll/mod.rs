@@ -193,6 +193,9 @@ impl Upstream {
         let mut redirects = 0;
         let mut sent = 0;
         loop {
+            if sent >= self.polling.max_polls {
+                return Err(too_many_polls(&started, &course.target, sent));
+            }
             if let Some(pause) = pending.take()
                 && let Err(stop) = self.pause(pause, deadline, ctx).await
             {
@@ -200,9 +203,6 @@ impl Upstream {
                     self.cancel_at_api(&accepted, &course.target, report).await;
                 }
                 return Err(stopped(&started, &course.target, stop, limit));
-            }
-            if sent >= self.polling.max_polls {
-                return Err(too_many_polls(&started, &course.target, sent));
             }
             sent += 1;
             let target = course.target.clone();
