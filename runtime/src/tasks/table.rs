@@ -20,7 +20,7 @@ use crate::audit::now_rfc3339;
 
 /// What an ended task costs besides its result: the entry, its ids and its indexes, rounded
 /// up. Counted against the results budget, so that even tasks without a result are bounded.
-pub(super) const ENTRY_COST: usize = 512;
+pub(super) const ENTRY_COST: usize = 1024;
 
 /// How a task ended.
 #[derive(Debug, Clone)]
