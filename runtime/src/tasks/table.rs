@@ -292,3 +292,112 @@ impl Table {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use rmcp::model::TaskStatus;
+
+    use super::*;
+
+    const HOUR: Duration = Duration::from_secs(3600);
+
+    fn task(id: &str) -> Task {
+        Task::new(id, TaskStatus::Working, "now", "now")
+    }
+
+    fn completed(bytes: usize) -> Outcome {
+        Outcome::Completed {
+            result: Arc::from("x".repeat(bytes)),
+            is_error: false,
+        }
+    }
+
+    fn outcome(table: &Table, id: &str) -> Option<&'static str> {
+        let ended = table.entries.get(id)?.ended.as_ref()?;
+        Some(match ended.outcome {
+            Outcome::Completed { .. } => "completed",
+            Outcome::Failed(_) => "failed",
+            Outcome::Cancelled => "cancelled",
+            Outcome::Expired => "expired",
+        })
+    }
+
+    #[test]
+    fn only_running_tasks_count_per_principal_and_in_all() {
+        let mut table = Table::default();
+        table.insert("ada", task("a"), CancellationToken::new());
+        table.insert("ada", task("b"), CancellationToken::new());
+        table.insert("bob", task("c"), CancellationToken::new());
+        assert_eq!(table.running("ada"), (3, 2));
+        table.end(
+            "a",
+            Outcome::Cancelled,
+            TaskStatus::Cancelled,
+            HOUR,
+            usize::MAX,
+        );
+        table.end("c", completed(10), TaskStatus::Completed, HOUR, usize::MAX);
+        assert_eq!(table.running("ada"), (1, 1));
+        assert_eq!(table.running("bob"), (1, 0));
+        // Ending twice changes nothing.
+        table.end("a", completed(10), TaskStatus::Completed, HOUR, usize::MAX);
+        assert_eq!(outcome(&table, "a"), Some("cancelled"));
+        assert_eq!(table.kept_bytes(), 2 * ENTRY_COST + 10);
+    }
+
+    #[test]
+    fn past_the_budget_the_oldest_results_expire_then_the_oldest_tasks_go() {
+        let mut table = Table::default();
+        // Three entries and two results.
+        let budget = 3 * ENTRY_COST + 2 * 100 + 10;
+        for id in ["a", "b", "c"] {
+            table.insert("ada", task(id), CancellationToken::new());
+        }
+        for id in ["a", "b", "c"] {
+            table.end(id, completed(100), TaskStatus::Completed, HOUR, budget);
+        }
+        assert_eq!(outcome(&table, "a"), Some("expired"));
+        assert_eq!(outcome(&table, "b"), Some("completed"));
+        assert_eq!(outcome(&table, "c"), Some("completed"));
+        assert!(table.kept_bytes() <= budget);
+        // A budget that holds no result: every result goes, then tasks, oldest first.
+        table.insert("ada", task("d"), CancellationToken::new());
+        table.end(
+            "d",
+            completed(100),
+            TaskStatus::Completed,
+            HOUR,
+            2 * ENTRY_COST,
+        );
+        assert!(!table.entries.contains_key("a"));
+        assert!(!table.entries.contains_key("b"));
+        assert_eq!(outcome(&table, "c"), Some("expired"));
+        assert_eq!(outcome(&table, "d"), Some("expired"));
+        assert_eq!(table.kept_bytes(), 2 * ENTRY_COST);
+        let ids: Vec<&String> = table.ids_of("ada").collect();
+        assert_eq!(ids, ["c", "d"]);
+    }
+
+    #[test]
+    fn a_sweep_ends_running_tasks_past_their_ttl_and_drops_ended_ones_kept_long_enough() {
+        let mut table = Table::default();
+        table.insert("ada", task("a"), CancellationToken::new());
+        table.insert("ada", task("b"), CancellationToken::new());
+        table.end(
+            "b",
+            Outcome::Cancelled,
+            TaskStatus::Cancelled,
+            Duration::ZERO,
+            usize::MAX,
+        );
+        table.sweep(Duration::ZERO, usize::MAX, JsonObject::new);
+        // `a` ended as failed (kept for the TTL, here none: dropped on the next sweep); `b`
+        // was kept for none and is gone.
+        assert!(!table.entries.contains_key("b"));
+        assert_eq!(table.running("ada"), (0, 0));
+        table.sweep(Duration::ZERO, usize::MAX, JsonObject::new);
+        assert!(table.entries.is_empty());
+        assert_eq!(table.kept_bytes(), 0);
+        assert_eq!(table.ids_of("ada").count(), 0);
+    }
+}
