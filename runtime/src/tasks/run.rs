@@ -87,7 +87,7 @@ impl TaskRun {
             ),
             Ok(text) if text.starts_with('{') => (
                 Outcome::Completed {
-                    result: Arc::from(text),
+                    result: Arc::new(text),
                     is_error: result.is_error == Some(true),
                 },
                 TaskStatus::Completed,

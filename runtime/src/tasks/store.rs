@@ -334,7 +334,7 @@ impl Tasks {
 /// shared, and written out after.
 enum Payload {
     Now(TaskPayload),
-    Result(Arc<str>),
+    Result(Arc<String>),
     Expired,
 }
 

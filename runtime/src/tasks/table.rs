@@ -28,7 +28,7 @@ pub(super) enum Outcome {
     /// The call answered: its `CallToolResult`, serialized once; shared, never copied.
     Completed {
         /// The result as JSON text (an object).
-        result: Arc<str>,
+        result: Arc<String>,
         /// Whether the result is a tool error (`isError: true`).
         is_error: bool,
     },
@@ -307,7 +307,7 @@ mod tests {
 
     fn completed(bytes: usize) -> Outcome {
         Outcome::Completed {
-            result: Arc::from("x".repeat(bytes)),
+            result: Arc::new("x".repeat(bytes)),
             is_error: false,
         }
     }
