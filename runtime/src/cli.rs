@@ -597,6 +597,8 @@ fn builder_with_auth(
         .describe_tools(!args.no_describe_tools)
         .views(!args.no_ui)
         .tasks_max(args.tasks.tasks_max)
+        .tasks_max_per_principal(args.tasks.tasks_max_per_principal)
+        .tasks_results_max_bytes(args.tasks.tasks_results_max_bytes)
         .insecure_no_auth(args.insecure_no_auth);
     builder = args.placement.apply(builder);
     #[cfg(feature = "code-mode")]

@@ -3,8 +3,11 @@
 //! polled (`Retry-After` honoured) until a `303 See Other` leads to the result. A client that
 //! declared tasks gets a task at once and follows it; one that did not waits for the result.
 //! Cancelling the task stops the polling; a `Location` on another origin is refused unless
-//! `--task-follow-origin` allows it, and never gets a credential; an error status fails the
-//! call with the API's detail; a task is private to its principal.
+//! `--task-follow-origin` allows it, and never gets a credential, nor may it send polling back
+//! to the API's origin; an error status fails the call with the API's detail; a task is
+//! private to its principal. A redirect loop stops after 5 hops, a `202`/`303` ping-pong after
+//! `--task-polls-max` requests; a `text/html` answer, or a JSON array where the output schema
+//! is an object, is an error result.
 
 mod support;
 
@@ -94,7 +97,8 @@ impl Seen {
 #[derive(Clone)]
 struct Api {
     seen: Seen,
-    /// The other origin's base URL, for `Location`s that lead there.
+    /// The other origin's base URL, for `Location`s that lead there (for the other origin:
+    /// the API's).
     other: String,
 }
 
@@ -123,6 +127,8 @@ async fn start_job(
     api.seen.record(&format!("/jobs/{kind}"), &headers);
     match kind.as_str() {
         "away" => accepted(&format!("{}/status/away", api.other)),
+        "bounce303" => accepted(&format!("{}/bounce/303", api.other)),
+        "bounce307" => accepted(&format!("{}/bounce/307", api.other)),
         _ => accepted(&format!("/status/{kind}")),
     }
 }
@@ -145,8 +151,38 @@ async fn status(State(api): State<Api>, Path(kind): Path<String>, headers: Heade
             [(header::LOCATION, format!("{}/results/leave", api.other))],
         )
             .into_response(),
+        // Redirected to itself, for ever.
+        "loop" => (StatusCode::FOUND, [(header::LOCATION, "/status/loop")]).into_response(),
+        // Done at once, with a result that is not what the schema says.
+        "html" | "list" | "pingpong" => (
+            StatusCode::SEE_OTHER,
+            [(header::LOCATION, format!("/results/{kind}"))],
+        )
+            .into_response(),
         _ => accepted(&format!("/status/{kind}")),
     }
+}
+
+/// The other origin's `GET /bounce/{status}`: sends polling back to the API's own origin,
+/// to a path that lists users.
+async fn bounce(State(api): State<Api>, Path(code): Path<u16>, headers: HeaderMap) -> Response {
+    api.seen.record(&format!("/bounce/{code}"), &headers);
+    let status = StatusCode::from_u16(code).unwrap_or(StatusCode::SEE_OTHER);
+    (
+        status,
+        [(header::LOCATION, format!("{}/users?leak=1", api.other))],
+    )
+        .into_response()
+}
+
+/// The API's `GET /users`: what a credentialed request steered here would get.
+async fn users(State(api): State<Api>, headers: HeaderMap) -> Response {
+    api.seen.record("/users", &headers);
+    json_body(
+        StatusCode::OK,
+        "application/json",
+        json!([{"id": "u1", "email": "ada@example.com"}]),
+    )
 }
 
 async fn result(
@@ -156,19 +192,45 @@ async fn result(
     headers: HeaderMap,
 ) -> Response {
     api.seen.record(uri.path(), &headers);
-    json_body(
-        StatusCode::OK,
-        "application/json",
-        json!({"id": format!("job-{kind}"), "rows": 3}),
-    )
+    match kind.as_str() {
+        "html" => (
+            StatusCode::OK,
+            [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+            "<html><body>Please sign in</body></html>",
+        )
+            .into_response(),
+        "list" => json_body(
+            StatusCode::OK,
+            "application/json",
+            json!([{"id": "job-1", "rows": 3}]),
+        ),
+        // Working again: back to the status, which says it is done.
+        "pingpong" => (
+            StatusCode::ACCEPTED,
+            [
+                (header::LOCATION, "/status/pingpong"),
+                (header::RETRY_AFTER, "0"),
+            ],
+        )
+            .into_response(),
+        _ => json_body(
+            StatusCode::OK,
+            "application/json",
+            json!({"id": format!("job-{kind}"), "rows": 3}),
+        ),
+    }
 }
 
-/// Serves `router` on a fresh loopback port; returns its base URL.
-async fn serve(router: axum::Router) -> String {
+/// A fresh loopback port and its base URL.
+async fn bind() -> (tokio::net::TcpListener, String) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
+    (listener, format!("http://{addr}"))
+}
+
+/// Serves `router` on `listener`.
+fn serve(listener: tokio::net::TcpListener, router: axum::Router) {
     tokio::spawn(async move { axum::serve(listener, router).await });
-    format!("http://{addr}")
 }
 
 struct Stand {
@@ -179,29 +241,32 @@ struct Stand {
 }
 
 async fn stand_ins() -> Stand {
+    let ((other_listener, other), (api_listener, api)) = (bind().await, bind().await);
     let other_seen = Seen::default();
-    let other = serve(
+    serve(
+        other_listener,
         axum::Router::new()
             .route("/status/{kind}", get(result))
             .route("/results/{kind}", get(result))
+            .route("/bounce/{code}", get(bounce))
             .with_state(Api {
                 seen: other_seen.clone(),
-                other: String::new(),
+                other: api.clone(),
             }),
-    )
-    .await;
+    );
     let seen = Seen::default();
-    let api = serve(
+    serve(
+        api_listener,
         axum::Router::new()
             .route("/jobs/{kind}", post(start_job))
             .route("/status/{kind}", get(status))
             .route("/results/{kind}", get(result))
+            .route("/users", get(users))
             .with_state(Api {
                 seen: seen.clone(),
                 other: other.clone(),
             }),
-    )
-    .await;
+    );
     Stand {
         api,
         seen,
@@ -482,4 +547,93 @@ async fn another_principal_cannot_see_the_task() {
     let mine = task_request(&server.url, "alice-secret", "tasks/get", &id).await;
     assert_eq!(mine["result"]["status"], "working", "{mine}");
     task_request(&server.url, "alice-secret", "tasks/cancel", &id).await;
+}
+
+#[tokio::test]
+async fn an_allowed_origin_cannot_send_polling_back_to_the_api_with_its_credential() {
+    let stand = stand_ins().await;
+    let (server, _scratch) =
+        server(&stand, "bounce", &["--task-follow-origin", &stand.other]).await;
+    for (kind, code) in [("bounce303", 303), ("bounce307", 307)] {
+        let answer = start_job_call(&server.url, "alice-secret", kind, false).await;
+        let result = &answer["result"];
+        assert_eq!(result["isError"], true, "{answer}");
+        assert!(result.get("structuredContent").is_none(), "{answer}");
+        let message = text_of(result);
+        assert!(!message.contains("ada@example.com"), "{message}");
+        assert!(message.contains("--task-follow-origin"), "{message}");
+        assert!(
+            message.contains(&format!("{}/users", stand.api)),
+            "names where it was sent: {message}"
+        );
+        assert_eq!(stand.other_seen.count(&format!("/bounce/{code}")), 1);
+    }
+    assert_eq!(
+        stand.seen.count("/users"),
+        0,
+        "the API's /users got no request"
+    );
+    carries_no_credential(&stand.other_seen);
+}
+
+#[tokio::test]
+async fn a_redirect_loop_stops_after_five_hops() {
+    let stand = stand_ins().await;
+    let (server, _scratch) = server(&stand, "loop", &[]).await;
+    let answer = start_job_call(&server.url, "alice-secret", "loop", false).await;
+    let result = &answer["result"];
+    assert_eq!(result["isError"], true, "{answer}");
+    let message = text_of(result);
+    assert!(
+        message.contains("redirected more than 5 times"),
+        "{message}"
+    );
+    assert_eq!(
+        stand.seen.count("/status/loop"),
+        6,
+        "one poll and its 5 redirects, each one request"
+    );
+}
+
+#[tokio::test]
+async fn a_202_and_303_ping_pong_stops_after_the_polls_allowed() {
+    let stand = stand_ins().await;
+    let (server, _scratch) = server(&stand, "pingpong", &["--task-polls-max", "6"]).await;
+    let id = started_task(&server.url, "pingpong").await;
+    let done = settled(&server.url, "alice-secret", &id).await;
+    let result = &done["result"]["result"];
+    assert_eq!(result["isError"], true, "{done}");
+    let message = text_of(result);
+    assert!(message.contains("--task-polls-max"), "{message}");
+    assert!(message.contains("6 status requests"), "{message}");
+    assert_eq!(
+        stand.seen.count("/status/pingpong") + stand.seen.count("/results/pingpong"),
+        6,
+        "every poll and hop counted"
+    );
+}
+
+#[tokio::test]
+async fn a_body_that_is_not_what_the_output_schema_says_is_an_error_result() {
+    let stand = stand_ins().await;
+    // The tolerant check is the default.
+    let (server, _scratch) = server(&stand, "shape", &[]).await;
+
+    let answer = start_job_call(&server.url, "alice-secret", "html", false).await;
+    let result = &answer["result"];
+    assert_eq!(result["isError"], true, "{answer}");
+    assert!(result.get("structuredContent").is_none(), "{answer}");
+    let message = text_of(result);
+    assert!(message.contains("`text/html; charset=utf-8`"), "{message}");
+    assert!(message.contains("output schema"), "{message}");
+
+    let answer = start_job_call(&server.url, "alice-secret", "list", false).await;
+    let result = &answer["result"];
+    assert_eq!(result["isError"], true, "{answer}");
+    assert!(result.get("structuredContent").is_none(), "{answer}");
+    let message = text_of(result);
+    assert!(
+        message.contains("JSON array") && message.contains("an object"),
+        "{message}"
+    );
 }

@@ -1,8 +1,10 @@
 //! MCP tasks (the `io.modelcontextprotocol/tasks` extension) over a real Streamable HTTP server,
 //! in stateless 2026-07-28 requests: a task tool answers a task at once to a client that
 //! declared the extension and runs as any call for one that did not; a task is private to the
-//! principal that started it; `tasks/cancel` stops it; the table is bounded (`--tasks-max`);
-//! with a replica name, task ids start with it.
+//! principal that started it; `tasks/cancel` stops it; running tasks are bounded for the
+//! server (`--tasks-max`) and per principal (`--tasks-max-per-principal`), ended ones by the
+//! bytes they keep (`--tasks-results-max-bytes`); with a replica name, task ids start with it.
+//! A session's revision is the one it agreed on at `initialize`.
 
 mod support;
 
@@ -18,10 +20,11 @@ use support::*;
 static TOOLS: &[ToolDef] = &[support::read_tool(
     "work",
     "Works until it is cancelled, or answers at once when asked to",
-    r#"{"type":"object","properties":{"quick":{"type":"boolean"}}}"#,
+    r#"{"type":"object","properties":{"quick":{"type":"boolean"},"bytes":{"type":"integer"}}}"#,
 )];
 
-/// One tool that works until it is cancelled (`quick`: answers at once).
+/// One tool that works until it is cancelled (`quick`: answers at once; `bytes`: with a text
+/// of that many bytes).
 struct Worker;
 
 impl ToolSet for Worker {
@@ -40,7 +43,12 @@ impl ToolSet for Worker {
             if args.get("quick") != Some(&Value::Bool(true)) {
                 ctx.cancelled().await;
             }
-            Ok(ToolResult::text("worked"))
+            match args.get("bytes").and_then(Value::as_u64) {
+                Some(bytes) => Ok(ToolResult::text(
+                    "w".repeat(usize::try_from(bytes).unwrap_or(0)),
+                )),
+                None => Ok(ToolResult::text("worked")),
+            }
         })
     }
 }
@@ -162,14 +170,15 @@ async fn another_principal_sees_no_task_and_cancel_stops_it() {
 #[tokio::test]
 async fn a_full_task_table_refuses_a_new_task_saying_so() {
     let server = start(2).await;
-    for _ in 0..2 {
-        let answer = call_work(&server.url, "reader-key", false, true).await;
+    // One each: a principal runs at most a quarter of --tasks-max, at least one.
+    for key in ["reader-key", "admin-key"] {
+        let answer = call_work(&server.url, key, false, true).await;
         assert_eq!(answer["result"]["resultType"], "task", "{answer}");
     }
     let refused = call_work(&server.url, "reader-key", false, true).await;
     assert_eq!(refused["result"]["isError"], true, "{refused}");
     let text = refused["result"]["content"][0]["text"].as_str().unwrap();
-    assert!(text.contains("--tasks-max"), "{text}");
+    assert!(text.contains("--tasks-max)"), "{text}");
 }
 
 #[tokio::test]
@@ -182,8 +191,13 @@ async fn tasks_methods_need_the_extension() {
 
 /// A session of protocol 2025-11-25 opened as the holder of `key`: its id.
 async fn session_2025(url: &str, key: &str) -> (String, Value) {
+    session_of(url, key, "2025-11-25").await
+}
+
+/// A session that asked for protocol `version`, opened as the holder of `key`: its id.
+async fn session_of(url: &str, key: &str, version: &str) -> (String, Value) {
     let body = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
+        "protocolVersion": version, "capabilities": {},
         "clientInfo": {"name": "raw", "version": "1"}}});
     let response = reqwest::Client::new()
         .post(format!("{url}/mcp"))
@@ -321,4 +335,127 @@ async fn a_2025_11_25_session_gets_tasks_in_that_revision_s_form() {
     let answer = post_stateless(url, "reader-key", "tasks/list", &[], &body, RUNTIME_PATH).await;
     let listed = message(&answer.body);
     assert_eq!(listed["error"]["code"], -32601, "{answer:?}");
+}
+
+#[tokio::test]
+async fn one_principal_at_its_limit_leaves_room_for_others_and_ended_tasks_do_not_count() {
+    let server = Server::builder("tasks", "0.1.0")
+        .tool_set(Worker)
+        .authenticator(FixedKeys::new())
+        .task_tool("work", TaskSupport::Optional)
+        .tasks_max(3)
+        .tasks_max_per_principal(Some(2))
+        .build()
+        .unwrap();
+    let server = Running::start(server).await;
+    let url = &server.url;
+    // A task that has completed does not count.
+    let quick = call_work(url, "reader-key", true, true).await;
+    let id = quick["result"]["taskId"].as_str().unwrap().to_owned();
+    assert_eq!(
+        settled(url, "reader-key", &id).await["result"]["status"],
+        "completed"
+    );
+    let mut mine = Vec::new();
+    for _ in 0..2 {
+        let answer = call_work(url, "reader-key", false, true).await;
+        assert_eq!(answer["result"]["resultType"], "task", "{answer}");
+        mine.push(answer["result"]["taskId"].as_str().unwrap().to_owned());
+    }
+    let refused = call_work(url, "reader-key", false, true).await;
+    assert_eq!(refused["result"]["isError"], true, "{refused}");
+    let text = refused["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("--tasks-max-per-principal"), "{text}");
+
+    // Another principal still starts one; then the server is full for everyone.
+    let theirs = call_work(url, "admin-key", false, true).await;
+    assert_eq!(theirs["result"]["resultType"], "task", "{theirs}");
+    let full = call_work(url, "admin-key", false, true).await;
+    let text = full["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("--tasks-max)"), "{text}");
+
+    // Cancelled tasks no longer count, for the principal nor for the server.
+    for id in &mine {
+        task_request(url, "reader-key", "tasks/cancel", id).await;
+    }
+    for _ in 0..2 {
+        let again = call_work(url, "reader-key", false, true).await;
+        assert_eq!(again["result"]["resultType"], "task", "{again}");
+    }
+}
+
+#[tokio::test]
+async fn ended_tasks_keep_their_results_within_the_byte_budget_the_oldest_expiring_first() {
+    let server = Server::builder("tasks", "0.1.0")
+        .tool_set(Worker)
+        .authenticator(FixedKeys::new())
+        .task_tool("work", TaskSupport::Optional)
+        .tasks_results_max_bytes(250_000)
+        .build()
+        .unwrap();
+    let server = Running::start(server).await;
+    let url = &server.url;
+    let mut ids = Vec::new();
+    for _ in 0..3 {
+        let params = json!({"name": "work", "arguments": {"quick": true, "bytes": 100_000},
+            "_meta": task_meta(true)});
+        let answer = stateless_request(url, "reader-key", "tools/call", "work", params).await;
+        let id = answer["result"]["taskId"].as_str().unwrap().to_owned();
+        settled(url, "reader-key", &id).await;
+        ids.push(id);
+    }
+    // Two results fit in the budget: the first one went.
+    let first = task_request(url, "reader-key", "tasks/get", &ids[0]).await;
+    let message = first["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("expired"), "{first}");
+    assert!(message.contains("--tasks-results-max-bytes"), "{first}");
+    for id in &ids[1..] {
+        let kept = task_request(url, "reader-key", "tasks/get", id).await;
+        assert_eq!(kept["result"]["status"], "completed", "{kept}");
+        let text = kept["result"]["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap();
+        assert_eq!(text.len(), 100_000);
+    }
+}
+
+#[tokio::test]
+async fn a_session_keeps_the_revision_it_agreed_on_at_initialize() {
+    let server = Server::builder("tasks", "0.1.0")
+        .tool_set(Worker)
+        .authenticator(FixedKeys::new())
+        .task_tool("work", TaskSupport::Optional)
+        .build()
+        .unwrap();
+    let server = Running::start(server).await;
+    let url = &server.url;
+    let (session, initialized) = session_of(url, "reader-key", "2025-06-18").await;
+    assert_eq!(
+        initialized["result"]["protocolVersion"], "2025-06-18",
+        "{initialized}"
+    );
+    assert!(
+        initialized["result"]["capabilities"].get("tasks").is_none(),
+        "{initialized}"
+    );
+    // The session then claims the later revision: it is still a 2025-06-18 session.
+    let listed = rpc_2025(url, "reader-key", &session, "tasks/list", json!({})).await;
+    assert!(listed["result"].get("tasks").is_none(), "{listed}");
+    assert!(
+        listed.get("error").is_some() || listed.is_null(),
+        "{listed}"
+    );
+    let tools = rpc_2025(url, "reader-key", &session, "tools/list", json!({})).await;
+    assert!(
+        tools["result"]["tools"][0].get("execution").is_none(),
+        "{tools}"
+    );
+    let call = json!({"name": "work", "arguments": {"quick": true}, "task": {"ttl": 1000}});
+    let called = rpc_2025(url, "reader-key", &session, "tools/call", call).await;
+    assert!(called["result"].get("task").is_none(), "{called}");
+
+    // A session that agreed on 2025-11-25 is served that form.
+    let (session, _) = session_2025(url, "reader-key").await;
+    let listed = rpc_2025(url, "reader-key", &session, "tasks/list", json!({})).await;
+    assert_eq!(listed["result"]["tasks"], json!([]), "{listed}");
 }

@@ -9,6 +9,13 @@
 //! documents). The official TypeScript SDK client runs the same tool as a task in the
 //! 2025-11-25 form (`tasks/get`, `tasks/result`, `tasks/list`, `tasks/cancel`). Then the same client through nginx in front of two replicas (`--replica-name a`
 //! and `b`, the book's map): every `tasks/*` request reaches the replica holding its task.
+//!
+//! Bounds, against a stand-in that can be made hostile: one principal at
+//! `--tasks-max-per-principal` leaves room for another; 300 tasks with 1 MB results stay within
+//! `--tasks-results-max-bytes` (the server's VmRSS within the budget plus 50 MB), the oldest
+//! expiring first, and listing them does not hold up a `tasks/get`; an allowed other origin
+//! that redirects polling back to the API's own origin gets neither the credential nor the
+//! API's answer.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -16,7 +23,7 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::extract::{Path, State};
-use axum::http::{StatusCode, header};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, post};
 use mcpgen_tests::{
@@ -355,5 +362,514 @@ async fn the_official_typescript_client_runs_a_generated_operation_as_a_2025_11_
         seen.count("GET /reports/SLOW"),
         polls,
         "no poll after the cancel"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bounds, against a stand-in that can be made hostile.
+
+/// The key the server sends the API (`--upstream-api-key`); it must not reach another origin.
+const UPSTREAM_KEY: &str = "upstream-key-9f2e";
+
+/// The size of the `notes` of a `BIG…` report: 1 MB, under the 1 MiB response cap.
+const BIG_NOTES: usize = 1_000_000;
+
+/// The hostile stand-in: the API (its requests, with their headers) and another origin.
+#[derive(Clone, Default)]
+struct Hostile {
+    /// Requests seen by either, as `origin-name path` with their headers.
+    seen: Arc<Mutex<Vec<(String, HeaderMap)>>>,
+    /// The other origin's base URL, for the API's `Location`s; the API's, for the other's.
+    other: Arc<Mutex<String>>,
+    api: Arc<Mutex<String>>,
+}
+
+impl Hostile {
+    fn record(&self, what: String, headers: &HeaderMap) {
+        self.seen.lock().unwrap().push((what, headers.clone()));
+    }
+
+    fn requests(&self, prefix: &str) -> Vec<HeaderMap> {
+        self.seen
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(what, _)| what.starts_with(prefix))
+            .map(|(_, headers)| headers.clone())
+            .collect()
+    }
+}
+
+/// `POST /projects/{project}/reports`: `BIG…` answers at once with a 1 MB report, `AWAY` is
+/// accepted with its status on the other origin, anything else never ends.
+async fn hostile_build(
+    State(api): State<Hostile>,
+    Path(project): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    api.record(format!("api POST /projects/{project}/reports"), &headers);
+    if project.starts_with("BIG") {
+        let mut report = report_of(&project);
+        report["notes"] = Value::from("n".repeat(BIG_NOTES));
+        return axum::Json(report).into_response();
+    }
+    let location = if project == "AWAY" {
+        format!("{}/status/AWAY", api.other.lock().unwrap())
+    } else {
+        format!("../../reports/{project}")
+    };
+    (StatusCode::ACCEPTED, [(header::LOCATION, location)]).into_response()
+}
+
+/// `GET /reports/{project}`: still working.
+async fn hostile_status(State(api): State<Hostile>, Path(project): Path<String>) -> Response {
+    api.record(format!("api GET /reports/{project}"), &HeaderMap::new());
+    (StatusCode::ACCEPTED, [(header::RETRY_AFTER, "1")]).into_response()
+}
+
+/// `GET /users`: what a credentialed request steered here would get.
+async fn hostile_users(State(api): State<Hostile>, headers: HeaderMap) -> Response {
+    api.record("api GET /users".to_owned(), &headers);
+    axum::Json(json!([{"id": 1, "email": "ada@example.com"}])).into_response()
+}
+
+/// The other origin's `GET /status/{project}`: done, "the result is at" the API's user list.
+async fn other_status(
+    State(api): State<Hostile>,
+    Path(project): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    api.record(format!("other GET /status/{project}"), &headers);
+    let location = format!("{}/users?leak=1", api.api.lock().unwrap());
+    (StatusCode::SEE_OTHER, [(header::LOCATION, location)]).into_response()
+}
+
+/// The hostile stand-in started: the API's base URL (with `/api`) and the other origin's.
+async fn hostile_stand_in() -> (Hostile, String, String) {
+    let hostile = Hostile::default();
+    let other = serve_on_loopback(
+        Router::new()
+            .route("/status/{project}", get(other_status))
+            .with_state(hostile.clone()),
+    )
+    .await
+    .expect("the other origin serves");
+    let api = Router::new()
+        .route("/projects/{project}/reports", post(hostile_build))
+        .route(
+            "/reports/{project}",
+            get(hostile_status).merge(delete(|| async { StatusCode::NO_CONTENT })),
+        )
+        .route("/users", get(hostile_users))
+        .with_state(hostile.clone());
+    let base = serve_on_loopback(Router::new().nest("/api", api))
+        .await
+        .expect("the stand-in serves");
+    let api = format!("{base}/api");
+    *hostile.other.lock().unwrap() = other.clone();
+    *hostile.api.lock().unwrap() = api.clone();
+    (hostile, api, other)
+}
+
+/// The JSON-RPC message of an answer: the JSON body, or the last `data:` of an SSE one.
+fn message_of(body: &str) -> Value {
+    serde_json::from_str(body)
+        .ok()
+        .or_else(|| {
+            body.lines()
+                .filter_map(|line| line.strip_prefix("data:"))
+                .filter_map(|data| serde_json::from_str(data.trim()).ok())
+                .next_back()
+        })
+        .unwrap_or(Value::Null)
+}
+
+/// POSTs `body` to `{url}/mcp` as the holder of `key` with `headers`; the answer's message and
+/// its session id, if it opened one.
+async fn post_mcp(
+    url: &str,
+    key: &str,
+    headers: &[(&str, &str)],
+    body: &Value,
+) -> (Value, Option<String>) {
+    // One client, its connections kept: what is timed is the server's answer.
+    static CLIENT: std::sync::OnceLock<reqwest::Client> = std::sync::OnceLock::new();
+    let mut request = CLIENT
+        .get_or_init(reqwest::Client::new)
+        .post(format!("{url}/mcp"))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("x-api-key", key);
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let response = request
+        .body(body.to_string())
+        .send()
+        .await
+        .expect("the server answers");
+    let session = response
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    (message_of(&response.text().await.expect("a body")), session)
+}
+
+/// A stateless 2026-07-28 request of `method` naming `name`, from a client that declared
+/// the tasks extension (or not).
+async fn stateless(url: &str, key: &str, method: &str, name: &str, params: Value) -> Value {
+    let mut params = params;
+    let tasks = if method == "tools/call" && params["_tasks"] == false {
+        json!({})
+    } else {
+        json!({"extensions": {"io.modelcontextprotocol/tasks": {}}})
+    };
+    if let Some(params) = params.as_object_mut() {
+        params.remove("_tasks");
+        params.insert(
+            "_meta".into(),
+            json!({
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+                "io.modelcontextprotocol/clientCapabilities": tasks,
+            }),
+        );
+    }
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    let headers = [
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", method),
+        ("mcp-name", name),
+    ];
+    post_mcp(url, key, &headers, &body).await.0
+}
+
+/// Starts the report of `project` as a task of the holder of `key`: the answer.
+async fn start_report(url: &str, key: &str, project: &str) -> Value {
+    let params = json!({"name": "helpdesk_build_report", "arguments": {"project": project}});
+    stateless(url, key, "tools/call", "helpdesk_build_report", params).await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn one_principal_at_its_task_limit_leaves_room_for_another() {
+    let (_hostile, api, _other) = hostile_stand_in().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let keys = keys_file(dir.path());
+    let flags = ["--tasks-max", "3", "--tasks-max-per-principal", "2"];
+    let (_server, url) = start_helpdesk(&api, &keys, &flags).await;
+    let mut mine = Vec::new();
+    for _ in 0..2 {
+        let answer = start_report(&url, KEY, "SLOW").await;
+        assert_eq!(answer["result"]["resultType"], "task", "{answer}");
+        mine.push(answer["result"]["taskId"].as_str().expect("id").to_owned());
+    }
+    let refused = start_report(&url, KEY, "SLOW").await;
+    assert_eq!(refused["result"]["isError"], true, "{refused}");
+    let text = refused["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(text.contains("--tasks-max-per-principal"), "{text}");
+
+    let theirs = start_report(&url, OTHER_KEY, "SLOW").await;
+    assert_eq!(theirs["result"]["resultType"], "task", "{theirs}");
+
+    // A cancelled task no longer counts.
+    let cancelled = stateless(
+        &url,
+        KEY,
+        "tasks/cancel",
+        &mine[0],
+        json!({"taskId": mine[0]}),
+    )
+    .await;
+    assert!(cancelled.get("error").is_none(), "{cancelled}");
+    let again = start_report(&url, KEY, "SLOW").await;
+    assert_eq!(again["result"]["resultType"], "task", "{again}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_allowed_origin_that_redirects_back_to_the_api_gets_no_credential_and_no_result() {
+    let (hostile, api, other) = hostile_stand_in().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let keys = keys_file(dir.path());
+    let flags = [
+        "--upstream-api-key",
+        UPSTREAM_KEY,
+        "--task-follow-origin",
+        &other,
+    ];
+    let (_server, url) = start_helpdesk(&api, &keys, &flags).await;
+    let params = json!({"name": "helpdesk_build_report", "arguments": {"project": "AWAY"},
+        "_tasks": false});
+    let answer = tokio::time::timeout(
+        Duration::from_secs(30),
+        stateless(&url, KEY, "tools/call", "helpdesk_build_report", params),
+    )
+    .await
+    .expect("answered in time");
+    let result = &answer["result"];
+    assert_eq!(result["isError"], true, "{answer}");
+    assert!(result.get("structuredContent").is_none(), "{answer}");
+    let text = result["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(!text.contains("ada@example.com"), "{text}");
+    assert!(text.contains("--task-follow-origin"), "{text}");
+    assert!(text.contains(&format!("{api}/users")), "{text}");
+
+    // The operation's own request carried the key; the other origin was polled without it,
+    // and the API's user list was never asked for.
+    let started = hostile.requests("api POST /projects/AWAY/reports");
+    assert_eq!(started.len(), 1);
+    assert_eq!(
+        started[0].get("x-api-key").and_then(|v| v.to_str().ok()),
+        Some(UPSTREAM_KEY)
+    );
+    let polled = hostile.requests("other GET /status/AWAY");
+    assert_eq!(polled.len(), 1);
+    for name in ["x-api-key", "authorization", "cookie"] {
+        assert!(polled[0].get(name).is_none(), "{name}: {:?}", polled[0]);
+    }
+    assert!(hostile.requests("api GET /users").is_empty());
+}
+
+/// The resident memory of process `pid`, in bytes (VmRSS).
+fn rss(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("/proc status");
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|rest| {
+            rest.trim()
+                .trim_end_matches("kB")
+                .trim()
+                .parse::<u64>()
+                .ok()
+        })
+        .expect("VmRSS")
+        * 1024
+}
+
+/// A 2025-11-25 session opened as the holder of `key`: its id.
+async fn session_2025(url: &str, key: &str) -> String {
+    let body = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "1"}}});
+    let (initialized, session) = post_mcp(url, key, &[], &body).await;
+    assert_eq!(
+        initialized["result"]["protocolVersion"], "2025-11-25",
+        "{initialized}"
+    );
+    let session = session.expect("a session id");
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    rpc_2025_raw(url, key, &session, &note).await;
+    session
+}
+
+async fn rpc_2025_raw(url: &str, key: &str, session: &str, body: &Value) -> Value {
+    let headers = [
+        ("mcp-session-id", session),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    post_mcp(url, key, &headers, body).await.0
+}
+
+async fn rpc_2025(url: &str, key: &str, session: &str, method: &str, params: Value) -> Value {
+    let body = json!({"jsonrpc": "2.0", "id": 9, "method": method, "params": params});
+    rpc_2025_raw(url, key, session, &body).await
+}
+
+/// Runs the report of `project` as a 2025-11-25 task on `session` and waits for its end.
+async fn big_task(url: &str, session: &str, project: String) -> String {
+    let params = json!({"name": "helpdesk_build_report", "arguments": {"project": project},
+        "task": {}});
+    let created = rpc_2025(url, KEY, session, "tools/call", params).await;
+    let id = created["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a task: {created}"))
+        .to_owned();
+    for _ in 0..1000 {
+        let got = rpc_2025(url, KEY, session, "tasks/get", json!({"taskId": id})).await;
+        match got["result"]["status"].as_str() {
+            Some("working") => tokio::time::sleep(Duration::from_millis(20)).await,
+            Some("completed") => return id,
+            // It ended, and its result may already have made room for later ones.
+            None if got["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("expired")) =>
+            {
+                return id;
+            }
+            _ => panic!("task {id}: {got}"),
+        }
+    }
+    panic!("task {id} did not end within 20 s");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn three_hundred_tasks_of_1_mb_stay_within_the_results_budget_and_listing_them_holds_up_nothing()
+ {
+    const BUDGET: u64 = 64 * 1024 * 1024;
+    const SLACK: u64 = 50 * 1000 * 1000;
+    let (_hostile, api, _other) = hostile_stand_in().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let keys = keys_file(dir.path());
+    let budget = BUDGET.to_string();
+    let flags = [
+        "--tasks-max",
+        "400",
+        "--tasks-max-per-principal",
+        "400",
+        "--tasks-results-max-bytes",
+        &budget,
+    ];
+    let (server, url) = start_helpdesk(&api, &keys, &flags).await;
+    let pid = server.0.id().expect("a pid");
+    let session = session_2025(&url, KEY).await;
+    // Warm: one task run, so that what is measured is what the tasks keep.
+    big_task(&url, &session, "BIG-warm".to_owned()).await;
+    let idle = rss(pid);
+
+    let mut ids = Vec::new();
+    let mut highest = idle;
+    // Five at a time: what is measured is what the table keeps, not many answers in flight.
+    for batch in 0..60 {
+        let started: Vec<_> = (0..5)
+            .map(|i| {
+                let (url, session) = (url.clone(), session.clone());
+                tokio::spawn(
+                    async move { big_task(&url, &session, format!("BIG-{batch}-{i}")).await },
+                )
+            })
+            .collect();
+        for task in started {
+            ids.push(task.await.expect("the task runs"));
+        }
+        highest = highest.max(rss(pid));
+    }
+    let after = rss(pid);
+    eprintln!(
+        "300 tasks of 1 MB: VmRSS {} MB idle, {} MB at most as they ran, {} MB after ({} MB \
+         more; budget {} MB)",
+        idle / 1_000_000,
+        highest / 1_000_000,
+        after / 1_000_000,
+        after.saturating_sub(idle) / 1_000_000,
+        BUDGET / 1_000_000
+    );
+    assert!(
+        highest.saturating_sub(idle) <= BUDGET + SLACK,
+        "VmRSS grew from {idle} to {highest} bytes"
+    );
+
+    // The oldest results went first; the last ones are kept.
+    let first = rpc_2025(
+        &url,
+        KEY,
+        &session,
+        "tasks/result",
+        json!({"taskId": ids[0]}),
+    )
+    .await;
+    let message = first["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("expired"), "{first}");
+    let got = rpc_2025(&url, KEY, &session, "tasks/get", json!({"taskId": ids[0]})).await;
+    assert!(
+        got["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("expired")),
+        "{got}"
+    );
+    let last = ids.last().expect("ids").clone();
+    let kept = rpc_2025(&url, KEY, &session, "tasks/result", json!({"taskId": last})).await;
+    let notes = kept["result"]["structuredContent"]["notes"]
+        .as_str()
+        .unwrap_or_default();
+    assert_eq!(notes.len(), BIG_NOTES, "the last result is kept");
+
+    // All 300 (and the warm one) are listed, page by page, to their owner.
+    let list_all = |url: String, session: String| async move {
+        let mut cursor: Option<String> = None;
+        let mut listed = 0;
+        loop {
+            let params = cursor.map_or(json!({}), |c| json!({"cursor": c}));
+            let page = rpc_2025(&url, KEY, &session, "tasks/list", params).await;
+            listed += page["result"]["tasks"].as_array().map_or(0, Vec::len);
+            match page["result"]["nextCursor"].as_str() {
+                Some(next) => cursor = Some(next.to_owned()),
+                None => return listed,
+            }
+        }
+    };
+    assert_eq!(list_all(url.clone(), session.clone()).await, 301);
+
+    // A tasks/get alone, then while 16 clients list every task over and over.
+    let get_once = |url: String, session: String, id: String| async move {
+        let started = std::time::Instant::now();
+        let got = rpc_2025(&url, KEY, &session, "tasks/get", json!({"taskId": id})).await;
+        assert_eq!(got["result"]["status"], "completed", "{got}");
+        started.elapsed()
+    };
+    let mut alone = Vec::new();
+    for _ in 0..20 {
+        alone.push(get_once(url.clone(), session.clone(), last.clone()).await);
+    }
+    // Gets while `listers` clients list every task over and over: sorted durations.
+    let while_listing = |listers: usize| {
+        let (url, session, last) = (url.clone(), session.clone(), last.clone());
+        async move {
+            let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+            let running: Vec<_> = (0..listers)
+                .map(|_| {
+                    let (url, session, stop) = (url.clone(), session.clone(), stop.clone());
+                    tokio::spawn(async move {
+                        while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                            list_all(url.clone(), session.clone()).await;
+                        }
+                    })
+                })
+                .collect();
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            let mut took = Vec::new();
+            for _ in 0..20 {
+                took.push(get_once(url.clone(), session.clone(), last.clone()).await);
+            }
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            for lister in running {
+                lister.await.expect("the lists run");
+            }
+            took.sort();
+            took
+        }
+    };
+    let one = while_listing(1).await;
+    let sixteen = while_listing(16).await;
+    let peak = rss(pid);
+    alone.sort();
+    let alone_p50 = alone[10];
+    eprintln!(
+        "tasks/get: {alone_p50:?} median alone; while 1 client lists 301 tasks: {:?} median, \
+         {:?} at most; while 16 do: {:?} median, {:?} at most; VmRSS then {} MB",
+        one[10],
+        one[19],
+        sixteen[10],
+        sixteen[19],
+        peak / 1_000_000
+    );
+    assert!(
+        peak.saturating_sub(idle) <= BUDGET + SLACK,
+        "VmRSS while listing grew from {idle} to {peak} bytes"
+    );
+    // The figure asked for: a list does not delay a get by more than 50 ms. Sixteen lists at
+    // once on a small machine compete for its cores, not for the table: they are held to a
+    // wider bound (a list that held the table's lock as it wrote 300 results took seconds).
+    assert!(
+        one[10] <= alone_p50 + Duration::from_millis(50),
+        "a tasks/get took {:?} (median) while a list ran, {alone_p50:?} alone",
+        one[10]
+    );
+    assert!(
+        sixteen[10] <= alone_p50 + Duration::from_millis(500),
+        "a tasks/get took {:?} (median) while 16 lists ran, {alone_p50:?} alone",
+        sixteen[10]
     );
 }

@@ -5,11 +5,11 @@
 //! `tasks/result`, which waits for the task to end; a tool error counts as `failed`.
 
 use rmcp::ErrorData;
-use rmcp::model::{DetailedTask, JsonObject, Task, TaskPayload};
+use rmcp::model::{JsonObject, Task};
 use serde_json::{Value, json};
 
 use super::Tasks;
-use super::store::status_name;
+use super::store::{Ending, State, Summary, status_name};
 
 /// The `_meta` key naming the task a result belongs to.
 const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
@@ -17,20 +17,18 @@ const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
 /// How many tasks one `tasks/list` page holds.
 const PAGE: usize = 50;
 
-/// The `Task` object of `detailed`, as the 2025-11-25 revision writes it.
-fn task_object(detailed: &DetailedTask) -> Value {
-    let task = &detailed.task;
-    let (status, message) = match &detailed.payload {
-        TaskPayload::Completed { result } if result.get("isError") == Some(&Value::Bool(true)) => (
+/// The `Task` object of `summary`, as the 2025-11-25 revision writes it.
+fn task_object(summary: &Summary) -> Value {
+    let task = &summary.task;
+    let (status, message) = match &summary.state {
+        State::Completed { is_error: true } => (
             "failed",
             Some("the tool answered with an error; tasks/result has it".to_owned()),
         ),
-        TaskPayload::Failed { error } => (
-            "failed",
-            error
-                .get("message")
-                .and_then(Value::as_str)
-                .map(str::to_owned),
+        State::Failed { message } => ("failed", message.clone()),
+        State::Expired => (
+            status_name(task.status),
+            Some("its result has expired (--tasks-results-max-bytes)".to_owned()),
         ),
         _ => (status_name(task.status), task.status_message.clone()),
     };
@@ -54,13 +52,16 @@ fn task_object(detailed: &DetailedTask) -> Value {
 
 /// The `CreateTaskResult` of a task that has just started.
 pub(crate) fn created(task: &Task) -> Value {
-    let detailed = DetailedTask::new(task.clone(), TaskPayload::Working);
-    json!({ "task": task_object(&detailed) })
+    let summary = Summary {
+        task: task.clone(),
+        state: State::Working,
+    };
+    json!({ "task": task_object(&summary) })
 }
 
 /// `tasks/get`: the task `id` of `owner` as it is now.
 pub(crate) fn get(tasks: &Tasks, owner: &str, id: &str) -> Result<Value, ErrorData> {
-    Ok(task_object(&tasks.get(owner, id)?))
+    Ok(task_object(&tasks.summary(owner, id)?))
 }
 
 /// `tasks/cancel`: the task, now cancelled; a task that has ended is refused.
@@ -69,29 +70,30 @@ pub(crate) fn cancel(tasks: &Tasks, owner: &str, id: &str) -> Result<Value, Erro
 }
 
 /// `tasks/list`: a page of the tasks of `owner`, oldest first; the cursor is where the page
-/// starts.
+/// starts. Only the page is taken from the table, without results, and written after.
 pub(crate) fn list(tasks: &Tasks, owner: &str, cursor: Option<&str>) -> Result<Value, ErrorData> {
-    let all = tasks.list(owner);
     let start = match cursor {
         None => 0,
-        Some(cursor) => cursor
-            .parse::<usize>()
-            .ok()
-            .filter(|start| *start <= all.len())
-            .ok_or_else(|| {
-                ErrorData::invalid_params(
-                    format!("tasks/list: `{cursor}` is not a cursor this server gave"),
-                    None,
-                )
-            })?,
+        Some(cursor) => cursor.parse::<usize>().map_err(|_| bad_cursor(cursor))?,
     };
-    let end = (start + PAGE).min(all.len());
-    let page: Vec<Value> = all[start..end].iter().map(task_object).collect();
+    let (page, total) = tasks.list(owner, start, PAGE);
+    if start > total {
+        return Err(bad_cursor(cursor.unwrap_or_default()));
+    }
+    let end = start + page.len();
+    let page: Vec<Value> = page.iter().map(task_object).collect();
     let mut result = json!({ "tasks": page });
-    if end < all.len() {
+    if end < total {
         result["nextCursor"] = Value::from(end.to_string());
     }
     Ok(result)
+}
+
+fn bad_cursor(cursor: &str) -> ErrorData {
+    ErrorData::invalid_params(
+        format!("tasks/list: `{cursor}` is not a cursor this server gave"),
+        None,
+    )
 }
 
 /// `tasks/result`: waits until the task `id` of `owner` ends (or its time to live passes),
@@ -105,8 +107,8 @@ pub(crate) async fn result(tasks: &Tasks, owner: &str, id: &str) -> Result<Value
             _ = ended.wait_for(|ended| *ended) => {}
             () = tokio::time::sleep_until(deadline.into()) => {}
         }
-        match tasks.get(owner, id)?.payload {
-            TaskPayload::Completed { mut result } => {
+        match tasks.ending(owner, id)? {
+            Ending::Completed(mut result) => {
                 let meta = result
                     .entry("_meta")
                     .or_insert_with(|| Value::Object(JsonObject::new()));
@@ -115,21 +117,15 @@ pub(crate) async fn result(tasks: &Tasks, owner: &str, id: &str) -> Result<Value
                 }
                 return Ok(Value::Object(result));
             }
-            TaskPayload::Failed { error } => {
-                return Err(
-                    serde_json::from_value(Value::Object(error)).unwrap_or_else(|_| {
-                        ErrorData::internal_error(format!("task `{id}` failed"), None)
-                    }),
-                );
-            }
-            TaskPayload::Cancelled => {
+            Ending::Failed(error) => return Err(error),
+            Ending::Cancelled => {
                 return Err(ErrorData::internal_error(
                     format!("task `{id}` was cancelled before it had a result"),
                     None,
                 ));
             }
             // Not ended yet (the wait ended just before its time to live passed): wait again.
-            _ => {}
+            Ending::Running => {}
         }
     }
 }

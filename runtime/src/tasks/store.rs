@@ -1,18 +1,21 @@
-//! The task table: each task's state, who started it, its open questions and its end.
+//! The tasks of a server: starting one within the limits, and what `tasks/*` requests see.
+//! The table itself (its orders and the results budget) is `table`; a task's running call is
+//! `run`.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::{Duration, Instant};
+#[cfg(feature = "http")]
+use std::time::Instant;
 
 use rmcp::ErrorData;
-use rmcp::model::{
-    CallToolResult, DetailedTask, InputRequest, InputRequests, JsonObject, Task, TaskPayload,
-    TaskStatus,
-};
+use rmcp::model::{DetailedTask, InputRequests, JsonObject, Task, TaskPayload, TaskStatus};
 use serde_json::Value;
-use tokio::sync::{oneshot, watch};
+#[cfg(feature = "http")]
+use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
+use super::run::TaskRun;
+use super::table::{Entry, Outcome, Table};
 use super::{POLL_INTERVAL, TaskSettings, TaskSupport};
 use crate::audit::now_rfc3339;
 
@@ -22,76 +25,76 @@ pub struct Tasks {
     settings: TaskSettings,
     /// What task ids start with (`--replica-name`), with its `.`.
     prefix: String,
-    entries: Mutex<HashMap<String, Entry>>,
+    table: Mutex<Table>,
 }
 
-/// A call refused because the table holds as many tasks as it may.
+/// A call refused because as many tasks run as may.
 #[derive(Debug, Clone, Copy, thiserror::Error)]
-#[error(
-    "this server holds {max} tasks, the most it may (--tasks-max); wait for some to end or \
-     expire, or raise the limit"
-)]
-pub(crate) struct Full {
-    max: usize,
+pub(crate) enum Full {
+    /// The server runs as many as it may.
+    #[error(
+        "this server runs {max} tasks, the most it may (--tasks-max); wait for some to end, \
+         or raise the limit"
+    )]
+    Server {
+        /// `--tasks-max`.
+        max: usize,
+    },
+    /// The caller's principal runs as many as one principal may.
+    #[error(
+        "your principal runs {max} tasks, the most one principal may \
+         (--tasks-max-per-principal); wait for one of them to end, or cancel one"
+    )]
+    Principal {
+        /// `--tasks-max-per-principal`.
+        max: usize,
+    },
 }
 
-#[derive(Debug)]
-struct Entry {
-    /// The id of the principal that started the task; nobody else sees it.
-    owner: String,
-    task: Task,
-    created: Instant,
-    /// Until when the entry is kept once ended.
-    keep_until: Instant,
-    terminal: Option<TaskPayload>,
-    /// Questions waiting for a `tasks/update`, by key.
-    pending: BTreeMap<String, (InputRequest, oneshot::Sender<Value>)>,
-    /// Every key asked so far: a key is asked once in a task's life.
-    asked: Vec<String>,
-    /// Cancelled by `tasks/cancel` (and when the task expires): the running call sees it.
-    cancel: CancellationToken,
-    /// `true` once the task has ended.
-    ended: watch::Sender<bool>,
-    /// The tool failed in a way that is not a tool error (it panicked): the task fails.
-    failed_unexpectedly: bool,
-}
-
-impl Entry {
-    fn detailed(&self) -> DetailedTask {
-        let payload = match &self.terminal {
-            Some(payload) => payload.clone(),
-            None if !self.pending.is_empty() => TaskPayload::InputRequired {
-                input_requests: self
-                    .pending
-                    .iter()
-                    .map(|(key, (request, _))| (key.clone(), request.clone()))
-                    .collect::<InputRequests>(),
-            },
-            None => TaskPayload::Working,
-        };
-        DetailedTask::new(self.task.clone(), payload)
-    }
-
-    /// Ends the task with `payload`, unless it has ended already.
-    fn end(&mut self, payload: TaskPayload, keep: Duration) {
-        if self.terminal.is_some() {
-            return;
-        }
-        self.task.status = payload.status();
-        self.task.last_updated_at = now_rfc3339();
-        self.terminal = Some(payload);
-        self.pending.clear();
-        self.keep_until = self.keep_until.max(Instant::now() + keep);
-        self.ended.send_replace(true);
-    }
-}
-
-/// A task's running call: asks the client through the task, and ends it.
+/// What `tasks/list` and the 2025-11-25 `tasks/get` show of a task: never its result.
 #[derive(Debug, Clone)]
-pub(crate) struct TaskRun {
-    tasks: Arc<Tasks>,
-    id: String,
-    cancel: CancellationToken,
+pub(crate) struct Summary {
+    /// The task's metadata, its status included.
+    pub task: Task,
+    /// How it is now.
+    pub state: State,
+}
+
+/// A task's state, without its result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum State {
+    /// Running.
+    Working,
+    /// Running, waiting for answers (`tasks/update`).
+    InputRequired,
+    /// Ended with the tool's result; `is_error` when it is a tool error.
+    Completed {
+        /// The result's `isError`.
+        is_error: bool,
+    },
+    /// Failed with a JSON-RPC error, whose message this is.
+    Failed {
+        /// The error's message.
+        message: Option<String>,
+    },
+    /// Cancelled.
+    Cancelled,
+    /// Ended, and its result (or error) dropped to stay within the results budget.
+    Expired,
+}
+
+/// How a task ended, as `tasks/result` (2025-11-25) answers it.
+#[cfg(feature = "http")]
+#[derive(Debug)]
+pub(crate) enum Ending {
+    /// Not yet.
+    Running,
+    /// The tool's result.
+    Completed(JsonObject),
+    /// The task's error.
+    Failed(ErrorData),
+    /// Cancelled.
+    Cancelled,
 }
 
 impl Tasks {
@@ -100,7 +103,7 @@ impl Tasks {
         Self {
             settings,
             prefix: replica.map(|name| format!("{name}.")).unwrap_or_default(),
-            entries: Mutex::default(),
+            table: Mutex::default(),
         }
     }
 
@@ -116,28 +119,62 @@ impl Tasks {
 
     /// The number of tasks held, by status, for metrics.
     pub fn counts(&self) -> BTreeMap<&'static str, usize> {
-        let mut entries = self.lock();
-        self.sweep(&mut entries);
+        let table = self.lock();
         let mut counts = BTreeMap::new();
-        for entry in entries.values() {
+        for entry in table.entries.values() {
             *counts.entry(status_name(entry.task.status)).or_default() += 1;
         }
         counts
     }
 
-    fn lock(&self) -> MutexGuard<'_, HashMap<String, Entry>> {
-        self.entries.lock().unwrap_or_else(PoisonError::into_inner)
+    /// The bytes ended tasks keep (their results and entries), at most
+    /// `--tasks-results-max-bytes`.
+    pub fn kept_bytes(&self) -> usize {
+        self.lock().kept_bytes()
+    }
+
+    /// The table, swept: tasks past their time to live ended, ended ones kept long enough
+    /// dropped.
+    pub(super) fn lock(&self) -> MutexGuard<'_, Table> {
+        let mut table = self.table.lock().unwrap_or_else(PoisonError::into_inner);
+        let ttl = self.settings.ttl;
+        table.sweep(ttl, self.settings.results_max_bytes, || {
+            error_object(&ErrorData::internal_error(
+                format!(
+                    "the task expired: it was still running when its time to live ({} s) passed",
+                    ttl.as_secs()
+                ),
+                None,
+            ))
+        });
+        table
+    }
+
+    /// Ends the task `id` with `outcome` (of status `status`), unless it has ended already.
+    pub(super) fn end_in(&self, table: &mut Table, id: &str, outcome: Outcome, status: TaskStatus) {
+        table.end(
+            id,
+            outcome,
+            status,
+            self.settings.ttl,
+            self.settings.results_max_bytes,
+        );
     }
 
     /// Starts a task for `owner`: its first state (for the `CreateTaskResult`) and the handle
-    /// of its running call. The task is in the table before this returns.
+    /// of its running call. The task is in the table before this returns. Refused when the
+    /// server runs `--tasks-max` tasks, or `owner` runs `--tasks-max-per-principal`.
     pub(crate) fn start(self: &Arc<Self>, owner: &str) -> Result<(Task, TaskRun), Full> {
-        let mut entries = self.lock();
-        self.sweep(&mut entries);
-        if entries.len() >= self.settings.max {
-            return Err(Full {
+        let mut table = self.lock();
+        let (all, own) = table.running(owner);
+        if all >= self.settings.max {
+            return Err(Full::Server {
                 max: self.settings.max,
             });
+        }
+        let per_principal = self.settings.max_per_principal();
+        if own >= per_principal {
+            return Err(Full::Principal { max: per_principal });
         }
         let id = format!("{}{}", self.prefix, uuid::Uuid::new_v4().simple());
         let now = now_rfc3339();
@@ -147,35 +184,39 @@ impl Tasks {
             .with_ttl_ms(ttl_ms)
             .with_poll_interval_ms(poll_ms);
         let cancel = CancellationToken::new();
-        let created = Instant::now();
-        entries.insert(
-            id.clone(),
-            Entry {
-                owner: owner.to_owned(),
-                task: task.clone(),
-                created,
-                keep_until: created + self.settings.ttl,
-                terminal: None,
-                pending: BTreeMap::new(),
-                asked: Vec::new(),
-                cancel: cancel.clone(),
-                ended: watch::channel(false).0,
-                failed_unexpectedly: false,
-            },
-        );
-        let run = TaskRun {
-            tasks: self.clone(),
-            id,
-            cancel,
-        };
-        Ok((task, run))
+        table.insert(owner, task.clone(), cancel.clone());
+        drop(table);
+        Ok((task, TaskRun::new(self.clone(), id, cancel)))
     }
 
-    /// `tasks/get`: the task `id` of `owner` as it is now.
+    /// `tasks/get`: the task `id` of `owner` as it is now, its result inlined once it has
+    /// ended. The result is written out after the table's lock is let go.
     pub(crate) fn get(&self, owner: &str, id: &str) -> Result<DetailedTask, ErrorData> {
-        let mut entries = self.lock();
-        self.sweep(&mut entries);
-        Ok(owned(&entries, owner, id)?.detailed())
+        let (task, payload) = {
+            let table = self.lock();
+            let entry = owned(&table, owner, id)?;
+            (entry.task.clone(), Payload::of(entry))
+        };
+        let payload = match payload {
+            Payload::Now(payload) => payload,
+            Payload::Result(result) => TaskPayload::Completed {
+                result: parse_result(&result)?,
+            },
+            Payload::Expired => return Err(expired(id, self.settings.results_max_bytes)),
+        };
+        Ok(DetailedTask::new(task, payload))
+    }
+
+    /// What `tasks/list` and the 2025-11-25 `tasks/get` show of the task `id` of `owner`;
+    /// an expired one is refused, saying so.
+    #[cfg(feature = "http")]
+    pub(crate) fn summary(&self, owner: &str, id: &str) -> Result<Summary, ErrorData> {
+        let table = self.lock();
+        let summary = summary(owned(&table, owner, id)?);
+        if summary.state == State::Expired {
+            return Err(expired(id, self.settings.results_max_bytes));
+        }
+        Ok(summary)
     }
 
     /// `tasks/update`: hands the answers to the questions they answer; answers to keys not
@@ -186,10 +227,9 @@ impl Tasks {
         id: &str,
         responses: BTreeMap<String, Value>,
     ) -> Result<(), ErrorData> {
-        let mut entries = self.lock();
-        self.sweep(&mut entries);
-        owned(&entries, owner, id)?;
-        let Some(entry) = entries.get_mut(id) else {
+        let mut table = self.lock();
+        owned(&table, owner, id)?;
+        let Some(entry) = table.entries.get_mut(id) else {
             return Err(unknown(id));
         };
         for (key, value) in responses {
@@ -205,28 +245,26 @@ impl Tasks {
     /// `tasks/cancel`: a running task ends as cancelled, and its call is told to stop; an
     /// ended task stays as it ended.
     pub(crate) fn cancel(&self, owner: &str, id: &str) -> Result<(), ErrorData> {
-        let mut entries = self.lock();
-        self.sweep(&mut entries);
-        owned(&entries, owner, id)?;
-        if let Some(entry) = entries.get_mut(id) {
-            entry.cancel.cancel();
-            entry.end(TaskPayload::Cancelled, self.settings.ttl);
-        }
+        let mut table = self.lock();
+        owned(&table, owner, id)?.cancel.cancel();
+        self.end_in(&mut table, id, Outcome::Cancelled, TaskStatus::Cancelled);
         Ok(())
     }
 
-    /// `tasks/list` (2025-11-25): the tasks of `owner` as they are now, oldest first.
+    /// `tasks/list` (2025-11-25): up to `count` of the tasks of `owner` from the `start`th,
+    /// oldest first, as summaries (no result is copied), and how many `owner` has.
     #[cfg(feature = "http")]
-    pub(crate) fn list(&self, owner: &str) -> Vec<DetailedTask> {
-        let mut entries = self.lock();
-        self.sweep(&mut entries);
-        let mut owned: Vec<&Entry> = entries.values().filter(|e| e.owner == owner).collect();
-        owned.sort_by(|a, b| {
-            a.created
-                .cmp(&b.created)
-                .then(a.task.task_id.cmp(&b.task.task_id))
-        });
-        owned.into_iter().map(Entry::detailed).collect()
+    pub(crate) fn list(&self, owner: &str, start: usize, count: usize) -> (Vec<Summary>, usize) {
+        let table = self.lock();
+        let ids: Vec<&String> = table.ids_of(owner).collect();
+        let page = ids
+            .iter()
+            .skip(start)
+            .take(count)
+            .filter_map(|id| table.entries.get(*id))
+            .map(summary)
+            .collect();
+        (page, ids.len())
     }
 
     /// What `tasks/result` (2025-11-25) waits on for the task `id` of `owner`: a receiver that
@@ -238,24 +276,45 @@ impl Tasks {
         owner: &str,
         id: &str,
     ) -> Result<(watch::Receiver<bool>, Instant), ErrorData> {
-        let mut entries = self.lock();
-        self.sweep(&mut entries);
-        let entry = owned(&entries, owner, id)?;
-        Ok((entry.ended.subscribe(), entry.created + self.settings.ttl))
+        let table = self.lock();
+        let entry = owned(&table, owner, id)?;
+        Ok((
+            entry.end_signal.subscribe(),
+            entry.created + self.settings.ttl,
+        ))
+    }
+
+    /// How the task `id` of `owner` ended, for `tasks/result` (2025-11-25); its result is
+    /// written out after the table's lock is let go. An expired one is refused, saying so.
+    #[cfg(feature = "http")]
+    pub(crate) fn ending(&self, owner: &str, id: &str) -> Result<Ending, ErrorData> {
+        let outcome = {
+            let table = self.lock();
+            match &owned(&table, owner, id)?.ended {
+                None => return Ok(Ending::Running),
+                Some(ended) => ended.outcome.clone(),
+            }
+        };
+        Ok(match outcome {
+            Outcome::Completed { result, .. } => Ending::Completed(parse_result(&result)?),
+            Outcome::Failed(error) => Ending::Failed(
+                serde_json::from_value(Value::Object((*error).clone())).unwrap_or_else(|_| {
+                    ErrorData::internal_error(format!("task `{id}` failed"), None)
+                }),
+            ),
+            Outcome::Cancelled => Ending::Cancelled,
+            Outcome::Expired => return Err(expired(id, self.settings.results_max_bytes)),
+        })
     }
 
     /// `tasks/cancel` as the 2025-11-25 revision has it: a running task ends as cancelled
     /// (its call told to stop) and is answered as it is then; an ended task is refused with
     /// invalid params.
     #[cfg(feature = "http")]
-    pub(crate) fn cancel_running(&self, owner: &str, id: &str) -> Result<DetailedTask, ErrorData> {
-        let mut entries = self.lock();
-        self.sweep(&mut entries);
-        owned(&entries, owner, id)?;
-        let Some(entry) = entries.get_mut(id) else {
-            return Err(unknown(id));
-        };
-        if entry.terminal.is_some() {
+    pub(crate) fn cancel_running(&self, owner: &str, id: &str) -> Result<Summary, ErrorData> {
+        let mut table = self.lock();
+        let entry = owned(&table, owner, id)?;
+        if entry.ended.is_some() {
             return Err(ErrorData::invalid_params(
                 format!(
                     "task `{id}` has already ended ({}); only a running task can be cancelled",
@@ -265,48 +324,78 @@ impl Tasks {
             ));
         }
         entry.cancel.cancel();
-        entry.end(TaskPayload::Cancelled, self.settings.ttl);
-        Ok(entry.detailed())
-    }
-
-    /// Ends the tasks past their TTL as failed, and drops ended ones kept long enough.
-    fn sweep(&self, entries: &mut HashMap<String, Entry>) {
-        let now = Instant::now();
-        let ttl = self.settings.ttl;
-        for entry in entries.values_mut() {
-            if entry.terminal.is_none() && now.duration_since(entry.created) >= ttl {
-                entry.cancel.cancel();
-                let error = ErrorData::internal_error(
-                    format!(
-                        "the task expired: it was still running when its time to live ({} s) \
-                         passed",
-                        ttl.as_secs()
-                    ),
-                    None,
-                );
-                entry.end(
-                    TaskPayload::Failed {
-                        error: error_object(&error),
-                    },
-                    ttl,
-                );
-            }
-        }
-        entries.retain(|_, entry| entry.terminal.is_none() || now < entry.keep_until);
-    }
-
-    fn with_entry<T>(&self, id: &str, f: impl FnOnce(&mut Entry) -> T) -> Option<T> {
-        self.lock().get_mut(id).map(f)
+        self.end_in(&mut table, id, Outcome::Cancelled, TaskStatus::Cancelled);
+        let entry = owned(&table, owner, id)?;
+        Ok(summary(entry))
     }
 }
 
+/// A task's payload as `tasks/get` answers it, taken under the lock: the result itself is
+/// shared, and written out after.
+enum Payload {
+    Now(TaskPayload),
+    Result(Arc<String>),
+    Expired,
+}
+
+impl Payload {
+    fn of(entry: &Entry) -> Self {
+        match entry.ended.as_ref().map(|ended| &ended.outcome) {
+            Some(Outcome::Completed { result, .. }) => Self::Result(result.clone()),
+            Some(Outcome::Failed(error)) => Self::Now(TaskPayload::Failed {
+                error: (**error).clone(),
+            }),
+            Some(Outcome::Cancelled) => Self::Now(TaskPayload::Cancelled),
+            Some(Outcome::Expired) => Self::Expired,
+            None if !entry.pending.is_empty() => Self::Now(TaskPayload::InputRequired {
+                input_requests: entry
+                    .pending
+                    .iter()
+                    .map(|(key, (request, _))| (key.clone(), request.clone()))
+                    .collect::<InputRequests>(),
+            }),
+            None => Self::Now(TaskPayload::Working),
+        }
+    }
+}
+
+fn summary(entry: &Entry) -> Summary {
+    let state = match entry.ended.as_ref().map(|ended| &ended.outcome) {
+        Some(Outcome::Completed { is_error, .. }) => State::Completed {
+            is_error: *is_error,
+        },
+        Some(Outcome::Failed(error)) => State::Failed {
+            message: error
+                .get("message")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+        },
+        Some(Outcome::Cancelled) => State::Cancelled,
+        Some(Outcome::Expired) => State::Expired,
+        None if !entry.pending.is_empty() => State::InputRequired,
+        None => State::Working,
+    };
+    let mut task = entry.task.clone();
+    if state == State::InputRequired {
+        task.status = TaskStatus::InputRequired;
+    }
+    Summary { task, state }
+}
+
+/// A stored result read back as the object it was written from.
+fn parse_result(result: &str) -> Result<JsonObject, ErrorData> {
+    serde_json::from_str(result).map_err(|e| {
+        ErrorData::internal_error(
+            format!("the task's stored result cannot be read: {e}"),
+            None,
+        )
+    })
+}
+
 /// The entry `id` if `owner` started it; another principal's task is an unknown one.
-fn owned<'a>(
-    entries: &'a HashMap<String, Entry>,
-    owner: &str,
-    id: &str,
-) -> Result<&'a Entry, ErrorData> {
-    entries
+fn owned<'a>(table: &'a Table, owner: &str, id: &str) -> Result<&'a Entry, ErrorData> {
+    table
+        .entries
         .get(id)
         .filter(|entry| entry.owner == owner)
         .ok_or_else(|| unknown(id))
@@ -314,6 +403,18 @@ fn owned<'a>(
 
 fn unknown(id: &str) -> ErrorData {
     ErrorData::invalid_params(format!("unknown task `{id}`"), None)
+}
+
+/// The error for a task whose result was dropped to stay within `budget` bytes.
+fn expired(id: &str, budget: usize) -> ErrorData {
+    ErrorData::invalid_params(
+        format!(
+            "task `{id}` has expired: it ended, and its result was dropped because ended tasks \
+             may keep at most {budget} bytes of results on this server \
+             (--tasks-results-max-bytes), the oldest going first; run the call again"
+        ),
+        None,
+    )
 }
 
 pub(crate) fn status_name(status: TaskStatus) -> &'static str {
@@ -337,88 +438,5 @@ pub(crate) fn error_object(error: &ErrorData) -> JsonObject {
             object.insert("message".into(), Value::from(error.message.to_string()));
             object
         }
-    }
-}
-
-impl TaskRun {
-    /// The task's id.
-    pub(crate) fn id(&self) -> &str {
-        &self.id
-    }
-
-    /// Cancelled when the task is cancelled or expires.
-    pub(crate) fn cancellation(&self) -> CancellationToken {
-        self.cancel.clone()
-    }
-
-    /// Asks the client `request` under `key` through the task (status `input_required`
-    /// until every open question is answered) and waits for the answer of `tasks/update`.
-    /// `Err` says why no answer can come.
-    pub(crate) async fn ask(&self, key: &str, request: InputRequest) -> Result<Value, String> {
-        let (sender, answer) = oneshot::channel();
-        self.tasks
-            .with_entry(&self.id, |entry| {
-                if entry.terminal.is_some() {
-                    return Err("the task has ended".to_owned());
-                }
-                if entry.asked.iter().any(|asked| asked == key) {
-                    return Err(format!("`{key}` was asked already in this task"));
-                }
-                entry.asked.push(key.to_owned());
-                entry.pending.insert(key.to_owned(), (request, sender));
-                entry.task.last_updated_at = now_rfc3339();
-                Ok(())
-            })
-            .unwrap_or_else(|| Err("the task has expired".to_owned()))?;
-        answer
-            .await
-            .map_err(|_| "the task was cancelled before the question was answered".to_owned())
-    }
-
-    /// Marks the call as failed unexpectedly (the tool panicked): the task fails.
-    pub(crate) fn failed_unexpectedly(&self) {
-        self.tasks
-            .with_entry(&self.id, |entry| entry.failed_unexpectedly = true);
-    }
-
-    /// Ends the task with the call's result (`completed`, even when it is a tool error), or
-    /// as failed when the call failed unexpectedly.
-    pub(crate) fn finish(&self, result: &CallToolResult) {
-        let keep = self.tasks.settings.ttl;
-        self.tasks.with_entry(&self.id, |entry| {
-            let payload = if entry.failed_unexpectedly {
-                let error = ErrorData::internal_error(
-                    "the tool failed unexpectedly; the server log has details",
-                    None,
-                );
-                TaskPayload::Failed {
-                    error: error_object(&error),
-                }
-            } else {
-                match serde_json::to_value(result) {
-                    Ok(Value::Object(result)) => TaskPayload::Completed { result },
-                    _ => TaskPayload::Failed {
-                        error: error_object(&ErrorData::internal_error(
-                            "the tool's result could not be written",
-                            None,
-                        )),
-                    },
-                }
-            };
-            entry.end(payload, keep);
-        });
-    }
-
-    /// Ends the task as failed with `error`.
-    pub(crate) fn fail(&self, error: &ErrorData) {
-        let keep = self.tasks.settings.ttl;
-        self.tasks.with_entry(&self.id, |entry| {
-            entry.end(
-                TaskPayload::Failed {
-                    error: error_object(error),
-                },
-                keep,
-            );
-        });
     }
 }

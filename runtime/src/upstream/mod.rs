@@ -48,7 +48,7 @@ pub use guard::{
     DEFAULT_QUEUE_TIMEOUT, GuardConfig,
 };
 pub use invoked::{GuardRefusal, GuardReport, Invoked};
-pub use poll::{DEFAULT_TASK_POLL_MAX_INTERVAL, TaskPolling};
+pub use poll::{DEFAULT_TASK_POLL_MAX_INTERVAL, DEFAULT_TASK_POLLS_MAX, TaskPolling};
 pub use prepared::PreparedRequest;
 
 use std::borrow::Cow;
@@ -491,7 +491,8 @@ impl Upstream {
                     truncated = body.truncated,
                     "upstream responded"
                 );
-                let result = response::map(&what, status, &head, body, cap, tool.wrap_output);
+                let expected = response::Expected::of(tool);
+                let result = response::map(&what, status, &head, body, cap, expected);
                 Invoked::new(result).with_status(status.as_u16())
             }
             Err(err) => {

@@ -16,6 +16,9 @@ use super::media::{essence, is_json_media_type};
 /// How much of an error response's body goes into the error result.
 const ERROR_BODY_LIMIT: usize = 4 * 1024;
 
+/// How much of a body that should have been JSON goes into the error result.
+const NOT_JSON_SHOWN: usize = 512;
+
 /// What was called, for messages: method and rendered path (never the query, which may hold a
 /// credential), and the operation (for naming returned resources).
 pub(super) struct Call {
@@ -44,6 +47,26 @@ pub(super) struct Head {
     pub location: Option<String>,
     /// Why a redirect was not followed, when the response is a 3xx with a `Location`.
     pub redirect_stopped: Option<&'static str>,
+}
+
+/// What a tool's output schema asks of a successful response body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Expected {
+    /// The tool has an output schema: the body must be JSON, and with an object schema (not
+    /// `wrap`) a body of another JSON type is left unwrapped, for the output check to refuse.
+    pub schema: bool,
+    /// The tool's structured content is `{"result": …}`.
+    pub wrap: bool,
+}
+
+impl Expected {
+    /// What `tool` asks of its body.
+    pub(super) fn of(tool: &mcpgen_core::tool::ToolDef) -> Self {
+        Self {
+            schema: tool.output_schema.is_some(),
+            wrap: tool.wrap_output,
+        }
+    }
 }
 
 /// A response body read up to the cap.
@@ -88,14 +111,16 @@ pub(super) async fn read_capped(
 /// - `image/*`: image content;
 /// - anything else: an embedded resource with the MIME type and the bytes in base64.
 ///
-/// A binary body cut at the cap is an error (the bytes would be silently corrupt).
+/// A binary body cut at the cap is an error (the bytes would be silently corrupt), and so is
+/// a body that is not JSON for a tool with an output schema (`expected`), naming its content
+/// type.
 pub(super) fn map(
     call: &Call,
     status: StatusCode,
     head: &Head,
     body: CappedBody,
     cap: usize,
-    wrap_output: bool,
+    expected: Expected,
 ) -> ToolResult {
     if !status.is_success() {
         return failure(call, status, head, &body);
@@ -128,8 +153,9 @@ pub(super) fn map(
     if declared_json || unlabelled {
         match serde_json::from_slice::<Value>(&body.bytes) {
             Ok(value) => {
-                // structuredContent must be an object: wrap anything else.
-                let wrap = wrap_output || !value.is_object();
+                // structuredContent must be an object: wrap anything else, unless the schema
+                // is an object (the output check then refuses the body's other type).
+                let wrap = expected.wrap || (!expected.schema && !value.is_object());
                 return ToolResult::json(value, wrap);
             }
             Err(e) if declared_json => {
@@ -143,6 +169,9 @@ pub(super) fn map(
             }
             Err(_) => {}
         }
+    }
+    if expected.schema {
+        return not_json(call, status, content_type, &body);
     }
     let text = if is_textual(&essence) {
         // A declared text type is text even in another encoding: decode what can be decoded.
@@ -203,6 +232,30 @@ pub(super) fn map(
         structured_content: None,
         is_error: false,
     }
+}
+
+/// The error result for a successful response that is not JSON, of a tool whose output schema
+/// asks for JSON: its content type named, and the start of a text body.
+fn not_json(call: &Call, status: StatusCode, content_type: &str, body: &CappedBody) -> ToolResult {
+    let what = match content_type.trim() {
+        "" => "no content type, and a body that is not JSON".to_owned(),
+        declared => format!(
+            "content type `{}`",
+            truncate(&declared.replace(char::is_control, " "), 200, false)
+        ),
+    };
+    let mut message = format!(
+        "{call} returned status {} with {what}, but the tool's output schema asks for JSON; \
+         the body ({} bytes{}) is not returned as the tool's result",
+        status.as_u16(),
+        body.bytes.len(),
+        if body.truncated { " or more" } else { "" }
+    );
+    if let Some(text) = utf8_text(&body.bytes, body.truncated) {
+        message.push_str(". It starts: ");
+        message.push_str(&truncate(&text, NOT_JSON_SHOWN, false));
+    }
+    ToolResult::error(message)
 }
 
 /// The error result for a response that is not 2xx.

@@ -390,7 +390,7 @@ async fn run(
     }
     let (status, answer) = match outcome {
         Ok(Ok(result)) => {
-            let mut result = check_output(inner, name, result);
+            let mut result = check_output(inner, entry.def, name, result);
             // MCP ties structuredContent to an advertised outputSchema: a tool without one
             // answers with its text content only. A program's inner call keeps it: the
             // result goes to the program, not to the client.
@@ -477,14 +477,39 @@ fn result_text(result: &ToolResult) -> String {
 }
 
 /// Checks a successful result's structured content against the tool's output schema, as the
-/// server's [`OutputCheck`] mode says.
-fn check_output(inner: &Inner, name: &str, result: ToolResult) -> ToolResult {
-    if inner.output_check == OutputCheck::Off || result.is_error {
+/// server's [`OutputCheck`] mode says. Structured content that is not an object (a JSON array
+/// where the schema is an object) is an error result in every mode that checks, the tolerant
+/// one included; with the check off it is wrapped as `{"result": …}`.
+fn check_output(inner: &Inner, def: &ToolDef, name: &str, mut result: ToolResult) -> ToolResult {
+    if result.is_error || def.output_schema.is_none() {
         return result;
     }
     let Some(output) = &result.structured_content else {
         return result;
     };
+    if !output.is_object() {
+        if inner.output_check == OutputCheck::Off {
+            let mut wrapped = serde_json::Map::new();
+            if let Some(value) = result.structured_content.take() {
+                wrapped.insert("result".to_owned(), value);
+            }
+            result.structured_content = Some(Value::Object(wrapped));
+            return result;
+        }
+        tracing::warn!(
+            tool = name,
+            kind = json_kind(output),
+            "the result is not an object, as the tool's output schema is; sent as an error result"
+        );
+        return ToolResult::error(format!(
+            "tool `{name}`: the API answered with a JSON {}, but the tool's output schema is an \
+             object; the answer is not returned as the tool's result",
+            json_kind(output)
+        ));
+    }
+    if inner.output_check == OutputCheck::Off {
+        return result;
+    }
     let Err(problem) = inner.catalog.validators().validate_output(name, output) else {
         return result;
     };
@@ -504,5 +529,17 @@ fn check_output(inner: &Inner, name: &str, result: ToolResult) -> ToolResult {
                 "tool `{name}`: the API's answer does not fit the tool's output schema ({problem}); the data as received:\n{output}"
             ))
         }
+    }
+}
+
+/// The JSON type of `value`, for messages.
+fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
     }
 }

@@ -14,12 +14,17 @@ use serde_json::{Value, json};
 use super::REVISION;
 use crate::server::state::inner::Inner;
 
-/// The `initialize` answer, with the `tasks` capability when it agreed on 2025-11-25.
-pub(crate) fn initialize(response: Response) -> Response {
-    rewrite(response, |result| {
+/// The `initialize` answer, with the `tasks` capability when it agreed on 2025-11-25;
+/// `agreed` is called then, before the answer reaches the client.
+pub(crate) fn initialize(
+    response: Response,
+    agreed: impl Fn() + Send + Sync + 'static,
+) -> Response {
+    rewrite(response, move |result| {
         if result.get("protocolVersion").and_then(Value::as_str) != Some(REVISION) {
             return;
         }
+        agreed();
         if let Some(Value::Object(capabilities)) = result.get_mut("capabilities") {
             capabilities.insert(
                 "tasks".into(),

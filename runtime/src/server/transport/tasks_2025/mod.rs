@@ -5,9 +5,9 @@
 //! server with task tools, this layer, in front of rmcp's service, serves the earlier form:
 //!
 //! - `initialize` answered with protocol 2025-11-25 gains `capabilities.tasks` (`list`,
-//!   `cancel`, `requests.tools.call`), and, on a session of that revision (its
-//!   `MCP-Protocol-Version` header), `tools/list` gains each task tool's
-//!   `execution.taskSupport` ([`decorate`]);
+//!   `cancel`, `requests.tools.call`), and, on a session of that revision (agreed at its
+//!   `initialize`, [`revision`], and named by its `MCP-Protocol-Version` header), `tools/list`
+//!   gains each task tool's `execution.taskSupport` ([`decorate`]);
 //! - on such a session, a `tools/call` of a task tool with a `task` parameter, and
 //!   `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel`, are answered here as JSON
 //!   ([`answer`]), over the same task table and call pipeline as the 2026-07-28 form;
@@ -29,11 +29,13 @@ use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use serde::Deserialize;
 
+use self::revision::Revisions;
 use super::fast_path::tools_list::read_body;
 use crate::server::state::inner::Inner;
 
 mod answer;
 mod decorate;
+mod revision;
 
 /// The revision whose form of tasks this layer serves.
 const REVISION: &str = "2025-11-25";
@@ -44,12 +46,13 @@ const SESSION_HEADER: &str = "mcp-session-id";
 /// The header naming the request's protocol revision.
 const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
 
-/// What the layer needs: the catalog's state, and rmcp's sessions (to answer only on a session
-/// rmcp knows).
+/// What the layer needs: the catalog's state, rmcp's sessions (to answer only on a session
+/// rmcp knows), and the sessions that agreed on this revision.
 #[derive(Clone)]
 pub(crate) struct Earlier {
     inner: Arc<Inner>,
     manager: Arc<LocalSessionManager>,
+    revisions: Arc<Revisions>,
 }
 
 /// `routes` (the Streamable HTTP service of the catalog `inner`) behind the layer, when the
@@ -65,6 +68,7 @@ pub(crate) fn served(
     let state = Earlier {
         inner: inner.clone(),
         manager: manager.clone(),
+        revisions: Arc::default(),
     };
     routes.route_layer(middleware::from_fn_with_state(state, serve_2025))
 }
@@ -92,7 +96,9 @@ async fn serve_2025(State(state): State<Earlier>, request: Request, next: Next) 
     match (&session, version) {
         // An `initialize` carries no session, and no header of a later revision.
         (None, None | Some(REVISION)) => {}
-        (Some(_), Some(REVISION)) => {}
+        // A session's revision is the one it agreed on at `initialize`, whatever a later
+        // header says.
+        (Some(id), Some(REVISION)) if state.revisions.is_2025(id) => {}
         _ => return next.run(request).await,
     }
     let (parts, body) = request.into_parts();
@@ -109,7 +115,18 @@ async fn serve_2025(State(state): State<Earlier>, request: Request, next: Next) 
             return next.run(onward(parts, bytes)).await;
         }
         let response = next.run(onward(parts, bytes)).await;
-        return decorate::initialize(response);
+        state.revisions.prune(&state.manager).await;
+        let opened = response
+            .headers()
+            .get(SESSION_HEADER)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let revisions = state.revisions.clone();
+        return decorate::initialize(response, move || {
+            if let Some(id) = &opened {
+                revisions.agreed(id);
+            }
+        });
     };
     match method.as_deref() {
         Some("tools/list") => {

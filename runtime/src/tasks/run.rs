@@ -1,0 +1,116 @@
+//! A task's running call: asks the client through the task, and ends it.
+
+use std::sync::Arc;
+
+use rmcp::ErrorData;
+use rmcp::model::{CallToolResult, InputRequest, TaskStatus};
+use serde_json::Value;
+use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
+
+use super::store::{Tasks, error_object};
+use super::table::Outcome;
+use crate::audit::now_rfc3339;
+
+/// A task's running call: asks the client through the task, and ends it.
+#[derive(Debug, Clone)]
+pub(crate) struct TaskRun {
+    tasks: Arc<Tasks>,
+    id: String,
+    cancel: CancellationToken,
+}
+
+impl TaskRun {
+    pub(super) fn new(tasks: Arc<Tasks>, id: String, cancel: CancellationToken) -> Self {
+        Self { tasks, id, cancel }
+    }
+
+    /// The task's id.
+    pub(crate) fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// Cancelled when the task is cancelled or expires.
+    pub(crate) fn cancellation(&self) -> CancellationToken {
+        self.cancel.clone()
+    }
+
+    /// Asks the client `request` under `key` through the task (status `input_required`
+    /// until every open question is answered) and waits for the answer of `tasks/update`.
+    /// `Err` says why no answer can come.
+    pub(crate) async fn ask(&self, key: &str, request: InputRequest) -> Result<Value, String> {
+        let (sender, answer) = oneshot::channel();
+        {
+            let mut table = self.tasks.lock();
+            let Some(entry) = table.entries.get_mut(&self.id) else {
+                return Err("the task has expired".to_owned());
+            };
+            if entry.ended.is_some() {
+                return Err("the task has ended".to_owned());
+            }
+            if entry.asked.iter().any(|asked| asked == key) {
+                return Err(format!("`{key}` was asked already in this task"));
+            }
+            entry.asked.push(key.to_owned());
+            entry.pending.insert(key.to_owned(), (request, sender));
+            entry.task.last_updated_at = now_rfc3339();
+        }
+        answer
+            .await
+            .map_err(|_| "the task was cancelled before the question was answered".to_owned())
+    }
+
+    /// Marks the call as failed unexpectedly (the tool panicked): the task fails.
+    pub(crate) fn failed_unexpectedly(&self) {
+        if let Some(entry) = self.tasks.lock().entries.get_mut(&self.id) {
+            entry.failed_unexpectedly = true;
+        }
+    }
+
+    /// Ends the task with the call's result (`completed`, even when it is a tool error), or
+    /// as failed when the call failed unexpectedly. The result is written once, before the
+    /// table is locked, and kept as that text.
+    pub(crate) fn finish(&self, result: &CallToolResult) {
+        let written = serde_json::to_string(result);
+        let mut table = self.tasks.lock();
+        let unexpected = table
+            .entries
+            .get(&self.id)
+            .is_some_and(|entry| entry.failed_unexpectedly);
+        let (outcome, status) = match written {
+            _ if unexpected => (
+                failed(&ErrorData::internal_error(
+                    "the tool failed unexpectedly; the server log has details",
+                    None,
+                )),
+                TaskStatus::Failed,
+            ),
+            Ok(text) if text.starts_with('{') => (
+                Outcome::Completed {
+                    result: Arc::new(text),
+                    is_error: result.is_error == Some(true),
+                },
+                TaskStatus::Completed,
+            ),
+            _ => (
+                failed(&ErrorData::internal_error(
+                    "the tool's result could not be written",
+                    None,
+                )),
+                TaskStatus::Failed,
+            ),
+        };
+        self.tasks.end_in(&mut table, &self.id, outcome, status);
+    }
+
+    /// Ends the task as failed with `error`.
+    pub(crate) fn fail(&self, error: &ErrorData) {
+        let mut table = self.tasks.lock();
+        self.tasks
+            .end_in(&mut table, &self.id, failed(error), TaskStatus::Failed);
+    }
+}
+
+fn failed(error: &ErrorData) -> Outcome {
+    Outcome::Failed(Arc::new(error_object(error)))
+}
