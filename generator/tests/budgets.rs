@@ -584,7 +584,10 @@ fn declarations_show_the_fields_of_returned_types_whatever_the_output_mode() {
     // compact lists only the root's fields; the declaration a program reads has them all.
     let compact = generated(ALL);
     let file = &compact.emitted.files["tools.d.ts"];
-    assert!(file.contains("list_nodes(args: {}): Promise<Node[] | null>;"), "{file}");
+    assert!(
+        file.contains("list_nodes(args: {}): Promise<Node[] | null>;"),
+        "{file}"
+    );
     assert!(file.contains("children?: Node[] | null;"), "{file}");
     assert!(file.contains("next1?: Level2 | null;"), "{file}");
     assert!(file.contains("name5?: string | null;"), "{file}");
@@ -593,7 +596,10 @@ fn declarations_show_the_fields_of_returned_types_whatever_the_output_mode() {
     assert!(size(declared) <= mcpgen_codegen::budget::DECLARED_OUTPUT_BUDGET);
     // The tool's own declaration, as `describe_tools` returns it, agrees.
     let tools_rs = &compact.emitted.files["src/tools.rs"];
-    assert!(tools_rs.contains("next1?: Level2 | null;"), "the declaration is kept");
+    assert!(
+        tools_rs.contains("next1?: Level2 | null;"),
+        "the declaration is kept"
+    );
 }
 
 #[test]

@@ -182,7 +182,11 @@ async fn a_bundle_whose_api_key_was_left_blank_stops_at_start_naming_the_setting
         let config = json!({"upstream_url": upstream.url, "upstream_api_key": blank});
         let mut command = tokio::process::Command::new(workspace_binary("synaplan-mcp"));
         for arg in server["args"].as_array().expect("args") {
-            command.arg(substitute(arg.as_str().expect("a string"), &folder, &config));
+            command.arg(substitute(
+                arg.as_str().expect("a string"),
+                &folder,
+                &config,
+            ));
         }
         for (name, value) in server["env"].as_object().expect("env") {
             let value = substitute(value.as_str().expect("a string"), &folder, &config);
@@ -196,10 +200,11 @@ async fn a_bundle_whose_api_key_was_left_blank_stops_at_start_naming_the_setting
             .kill_on_drop(true);
         // stdin stays open: a server that started would keep serving until the timeout.
         let child = command.spawn().expect("the server starts");
-        let out = tokio::time::timeout(std::time::Duration::from_secs(30), child.wait_with_output())
-            .await
-            .unwrap_or_else(|_| panic!("with the key {blank:?}, the server kept running"))
-            .expect("the server runs");
+        let out =
+            tokio::time::timeout(std::time::Duration::from_secs(30), child.wait_with_output())
+                .await
+                .unwrap_or_else(|_| panic!("with the key {blank:?}, the server kept running"))
+                .expect("the server runs");
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success(), "{blank:?}: {stderr}");
         assert!(

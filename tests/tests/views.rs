@@ -293,7 +293,10 @@ async fn helpdesk_views_render_in_chromium_through_the_app_bridge() {
     }
     assert_eq!(card["subTables"], json!([3, 1]));
     // Identifiers as they are written: comment 19100, not 19,100.
-    assert!(strings(&card["ids"]).contains(&"19100".to_owned()), "{card}");
+    assert!(
+        strings(&card["ids"]).contains(&"19100".to_owned()),
+        "{card}"
+    );
     assert!(!card["text"].as_str().unwrap_or_default().contains("19,100"));
     // Text with a right-to-left override is isolated: the fold's "…" stays after the text it
     // shortens, and every text holding the mark sits in its own <bdi>.
@@ -306,7 +309,10 @@ async fn helpdesk_views_render_in_chromium_through_the_app_bridge() {
         .flatten()
         .filter(|v| !v.is_null())
         .collect();
-    assert!(!after.is_empty() && after.iter().all(|v| **v == true), "{card}");
+    assert!(
+        !after.is_empty() && after.iter().all(|v| **v == true),
+        "{card}"
+    );
     assert!(card["folds"].as_u64() >= Some(1));
     assert!(
         card["text"]

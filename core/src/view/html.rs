@@ -41,7 +41,12 @@ const AFTER_POLICY: &str = "\">\n\
 /// [`super::Layout`]): byte for byte the same for the same layout.
 pub fn document(layout: &str) -> String {
     let mut html = String::with_capacity(
-        HEAD.len() + CONTENT_SECURITY_POLICY.len() + STYLE.len() + RENDERER.len() + layout.len() + 512,
+        HEAD.len()
+            + CONTENT_SECURITY_POLICY.len()
+            + STYLE.len()
+            + RENDERER.len()
+            + layout.len()
+            + 512,
     );
     html.push_str(HEAD);
     html.push_str(CONTENT_SECURITY_POLICY);

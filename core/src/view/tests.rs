@@ -383,8 +383,18 @@ fn the_layout_json_is_stable() {
 fn numbers_that_name_something_are_identifiers() {
     use super::layout::is_identifier;
     for key in [
-        "id", "ID", "uid", "user_id", "user-id", "userId", "userID", "ticket2Id", "number",
-        "orderNumber", "order_number", "phone_no",
+        "id",
+        "ID",
+        "uid",
+        "user_id",
+        "user-id",
+        "userId",
+        "userID",
+        "ticket2Id",
+        "number",
+        "orderNumber",
+        "order_number",
+        "phone_no",
     ] {
         assert!(is_identifier(key), "{key}");
     }

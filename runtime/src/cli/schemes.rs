@@ -133,13 +133,25 @@ mod tests {
     fn a_blank_credential_stops_the_start_naming_its_setting() {
         for blank in ["", "  ", "${user_config.upstream_api_key}"] {
             let error = given_credentials(Some(blank), None, None, false).expect_err(blank);
-            assert!(error.contains("--upstream-api-key (MCPGEN_UPSTREAM_API_KEY)"), "{error}");
-            assert!(error.contains("\"API key\" (`upstream_api_key`)"), "{error}");
+            assert!(
+                error.contains("--upstream-api-key (MCPGEN_UPSTREAM_API_KEY)"),
+                "{error}"
+            );
+            assert!(
+                error.contains("\"API key\" (`upstream_api_key`)"),
+                "{error}"
+            );
         }
         let error = given_credentials(None, Some(""), Some("${user_config.upstream_basic}"), false)
             .expect_err("both blank");
-        assert!(error.contains("MCPGEN_UPSTREAM_BEARER) is empty"), "{error}");
-        assert!(error.contains("MCPGEN_UPSTREAM_BASIC) holds an unfilled"), "{error}");
+        assert!(
+            error.contains("MCPGEN_UPSTREAM_BEARER) is empty"),
+            "{error}"
+        );
+        assert!(
+            error.contains("MCPGEN_UPSTREAM_BASIC) holds an unfilled"),
+            "{error}"
+        );
     }
 
     #[test]
@@ -155,6 +167,9 @@ mod tests {
             given_credentials(Some(""), None, None, true),
             Ok(Given::default())
         );
-        assert_eq!(given_credentials(None, None, None, false), Ok(Given::default()));
+        assert_eq!(
+            given_credentials(None, None, None, false),
+            Ok(Given::default())
+        );
     }
 }

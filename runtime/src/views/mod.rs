@@ -20,8 +20,8 @@ use serde_json::{Value, json};
 
 use crate::ToolDef;
 use crate::principal::Principal;
-use mcpgen_core::view::html::CSP_DOMAINS;
 use crate::view::{EXTENSION_ID, MIME_TYPE, ViewDef, document, resource_uri};
+use mcpgen_core::view::html::CSP_DOMAINS;
 
 /// How long a client may cache a view's document: the views are fixed at start-up.
 const VIEW_TTL_MS: u64 = 60_000;
