@@ -175,6 +175,11 @@ async fn a_bundle_whose_api_key_was_left_blank_stops_at_start_naming_the_setting
         manifest["user_config"]["upstream_api_key"]["required"],
         true
     );
+    // The error names the setting as the host shows it.
+    let title = manifest["user_config"]["upstream_api_key"]["title"]
+        .as_str()
+        .expect("a title");
+    let setting = format!("\"{title}\" (`upstream_api_key`)");
     let upstream = synaplan_stand_in().await;
     let server = &manifest["server"]["mcp_config"];
     let folder = repo_root();
@@ -208,8 +213,7 @@ async fn a_bundle_whose_api_key_was_left_blank_stops_at_start_naming_the_setting
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success(), "{blank:?}: {stderr}");
         assert!(
-            stderr.contains("MCPGEN_UPSTREAM_API_KEY")
-                && stderr.contains("\"API key\" (`upstream_api_key`)"),
+            stderr.contains("MCPGEN_UPSTREAM_API_KEY") && stderr.contains(&setting),
             "{blank:?}: {stderr}"
         );
     }

@@ -77,8 +77,9 @@ fn blank(value: &str) -> Option<&'static str> {
     let value = value.trim();
     if value.is_empty() {
         Some("is empty")
-    } else if value.contains("${") {
-        Some("holds an unfilled placeholder (`${…}`)")
+    } else if value.contains("${user_config.") || (value.starts_with("${") && value.ends_with('}'))
+    {
+        Some("holds an unfilled placeholder (`${user_config.…}`)")
     } else {
         None
     }
