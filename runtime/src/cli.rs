@@ -450,12 +450,7 @@ pub fn upstream(app: &App, args: &ServeArgs) -> Result<Upstream, String> {
         .with_max_response_bytes(args.upstream_max_response_bytes)
         .with_guard(args.upstream_guard.config());
     // A bundle whose credential was left blank stops here, naming the setting.
-    let given = schemes::given_credentials(
-        args.upstream_api_key.as_deref(),
-        args.upstream_bearer.as_deref(),
-        args.upstream_basic.as_deref(),
-        args.upstream_pass_through || args.key_check.key_check_url.is_some(),
-    )?;
+    let given = schemes::given_by(args)?;
     if let Some(key) = given.api_key {
         let mut attached = false;
         for scheme in app.security_schemes {

@@ -2,7 +2,7 @@
 
 use mcpgen_core::tool::SecuritySchemeKind;
 
-use super::App;
+use super::{App, ServeArgs};
 
 /// `; the API's schemes: a (apiKey in header `X-Key`), …` for error messages.
 pub(super) fn scheme_hint(app: &App) -> String {
@@ -83,6 +83,17 @@ fn blank(value: &str) -> Option<&'static str> {
     } else {
         None
     }
+}
+
+/// The upstream credentials `args` give, as [`given_credentials`] checks them; callers' own
+/// credentials count as another one when they are passed through.
+pub(super) fn given_by(args: &ServeArgs) -> Result<Given<'_>, String> {
+    given_credentials(
+        args.upstream_api_key.as_deref(),
+        args.upstream_bearer.as_deref(),
+        args.upstream_basic.as_deref(),
+        args.upstream_pass_through || args.key_check.key_check_url.is_some(),
+    )
 }
 
 /// The credentials of `api_key`, `bearer` and `basic` as given. A blank one (empty, or an
