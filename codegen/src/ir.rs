@@ -128,6 +128,11 @@ pub struct Tool {
     /// The output schema as the document states it, when it differs from `output_schema`;
     /// servers running `--output-check strict` check results against it.
     pub documented_output_schema: Option<Value>,
+    /// The output schema the tool's TypeScript declaration shows, when it differs from
+    /// `output_schema`: the tolerant one with the documented fields, fitted to
+    /// [`crate::budget::DECLARED_OUTPUT_BUDGET`] (`$defs` attached), so a program sees what a
+    /// call returns even when the listing is `compact`.
+    pub declared_output_schema: Option<Value>,
     /// Whether the output schema wraps the response as `{"result": ...}`.
     pub wrap_output: bool,
     /// Read or write: what authorization uses (`mcp:read` / `mcp:write`).

@@ -578,3 +578,80 @@ fn full_output_schemas_fit_their_default_budget() {
         );
     }
 }
+
+#[test]
+fn declarations_show_the_fields_of_returned_types_whatever_the_output_mode() {
+    // compact lists only the root's fields; the declaration a program reads has them all.
+    let compact = generated(ALL);
+    let file = &compact.emitted.files["tools.d.ts"];
+    assert!(
+        file.contains("list_nodes(args: {}): Promise<Node[] | null>;"),
+        "{file}"
+    );
+    assert!(file.contains("children?: Node[] | null;"), "{file}");
+    assert!(file.contains("next1?: Level2 | null;"), "{file}");
+    assert!(file.contains("name5?: string | null;"), "{file}");
+    let post = tool(&compact, "post_deep");
+    let declared = post.declared_output_schema.as_ref().expect("declared");
+    assert!(size(declared) <= mcpgen_codegen::budget::DECLARED_OUTPUT_BUDGET);
+    // The tool's own declaration, as `describe_tools` returns it, agrees.
+    let tools_rs = &compact.emitted.files["src/tools.rs"];
+    assert!(
+        tools_rs.contains("next1?: Level2 | null;"),
+        "the declaration is kept"
+    );
+}
+
+#[test]
+fn a_result_type_past_its_budget_is_shallower_and_never_fails() {
+    // 40 fields, each an object of 12 described fields: about 40 KiB of schema.
+    let inner: serde_json::Map<String, Value> = (0..12)
+        .map(|i| {
+            (
+                format!("leaf{i}"),
+                json!({"type": "string", "description": format!("Leaf {i}, described at some length.")}),
+            )
+        })
+        .collect();
+    let outer: serde_json::Map<String, Value> = (0..40)
+        .map(|i| {
+            (
+                format!("part{i}"),
+                json!({"type": "object", "properties": inner.clone()}),
+            )
+        })
+        .collect();
+    let spec = json!({
+        "openapi": "3.0.3",
+        "info": {"title": "Wide", "version": "1.0.0"},
+        "servers": [{"url": "https://wide.example.com"}],
+        "paths": {"/wide": {"get": {
+            "operationId": "getWide",
+            "summary": "Get a wide thing",
+            "responses": {"200": {"description": "ok", "content": {"application/json": {
+                "schema": {"type": "object", "properties": outer}}}}}
+        }}}
+    });
+    let dir = tempfile::tempdir().expect("tempdir");
+    let spec_path = dir.path().join("openapi.json");
+    std::fs::write(&spec_path, spec.to_string()).expect("write spec");
+    let tools = dir.path().join("mcp_tools.yaml");
+    std::fs::write(&tools, "mcp_tools:\n  - operation_id: getWide\n").expect("write allowlist");
+    let generation =
+        mcpgen_codegen::generate(&spec_path, &tools, &Settings::new().with_name("wide"))
+            .unwrap_or_else(|e| panic!("generates: {e}"));
+    let wide = tool(&generation, "get_wide");
+    let declared = wide.declared_output_schema.as_ref().expect("declared");
+    assert!(
+        size(declared) <= mcpgen_codegen::budget::DECLARED_OUTPUT_BUDGET,
+        "{}",
+        size(declared)
+    );
+    let file = &generation.emitted.files["tools.d.ts"];
+    // Every field of the root is there, their own fields summarised.
+    for i in 0..40 {
+        assert!(file.contains(&format!("part{i}?: ")), "part{i}: {file}");
+    }
+    assert!(file.contains("(nested fields omitted)"), "{file}");
+    assert!(file.contains("[key: string]: unknown;"), "{file}");
+}

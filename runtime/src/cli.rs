@@ -449,21 +449,23 @@ pub fn upstream(app: &App, args: &ServeArgs) -> Result<Upstream, String> {
         .with_timeout(Duration::from_secs(args.upstream_timeout))
         .with_max_response_bytes(args.upstream_max_response_bytes)
         .with_guard(args.upstream_guard.config());
-    if let Some(key) = &args.upstream_api_key {
+    // A bundle whose credential was left blank stops here, naming the setting.
+    let given = schemes::given_by(args)?;
+    if let Some(key) = given.api_key {
         let mut attached = false;
         for scheme in app.security_schemes {
             let credential = match scheme.kind {
                 SecuritySchemeKind::ApiKeyHeader(name) => Credential::Header {
                     name: name.to_owned(),
-                    value: key.clone(),
+                    value: key.to_owned(),
                 },
                 SecuritySchemeKind::ApiKeyQuery(name) => Credential::Query {
                     name: name.to_owned(),
-                    value: key.clone(),
+                    value: key.to_owned(),
                 },
                 SecuritySchemeKind::ApiKeyCookie(name) => Credential::Cookie {
                     name: name.to_owned(),
-                    value: key.clone(),
+                    value: key.to_owned(),
                 },
                 _ => continue,
             };
@@ -478,10 +480,10 @@ pub fn upstream(app: &App, args: &ServeArgs) -> Result<Upstream, String> {
             ));
         }
     }
-    if let Some(token) = &args.upstream_bearer {
-        config = config.with_credential(Credential::Bearer(token.clone()));
+    if let Some(token) = given.bearer {
+        config = config.with_credential(Credential::Bearer(token.to_owned()));
     }
-    if let Some(basic) = &args.upstream_basic {
+    if let Some(basic) = given.basic {
         if !app
             .security_schemes
             .iter()

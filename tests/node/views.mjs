@@ -9,7 +9,9 @@
 // resources/read, loaded into a sandboxed iframe of a host page, handed the tool's input and
 // result by the bridge, and observed; with "next" its "Next page" button is pressed, with
 // "link" its first visible link, with "theme" the host switches it to dark, with "sort" its
-// first column is sorted (twice: descending). Prints one JSON line:
+// first column is sorted (twice: descending). With "document" that HTML is loaded in place of
+// the resource's (a view derived by the test from a schema no shipped spec has), and with
+// "result" that tool result is handed to it in place of calling the tool. Prints one JSON line:
 // {"tools": {name: resourceUri|null}, "capabilities": {...}, "views": {tool: observation},
 // "requests": [urls], "xss": bool, "dialogs": n}.
 import { mkdirSync } from "node:fs";
@@ -93,6 +95,37 @@ function observe() {
     linkHrefs: Array.from(main.querySelectorAll("a[href]"), (a) => a.getAttribute("href")),
     folds: main.querySelectorAll("details.fold").length,
     pager: texts(main.querySelectorAll(".pager button")),
+    ids: texts(main.querySelectorAll(".id")),
+    // Text with direction marks (U+202A-U+202E, U+2066-U+2069) inside a <bdi> or not.
+    marked: (() => {
+      const walker = document.createTreeWalker(main, NodeFilter.SHOW_TEXT);
+      const found = [];
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        if (/[\u202a-\u202e\u2066-\u2069]/.test(node.data)) {
+          found.push({ text: node.data, isolated: Boolean(node.parentElement.closest("bdi")) });
+        }
+      }
+      return found;
+    })(),
+    // Whether each fold's "…" is drawn after the text it shortens (held in a <bdi>): right of
+    // the text's last line, or below it. Direction marks in the text must not move it.
+    ellipsisAfter: Array.from(main.querySelectorAll("details.fold > summary"), (summary) => {
+      const walker = document.createTreeWalker(summary, NodeFilter.SHOW_TEXT);
+      let mark = null;
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        if (node.data.endsWith("…")) mark = node;
+      }
+      if (!mark) return null;
+      const shortened = summary.querySelector("bdi");
+      if (!shortened) return false;
+      const lines = shortened.getClientRects();
+      const last = lines[lines.length - 1];
+      const range = document.createRange();
+      range.setStart(mark, mark.data.length - 1);
+      range.setEnd(mark, mark.data.length);
+      const box = range.getBoundingClientRect();
+      return box.top >= last.top - 1 && (box.top >= last.bottom - 1 || box.left >= last.right - 1);
+    }),
     images: document.querySelectorAll("img, script[src], link, iframe").length,
     text: main.textContent,
     theme: document.documentElement.dataset.theme ?? null,
@@ -126,6 +159,7 @@ for (const scenario of scenarios) {
   const observation = {
     mimeType: resource.mimeType,
     resourceMeta: resource._meta ?? null,
+    documentCsp: /http-equiv="Content-Security-Policy" content="([^"]*)"/.exec(resource.text)?.[1] ?? null,
     externalUrl: /https?:\/\//i.test(resource.text),
     calls: [],
     openedLinks: [],
@@ -166,10 +200,10 @@ for (const scenario of scenarios) {
   };
   const initialized = new Promise((resolve) => (bridge.oninitialized = resolve));
   await bridge.connect(transport);
-  await page.evaluate((html) => (document.getElementById("view").srcdoc = html), resource.text);
+  await page.evaluate((html) => (document.getElementById("view").srcdoc = html), scenario.document ?? resource.text);
   await initialized;
   const args = scenario.arguments ?? {};
-  const result = await client.callTool({ name: scenario.tool, arguments: args });
+  const result = scenario.result ?? (await client.callTool({ name: scenario.tool, arguments: args }));
   await bridge.sendToolInput({ arguments: args });
   await bridge.sendToolResult(result);
   const frame = await (await page.$("#view")).contentFrame();

@@ -159,3 +159,63 @@ async fn the_synaplan_bundle_validates_and_serves_the_python_client_over_stdio()
         .unwrap_or_else(|| panic!("the upstream was not called: {received:?}"));
     assert_eq!(call.header("x-api-key"), Some(API_KEY));
 }
+
+/// The bundle's server, started as its manifest says with the API key setting left blank
+/// (empty, or the placeholder a host did not fill in), stops at start naming the setting; the
+/// upstream is never called.
+#[tokio::test]
+async fn a_bundle_whose_api_key_was_left_blank_stops_at_start_naming_the_setting() {
+    let manifest: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo_root().join("generated/synaplan/mcpb/manifest.json"))
+            .expect("manifest.json"),
+    )
+    .expect("the manifest is JSON");
+    // The only credential: the host asks for it.
+    assert_eq!(
+        manifest["user_config"]["upstream_api_key"]["required"],
+        true
+    );
+    // The error names the setting as the host shows it.
+    let title = manifest["user_config"]["upstream_api_key"]["title"]
+        .as_str()
+        .expect("a title");
+    let setting = format!("\"{title}\" (`upstream_api_key`)");
+    let upstream = synaplan_stand_in().await;
+    let server = &manifest["server"]["mcp_config"];
+    let folder = repo_root();
+    for blank in ["", "${user_config.upstream_api_key}"] {
+        let config = json!({"upstream_url": upstream.url, "upstream_api_key": blank});
+        let mut command = tokio::process::Command::new(workspace_binary("synaplan-mcp"));
+        for arg in server["args"].as_array().expect("args") {
+            command.arg(substitute(
+                arg.as_str().expect("a string"),
+                &folder,
+                &config,
+            ));
+        }
+        for (name, value) in server["env"].as_object().expect("env") {
+            let value = substitute(value.as_str().expect("a string"), &folder, &config);
+            command.env(name, value);
+        }
+        command
+            .env("RUST_LOG", "error")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .kill_on_drop(true);
+        // stdin stays open: a server that started would keep serving until the timeout.
+        let child = command.spawn().expect("the server starts");
+        let out =
+            tokio::time::timeout(std::time::Duration::from_secs(30), child.wait_with_output())
+                .await
+                .unwrap_or_else(|_| panic!("with the key {blank:?}, the server kept running"))
+                .expect("the server runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{blank:?}: {stderr}");
+        assert!(
+            stderr.contains("MCPGEN_UPSTREAM_API_KEY") && stderr.contains(&setting),
+            "{blank:?}: {stderr}"
+        );
+    }
+    assert!(upstream.received().is_empty(), "{:?}", upstream.received());
+}

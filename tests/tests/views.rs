@@ -22,6 +22,9 @@ use serde_json::{Value, json};
 
 const UI: &str = "io.modelcontextprotocol/ui";
 const XSS: &str = "<img src=x onerror=\"parent.postMessage('xss','*')\">";
+/// Text that, shown without isolation, would draw everything after it right to left: a right-
+/// to-left override (U+202E) and no pop.
+const RLO: &str = "\u{202E}fdp.eciovni exe.png";
 
 fn user(id: u64, name: &str) -> Value {
     json!({
@@ -69,11 +72,15 @@ async fn helpdesk_upstream() -> String {
     async fn one(UrlPath(key): UrlPath<String>) -> axum::Json<Value> {
         let mut t = ticket(1, XSS, "open");
         t["key"] = json!(key);
-        t["description"] = json!("The export job writes every row but the last one. ".repeat(6));
+        t["description"] = json!(format!(
+            "{RLO} {}",
+            "The export job writes every row but the last one. ".repeat(6)
+        ));
         t["due_on"] = json!("2026-04-01");
         t["comments"] = json!([
             {"id": 1, "author": user(2, "Grace"), "body": "Seen on CSV and XLSX.", "created_at": "2026-03-02T08:00:00Z"},
-            {"id": 2, "author": user(1, "Ada"), "body": XSS, "created_at": "2026-03-03T09:30:00Z"}
+            {"id": 2, "author": user(1, "Ada"), "body": XSS, "created_at": "2026-03-03T09:30:00Z"},
+            {"id": 19100, "author": user(2, "Grace"), "body": RLO, "created_at": "2026-03-04T09:30:00Z"}
         ]);
         t["links"] = json!([{"rel": "blocks", "url": "https://helpdesk.example/tickets/CORE-9"}]);
         axum::Json(t)
@@ -162,9 +169,19 @@ fn assert_safe(report: &Value) {
     assert_eq!(report["dialogs"], json!(0));
     for (tool, view) in report["views"].as_object().into_iter().flatten() {
         assert_eq!(view["mimeType"], "text/html;profile=mcp-app", "{tool}");
+        // `_meta.ui.csp` says what the document's own policy says: no origins of any kind.
+        let none: Vec<String> = Vec::new();
         assert_eq!(
             view["resourceMeta"],
-            json!({"ui": {"prefersBorder": true}}),
+            json!({"ui": {"prefersBorder": true, "csp": {
+                "connectDomains": none, "resourceDomains": none,
+                "frameDomains": none, "baseUriDomains": none
+            }}}),
+            "{tool}"
+        );
+        assert_eq!(
+            view["documentCsp"],
+            mcpgen_runtime::view::html::CONTENT_SECURITY_POLICY,
             "{tool}"
         );
         assert_eq!(
@@ -274,7 +291,28 @@ async fn helpdesk_views_render_in_chromium_through_the_app_bridge() {
     for term in ["Key", "Title", "Status", "Due", "Comments", "Links"] {
         assert!(terms.contains(&term.to_owned()), "{term} in {terms:?}");
     }
-    assert_eq!(card["subTables"], json!([2, 1]));
+    assert_eq!(card["subTables"], json!([3, 1]));
+    // Identifiers as they are written: comment 19100, not 19,100.
+    assert!(
+        strings(&card["ids"]).contains(&"19100".to_owned()),
+        "{card}"
+    );
+    assert!(!card["text"].as_str().unwrap_or_default().contains("19,100"));
+    // Text with a right-to-left override is isolated: the fold's "…" stays after the text it
+    // shortens, and every text holding the mark sits in its own <bdi>.
+    let marked = card["marked"].as_array().cloned().unwrap_or_default();
+    assert!(marked.len() >= 2, "{card}");
+    assert!(marked.iter().all(|m| m["isolated"] == true), "{marked:?}");
+    let after: Vec<&Value> = card["ellipsisAfter"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|v| !v.is_null())
+        .collect();
+    assert!(
+        !after.is_empty() && after.iter().all(|v| **v == true),
+        "{card}"
+    );
     assert!(card["folds"].as_u64() >= Some(1));
     assert!(
         card["text"]
@@ -555,5 +593,157 @@ async fn stateless_requests_declare_the_extension_per_request() {
     assert_eq!(
         without_meta(&json!({"tools": with_ui})),
         json!({"tools": plain})
+    );
+}
+
+/// A view whose fields are named like `Object.prototype`'s members (`constructor`,
+/// `toString`), derived from a schema as a server derives it, then rendered through the App
+/// Bridge with a result that leaves them out: they show as absent, never as Object's
+/// functions.
+#[tokio::test]
+async fn fields_named_like_object_members_are_read_as_own_properties_only() {
+    use mcpgen_runtime::view::{Requested, derive, document};
+    let upstream = helpdesk_upstream().await;
+    let (_server, url) = start_helpdesk(&upstream, &[]).await;
+    let schema = json!({"type": "object", "properties": {
+        "constructor": {"type": "string"},
+        "total": {"type": "integer"},
+        "items": {"type": "array", "items": {"type": "object", "properties": {
+            "id": {"type": "integer"},
+            "constructor": {"type": "string"},
+            "toString": {"type": "string"},
+            "hasOwnProperty": {"type": "integer"}
+        }}}
+    }});
+    let layout = derive(
+        "helpdesk_list_users",
+        "People",
+        &schema,
+        false,
+        Requested::Auto,
+        &mut |_| None,
+    )
+    .expect("a view");
+    let result = json!({
+        "content": [],
+        "structuredContent": {"total": 1234, "items": [
+            {"id": 19100},
+            {"id": 7, "constructor": "given", "toString": RLO}
+        ]}
+    });
+    let scenarios = json!([{
+        "tool": "helpdesk_list_users",
+        "document": document(&layout.to_json()),
+        "result": result
+    }]);
+    let report = render(&url, scenarios, None).await;
+    assert_safe(&report);
+    let first = &report["views"]["helpdesk_list_users"]["first"];
+    let text = first["text"].as_str().unwrap_or_default();
+    assert!(
+        !text.contains("native code") && !text.contains("function"),
+        "{text}"
+    );
+    assert_eq!(first["kind"], "table");
+    assert_eq!(
+        first["cells"],
+        json!([["19100", "—", "—", "—"], ["7", "given", RLO, "—"]])
+    );
+    assert_eq!(first["ids"], json!(["19100", "7"]));
+    // Only the fields the result has are lines of the card above the table.
+    assert_eq!(first["terms"], json!(["Total"]));
+    assert!(text.contains("1,234"), "{text}");
+    assert!(
+        first["marked"]
+            .as_array()
+            .is_some_and(|m| m.len() == 1 && m[0]["isolated"] == true),
+        "{first}"
+    );
+}
+
+/// A stateless 2026-07-28 `resources/read` of `uri` with `key`; the status and the answer.
+async fn stateless_read(url: &str, key: &str, uri: &str) -> (u16, Value) {
+    let body = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "resources/read",
+        "params": {"uri": uri, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}
+        }}
+    });
+    let response = reqwest::Client::new()
+        .post(format!("{url}/mcp"))
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "resources/read")
+        .header("mcp-name", uri)
+        .header("x-api-key", key)
+        .header("accept", "application/json, text/event-stream")
+        .json(&body)
+        .send()
+        .await
+        .expect("answers");
+    let status = response.status().as_u16();
+    (status, response.json().await.expect("JSON"))
+}
+
+/// A key that may call only `helpdesk_list_users` reads that tool's view; the view of a tool
+/// it may not call answers exactly as a view that does not exist, in a session and stateless.
+#[tokio::test]
+async fn the_view_of_a_tool_the_caller_may_not_call_reads_as_unknown() {
+    let upstream = helpdesk_upstream().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let keys = dir.path().join("keys.yaml");
+    std::fs::write(
+        &keys,
+        "keys:\n  - id: people\n    key: people-key-0123456789\n    principal: hr\n    scopes: ['mcp:tool:helpdesk_list_users']\n",
+    )
+    .expect("write keys");
+    let (_server, url) = start_listening(
+        "helpdesk-mcp",
+        &[
+            "--transport",
+            "http",
+            "--keys",
+            keys.to_str().expect("utf8"),
+            "--upstream-url",
+            &upstream,
+        ],
+    )
+    .await;
+    const KEY: &str = "people-key-0123456789";
+    let own = "ui://helpdesk/helpdesk_list_users";
+    let hidden = "ui://helpdesk/helpdesk_get_ticket";
+    let unknown = "ui://helpdesk/no_such_view";
+    let same = |answer: String, uri: &str| answer.replace(uri, "URI");
+
+    // In a session.
+    let client = mcpgen_tests::http_client(&url, KEY).await;
+    let read = |uri: &'static str| {
+        let client = &client;
+        async move {
+            client
+                .read_resource(ReadResourceRequestParams::new(uri))
+                .await
+                .map(|r| json!(r))
+                .map_err(|e| e.to_string())
+        }
+    };
+    let read_own = read(own).await.expect("its own tool's view");
+    assert_eq!(read_own["contents"][0]["uri"], own);
+    let read_hidden = read(hidden).await.expect_err("a hidden tool's view");
+    let read_unknown = read(unknown).await.expect_err("no such view");
+    assert_eq!(same(read_hidden, hidden), same(read_unknown, unknown));
+    client.cancel().await.ok();
+
+    // Stateless.
+    let (status, answer) = stateless_read(&url, KEY, own).await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["result"]["contents"][0]["uri"], own, "{answer}");
+    let (status_hidden, answer_hidden) = stateless_read(&url, KEY, hidden).await;
+    let (status_unknown, answer_unknown) = stateless_read(&url, KEY, unknown).await;
+    assert!(answer_hidden["error"].is_object(), "{answer_hidden}");
+    assert_eq!(status_hidden, status_unknown);
+    assert_eq!(
+        same(answer_hidden.to_string(), hidden),
+        same(answer_unknown.to_string(), unknown)
     );
 }

@@ -61,6 +61,10 @@ pub const DEFAULT_OUTPUT_SCHEMA_BUDGET: usize = 1024;
 /// before nested fields and nested structure takes the room they leave: at this size a full
 /// output schema takes about the bytes it took when it kept them.
 pub const DEFAULT_FULL_OUTPUT_SCHEMA_BUDGET: usize = 832;
+/// Budget of the output schema a tool's TypeScript declaration shows (its result type), in
+/// bytes of compact JSON: the documented fields in full where they fit, nested ones summarised
+/// past it (a shallower type), whatever the output mode lists.
+pub const DECLARED_OUTPUT_BUDGET: usize = 4096;
 /// Default longest tool description, in characters.
 pub const DEFAULT_DESCRIPTION_CHARS: usize = 200;
 /// Longest description of a schema node (a property, an argument), in characters.

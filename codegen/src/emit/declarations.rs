@@ -46,8 +46,9 @@ pub(crate) fn build(server: &ir::Server, header: &str) -> Built {
                     .as_ref()
                     .unwrap_or(&tool.input_schema),
                 output: tool
-                    .full_output_schema
+                    .declared_output_schema
                     .as_ref()
+                    .or(tool.full_output_schema.as_ref())
                     .or(tool.output_schema.as_ref()),
                 wrap_output: tool.wrap_output,
                 shared_input: summarised.then_some(&shared_input),

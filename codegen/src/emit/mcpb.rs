@@ -6,7 +6,9 @@
 //! installing it (`user_config`) reaches the server as the `MCPGEN_*` variables its flags read:
 //! the upstream URL (with the spec's or allowlist's URL as the default) and one credential per
 //! kind the API's security schemes take (an API key, a bearer token, a basic `USER:PASSWORD`),
-//! each marked sensitive. The manifest also lists the tools and the platforms.
+//! each marked sensitive, and required when it is the only one (the server refuses to start
+//! with a credential left empty or as an unfilled `${user_config.…}`, unless another one is
+//! given). The manifest also lists the tools and the platforms.
 //!
 //! `mcpgen bundle` packs this manifest with a built binary; it narrows the platforms and the
 //! entry point to the target it packs.
@@ -182,6 +184,13 @@ fn settings(server: &ir::Server) -> Vec<Setting> {
                 "required": false,
             }),
         });
+    }
+    // The only credential is the one the person must fill in; of several, any one will do.
+    let credentials = settings.len() - 1;
+    if credentials == 1
+        && let Some(only) = settings.last_mut()
+    {
+        only.entry["required"] = json!(true);
     }
     settings
 }

@@ -274,6 +274,7 @@ fn build_tool<'s>(
     let wrap_output = output.wrapped;
     let output_schema = output.advertised;
     let full_output_schema = output.full;
+    let declared_output_schema = output.declared;
     let output_limits = output.limits;
     let documented_output_schema = output
         .documented
@@ -310,6 +311,7 @@ fn build_tool<'s>(
         full_input_schema,
         full_output_schema,
         documented_output_schema,
+        declared_output_schema,
         wrap_output,
         access,
         annotations,

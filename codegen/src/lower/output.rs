@@ -21,6 +21,8 @@ pub(super) struct OutputSchemas {
     pub(super) full: Option<Value>,
     /// The documented schema, for `--output-check strict`.
     pub(super) documented: Option<Value>,
+    /// What the tool's TypeScript declaration shows, when it differs from `advertised`.
+    pub(super) declared: Option<Value>,
     /// Whether a non-object response is wrapped as `{"result": ...}`.
     pub(super) wrapped: bool,
     /// The limits the advertised schema was fitted to, when there is one.
@@ -59,6 +61,7 @@ pub(super) fn output_schema<'s>(
         advertised: None,
         full: None,
         documented: None,
+        declared: None,
         wrapped: false,
         limits: None,
         cuts: Vec::new(),
@@ -157,6 +160,20 @@ pub(super) fn output_schema<'s>(
             full_defs,
         ));
     }
+    // The result type a program sees: the tolerant schema with its fields, fitted to its own
+    // budget rather than the listing's mode (a `compact` listing keeps only the root's).
+    let declared = budget::fit(
+        &tolerant::tolerant_output(&root),
+        &mut |def| conv.def(def).map(tolerant::tolerant_output),
+        budget::Limits {
+            budget: Some(budget::DECLARED_OUTPUT_BUDGET),
+            min_depth: 0,
+            max_depth: None,
+            describe: true,
+            keep_required: false,
+        },
+    );
+    out.declared = (declared.schema != advertised.schema).then_some(declared.schema);
     out.advertised = Some(advertised.schema);
     out.limits = Some(limits);
     out.cuts = advertised.cuts;

@@ -5,7 +5,8 @@
 //! script reads with `JSON.parse`, never as markup. Its JSON is written so that nothing in it
 //! can end the block or read as markup or a URL: `<`, `>`, `&`, `/` and the two JavaScript
 //! line separators are `\u` or `\/` escapes. The document declares a Content Security Policy
-//! that lets it load nothing.
+//! that lets it load nothing ([`CONTENT_SECURITY_POLICY`]); its resource tells the host the
+//! same in `_meta.ui.csp` ([`CSP_DOMAINS`], each empty).
 
 /// The renderer script every view shares.
 pub const RENDERER: &str = include_str!("renderer.js");
@@ -13,19 +14,43 @@ pub const RENDERER: &str = include_str!("renderer.js");
 /// The style every view shares.
 pub const STYLE: &str = include_str!("view.css");
 
-/// What stands before the layout JSON.
+/// The Content Security Policy every view's document declares in its `<meta>` tag: nothing
+/// is loaded, fetched, framed or used as the base URI; only the inline script and style run.
+pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'unsafe-inline'; \
+style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
+
+/// The members of a view resource's `_meta.ui.csp` (MCP Apps `McpUiResourceCsp`), each an
+/// empty list of origins: the same policy as [`CONTENT_SECURITY_POLICY`], told to the host.
+pub const CSP_DOMAINS: [&str; 4] = [
+    "connectDomains",
+    "resourceDomains",
+    "frameDomains",
+    "baseUriDomains",
+];
+
+/// What stands before the policy.
 const HEAD: &str = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; \
-script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">\n\
+<meta http-equiv=\"Content-Security-Policy\" content=\"";
+
+/// What stands between the policy and the style.
+const AFTER_POLICY: &str = "\">\n\
 <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
 <title>View</title>\n<style>\n";
 
 /// The document of the view whose layout is `layout` (JSON text, a
 /// [`super::Layout`]): byte for byte the same for the same layout.
 pub fn document(layout: &str) -> String {
-    let mut html =
-        String::with_capacity(HEAD.len() + STYLE.len() + RENDERER.len() + layout.len() + 256);
+    let mut html = String::with_capacity(
+        HEAD.len()
+            + CONTENT_SECURITY_POLICY.len()
+            + STYLE.len()
+            + RENDERER.len()
+            + layout.len()
+            + 512,
+    );
     html.push_str(HEAD);
+    html.push_str(CONTENT_SECURITY_POLICY);
+    html.push_str(AFTER_POLICY);
     html.push_str(STYLE);
     html.push_str("</style>\n</head>\n<body>\n<main id=\"view\"></main>\n");
     html.push_str("<script type=\"application/json\" id=\"mcpgen-layout\">");

@@ -84,6 +84,9 @@ pub enum Kind {
     Text,
     /// A number.
     Number,
+    /// An identifier (a number or text whose field name says it names something: `id`,
+    /// `*_id`, `*Id`, `number`, ...), written as it is, without grouping.
+    Id,
     /// Yes or no.
     Bool,
     /// A calendar date (`format: date`).
@@ -396,6 +399,7 @@ impl<'r> Walk<'r> {
                 Some("uri" | "url" | "iri") => Kind::Uri,
                 _ => Kind::Text,
             },
+            Some("integer" | "number") if is_identifier(key) => Kind::Id,
             Some("integer" | "number") => Kind::Number,
             Some("boolean") => Kind::Bool,
             Some("array") if depth < MAX_DEPTH => self.array_kind(&node, depth, &mut field),
@@ -425,9 +429,43 @@ impl<'r> Walk<'r> {
         if !plain {
             return Kind::Json;
         }
-        field.fields = vec![self.field("", &item, depth + 1)];
+        let mut item = self.field("", &item, depth + 1);
+        // `ids`, `user_ids`: a list of identifiers.
+        if item.kind == Kind::Number && field.key.strip_suffix('s').is_some_and(is_identifier) {
+            item.kind = Kind::Id;
+        }
+        field.fields = vec![item];
         Kind::List
     }
+}
+
+/// Whether a number under the property `key` names something rather than counts it: `id`,
+/// `uid`, `uuid`, `*_id`, `*-id`, `*Id`, `*ID`, `number`, `*_number`, `*Number`, `*_no`, `*No`
+/// (ticket numbers, comment ids, order numbers).
+pub fn is_identifier(key: &str) -> bool {
+    const WHOLE: [&str; 6] = ["id", "uid", "uuid", "number", "no", "nr"];
+    let lower = key.to_ascii_lowercase();
+    if WHOLE.contains(&lower.as_str()) {
+        return true;
+    }
+    ["id", "number", "no", "nr"].iter().any(|word| {
+        // `user_id`, `user-id`, `user.id`: a separator before the word.
+        let separated = [b'_', b'-', b'.', b' '].iter().any(|sep| {
+            lower.len() > word.len() + 1
+                && lower.ends_with(word)
+                && lower.as_bytes()[lower.len() - word.len() - 1] == *sep
+        });
+        // `userId`, `userID`, `orderNumber`: a capital after a lower-case letter or digit.
+        let split = key.len().checked_sub(word.len()).filter(|at| *at > 0);
+        let camel = split
+            .and_then(|at| Some((key.get(..at)?, key.get(at..)?)))
+            .is_some_and(|(head, tail)| {
+                tail.eq_ignore_ascii_case(word)
+                    && tail.starts_with(|c: char| c.is_ascii_uppercase())
+                    && head.ends_with(|c: char| c.is_ascii_lowercase() || c.is_ascii_digit())
+            });
+        separated || camel
+    })
 }
 
 /// The label of the property `key` and the help text left over: the schema's `title`, else

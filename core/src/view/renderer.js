@@ -1,12 +1,15 @@
 // The renderer every view shares. It speaks the MCP Apps protocol (2026-01-26) with the host
 // over postMessage and draws a tool result's structuredContent as the view's layout says.
 // Values from results only ever become text: nodes are built with createElement and
-// textContent, links open through the host (ui/open-link), and nothing is fetched.
+// textContent, links open through the host (ui/open-link), and nothing is fetched. Fields are
+// read only as a value's own properties (a field named `constructor` is not Object's), and
+// every text from the API sits in its own <bdi>, so direction marks in it cannot reorder the
+// text around it.
 (function () {
   "use strict";
   var layout = JSON.parse(document.getElementById("mcpgen-layout").textContent);
   var view = document.getElementById("view");
-  var pending = {};
+  var pending = Object.create(null);
   var nextId = 1;
   var locale;
   var timeZone;
@@ -42,13 +45,25 @@
     return value !== null && typeof value === "object" && !Array.isArray(value);
   }
 
+  // `object[key]` when it is the object's own property, else undefined.
+  function own(object, key) {
+    return isObject(object) && Object.prototype.hasOwnProperty.call(object, key) ? object[key] : undefined;
+  }
+
   function at(value, path) {
-    for (var i = 0; path && i < path.length; i++) {
-      if (!isObject(value)) return undefined;
-      value = value[path[i]];
-    }
+    for (var i = 0; path && i < path.length; i++) value = own(value, path[i]);
     return value;
   }
+
+  // Text from the API, isolated from what stands beside it.
+  function isolated(className, text) {
+    var node = el("bdi", className, text);
+    node.dir = "auto";
+    return node;
+  }
+
+  // Direction and override marks, written in JSON as the escapes they may be.
+  var MARKS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
   function number(value) {
     return typeof value === "number" && isFinite(value) ? value : null;
@@ -59,30 +74,41 @@
   }
 
   function json(value) {
-    return el("pre", "json", JSON.stringify(value, null, 2));
+    var written = JSON.stringify(value, null, 2).replace(MARKS, function (mark) {
+      return "\\u" + mark.charCodeAt(0).toString(16).padStart(4, "0");
+    });
+    return el("pre", "json", written);
   }
 
   function plain(value) {
     return typeof value === "object" ? json(value) : text(String(value));
   }
 
-  function folded(summaryText, body) {
+  // `summary`: a node, or text of the view's own.
+  function folded(summary, body) {
     var details = el("details", "fold");
-    details.appendChild(el("summary", null, summaryText));
+    var line = el("summary", null, typeof summary === "string" ? summary : undefined);
+    if (typeof summary !== "string") line.appendChild(summary);
+    details.appendChild(line);
     details.appendChild(body);
     return details;
   }
 
   function text(value) {
-    if (value.length <= LONG) return el("span", "text", value);
-    return folded(value.slice(0, LONG - 40).trimEnd() + "…", el("div", "long", value));
+    if (value.length <= LONG) return isolated("text", value);
+    var start = el("span");
+    start.appendChild(isolated("text", value.slice(0, LONG - 40).trimEnd()));
+    start.appendChild(document.createTextNode("…"));
+    var long = el("div", "long");
+    long.appendChild(isolated(null, value));
+    return folded(start, long);
   }
 
   function badge(value) {
     var label = String(value);
     var hash = 0;
     for (var i = 0; i < label.length; i++) hash = (hash * 31 + label.charCodeAt(i)) >>> 0;
-    return el("span", "badge b" + (hash % 6), label);
+    return isolated("badge b" + (hash % 6), label);
   }
 
   function moment(value, dateOnly) {
@@ -110,7 +136,8 @@
       allowed = false;
     }
     if (!allowed) return text(target);
-    var node = el("a", "link", target);
+    var node = el("a", "link");
+    node.appendChild(isolated(null, target));
     node.title = target;
     node.tabIndex = 0;
     node.setAttribute("role", "link");
@@ -137,6 +164,9 @@
         return typeof v === "object" ? json(v) : badge(v);
       case "number":
         return number(v) !== null ? el("span", "number", v.toLocaleString(locale)) : plain(v);
+      case "id":
+        // An identifier, written as it is: no grouping, no rounding.
+        return typeof v === "object" ? json(v) : isolated("id", String(v));
       case "bool":
         return typeof v === "boolean" ? el("span", "bool", v ? "Yes" : "No") : plain(v);
       case "datetime":
@@ -172,7 +202,7 @@
   function card(object, fields) {
     var list = el("dl", "card");
     fields.forEach(function (field) {
-      if (!isObject(object) || !(field.key in object)) return;
+      if (!isObject(object) || !Object.prototype.hasOwnProperty.call(object, field.key)) return;
       var term = el("dt", null, field.label);
       if (field.help) term.title = field.help;
       var detail = el("dd");
@@ -222,7 +252,7 @@
         fields.forEach(function (field) {
           var cell = el("td");
           cell.dataset.key = field.key;
-          cell.appendChild(value(isObject(row) ? row[field.key] : undefined, field, true));
+          cell.appendChild(value(own(row, field.key), field, true));
           line.appendChild(cell);
         });
         body.appendChild(line);
@@ -266,17 +296,17 @@
       next[p.arg] = cursor;
       return next;
     }
-    var limit = p.size ? number(args[p.size]) : null;
+    var limit = p.size ? number(own(args, p.size)) : null;
     if (step > 0 && (flag === false || !rows.length || (flag !== true && limit !== null && rows.length < limit))) return null;
     if (p.mode === "page") {
-      var current = number(at(data, p.next)) || number(args[p.arg]) || 1;
+      var current = number(at(data, p.next)) || number(own(args, p.arg)) || 1;
       var pages = p.pages ? number(at(data, p.pages)) : null;
       if (step > 0 && pages !== null && current >= pages) return null;
       if (current + step < 1) return null;
       next[p.arg] = current + step;
       return next;
     }
-    var offset = number(args[p.arg]) || 0;
+    var offset = number(own(args, p.arg)) || 0;
     if (step < 0 && offset <= 0) return null;
     next[p.arg] = Math.max(0, step > 0 ? offset + rows.length : offset - (limit || rows.length));
     return next;
@@ -300,7 +330,7 @@
           },
           function (error) {
             button.disabled = false;
-            status("The page could not be loaded: " + error.message);
+            status("The page could not be loaded: ", error.message);
           }
         );
       });
@@ -309,9 +339,22 @@
     return bar;
   }
 
-  function status(message) {
+  // The status line: the view's own `message`, then `detail` (text from elsewhere), isolated.
+  function status(message, detail) {
     var line = document.getElementById("status");
-    if (line) line.textContent = message;
+    if (!line) return;
+    line.textContent = message;
+    if (detail !== undefined) line.appendChild(isolated(null, String(detail)));
+  }
+
+  // A paragraph of texts from the API, one line each, each isolated.
+  function paragraph(className, texts) {
+    var node = el("p", className);
+    texts.forEach(function (line, i) {
+      if (i > 0) node.appendChild(document.createTextNode("\n"));
+      node.appendChild(isolated(null, String(line)));
+    });
+    return node;
   }
 
   function heading() {
@@ -339,27 +382,32 @@
   }
 
   function show(result) {
-    shown = result || {};
-    var data = shown.structuredContent;
-    var texts = (shown.content || []).filter(function (c) {
-      return c && c.type === "text";
-    });
-    if (shown.isError) {
+    shown = isObject(result) ? result : {};
+    var data = own(shown, "structuredContent");
+    var content = own(shown, "content");
+    var texts = (Array.isArray(content) ? content : [])
+      .filter(function (c) {
+        return own(c, "type") === "text" && typeof own(c, "text") === "string";
+      })
+      .map(function (c) {
+        return c.text;
+      });
+    if (own(shown, "isError")) {
       heading();
-      view.appendChild(el("p", "error", texts.map(function (c) { return c.text; }).join("\n") || "The tool failed."));
+      view.appendChild(texts.length ? paragraph("error", texts) : el("p", "error", "The tool failed."));
       reportSize();
       return;
     }
     if (data === undefined && texts.length) {
       try {
-        data = JSON.parse(texts[0].text);
+        data = JSON.parse(texts[0]);
       } catch (e) {
         data = undefined;
       }
     }
     if (data === undefined) {
       heading();
-      view.appendChild(el("p", "text", texts.map(function (c) { return c.text; }).join("\n")));
+      view.appendChild(paragraph("text", texts));
       reportSize();
       return;
     }
@@ -369,11 +417,12 @@
   function applyContext(context) {
     if (!isObject(context)) return;
     var rootStyle = document.documentElement.style;
-    if (context.theme === "light" || context.theme === "dark") {
-      document.documentElement.dataset.theme = context.theme;
-      rootStyle.colorScheme = context.theme;
+    var theme = own(context, "theme");
+    if (theme === "light" || theme === "dark") {
+      document.documentElement.dataset.theme = theme;
+      rootStyle.colorScheme = theme;
     }
-    var variables = context.styles && context.styles.variables;
+    var variables = own(own(context, "styles"), "variables");
     if (isObject(variables)) {
       Object.keys(variables).forEach(function (name) {
         var setting = variables[name];
@@ -384,12 +433,14 @@
       });
     }
     var relocalise = false;
-    if (typeof context.locale === "string" && context.locale !== locale) {
-      locale = context.locale;
+    var wantedLocale = own(context, "locale");
+    var wantedZone = own(context, "timeZone");
+    if (typeof wantedLocale === "string" && wantedLocale !== locale) {
+      locale = wantedLocale;
       relocalise = true;
     }
-    if (typeof context.timeZone === "string" && context.timeZone !== timeZone) {
-      timeZone = context.timeZone;
+    if (typeof wantedZone === "string" && wantedZone !== timeZone) {
+      timeZone = wantedZone;
       relocalise = true;
     }
     if (relocalise && shown) show(shown);
@@ -409,7 +460,7 @@
     if (!isObject(message) || message.jsonrpc !== "2.0") return;
     if (message.method === undefined) {
       var waiting = pending[message.id];
-      if (!waiting) return;
+      if (!waiting || typeof message.id !== "number") return;
       delete pending[message.id];
       if (message.error) waiting.reject(new Error(String(message.error.message || "error")));
       else waiting.resolve(message.result || {});
@@ -420,9 +471,10 @@
       post({ jsonrpc: "2.0", id: message.id, result: {} });
       return;
     }
-    var params = message.params || {};
+    var params = isObject(message.params) ? message.params : {};
     if (message.method === "ui/notifications/tool-input") {
-      args = isObject(params.arguments) ? params.arguments : {};
+      var given = own(params, "arguments");
+      args = isObject(given) ? given : {};
     } else if (message.method === "ui/notifications/tool-result") {
       show(params);
     } else if (message.method === "ui/notifications/host-context-changed") {
@@ -441,7 +493,7 @@
     protocolVersion: "2026-01-26"
   }).then(
     function (result) {
-      applyContext(result.hostContext);
+      applyContext(own(result, "hostContext"));
       notify("ui/notifications/initialized");
       reportSize();
     },

@@ -71,7 +71,7 @@ fn a_list_under_items_is_a_table_with_the_other_fields_above() {
     assert_eq!(
         kinds,
         [
-            Kind::Number,
+            Kind::Id,
             Kind::Enum,
             Kind::DateTime,
             Kind::Uri,
@@ -377,4 +377,45 @@ fn the_layout_json_is_stable() {
     assert_eq!(parsed["kind"], "card");
     assert_eq!(parsed["fields"][2]["kind"], "datetime");
     assert_eq!(resource_uri("synaplan", "list"), "ui://synaplan/list");
+}
+
+#[test]
+fn numbers_that_name_something_are_identifiers() {
+    use super::layout::is_identifier;
+    for key in [
+        "id",
+        "ID",
+        "uid",
+        "user_id",
+        "user-id",
+        "userId",
+        "userID",
+        "ticket2Id",
+        "number",
+        "orderNumber",
+        "order_number",
+        "phone_no",
+    ] {
+        assert!(is_identifier(key), "{key}");
+    }
+    for key in [
+        "paid", "valid", "total", "count", "casino", "idle", "numbers", "Id", "é_ïd", "ñId", "",
+    ] {
+        assert_eq!(is_identifier(key), key == "Id", "{key}");
+    }
+    let schema = json!({"type": "object", "properties": {
+        "id": {"type": "integer"},
+        "comment_count": {"type": "integer"},
+        "parentId": {"type": ["integer", "null"]},
+        "ids": {"type": "array", "items": {"type": "integer"}},
+        "scores": {"type": "array", "items": {"type": "number"}}
+    }});
+    let layout = layout_of(&schema, false).expect("a view");
+    let kinds: Vec<Kind> = layout.fields.iter().map(|f| f.kind).collect();
+    assert_eq!(
+        kinds,
+        [Kind::Id, Kind::Number, Kind::Id, Kind::List, Kind::List]
+    );
+    assert_eq!(layout.fields[3].fields[0].kind, Kind::Id);
+    assert_eq!(layout.fields[4].fields[0].kind, Kind::Number);
 }

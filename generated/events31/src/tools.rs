@@ -145,7 +145,7 @@ pub const EVENTS31_LIST_EVENTS_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new(
  */
 events31_list_events(args: {
   /** Only events of these kinds */
-  kind?: EventKind[];
+  kind?: EventKindInput[];
   /**
    * Only events at or after this instant
    * Format: date-time; example: "2025-03-01T00:00:00Z".
@@ -154,10 +154,21 @@ events31_list_events(args: {
   /** Greater than: 0; maximum: 1000; default: 100. */
   limit?: number;
 }): Promise<{
-  events?: unknown[] | null;
-  cursor?: string | null;
+  events?: Event[] | null;
+  /** Cursor for the next page, null when there is none */
+  cursor?: (string | null) | null;
 }>;"#,
-            types: &[typescript::EVENT_KIND],
+            types: &[
+                typescript::EVENT_KIND_INPUT,
+                typescript::EVENT,
+                typescript::CLICK_EVENT,
+                typescript::EVENT_BASE,
+                typescript::EVENT_KIND,
+                typescript::PURCHASE_EVENT,
+                typescript::MONEY,
+                typescript::CURRENCY,
+                typescript::PAGE_VIEW_EVENT,
+            ],
         },
     )
     .view(&EVENTS31_LIST_EVENTS_VIEW);
@@ -232,10 +243,17 @@ events31_get_event(args: {
    * Format: uuid.
    */
   id: string;
-}): Promise<{
-  [key: string]: unknown;
-} | null>;"#,
-            types: &[],
+}): Promise<Event | null>;"#,
+            types: &[
+                typescript::EVENT,
+                typescript::CLICK_EVENT,
+                typescript::EVENT_BASE,
+                typescript::EVENT_KIND,
+                typescript::PURCHASE_EVENT,
+                typescript::MONEY,
+                typescript::CURRENCY,
+                typescript::PAGE_VIEW_EVENT,
+            ],
         },
     )
     .view(&EVENTS31_GET_EVENT_VIEW);
@@ -512,11 +530,17 @@ pub const EVENTS31_CREATE_EVENT_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new
  * Record a click, purchase or page-view event
  */
 events31_create_event(args: {
-  body: Event;
-}): Promise<{
-  [key: string]: unknown;
-} | null>;"#,
+  body: EventInput;
+}): Promise<Event | null>;"#,
             types: &[
+                typescript::EVENT_INPUT,
+                typescript::CLICK_EVENT_INPUT,
+                typescript::EVENT_BASE_INPUT,
+                typescript::EVENT_KIND_INPUT,
+                typescript::PURCHASE_EVENT_INPUT,
+                typescript::MONEY_INPUT,
+                typescript::CURRENCY_INPUT,
+                typescript::PAGE_VIEW_EVENT_INPUT,
                 typescript::EVENT,
                 typescript::CLICK_EVENT,
                 typescript::EVENT_BASE,
@@ -651,10 +675,17 @@ events31_annotate_event(args: {
     label: string;
     tags?: string[];
   };
-}): Promise<{
-  [key: string]: unknown;
-} | null>;"#,
-            types: &[],
+}): Promise<Event | null>;"#,
+            types: &[
+                typescript::EVENT,
+                typescript::CLICK_EVENT,
+                typescript::EVENT_BASE,
+                typescript::EVENT_KIND,
+                typescript::PURCHASE_EVENT,
+                typescript::MONEY,
+                typescript::CURRENCY,
+                typescript::PAGE_VIEW_EVENT,
+            ],
         },
     )
     .view(&EVENTS31_ANNOTATE_EVENT_VIEW);
@@ -662,7 +693,7 @@ events31_annotate_event(args: {
 /// The `events31_list_categories` tool's view (a table).
 pub static EVENTS31_LIST_CATEGORIES_VIEW: ::mcpgen::ViewDef = ::mcpgen::ViewDef::new(
     "events31_list_categories",
-    r#"{"tool":"events31_list_categories","title":"Category tree","kind":"table","path":["result"],"fields":[{"key":"id","label":"Id","kind":"number"},{"key":"name","label":"Name","kind":"text"},{"key":"slug","label":"Slug","kind":"text"},{"key":"parent","label":"Parent","kind":"object","fields":[{"key":"id","label":"Id","kind":"number"},{"key":"name","label":"Name","kind":"text"},{"key":"slug","label":"Slug","kind":"text"},{"key":"parent","label":"Parent","kind":"object","fields":[{"key":"id","label":"Id","kind":"number"},{"key":"name","label":"Name","kind":"text"},{"key":"slug","label":"Slug","kind":"text"},{"key":"parent","label":"Parent","kind":"json"},{"key":"children","label":"Children","kind":"json"}]},{"key":"children","label":"Children","kind":"table","fields":[{"key":"id","label":"Id","kind":"number"},{"key":"name","label":"Name","kind":"text"},{"key":"slug","label":"Slug","kind":"text"},{"key":"parent","label":"Parent","kind":"json"},{"key":"children","label":"Children","kind":"json"}]}]},{"key":"children","label":"Children","kind":"table","fields":[{"key":"id","label":"Id","kind":"number"},{"key":"name","label":"Name","kind":"text"},{"key":"slug","label":"Slug","kind":"text"},{"key":"parent","label":"Parent","kind":"object","fields":[{"key":"id","label":"Id","kind":"number"},{"key":"name","label":"Name","kind":"text"},{"key":"slug","label":"Slug","kind":"text"},{"key":"parent","label":"Parent","kind":"json"},{"key":"children","label":"Children","kind":"json"}]},{"key":"children","label":"Children","kind":"table","fields":[{"key":"id","label":"Id","kind":"number"},{"key":"name","label":"Name","kind":"text"},{"key":"slug","label":"Slug","kind":"text"},{"key":"parent","label":"Parent","kind":"json"},{"key":"children","label":"Children","kind":"json"}]}]}]}"#,
+    r#"{"tool":"events31_list_categories","title":"Category tree","kind":"table","path":["result"],"fields":[{"key":"id","label":"Id","kind":"id"},{"key":"name","label":"Name","kind":"text"},{"key":"slug","label":"Slug","kind":"text"},{"key":"parent","label":"Parent","kind":"object","fields":[{"key":"id","label":"Id","kind":"id"},{"key":"name","label":"Name","kind":"text"},{"key":"slug","label":"Slug","kind":"text"},{"key":"parent","label":"Parent","kind":"object","fields":[{"key":"id","label":"Id","kind":"id"},{"key":"name","label":"Name","kind":"text"},{"key":"slug","label":"Slug","kind":"text"},{"key":"parent","label":"Parent","kind":"json"},{"key":"children","label":"Children","kind":"json"}]},{"key":"children","label":"Children","kind":"table","fields":[{"key":"id","label":"Id","kind":"id"},{"key":"name","label":"Name","kind":"text"},{"key":"slug","label":"Slug","kind":"text"},{"key":"parent","label":"Parent","kind":"json"},{"key":"children","label":"Children","kind":"json"}]}]},{"key":"children","label":"Children","kind":"table","fields":[{"key":"id","label":"Id","kind":"id"},{"key":"name","label":"Name","kind":"text"},{"key":"slug","label":"Slug","kind":"text"},{"key":"parent","label":"Parent","kind":"object","fields":[{"key":"id","label":"Id","kind":"id"},{"key":"name","label":"Name","kind":"text"},{"key":"slug","label":"Slug","kind":"text"},{"key":"parent","label":"Parent","kind":"json"},{"key":"children","label":"Children","kind":"json"}]},{"key":"children","label":"Children","kind":"table","fields":[{"key":"id","label":"Id","kind":"id"},{"key":"name","label":"Name","kind":"text"},{"key":"slug","label":"Slug","kind":"text"},{"key":"parent","label":"Parent","kind":"json"},{"key":"children","label":"Children","kind":"json"}]}]}]}"#,
 );
 
 /// The `events31_list_categories` tool (GET /categories).
@@ -766,8 +797,8 @@ pub const EVENTS31_LIST_CATEGORIES_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::
 events31_list_categories(args: {
   /** Minimum: 1; maximum: 10. */
   depth?: number;
-}): Promise<unknown[] | null>;"#,
-            types: &[],
+}): Promise<Category[] | null>;"#,
+            types: &[typescript::CATEGORY],
         },
     )
     .view(&EVENTS31_LIST_CATEGORIES_VIEW);
@@ -959,14 +990,16 @@ events31_get_session(args: {
   startedAt?: string | null;
   /** Format: date-time. */
   endedAt?: string | null;
-  location?: unknown[] | null;
-  device?: {
-    [key: string]: unknown;
-  } | null;
+  location?: ref__components_schemas_Session_defs_GeoPoint_0c3cf5de | null;
+  device?: ref__components_schemas_Session_defs_Device_1a21bee0 | null;
   eventCount?: number | null;
+  /** Always "web" in this API version Documented values: web. */
   source?: unknown;
 }>;"#,
-            types: &[],
+            types: &[
+                typescript::REF__COMPONENTS_SCHEMAS_SESSION_DEFS_GEO_POINT_0C3CF5DE,
+                typescript::REF__COMPONENTS_SCHEMAS_SESSION_DEFS_DEVICE_1A21BEE0,
+            ],
         },
     )
     .view(&EVENTS31_GET_SESSION_VIEW);
@@ -1147,7 +1180,7 @@ events31_subscribe(args: {
   /** Format: uri; example: "https://hooks.example.org/events". */
   callbackUrl: string;
   /** Min items: 1. */
-  kinds: EventKind[];
+  kinds: EventKindInput[];
   /**
    * Shared secret used to sign deliveries; never returned
    * Min length: 16.
@@ -1157,15 +1190,15 @@ events31_subscribe(args: {
   active?: boolean;
 }): Promise<{
   id?: string | null;
-  /** Format: uri. */
+  /** Format: uri; example: "https://hooks.example.org/events". */
   callbackUrl?: string | null;
-  kinds?: unknown[] | null;
+  kinds?: EventKind[] | null;
   /** Default: true. */
   active?: boolean | null;
   /** Format: date-time. */
   createdAt?: string | null;
 }>;"#,
-            types: &[typescript::EVENT_KIND],
+            types: &[typescript::EVENT_KIND_INPUT, typescript::EVENT_KIND],
         },
     )
     .view(&EVENTS31_SUBSCRIBE_VIEW);
@@ -1319,11 +1352,17 @@ get_analytics_reports_aggregated_by_customer_segment_an_9b31ecef(args: {
   from: string;
   /** Format: date. */
   to: string;
-  currency?: Currency;
+  currency?: CurrencyInput;
 }): Promise<{
-  rows?: unknown[] | null;
+  rows?: {
+    segment?: string | null;
+    /** Documented values: organic, paid_search, social, email, referral, direct. */
+    channel?: string | null;
+    revenue?: Money | null;
+    conversionRate?: number | null;
+  }[] | null;
 }>;"#,
-            types: &[typescript::CURRENCY],
+            types: &[typescript::CURRENCY_INPUT, typescript::MONEY, typescript::CURRENCY],
         },
     )
     .view(&GET_ANALYTICS_REPORTS_AGGREGATED_BY_CUSTOMER_SEGMENT_AN_9B31ECEF_VIEW);
@@ -1331,12 +1370,91 @@ get_analytics_reports_aggregated_by_customer_segment_an_9b31ecef(args: {
 /// The TypeScript declarations of the named types the tools' declarations reach,
 /// each held once (`tools.d.ts` shows them all).
 pub mod typescript {
-    /// The type `EventKind`.
-    pub const EVENT_KIND: &str = r#"type EventKind = "click" | "purchase" | "page_view";"#;
     /// The type `Event`.
     pub const EVENT: &str = r#"type Event = ClickEvent | PurchaseEvent | PageViewEvent;"#;
     /// The type `ClickEvent`.
     pub const CLICK_EVENT: &str = r##"type ClickEvent = EventBase & {
+  /** Documented values: click. */
+  kind?: unknown;
+  /**
+   * CSS selector of the clicked element
+   * Example: "#buy-button".
+   */
+  element?: string | null;
+  /** Viewport x and y in pixels */
+  position?: [number, number] | null;
+};"##;
+    /// The type `EventBase`.
+    pub const EVENT_BASE: &str = r#"interface EventBase {
+  /** Format: uuid. */
+  id?: string | null;
+  kind?: EventKind | null;
+  /** Format: uuid. */
+  sessionId?: string | null;
+  /**
+   * Defaults to the time of receipt
+   * Format: date-time.
+   */
+  occurredAt?: string | null;
+  /** Format: date-time. */
+  receivedAt?: string | null;
+  label?: string | null;
+}"#;
+    /// The type `EventKind`.
+    pub const EVENT_KIND: &str = r#"/** Documented values: click, purchase, page_view. */
+type EventKind = string;"#;
+    /// The type `PurchaseEvent`.
+    pub const PURCHASE_EVENT: &str = r#"type PurchaseEvent = EventBase & {
+  /** Documented values: purchase. */
+  kind?: unknown;
+  orderId?: string | null;
+  amount?: Money | null;
+  coupon?: string | null;
+};"#;
+    /// The type `Money`.
+    pub const MONEY: &str = r#"interface Money {
+  /** Example: 19.99. */
+  value?: number | null;
+  currency?: Currency | null;
+}"#;
+    /// The type `Currency`.
+    pub const CURRENCY: &str = r#"/** Example: "EUR". */
+type Currency = string;"#;
+    /// The type `PageViewEvent`.
+    pub const PAGE_VIEW_EVENT: &str = r#"type PageViewEvent = EventBase & {
+  /** Documented values: page_view. */
+  kind?: unknown;
+  /** Format: uri. */
+  url?: string | null;
+  referrer?: (string | null) | null;
+  durationMs?: number | null;
+};"#;
+    /// The type `Category`.
+    pub const CATEGORY: &str = r#"interface Category {
+  id?: number | null;
+  /** Example: "Books". */
+  name?: string | null;
+  slug?: string | null;
+  /** The parent category, null for a root */
+  parent?: (Category | null) | null;
+  children?: Category[] | null;
+}"#;
+    /// The type `ref__components_schemas_Session_defs_GeoPoint_0c3cf5de`.
+    pub const REF__COMPONENTS_SCHEMAS_SESSION_DEFS_GEO_POINT_0C3CF5DE: &str = r#"/** Latitude and longitude in degrees */
+type ref__components_schemas_Session_defs_GeoPoint_0c3cf5de = [number, number, ...unknown[]];"#;
+    /// The type `ref__components_schemas_Session_defs_Device_1a21bee0`.
+    pub const REF__COMPONENTS_SCHEMAS_SESSION_DEFS_DEVICE_1A21BEE0: &str = r#"interface ref__components_schemas_Session_defs_Device_1a21bee0 {
+  /** Documented values: desktop, mobile, tablet, bot. */
+  type?: unknown;
+  os?: string | null;
+  screen?: [number, number, ...unknown[]] | null;
+}"#;
+    /// The type `EventKindInput`.
+    pub const EVENT_KIND_INPUT: &str = r#"type EventKindInput = "click" | "purchase" | "page_view";"#;
+    /// The type `EventInput`.
+    pub const EVENT_INPUT: &str = r#"type EventInput = ClickEventInput | PurchaseEventInput | PageViewEventInput;"#;
+    /// The type `ClickEventInput`.
+    pub const CLICK_EVENT_INPUT: &str = r##"type ClickEventInput = EventBaseInput & {
   kind: "click";
   /**
    * CSS selector of the clicked element
@@ -1349,9 +1467,9 @@ pub mod typescript {
    */
   position?: [number, number];
 };"##;
-    /// The type `EventBase`.
-    pub const EVENT_BASE: &str = r#"interface EventBase {
-  kind: EventKind;
+    /// The type `EventBaseInput`.
+    pub const EVENT_BASE_INPUT: &str = r#"interface EventBaseInput {
+  kind: EventKindInput;
   /** Format: uuid. */
   sessionId: string;
   /**
@@ -1360,24 +1478,24 @@ pub mod typescript {
    */
   occurredAt?: string;
 }"#;
-    /// The type `PurchaseEvent`.
-    pub const PURCHASE_EVENT: &str = r#"type PurchaseEvent = EventBase & {
+    /// The type `PurchaseEventInput`.
+    pub const PURCHASE_EVENT_INPUT: &str = r#"type PurchaseEventInput = EventBaseInput & {
   kind: "purchase";
   orderId: string;
-  amount: Money;
+  amount: MoneyInput;
   coupon?: string | null;
 };"#;
-    /// The type `Money`.
-    pub const MONEY: &str = r#"interface Money {
+    /// The type `MoneyInput`.
+    pub const MONEY_INPUT: &str = r#"interface MoneyInput {
   /** Minimum: 0; example: 19.99. */
   value: number;
-  currency: Currency;
+  currency: CurrencyInput;
 }"#;
-    /// The type `Currency`.
-    pub const CURRENCY: &str = r#"/** Pattern: ^[A-Z]{3}$; example: "EUR". */
-type Currency = string;"#;
-    /// The type `PageViewEvent`.
-    pub const PAGE_VIEW_EVENT: &str = r#"type PageViewEvent = EventBase & {
+    /// The type `CurrencyInput`.
+    pub const CURRENCY_INPUT: &str = r#"/** Pattern: ^[A-Z]{3}$; example: "EUR". */
+type CurrencyInput = string;"#;
+    /// The type `PageViewEventInput`.
+    pub const PAGE_VIEW_EVENT_INPUT: &str = r#"type PageViewEventInput = EventBaseInput & {
   kind: "page_view";
   /** Format: uri. */
   url: string;

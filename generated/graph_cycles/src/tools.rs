@@ -220,8 +220,13 @@ graph_cycles_list_people(args: {
   where?: PersonFilter;
   /** Minimum: 1; maximum: 100; default: 25. */
   limit?: number;
-}): Promise<unknown[] | null>;"#,
-            types: &[typescript::PERSON_FILTER],
+}): Promise<Person[] | null>;"#,
+            types: &[
+                typescript::PERSON_FILTER,
+                typescript::PERSON,
+                typescript::ORGANIZATION,
+                typescript::ADDRESS,
+            ],
         },
     )
     .view(&GRAPH_CYCLES_LIST_PEOPLE_VIEW);
@@ -366,15 +371,12 @@ graph_cycles_get_person(args: {
 }): Promise<{
   id?: string | null;
   name?: string | null;
-  employer?: {
-    [key: string]: unknown;
-  } | null;
-  manager?: {
-    [key: string]: unknown;
-  } | null;
-  reports?: unknown[] | null;
+  employer?: Organization | null;
+  /** The person's manager, null for the top of the hierarchy */
+  manager?: (Person | null) | null;
+  reports?: Person[] | null;
 }>;"#,
-            types: &[],
+            types: &[typescript::ORGANIZATION, typescript::PERSON, typescript::ADDRESS],
         },
     )
     .view(&GRAPH_CYCLES_GET_PERSON_VIEW);
@@ -524,18 +526,12 @@ graph_cycles_get_organization(args: {
 }): Promise<{
   id?: string | null;
   name?: string | null;
-  owner?: {
-    [key: string]: unknown;
-  } | null;
-  members?: unknown[] | null;
-  parent?: {
-    [key: string]: unknown;
-  } | null;
-  address?: {
-    [key: string]: unknown;
-  } | null;
+  owner?: Person | null;
+  members?: Person[] | null;
+  parent?: Organization | null;
+  address?: Address | null;
 }>;"#,
-            types: &[],
+            types: &[typescript::PERSON, typescript::ORGANIZATION, typescript::ADDRESS],
         },
     )
     .view(&GRAPH_CYCLES_GET_ORGANIZATION_VIEW);
@@ -930,17 +926,22 @@ pub const GRAPH_CYCLES_CREATE_PROJECT_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDe
             signature: r#"/** Create a project with its initial tasks */
 graph_cycles_create_project(args: {
   name: string;
-  owner?: Person;
-  tasks?: Task[];
+  owner?: PersonInput;
+  tasks?: TaskInput[];
 }): Promise<{
   id?: string | null;
   name?: string | null;
-  owner?: {
-    [key: string]: unknown;
-  } | null;
-  tasks?: unknown[] | null;
+  owner?: Person | null;
+  tasks?: Task[] | null;
 }>;"#,
             types: &[
+                typescript::PERSON_INPUT,
+                typescript::ORGANIZATION_INPUT,
+                typescript::ADDRESS_INPUT,
+                typescript::TASK_INPUT,
+                typescript::PROJECT_INPUT,
+                typescript::COMMENT_INPUT,
+                typescript::COMMENT_BASE_INPUT,
                 typescript::PERSON,
                 typescript::ORGANIZATION,
                 typescript::ADDRESS,
@@ -1095,8 +1096,17 @@ graph_cycles_list_tasks(args: {
   projectId: string;
   /** Task filter (deepObject); may nest through any */
   filter?: TaskFilter;
-}): Promise<unknown[] | null>;"#,
-            types: &[typescript::TASK_FILTER],
+}): Promise<Task[] | null>;"#,
+            types: &[
+                typescript::TASK_FILTER,
+                typescript::TASK,
+                typescript::PROJECT,
+                typescript::PERSON,
+                typescript::ORGANIZATION,
+                typescript::ADDRESS,
+                typescript::COMMENT,
+                typescript::COMMENT_BASE,
+            ],
         },
     )
     .view(&GRAPH_CYCLES_LIST_TASKS_VIEW);
@@ -1516,30 +1526,37 @@ graph_cycles_create_task(args: {
   title: string;
   /** Default: "todo". */
   status?: "todo" | "doing" | "done";
-  project?: Project;
+  project?: ProjectInput2;
   /** Id of the parent task, null for a top-level task */
   parent?: string | null;
-  subtasks?: Task[];
-  blockedBy?: Task[];
-  assignee?: Person;
-  comments?: Comment[];
+  subtasks?: TaskInput2[];
+  blockedBy?: TaskInput2[];
+  assignee?: PersonInput2;
+  comments?: CommentInput2[];
 }): Promise<{
   id?: string | null;
   title?: string | null;
-  /** Default: "todo". */
+  /**
+   * Documented values: todo, doing, done.
+   * Default: "todo".
+   */
   status?: string | null;
-  project?: {
-    [key: string]: unknown;
-  } | null;
+  project?: Project | null;
+  /** Id of the parent task, null for a top-level task */
   parent?: string | null;
-  subtasks?: unknown[] | null;
-  blockedBy?: unknown[] | null;
-  assignee?: {
-    [key: string]: unknown;
-  } | null;
-  comments?: unknown[] | null;
+  subtasks?: Task[] | null;
+  blockedBy?: Task[] | null;
+  assignee?: Person | null;
+  comments?: Comment[] | null;
 }>;"#,
             types: &[
+                typescript::PROJECT_INPUT2,
+                typescript::PERSON_INPUT2,
+                typescript::ORGANIZATION_INPUT2,
+                typescript::ADDRESS_INPUT,
+                typescript::TASK_INPUT2,
+                typescript::COMMENT_INPUT2,
+                typescript::COMMENT_BASE_INPUT2,
                 typescript::PROJECT,
                 typescript::PERSON,
                 typescript::ORGANIZATION,
@@ -1555,6 +1572,64 @@ graph_cycles_create_task(args: {
 /// The TypeScript declarations of the named types the tools' declarations reach,
 /// each held once (`tools.d.ts` shows them all).
 pub mod typescript {
+    /// The type `Person`.
+    pub const PERSON: &str = r#"interface Person {
+  id?: string | null;
+  name?: string | null;
+  employer?: Organization | null;
+  /** The person's manager, null for the top of the hierarchy */
+  manager?: (Person | null) | null;
+  reports?: Person[] | null;
+}"#;
+    /// The type `Organization`.
+    pub const ORGANIZATION: &str = r#"interface Organization {
+  id?: string | null;
+  name?: string | null;
+  owner?: Person | null;
+  members?: Person[] | null;
+  parent?: Organization | null;
+  address?: Address | null;
+}"#;
+    /// The type `Address`.
+    pub const ADDRESS: &str = r#"interface Address {
+  street?: string | null;
+  city?: string | null;
+  country?: string | null;
+}"#;
+    /// The type `Task`.
+    pub const TASK: &str = r#"interface Task {
+  id?: string | null;
+  title?: string | null;
+  /**
+   * Documented values: todo, doing, done.
+   * Default: "todo".
+   */
+  status?: string | null;
+  project?: Project | null;
+  /** Id of the parent task, null for a top-level task */
+  parent?: string | null;
+  subtasks?: Task[] | null;
+  blockedBy?: Task[] | null;
+  assignee?: Person | null;
+  comments?: Comment[] | null;
+}"#;
+    /// The type `Project`.
+    pub const PROJECT: &str = r#"interface Project {
+  id?: string | null;
+  name?: string | null;
+  owner?: Person | null;
+  tasks?: Task[] | null;
+}"#;
+    /// The type `Comment`.
+    pub const COMMENT: &str = r#"/** A comment and its replies (self-referential through allOf) */
+type Comment = CommentBase & {
+  replies?: Comment[] | null;
+};"#;
+    /// The type `CommentBase`.
+    pub const COMMENT_BASE: &str = r#"interface CommentBase {
+  text?: string | null;
+  author?: Person | null;
+}"#;
     /// The type `PersonFilter`.
     pub const PERSON_FILTER: &str = r#"interface PersonFilter {
   name?: string;
@@ -1563,63 +1638,108 @@ pub mod typescript {
   or?: PersonFilter[];
   not?: PersonFilter;
 }"#;
-    /// The type `Person`.
-    pub const PERSON: &str = r#"interface Person {
+    /// The type `PersonInput`.
+    pub const PERSON_INPUT: &str = r#"interface PersonInput {
   name: string;
-  employer?: Organization;
+  employer?: OrganizationInput;
   /** The person's manager, null for the top of the hierarchy */
-  manager?: Person | null;
-  reports?: Person[];
+  manager?: PersonInput | null;
+  reports?: PersonInput[];
 }"#;
-    /// The type `Organization`.
-    pub const ORGANIZATION: &str = r#"interface Organization {
+    /// The type `OrganizationInput`.
+    pub const ORGANIZATION_INPUT: &str = r#"interface OrganizationInput {
   name: string;
-  owner: Person;
-  members?: Person[];
-  parent?: Organization;
-  address?: Address;
+  owner: PersonInput;
+  members?: PersonInput[];
+  parent?: OrganizationInput;
+  address?: AddressInput;
 }"#;
-    /// The type `Address`.
-    pub const ADDRESS: &str = r#"interface Address {
+    /// The type `AddressInput`.
+    pub const ADDRESS_INPUT: &str = r#"interface AddressInput {
   street?: string;
   city?: string;
   /** Min length: 2; max length: 2. */
   country?: string;
 }"#;
-    /// The type `Task`.
-    pub const TASK: &str = r#"interface Task {
+    /// The type `TaskInput`.
+    pub const TASK_INPUT: &str = r#"interface TaskInput {
   title: string;
   /** Default: "todo". */
   status?: "todo" | "doing" | "done";
-  project?: Project;
+  project?: ProjectInput;
   /** Id of the parent task, null for a top-level task */
   parent?: string | null;
-  subtasks?: Task[];
-  blockedBy?: Task[];
-  assignee?: Person;
-  comments?: Comment[];
+  subtasks?: TaskInput[];
+  blockedBy?: TaskInput[];
+  assignee?: PersonInput;
+  comments?: CommentInput[];
 }"#;
-    /// The type `Project`.
-    pub const PROJECT: &str = r#"interface Project {
+    /// The type `ProjectInput`.
+    pub const PROJECT_INPUT: &str = r#"interface ProjectInput {
   name: string;
-  owner?: Person;
-  tasks?: Task[];
+  owner?: PersonInput;
+  tasks?: TaskInput[];
 }"#;
-    /// The type `Comment`.
-    pub const COMMENT: &str = r#"/** A comment and its replies (self-referential through allOf) */
-type Comment = CommentBase & {
-  replies?: Comment[];
+    /// The type `CommentInput`.
+    pub const COMMENT_INPUT: &str = r#"/** A comment and its replies (self-referential through allOf) */
+type CommentInput = CommentBaseInput & {
+  replies?: CommentInput[];
 };"#;
-    /// The type `CommentBase`.
-    pub const COMMENT_BASE: &str = r#"interface CommentBase {
+    /// The type `CommentBaseInput`.
+    pub const COMMENT_BASE_INPUT: &str = r#"interface CommentBaseInput {
   text: string;
-  author?: Person;
+  author?: PersonInput;
 }"#;
     /// The type `TaskFilter`.
     pub const TASK_FILTER: &str = r#"interface TaskFilter {
   status?: "todo" | "doing" | "done";
   assignee?: string;
   any?: TaskFilter[];
+}"#;
+    /// The type `ProjectInput2`.
+    pub const PROJECT_INPUT2: &str = r#"interface ProjectInput2 {
+  name: string;
+  owner?: PersonInput2;
+  tasks?: TaskInput2[];
+}"#;
+    /// The type `PersonInput2`.
+    pub const PERSON_INPUT2: &str = r#"interface PersonInput2 {
+  name: string;
+  employer?: OrganizationInput2;
+  /** The person's manager, null for the top of the hierarchy */
+  manager?: PersonInput2 | null;
+  reports?: PersonInput2[];
+}"#;
+    /// The type `OrganizationInput2`.
+    pub const ORGANIZATION_INPUT2: &str = r#"interface OrganizationInput2 {
+  name: string;
+  owner: PersonInput2;
+  members?: PersonInput2[];
+  parent?: OrganizationInput2;
+  address?: AddressInput;
+}"#;
+    /// The type `TaskInput2`.
+    pub const TASK_INPUT2: &str = r#"interface TaskInput2 {
+  title: string;
+  /** Default: "todo". */
+  status?: "todo" | "doing" | "done";
+  project?: ProjectInput2;
+  /** Id of the parent task, null for a top-level task */
+  parent?: string | null;
+  subtasks?: TaskInput2[];
+  blockedBy?: TaskInput2[];
+  assignee?: PersonInput2;
+  comments?: CommentInput2[];
+}"#;
+    /// The type `CommentInput2`.
+    pub const COMMENT_INPUT2: &str = r#"/** A comment and its replies (self-referential through allOf) */
+type CommentInput2 = CommentBaseInput2 & {
+  replies?: CommentInput2[];
+};"#;
+    /// The type `CommentBaseInput2`.
+    pub const COMMENT_BASE_INPUT2: &str = r#"interface CommentBaseInput2 {
+  text: string;
+  author?: PersonInput2;
 }"#;
 }
 

@@ -29,7 +29,7 @@ pub static SECURITY_SCHEMES: &[::mcpgen::SecurityScheme] = &[
 /// The `helpdesk_list_tickets` tool's view (a table).
 pub static HELPDESK_LIST_TICKETS_VIEW: ::mcpgen::ViewDef = ::mcpgen::ViewDef::new(
     "helpdesk_list_tickets",
-    r#"{"tool":"helpdesk_list_tickets","title":"Tickets","kind":"table","path":["items"],"fields":[{"key":"key","label":"Key","kind":"text"},{"key":"title","label":"Title","kind":"text"},{"key":"status","label":"Status","kind":"enum"},{"key":"priority","label":"Priority","kind":"enum"},{"key":"assignee","label":"Assignee","kind":"object","fields":[{"key":"id","label":"Id","kind":"number"},{"key":"name","label":"Name","kind":"text"},{"key":"email","label":"Email","kind":"text"},{"key":"role","label":"Role","kind":"enum"},{"key":"profile_url","label":"Profile page","kind":"uri"},{"key":"joined_on","label":"Joined","kind":"date"}]},{"key":"labels","label":"Labels","kind":"list","fields":[{"key":"","label":"Value","kind":"text"}]},{"key":"created_at","label":"Opened","kind":"datetime"},{"key":"url","label":"Link","kind":"uri"}],"extra":[{"key":"page","label":"The page shown","kind":"number"},{"key":"per_page","label":"Per page","kind":"number"},{"key":"total","label":"Tickets matching","kind":"number"},{"key":"total_pages","label":"Total pages","kind":"number"}],"paging":{"mode":"page","arg":"page","size":"per_page","next":["page"],"pages":["total_pages"]}}"#,
+    r#"{"tool":"helpdesk_list_tickets","title":"Tickets","kind":"table","path":["items"],"fields":[{"key":"key","label":"Key","kind":"text"},{"key":"title","label":"Title","kind":"text"},{"key":"status","label":"Status","kind":"enum"},{"key":"priority","label":"Priority","kind":"enum"},{"key":"assignee","label":"Assignee","kind":"object","fields":[{"key":"id","label":"Id","kind":"id"},{"key":"name","label":"Name","kind":"text"},{"key":"email","label":"Email","kind":"text"},{"key":"role","label":"Role","kind":"enum"},{"key":"profile_url","label":"Profile page","kind":"uri"},{"key":"joined_on","label":"Joined","kind":"date"}]},{"key":"labels","label":"Labels","kind":"list","fields":[{"key":"","label":"Value","kind":"text"}]},{"key":"created_at","label":"Opened","kind":"datetime"},{"key":"url","label":"Link","kind":"uri"}],"extra":[{"key":"page","label":"The page shown","kind":"number"},{"key":"per_page","label":"Per page","kind":"number"},{"key":"total","label":"Tickets matching","kind":"number"},{"key":"total_pages","label":"Total pages","kind":"number"}],"paging":{"mode":"page","arg":"page","size":"per_page","next":["page"],"pages":["total_pages"]}}"#,
 );
 
 /// The `helpdesk_list_tickets` tool (GET /projects/{project}/tickets).
@@ -215,7 +215,7 @@ helpdesk_list_tickets(args: {
   /** Project key (CORE, WEB). */
   project: string;
   /** Only tickets in this state. */
-  status?: Status;
+  status?: StatusInput;
   /**
    * Page number, from 1.
    * Minimum: 1; default: 1.
@@ -227,13 +227,21 @@ helpdesk_list_tickets(args: {
    */
   per_page?: number;
 }): Promise<{
-  items?: unknown[] | null;
+  items?: TicketSummary[] | null;
+  /** The page shown. */
   page?: number | null;
   per_page?: number | null;
+  /** Tickets matching. */
   total?: number | null;
   total_pages?: number | null;
 }>;"#,
-            types: &[typescript::STATUS],
+            types: &[
+                typescript::STATUS_INPUT,
+                typescript::TICKET_SUMMARY,
+                typescript::STATUS,
+                typescript::PRIORITY,
+                typescript::USER,
+            ],
         },
     )
     .view(&HELPDESK_LIST_TICKETS_VIEW);
@@ -241,7 +249,7 @@ helpdesk_list_tickets(args: {
 /// The `helpdesk_get_ticket` tool's view (a card).
 pub static HELPDESK_GET_TICKET_VIEW: ::mcpgen::ViewDef = ::mcpgen::ViewDef::new(
     "helpdesk_get_ticket",
-    r#"{"tool":"helpdesk_get_ticket","title":"Ticket","kind":"card","path":["result"],"fields":[{"key":"key","label":"Key","kind":"text"},{"key":"title","label":"Title","kind":"text"},{"key":"status","label":"Status","kind":"enum"},{"key":"priority","label":"Priority","kind":"enum"},{"key":"assignee","label":"Assignee","kind":"object","fields":[{"key":"id","label":"Id","kind":"number"},{"key":"name","label":"Name","kind":"text"},{"key":"email","label":"Email","kind":"text"},{"key":"role","label":"Role","kind":"enum"},{"key":"profile_url","label":"Profile page","kind":"uri"},{"key":"joined_on","label":"Joined","kind":"date"}]},{"key":"labels","label":"Labels","kind":"list","fields":[{"key":"","label":"Value","kind":"text"}]},{"key":"created_at","label":"Opened","kind":"datetime"},{"key":"url","label":"Link","kind":"uri"},{"key":"description","label":"What the reporter wrote","kind":"text"},{"key":"due_on","label":"Due","kind":"date"},{"key":"comments","label":"Comments","kind":"table","fields":[{"key":"id","label":"Id","kind":"number"},{"key":"author","label":"Author","kind":"object","fields":[{"key":"id","label":"Id","kind":"number"},{"key":"name","label":"Name","kind":"text"},{"key":"email","label":"Email","kind":"text"},{"key":"role","label":"Role","kind":"enum"},{"key":"profile_url","label":"Profile page","kind":"uri"},{"key":"joined_on","label":"Joined","kind":"date"}]},{"key":"body","label":"Comment","kind":"text"},{"key":"created_at","label":"Written","kind":"datetime"}]},{"key":"links","label":"Links","kind":"table","fields":[{"key":"rel","label":"Rel","kind":"enum"},{"key":"url","label":"Url","kind":"uri"}]}]}"#,
+    r#"{"tool":"helpdesk_get_ticket","title":"Ticket","kind":"card","path":["result"],"fields":[{"key":"key","label":"Key","kind":"text"},{"key":"title","label":"Title","kind":"text"},{"key":"status","label":"Status","kind":"enum"},{"key":"priority","label":"Priority","kind":"enum"},{"key":"assignee","label":"Assignee","kind":"object","fields":[{"key":"id","label":"Id","kind":"id"},{"key":"name","label":"Name","kind":"text"},{"key":"email","label":"Email","kind":"text"},{"key":"role","label":"Role","kind":"enum"},{"key":"profile_url","label":"Profile page","kind":"uri"},{"key":"joined_on","label":"Joined","kind":"date"}]},{"key":"labels","label":"Labels","kind":"list","fields":[{"key":"","label":"Value","kind":"text"}]},{"key":"created_at","label":"Opened","kind":"datetime"},{"key":"url","label":"Link","kind":"uri"},{"key":"description","label":"What the reporter wrote","kind":"text"},{"key":"due_on","label":"Due","kind":"date"},{"key":"comments","label":"Comments","kind":"table","fields":[{"key":"id","label":"Id","kind":"id"},{"key":"author","label":"Author","kind":"object","fields":[{"key":"id","label":"Id","kind":"id"},{"key":"name","label":"Name","kind":"text"},{"key":"email","label":"Email","kind":"text"},{"key":"role","label":"Role","kind":"enum"},{"key":"profile_url","label":"Profile page","kind":"uri"},{"key":"joined_on","label":"Joined","kind":"date"}]},{"key":"body","label":"Comment","kind":"text"},{"key":"created_at","label":"Written","kind":"datetime"}]},{"key":"links","label":"Links","kind":"table","fields":[{"key":"rel","label":"Rel","kind":"enum"},{"key":"url","label":"Url","kind":"uri"}]}]}"#,
 );
 
 /// The `helpdesk_get_ticket` tool (GET /tickets/{key}).
@@ -412,10 +420,15 @@ pub const HELPDESK_GET_TICKET_TOOL: ::mcpgen::ToolDef = ::mcpgen::ToolDef::new(
 helpdesk_get_ticket(args: {
   /** Ticket key, e.g. */
   key: string;
-}): Promise<{
-  [key: string]: unknown;
-} | null>;"#,
-            types: &[],
+}): Promise<Ticket | null>;"#,
+            types: &[
+                typescript::TICKET,
+                typescript::TICKET_SUMMARY,
+                typescript::STATUS,
+                typescript::PRIORITY,
+                typescript::USER,
+                typescript::COMMENT,
+            ],
         },
     )
     .view(&HELPDESK_GET_TICKET_VIEW);
@@ -423,7 +436,7 @@ helpdesk_get_ticket(args: {
 /// The `helpdesk_ticket_history` tool's view (a table).
 pub static HELPDESK_TICKET_HISTORY_VIEW: ::mcpgen::ViewDef = ::mcpgen::ViewDef::new(
     "helpdesk_ticket_history",
-    r#"{"tool":"helpdesk_ticket_history","title":"Ticket history","kind":"table","path":["data"],"fields":[{"key":"id","label":"Id","kind":"text"},{"key":"kind","label":"Kind","kind":"enum"},{"key":"at","label":"When","kind":"datetime"},{"key":"actor","label":"Actor","kind":"object","fields":[{"key":"id","label":"Id","kind":"number"},{"key":"name","label":"Name","kind":"text"},{"key":"email","label":"Email","kind":"text"},{"key":"role","label":"Role","kind":"enum"},{"key":"profile_url","label":"Profile page","kind":"uri"},{"key":"joined_on","label":"Joined","kind":"date"}]},{"key":"detail","label":"Detail","kind":"text"}],"extra":[{"key":"next_cursor","label":"Next cursor","kind":"text","help":"Pass as `cursor` for the next page; null on the last page."}],"paging":{"mode":"cursor","arg":"cursor","size":"limit","next":["next_cursor"]}}"#,
+    r#"{"tool":"helpdesk_ticket_history","title":"Ticket history","kind":"table","path":["data"],"fields":[{"key":"id","label":"Id","kind":"text"},{"key":"kind","label":"Kind","kind":"enum"},{"key":"at","label":"When","kind":"datetime"},{"key":"actor","label":"Actor","kind":"object","fields":[{"key":"id","label":"Id","kind":"id"},{"key":"name","label":"Name","kind":"text"},{"key":"email","label":"Email","kind":"text"},{"key":"role","label":"Role","kind":"enum"},{"key":"profile_url","label":"Profile page","kind":"uri"},{"key":"joined_on","label":"Joined","kind":"date"}]},{"key":"detail","label":"Detail","kind":"text"}],"extra":[{"key":"next_cursor","label":"Next cursor","kind":"text","help":"Pass as `cursor` for the next page; null on the last page."}],"paging":{"mode":"cursor","arg":"cursor","size":"limit","next":["next_cursor"]}}"#,
 );
 
 /// The `helpdesk_ticket_history` tool (GET /tickets/{key}/events).
@@ -593,10 +606,11 @@ helpdesk_ticket_history(args: {
   /** Minimum: 1; maximum: 50; default: 10. */
   limit?: number;
 }): Promise<{
-  data?: unknown[] | null;
+  data?: Event[] | null;
+  /** Pass as cursor for the next page; null on the last page. */
   next_cursor?: string | null;
 }>;"#,
-            types: &[],
+            types: &[typescript::EVENT, typescript::USER],
         },
     )
     .view(&HELPDESK_TICKET_HISTORY_VIEW);
@@ -604,7 +618,7 @@ helpdesk_ticket_history(args: {
 /// The `helpdesk_list_users` tool's view (a table).
 pub static HELPDESK_LIST_USERS_VIEW: ::mcpgen::ViewDef = ::mcpgen::ViewDef::new(
     "helpdesk_list_users",
-    r#"{"tool":"helpdesk_list_users","title":"People","kind":"table","path":["result"],"fields":[{"key":"id","label":"Id","kind":"number"},{"key":"name","label":"Name","kind":"text"},{"key":"email","label":"Email","kind":"text"},{"key":"role","label":"Role","kind":"enum"},{"key":"profile_url","label":"Profile page","kind":"uri"},{"key":"joined_on","label":"Joined","kind":"date"}],"paging":{"mode":"offset","arg":"offset","size":"limit"}}"#,
+    r#"{"tool":"helpdesk_list_users","title":"People","kind":"table","path":["result"],"fields":[{"key":"id","label":"Id","kind":"id"},{"key":"name","label":"Name","kind":"text"},{"key":"email","label":"Email","kind":"text"},{"key":"role","label":"Role","kind":"enum"},{"key":"profile_url","label":"Profile page","kind":"uri"},{"key":"joined_on","label":"Joined","kind":"date"}],"paging":{"mode":"offset","arg":"offset","size":"limit"}}"#,
 );
 
 /// The `helpdesk_list_users` tool (GET /users).
@@ -720,8 +734,8 @@ helpdesk_list_users(args: {
   offset?: number;
   /** Minimum: 1; maximum: 100; default: 25. */
   limit?: number;
-}): Promise<unknown[] | null>;"#,
-            types: &[],
+}): Promise<User[] | null>;"#,
+            types: &[typescript::USER],
         },
     )
     .view(&HELPDESK_LIST_USERS_VIEW);
@@ -929,11 +943,17 @@ helpdesk_create_ticket(args: {
   /** Max length: 200. */
   title: string;
   description?: string;
-  priority?: Priority;
-}): Promise<{
-  [key: string]: unknown;
-} | null>;"#,
-            types: &[typescript::PRIORITY],
+  priority?: PriorityInput;
+}): Promise<Ticket | null>;"#,
+            types: &[
+                typescript::PRIORITY_INPUT,
+                typescript::TICKET,
+                typescript::TICKET_SUMMARY,
+                typescript::STATUS,
+                typescript::PRIORITY,
+                typescript::USER,
+                typescript::COMMENT,
+            ],
         },
     );
 
@@ -1144,10 +1164,13 @@ helpdesk_build_report(args: {
   since?: string;
 }): Promise<{
   project?: string | null;
+  /** Tickets counted. */
   total?: number | null;
+  /** Tickets per status. */
   by_status?: {
     [key: string]: number;
   } | null;
+  /** Tickets per priority. */
   by_priority?: {
     [key: string]: number;
   } | null;
@@ -1159,10 +1182,99 @@ helpdesk_build_report(args: {
 /// The TypeScript declarations of the named types the tools' declarations reach,
 /// each held once (`tools.d.ts` shows them all).
 pub mod typescript {
+    /// The type `TicketSummary`.
+    pub const TICKET_SUMMARY: &str = r#"interface TicketSummary {
+  /** Key */
+  key?: string | null;
+  /** Title */
+  title?: string | null;
+  status?: Status | null;
+  priority?: Priority | null;
+  assignee?: (User | null) | null;
+  labels?: string[] | null;
+  /**
+   * Opened
+   * Format: date-time.
+   */
+  created_at?: string | null;
+  /**
+   * Link
+   * Format: uri.
+   */
+  url?: string | null;
+}"#;
     /// The type `Status`.
-    pub const STATUS: &str = r#"type Status = "open" | "in_progress" | "resolved" | "closed";"#;
+    pub const STATUS: &str = r#"/** Documented values: open, in_progress, resolved, closed. */
+type Status = string;"#;
     /// The type `Priority`.
-    pub const PRIORITY: &str = r#"type Priority = "low" | "normal" | "high" | "urgent";"#;
+    pub const PRIORITY: &str = r#"/** Documented values: low, normal, high, urgent. */
+type Priority = string;"#;
+    /// The type `User`.
+    pub const USER: &str = r#"interface User {
+  id?: number | null;
+  /** Name */
+  name?: string | null;
+  /** Format: email. */
+  email?: string | null;
+  /** Documented values: agent, customer, admin. */
+  role?: string | null;
+  /**
+   * Profile page.
+   * Format: uri.
+   */
+  profile_url?: string | null;
+  /**
+   * Joined
+   * Format: date.
+   */
+  joined_on?: string | null;
+}"#;
+    /// The type `Ticket`.
+    pub const TICKET: &str = r#"type Ticket = TicketSummary & {
+  /** What the reporter wrote. */
+  description?: string | null;
+  /**
+   * Due
+   * Format: date.
+   */
+  due_on?: string | null;
+  comments?: Comment[] | null;
+  links?: {
+    /** Documented values: duplicates, blocks, relates_to. */
+    rel?: string | null;
+    /** Format: uri. */
+    url?: string | null;
+  }[] | null;
+};"#;
+    /// The type `Comment`.
+    pub const COMMENT: &str = r#"interface Comment {
+  id?: number | null;
+  author?: User | null;
+  /** Comment */
+  body?: string | null;
+  /**
+   * Written
+   * Format: date-time.
+   */
+  created_at?: string | null;
+}"#;
+    /// The type `Event`.
+    pub const EVENT: &str = r#"interface Event {
+  id?: string | null;
+  /** Documented values: created, commented, status_changed, assigned. */
+  kind?: string | null;
+  /**
+   * When
+   * Format: date-time.
+   */
+  at?: string | null;
+  actor?: User | null;
+  detail?: string | null;
+}"#;
+    /// The type `StatusInput`.
+    pub const STATUS_INPUT: &str = r#"type StatusInput = "open" | "in_progress" | "resolved" | "closed";"#;
+    /// The type `PriorityInput`.
+    pub const PRIORITY_INPUT: &str = r#"type PriorityInput = "low" | "normal" | "high" | "urgent";"#;
 }
 
 /// Every tool, in allowlist order.

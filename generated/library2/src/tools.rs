@@ -33,7 +33,7 @@ pub static SECURITY_SCHEMES: &[::mcpgen::SecurityScheme] = &[
 /// The `library2_list_books` tool's view (a table).
 pub static LIBRARY2_LIST_BOOKS_VIEW: ::mcpgen::ViewDef = ::mcpgen::ViewDef::new(
     "library2_list_books",
-    r#"{"tool":"library2_list_books","title":"Search the catalogue","kind":"table","path":["items"],"fields":[{"key":"id","label":"Catalogue number","kind":"number"},{"key":"isbn","label":"Isbn","kind":"text"},{"key":"title","label":"Title","kind":"text"},{"key":"subtitle","label":"Subtitle","kind":"text"},{"key":"authors","label":"Authors","kind":"table","fields":[{"key":"name","label":"Name","kind":"text"},{"key":"born","label":"Year of birth if known","kind":"number"}]},{"key":"genre","label":"Genre","kind":"enum"},{"key":"published","label":"Published","kind":"date"},{"key":"pages","label":"Pages","kind":"number"},{"key":"availability","label":"Availability","kind":"enum"},{"key":"cover","label":"Cover","kind":"object","fields":[{"key":"url","label":"Url","kind":"uri"},{"key":"caption","label":"Caption","kind":"text"},{"key":"width","label":"Width","kind":"number"},{"key":"height","label":"Height","kind":"number"}]}],"extra":[{"key":"next_page_token","label":"Absent or null on the last page","kind":"text"}],"paging":{"mode":"cursor","arg":"page_token","size":"page_size","next":["next_page_token"]}}"#,
+    r#"{"tool":"library2_list_books","title":"Search the catalogue","kind":"table","path":["items"],"fields":[{"key":"id","label":"Catalogue number","kind":"id"},{"key":"isbn","label":"Isbn","kind":"text"},{"key":"title","label":"Title","kind":"text"},{"key":"subtitle","label":"Subtitle","kind":"text"},{"key":"authors","label":"Authors","kind":"table","fields":[{"key":"name","label":"Name","kind":"text"},{"key":"born","label":"Year of birth if known","kind":"number"}]},{"key":"genre","label":"Genre","kind":"enum"},{"key":"published","label":"Published","kind":"date"},{"key":"pages","label":"Pages","kind":"number"},{"key":"availability","label":"Availability","kind":"enum"},{"key":"cover","label":"Cover","kind":"object","fields":[{"key":"url","label":"Url","kind":"uri"},{"key":"caption","label":"Caption","kind":"text"},{"key":"width","label":"Width","kind":"number"},{"key":"height","label":"Height","kind":"number"}]}],"extra":[{"key":"next_page_token","label":"Absent or null on the last page","kind":"text"}],"paging":{"mode":"cursor","arg":"page_token","size":"page_size","next":["next_page_token"]}}"#,
 );
 
 /// The `library2_list_books` tool (GET /books).
@@ -260,10 +260,16 @@ library2_list_books(args: {
   /** Opaque token from the previous page's next_page_token */
   page_token?: string;
 }): Promise<{
-  items?: unknown[] | null;
+  items?: Book[] | null;
+  /** Absent or null on the last page */
   next_page_token?: string | null;
 }>;"#,
-            types: &[],
+            types: &[
+                typescript::BOOK,
+                typescript::AUTHOR,
+                typescript::GENRE,
+                typescript::COVER_IMAGE,
+            ],
         },
     )
     .view(&LIBRARY2_LIST_BOOKS_VIEW);
@@ -271,7 +277,7 @@ library2_list_books(args: {
 /// The `library2_get_book` tool's view (a card).
 pub static LIBRARY2_GET_BOOK_VIEW: ::mcpgen::ViewDef = ::mcpgen::ViewDef::new(
     "library2_get_book",
-    r#"{"tool":"library2_get_book","title":"Get one book","kind":"card","path":[],"fields":[{"key":"id","label":"Catalogue number","kind":"number"},{"key":"isbn","label":"Isbn","kind":"text"},{"key":"title","label":"Title","kind":"text"},{"key":"subtitle","label":"Subtitle","kind":"text"},{"key":"authors","label":"Authors","kind":"table","fields":[{"key":"name","label":"Name","kind":"text"},{"key":"born","label":"Year of birth if known","kind":"number"}]},{"key":"genre","label":"Genre","kind":"enum"},{"key":"published","label":"Published","kind":"date"},{"key":"pages","label":"Pages","kind":"number"},{"key":"availability","label":"Availability","kind":"enum"},{"key":"cover","label":"Cover","kind":"object","fields":[{"key":"url","label":"Url","kind":"uri"},{"key":"caption","label":"Caption","kind":"text"},{"key":"width","label":"Width","kind":"number"},{"key":"height","label":"Height","kind":"number"}]}]}"#,
+    r#"{"tool":"library2_get_book","title":"Get one book","kind":"card","path":[],"fields":[{"key":"id","label":"Catalogue number","kind":"id"},{"key":"isbn","label":"Isbn","kind":"text"},{"key":"title","label":"Title","kind":"text"},{"key":"subtitle","label":"Subtitle","kind":"text"},{"key":"authors","label":"Authors","kind":"table","fields":[{"key":"name","label":"Name","kind":"text"},{"key":"born","label":"Year of birth if known","kind":"number"}]},{"key":"genre","label":"Genre","kind":"enum"},{"key":"published","label":"Published","kind":"date"},{"key":"pages","label":"Pages","kind":"number"},{"key":"availability","label":"Availability","kind":"enum"},{"key":"cover","label":"Cover","kind":"object","fields":[{"key":"url","label":"Url","kind":"uri"},{"key":"caption","label":"Caption","kind":"text"},{"key":"width","label":"Width","kind":"number"},{"key":"height","label":"Height","kind":"number"}]}]}"#,
 );
 
 /// The `library2_get_book` tool (GET /books/{bookId}).
@@ -501,22 +507,26 @@ library2_get_book(args: {
    */
   bookId: number;
 }): Promise<{
-  /** Format: int64. */
+  /**
+   * Catalogue number
+   * Format: int64.
+   */
   id?: number | null;
+  /** Example: "9780547773742". */
   isbn?: string | null;
+  /** Example: "A Wizard of Earthsea". */
   title?: string | null;
   subtitle?: string | null;
-  authors?: unknown[] | null;
-  genre?: string | null;
-  /** Format: date. */
+  authors?: Author[] | null;
+  genre?: Genre | null;
+  /** Format: date; example: "1968-11-01". */
   published?: string | null;
   pages?: number | null;
+  /** Documented values: available, on_loan, reserved, lost. */
   availability?: string | null;
-  cover?: {
-    [key: string]: unknown;
-  } | null;
+  cover?: CoverImage | null;
 }>;"#,
-            types: &[],
+            types: &[typescript::AUTHOR, typescript::GENRE, typescript::COVER_IMAGE],
         },
     )
     .view(&LIBRARY2_GET_BOOK_VIEW);
@@ -524,7 +534,7 @@ library2_get_book(args: {
 /// The `library2_add_book` tool's view (a card).
 pub static LIBRARY2_ADD_BOOK_VIEW: ::mcpgen::ViewDef = ::mcpgen::ViewDef::new(
     "library2_add_book",
-    r#"{"tool":"library2_add_book","title":"Add book","kind":"card","path":[],"fields":[{"key":"id","label":"Catalogue number","kind":"number"},{"key":"isbn","label":"Isbn","kind":"text"},{"key":"title","label":"Title","kind":"text"},{"key":"subtitle","label":"Subtitle","kind":"text"},{"key":"authors","label":"Authors","kind":"table","fields":[{"key":"name","label":"Name","kind":"text"},{"key":"born","label":"Year of birth if known","kind":"number"}]},{"key":"genre","label":"Genre","kind":"enum"},{"key":"published","label":"Published","kind":"date"},{"key":"pages","label":"Pages","kind":"number"},{"key":"availability","label":"Availability","kind":"enum"},{"key":"cover","label":"Cover","kind":"object","fields":[{"key":"url","label":"Url","kind":"uri"},{"key":"caption","label":"Caption","kind":"text"},{"key":"width","label":"Width","kind":"number"},{"key":"height","label":"Height","kind":"number"}]}]}"#,
+    r#"{"tool":"library2_add_book","title":"Add book","kind":"card","path":[],"fields":[{"key":"id","label":"Catalogue number","kind":"id"},{"key":"isbn","label":"Isbn","kind":"text"},{"key":"title","label":"Title","kind":"text"},{"key":"subtitle","label":"Subtitle","kind":"text"},{"key":"authors","label":"Authors","kind":"table","fields":[{"key":"name","label":"Name","kind":"text"},{"key":"born","label":"Year of birth if known","kind":"number"}]},{"key":"genre","label":"Genre","kind":"enum"},{"key":"published","label":"Published","kind":"date"},{"key":"pages","label":"Pages","kind":"number"},{"key":"availability","label":"Availability","kind":"enum"},{"key":"cover","label":"Cover","kind":"object","fields":[{"key":"url","label":"Url","kind":"uri"},{"key":"caption","label":"Caption","kind":"text"},{"key":"width","label":"Width","kind":"number"},{"key":"height","label":"Height","kind":"number"}]}]}"#,
 );
 
 /// The `library2_add_book` tool (POST /books).
@@ -870,30 +880,41 @@ library2_add_book(args: {
   title: string;
   subtitle?: string | null;
   /** Min items: 1. */
-  authors: Author[];
-  genre?: Genre;
+  authors: AuthorInput[];
+  genre?: GenreInput;
   /** Format: date; example: "1968-11-01". */
   published?: string;
   /** Minimum: 1. */
   pages?: number;
-  cover?: CoverImage;
+  cover?: CoverImageInput;
 }): Promise<{
-  /** Format: int64. */
+  /**
+   * Catalogue number
+   * Format: int64.
+   */
   id?: number | null;
+  /** Example: "9780547773742". */
   isbn?: string | null;
+  /** Example: "A Wizard of Earthsea". */
   title?: string | null;
   subtitle?: string | null;
-  authors?: unknown[] | null;
-  genre?: string | null;
-  /** Format: date. */
+  authors?: Author[] | null;
+  genre?: Genre | null;
+  /** Format: date; example: "1968-11-01". */
   published?: string | null;
   pages?: number | null;
+  /** Documented values: available, on_loan, reserved, lost. */
   availability?: string | null;
-  cover?: {
-    [key: string]: unknown;
-  } | null;
+  cover?: CoverImage | null;
 }>;"#,
-            types: &[typescript::AUTHOR, typescript::GENRE, typescript::COVER_IMAGE],
+            types: &[
+                typescript::AUTHOR_INPUT,
+                typescript::GENRE_INPUT,
+                typescript::COVER_IMAGE_INPUT,
+                typescript::AUTHOR,
+                typescript::GENRE,
+                typescript::COVER_IMAGE,
+            ],
         },
     )
     .view(&LIBRARY2_ADD_BOOK_VIEW);
@@ -1035,10 +1056,8 @@ library2_upload_cover(args: {
    * Default: true.
    */
   replace?: boolean;
-}): Promise<{
-  [key: string]: unknown;
-} | null>;"#,
-            types: &[],
+}): Promise<CoverImage | null>;"#,
+            types: &[typescript::COVER_IMAGE],
         },
     )
     .view(&LIBRARY2_UPLOAD_COVER_VIEW);
@@ -1113,7 +1132,7 @@ library2_remove_book(args: {
 /// The `library2_create_loan` tool's view (a card).
 pub static LIBRARY2_CREATE_LOAN_VIEW: ::mcpgen::ViewDef = ::mcpgen::ViewDef::new(
     "library2_create_loan",
-    r#"{"tool":"library2_create_loan","title":"Lend a book to a member","kind":"card","path":[],"fields":[{"key":"id","label":"Id","kind":"text"},{"key":"book","label":"Book","kind":"object","fields":[{"key":"id","label":"Catalogue number","kind":"number"},{"key":"isbn","label":"Isbn","kind":"text"},{"key":"title","label":"Title","kind":"text"},{"key":"subtitle","label":"Subtitle","kind":"text"},{"key":"authors","label":"Authors","kind":"table","fields":[{"key":"name","label":"Name","kind":"text"},{"key":"born","label":"Year of birth if known","kind":"number"}]},{"key":"genre","label":"Genre","kind":"enum"},{"key":"published","label":"Published","kind":"date"},{"key":"pages","label":"Pages","kind":"number"},{"key":"availability","label":"Availability","kind":"enum"},{"key":"cover","label":"Cover","kind":"object","fields":[{"key":"url","label":"Url","kind":"uri"},{"key":"caption","label":"Caption","kind":"text"},{"key":"width","label":"Width","kind":"number"},{"key":"height","label":"Height","kind":"number"}]}]},{"key":"member","label":"Member","kind":"object","fields":[{"key":"id","label":"Id","kind":"text"},{"key":"name","label":"Name","kind":"text"},{"key":"email","label":"Email","kind":"text"}]},{"key":"lent","label":"Lent","kind":"datetime"},{"key":"due","label":"Due","kind":"date"},{"key":"returned","label":"Returned","kind":"datetime"}]}"#,
+    r#"{"tool":"library2_create_loan","title":"Lend a book to a member","kind":"card","path":[],"fields":[{"key":"id","label":"Id","kind":"text"},{"key":"book","label":"Book","kind":"object","fields":[{"key":"id","label":"Catalogue number","kind":"id"},{"key":"isbn","label":"Isbn","kind":"text"},{"key":"title","label":"Title","kind":"text"},{"key":"subtitle","label":"Subtitle","kind":"text"},{"key":"authors","label":"Authors","kind":"table","fields":[{"key":"name","label":"Name","kind":"text"},{"key":"born","label":"Year of birth if known","kind":"number"}]},{"key":"genre","label":"Genre","kind":"enum"},{"key":"published","label":"Published","kind":"date"},{"key":"pages","label":"Pages","kind":"number"},{"key":"availability","label":"Availability","kind":"enum"},{"key":"cover","label":"Cover","kind":"object","fields":[{"key":"url","label":"Url","kind":"uri"},{"key":"caption","label":"Caption","kind":"text"},{"key":"width","label":"Width","kind":"number"},{"key":"height","label":"Height","kind":"number"}]}]},{"key":"member","label":"Member","kind":"object","fields":[{"key":"id","label":"Id","kind":"text"},{"key":"name","label":"Name","kind":"text"},{"key":"email","label":"Email","kind":"text"}]},{"key":"lent","label":"Lent","kind":"datetime"},{"key":"due","label":"Due","kind":"date"},{"key":"returned","label":"Returned","kind":"datetime"}]}"#,
 );
 
 /// The `library2_create_loan` tool (POST /loans).
@@ -1268,12 +1287,8 @@ library2_create_loan(args: {
 }): Promise<{
   /** Format: uuid. */
   id?: string | null;
-  book?: {
-    [key: string]: unknown;
-  } | null;
-  member?: {
-    [key: string]: unknown;
-  } | null;
+  book?: Book | null;
+  member?: Member | null;
   /** Format: date-time. */
   lent?: string | null;
   /** Format: date. */
@@ -1281,7 +1296,13 @@ library2_create_loan(args: {
   /** Format: date-time. */
   returned?: string | null;
 }>;"#,
-            types: &[],
+            types: &[
+                typescript::BOOK,
+                typescript::AUTHOR,
+                typescript::GENRE,
+                typescript::COVER_IMAGE,
+                typescript::MEMBER,
+            ],
         },
     )
     .view(&LIBRARY2_CREATE_LOAN_VIEW);
@@ -1289,8 +1310,57 @@ library2_create_loan(args: {
 /// The TypeScript declarations of the named types the tools' declarations reach,
 /// each held once (`tools.d.ts` shows them all).
 pub mod typescript {
+    /// The type `Book`.
+    pub const BOOK: &str = r#"interface Book {
+  /**
+   * Catalogue number
+   * Format: int64.
+   */
+  id?: number | null;
+  /** Example: "9780547773742". */
+  isbn?: string | null;
+  /** Example: "A Wizard of Earthsea". */
+  title?: string | null;
+  subtitle?: string | null;
+  authors?: Author[] | null;
+  genre?: Genre | null;
+  /** Format: date; example: "1968-11-01". */
+  published?: string | null;
+  pages?: number | null;
+  /** Documented values: available, on_loan, reserved, lost. */
+  availability?: string | null;
+  cover?: CoverImage | null;
+}"#;
     /// The type `Author`.
     pub const AUTHOR: &str = r#"interface Author {
+  /** Example: "Ursula K. Le Guin". */
+  name?: string | null;
+  /**
+   * Year of birth if known
+   * Format: int32.
+   */
+  born?: number | null;
+}"#;
+    /// The type `Genre`.
+    pub const GENRE: &str = r#"/** Documented values: fantasy, crime, science, history, poetry, children. */
+type Genre = string;"#;
+    /// The type `CoverImage`.
+    pub const COVER_IMAGE: &str = r#"type CoverImage = {
+  /** Format: uri. */
+  url?: string | null;
+  caption?: string | null;
+  width?: number | null;
+  height?: number | null;
+} | null;"#;
+    /// The type `Member`.
+    pub const MEMBER: &str = r#"interface Member {
+  id?: string | null;
+  name?: string | null;
+  /** Format: email. */
+  email?: string | null;
+}"#;
+    /// The type `AuthorInput`.
+    pub const AUTHOR_INPUT: &str = r#"interface AuthorInput {
   /** Example: "Ursula K. Le Guin". */
   name: string;
   /**
@@ -1299,10 +1369,10 @@ pub mod typescript {
    */
   born?: number | null;
 }"#;
-    /// The type `Genre`.
-    pub const GENRE: &str = r#"type Genre = "fantasy" | "crime" | "science" | "history" | "poetry" | "children";"#;
-    /// The type `CoverImage`.
-    pub const COVER_IMAGE: &str = r#"type CoverImage = {
+    /// The type `GenreInput`.
+    pub const GENRE_INPUT: &str = r#"type GenreInput = "fantasy" | "crime" | "science" | "history" | "poetry" | "children";"#;
+    /// The type `CoverImageInput`.
+    pub const COVER_IMAGE_INPUT: &str = r#"type CoverImageInput = {
   /** Format: uri. */
   url?: string;
   caption?: string;

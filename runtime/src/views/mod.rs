@@ -5,7 +5,9 @@
 //! `initialize` or, in the stateless 2026-07-28 era, in each request's client capabilities)
 //! see `_meta.ui.resourceUri` on those tools; other clients get the tool entries unchanged.
 //! `resources/read` of a view's URI answers its HTML document (`text/html;profile=mcp-app`),
-//! assembled from the view's layout and the shared renderer; the views stay out of
+//! assembled from the view's layout and the shared renderer, with `_meta.ui.csp` saying what
+//! the document's own policy says (it loads nothing). A principal that may not call a tool
+//! cannot read its view: the URI answers as an unknown resource would. The views stay out of
 //! `resources/list`, as the extension allows.
 
 use std::collections::HashMap;
@@ -17,7 +19,9 @@ use rmcp::model::{
 use serde_json::{Value, json};
 
 use crate::ToolDef;
+use crate::principal::Principal;
 use crate::view::{EXTENSION_ID, MIME_TYPE, ViewDef, document, resource_uri};
+use mcpgen_core::view::html::CSP_DOMAINS;
 
 /// How long a client may cache a view's document: the views are fixed at start-up.
 const VIEW_TTL_MS: u64 = 60_000;
@@ -25,8 +29,8 @@ const VIEW_TTL_MS: u64 = 60_000;
 /// The views of one catalog.
 #[derive(Debug, Default)]
 pub(crate) struct Views {
-    /// Each view by its URI.
-    by_uri: HashMap<String, &'static ViewDef>,
+    /// Each view by its URI, with the tool it shows.
+    by_uri: HashMap<String, (&'static ToolDef, &'static ViewDef)>,
     /// Each tool's `_meta` naming its view, by tool name.
     meta_by_tool: HashMap<&'static str, MetaObject>,
     /// Whether views are on (off with `--no-ui`).
@@ -54,7 +58,7 @@ impl Views {
             let mut meta = MetaObject::new();
             meta.insert("ui".into(), json!({ "resourceUri": uri }));
             views.meta_by_tool.insert(def.name, meta);
-            views.by_uri.insert(uri, view);
+            views.by_uri.insert(uri, (*def, view));
         }
         views
     }
@@ -86,12 +90,23 @@ impl Views {
         }
     }
 
-    /// The `resources/read` answer for `uri`, when it names a view.
-    pub(crate) fn read(&self, uri: &str) -> Option<ReadResourceResult> {
-        let view = self.by_uri.get(uri)?;
+    /// The `resources/read` answer for `uri`, when it names the view of a tool `principal`
+    /// may call (none without a principal).
+    pub(crate) fn read(
+        &self,
+        uri: &str,
+        principal: Option<&Principal>,
+    ) -> Option<ReadResourceResult> {
+        let (def, view) = self.by_uri.get(uri)?;
+        if !principal.is_some_and(|p| p.may_call(def)) {
+            return None;
+        }
+        let csp: serde_json::Map<String, Value> = CSP_DOMAINS
+            .iter()
+            .map(|name| ((*name).to_owned(), Value::Array(Vec::new())))
+            .collect();
         let mut meta = MetaObject::new();
-        // No `csp`: the document loads nothing, so the host's restrictive default fits.
-        meta.insert("ui".into(), json!({ "prefersBorder": true }));
+        meta.insert("ui".into(), json!({ "csp": csp, "prefersBorder": true }));
         let contents = ResourceContents::TextResourceContents {
             uri: uri.to_owned(),
             mime_type: Some(MIME_TYPE.to_owned()),

@@ -384,13 +384,15 @@ impl ServerHandler for McpHandler {
         Ok(self.inner.resources.list_templates())
     }
 
-    /// A URI nothing serves is "not found" (SEP-2164: invalid params with the URI in `data`).
+    /// A URI nothing serves is "not found" (SEP-2164: invalid params with the URI in `data`),
+    /// as is the view of a tool the caller may not call.
     async fn read_resource(
         &self,
         request: rmcp::model::ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::ReadResourceResponse, ErrorData> {
-        if let Some(view) = self.inner.views.read(&request.uri) {
+        let principal = self.principal(&context);
+        if let Some(view) = self.inner.views.read(&request.uri, principal) {
             return Ok(view.into());
         }
         Ok(self.inner.resources.read(&request.uri).await?.into())

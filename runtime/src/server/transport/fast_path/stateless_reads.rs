@@ -25,6 +25,7 @@ use rmcp::model::{ClientRequest, DiscoverResult, ServerResult};
 
 use super::stateless::{answer_message, plain_name, status_of};
 use super::tools_list::{envelope, plain_stateless_post, read_body, stateless_request};
+use crate::principal::Principal;
 use crate::server::call::handler::{McpHandler, complete};
 use crate::server::state::inner::Inner;
 
@@ -148,7 +149,10 @@ pub(crate) async fn answer_reads(
         ClientRequest::ListPromptsRequest(_) => return fixed(&reads.fixed().prompts),
         ClientRequest::ListResourcesRequest(_) => return fixed(&reads.fixed().resources),
         ClientRequest::ListResourceTemplatesRequest(_) => return fixed(&reads.fixed().templates),
-        ClientRequest::ReadResourceRequest(read) => match inner.views.read(&read.params.uri) {
+        ClientRequest::ReadResourceRequest(read) => match inner
+            .views
+            .read(&read.params.uri, parts.extensions.get::<Principal>())
+        {
             Some(view) => Ok(ServerResult::from(view)),
             None => inner
                 .resources
