@@ -65,7 +65,12 @@ async fn status_line(tcp: &mut tokio::net::tcp::OwnedReadHalf) -> Option<String>
 /// A POST to `/mcp` without a credential that promises `length` body bytes and sends them in
 /// pieces of `piece` bytes every `every`, until answered or cut off. Returns how long that
 /// took from the end of the head, and the status line if one came.
-async fn trickle(addr: String, length: usize, piece: usize, every: Duration) -> (Duration, Option<String>) {
+async fn trickle(
+    addr: String,
+    length: usize,
+    piece: usize,
+    every: Duration,
+) -> (Duration, Option<String>) {
     let tcp = TcpStream::connect(&addr).await.expect("connect");
     let (mut read, mut write) = tcp.into_split();
     let head = format!(
@@ -145,14 +150,19 @@ async fn trickling_bodies_without_a_credential_are_cut_off_in_time_and_hold_litt
         }
     }
     let answered = results.iter().filter(|(_, s)| s.is_some()).count();
-    assert!(answered >= 30, "most clients got their 401: {answered} of 60");
+    assert!(
+        answered >= 30,
+        "most clients got their 401: {answered} of 60"
+    );
     let grown_mib = peak.saturating_sub(idle) / 1024;
     assert!(
         grown_mib < 50,
         "memory rose by {grown_mib} MiB (idle {idle} KiB, peak {peak} KiB)"
     );
     // The server still answers everyone else.
-    let health = reqwest::get(format!("{url}/healthz")).await.expect("healthz");
+    let health = reqwest::get(format!("{url}/healthz"))
+        .await
+        .expect("healthz");
     assert_eq!(health.status(), 200);
 }
 
@@ -222,7 +232,11 @@ async fn a_refused_batch_of_10000_calls_is_one_audit_record() {
     let dir = tempfile::tempdir().expect("tempdir");
     let audit = dir.path().join("audit.jsonl");
     let audit_arg = audit.display().to_string();
-    let (_server, url) = start(dir.path(), &["--audit-log", &audit_arg, "--audit-fsync", "always"]).await;
+    let (_server, url) = start(
+        dir.path(),
+        &["--audit-log", &audit_arg, "--audit-fsync", "always"],
+    )
+    .await;
     let batch: Vec<Value> = (0..10_000)
         .map(|id| {
             json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
