@@ -224,10 +224,7 @@ pub(crate) async fn bind_session(
         .map(str::to_owned);
     let Some(session) = session else {
         let (request, opens) = may_open(request).await;
-        if !opens {
-            return next.run(request).await;
-        }
-        if let Err(refusal) = state.admit(&principal).await {
+        if opens && let Err(refusal) = state.admit(&principal).await {
             return refused_session(refusal, &state);
         }
         let response = next.run(request).await;
@@ -236,7 +233,7 @@ pub(crate) async fn bind_session(
             .get(SESSION_HEADER)
             .and_then(|v| v.to_str().ok())
             .map(Arc::<str>::from);
-        state.lock().settle(&principal, issued.clone());
+        state.lock().settle(&principal, issued.clone(), opens);
         return match issued {
             Some(id) => {
                 tracing::debug!(session = %id, principal = %principal.id, "session opened");

@@ -93,11 +93,17 @@ impl Owners {
         Ok(Admitted { closing })
     }
 
-    /// Ends the admission of a session of `principal`: `issued` is the id rmcp gave it
-    /// (`None`: no session was opened). The new session counts as in use until
-    /// [`Owners::end_use`].
-    pub(crate) fn settle(&mut self, principal: &Principal, issued: Option<Arc<str>>) {
-        if let Some(pending) = self.pending.get_mut(&principal.id) {
+    /// Records the session rmcp `issued` to `principal` (`None`: none was opened), ending its
+    /// admission when it was `admitted` (a session issued without one is recorded all the
+    /// same, so that no session is left without its owner). The new session counts as in use
+    /// until its opening request ends ([`Owners::touch`]).
+    pub(crate) fn settle(
+        &mut self,
+        principal: &Principal,
+        issued: Option<Arc<str>>,
+        admitted: bool,
+    ) {
+        if admitted && let Some(pending) = self.pending.get_mut(&principal.id) {
             *pending = pending.saturating_sub(1);
             if *pending == 0 {
                 self.pending.remove(&principal.id);
@@ -208,7 +214,7 @@ mod tests {
     /// Opens a session `id` for `who` and ends the request that opened it (idle).
     fn open(owners: &mut Owners, who: &Principal, id: &str) -> Result<Admitted, Refusal> {
         let admitted = owners.admit(who)?;
-        owners.settle(who, Some(Arc::from(id)));
+        owners.settle(who, Some(Arc::from(id)), true);
         owners.touch(id, false);
         Ok(admitted)
     }
@@ -237,7 +243,7 @@ mod tests {
         let alice = Principal::unrestricted("alice");
         let mut owners = table(100, 1);
         owners.admit(&alice).unwrap();
-        owners.settle(&alice, Some(Arc::from("a1")));
+        owners.settle(&alice, Some(Arc::from("a1")), true);
         // a1's opening request is still in progress.
         assert_eq!(owners.admit(&alice), Err(Refusal::PrincipalCap));
         owners.touch("a1", false);
