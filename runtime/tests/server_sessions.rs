@@ -301,3 +301,49 @@ async fn at_the_server_cap_new_sessions_are_refused_and_others_sessions_stay() {
     assert_eq!(list_on(url, "admin-key", &renewed).await, 200);
     server.stop().await.unwrap();
 }
+
+#[test]
+fn the_connection_and_session_flags_default_and_refuse_zero() {
+    use clap::Parser as _;
+    use mcpgen_runtime::cli::ServeArgs;
+    use mcpgen_runtime::server::{
+        DEFAULT_MAX_CONNECTIONS, DEFAULT_SESSIONS_MAX, DEFAULT_SESSIONS_MAX_PER_PRINCIPAL,
+    };
+    let parse = |extra: &[&str]| {
+        let mut argv = vec!["notes-mcp", "--no-auth"];
+        argv.extend(extra);
+        ServeArgs::try_parse_from(argv)
+    };
+    let defaults = parse(&[]).unwrap().connections;
+    assert_eq!(defaults.max_connections, DEFAULT_MAX_CONNECTIONS);
+    assert_eq!(defaults.sessions_max, DEFAULT_SESSIONS_MAX);
+    assert_eq!(
+        defaults.sessions_max_per_principal,
+        DEFAULT_SESSIONS_MAX_PER_PRINCIPAL
+    );
+    let set = parse(&[
+        "--max-connections",
+        "8",
+        "--sessions-max",
+        "20",
+        "--sessions-max-per-principal",
+        "3",
+    ])
+    .unwrap()
+    .connections;
+    assert_eq!(
+        (
+            set.max_connections,
+            set.sessions_max,
+            set.sessions_max_per_principal
+        ),
+        (8, 20, 3)
+    );
+    for flag in [
+        "--max-connections",
+        "--sessions-max",
+        "--sessions-max-per-principal",
+    ] {
+        assert!(parse(&[flag, "0"]).is_err(), "{flag} 0 is refused");
+    }
+}
