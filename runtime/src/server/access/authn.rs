@@ -43,8 +43,8 @@ pub(crate) async fn authenticate(
                     };
                     let kind = (status, auth_reason(&error));
                     let text = error.to_string();
-                    let drained = audit_refused(&inner, request, None, kind, &text).await;
-                    return closing(refused(&error, challenge), drained);
+                    let reusable = audit_refused(&inner, request, None, kind, &text).await;
+                    return closing(refused(&error, challenge), reusable);
                 }
             }
         }

@@ -40,8 +40,9 @@ pub(crate) fn auth_reason(error: &AuthError) -> &'static str {
 /// Reads at most a bounded prefix of `request`'s body, before the body read deadline, and
 /// records one audit event when it holds `tools/call` requests (a JSON-RPC message or a
 /// batch), refused with `status` because of `reason` (`kind`: a fixed word for metrics, e.g.
-/// `missing`). Returns whether the body was read to its end: when it was not, the answer
-/// closes the connection (`reply::closing`).
+/// `missing`). Returns whether the connection may serve more requests: not when an HTTP/1
+/// body was not read to its end (the answer then closes it, `reply::closing`); an HTTP/2
+/// stream's unread body ends with the stream.
 pub(crate) async fn audit_refused(
     inner: &Inner,
     request: Request,
@@ -59,17 +60,18 @@ pub(crate) async fn audit_refused(
     let (parts, body) = request.into_parts();
     let deadline = HeadReceived::body_deadline(&parts.extensions, inner.body_read_timeout);
     let prefix = read_prefix(body, PREFIX_BYTES, deadline).await;
+    let reusable = prefix.complete || parts.version >= http::Version::HTTP_2;
     let auditing = inner.audit.keeps_records();
     #[cfg(feature = "metrics")]
     let wants_record = auditing || inner.metrics.is_some();
     #[cfg(not(feature = "metrics"))]
     let wants_record = auditing;
     if !wants_record || parts.method != http::Method::POST {
-        return prefix.complete;
+        return reusable;
     }
     let calls = tool_calls(&prefix);
     if calls.count == 0 {
-        return prefix.complete;
+        return reusable;
     }
     let from_header = parts
         .headers
@@ -120,7 +122,7 @@ pub(crate) async fn audit_refused(
         };
         inner.audit.record(event).await;
     }
-    prefix.complete
+    reusable
 }
 
 /// The error text of a refused request's record: the reason, and for a batch how many calls

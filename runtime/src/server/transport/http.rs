@@ -102,15 +102,18 @@ async fn check_rebinding(
                 Refusal::Malformed(_) => (StatusCode::BAD_REQUEST, refusal.to_string()),
                 _ => (StatusCode::FORBIDDEN, refusal.to_string()),
             };
-            let drained = match &guard.inner {
+            let reusable = match &guard.inner {
                 Some(inner) => {
                     let kind = (AuditStatus::Forbidden, "host_or_origin");
                     audit_refused(inner, request, None, kind, &text).await
                 }
                 // Routes that serve no calls read no body.
-                None => hyper::body::Body::is_end_stream(request.body()),
+                None => {
+                    request.version() >= http::Version::HTTP_2
+                        || hyper::body::Body::is_end_stream(request.body())
+                }
             };
-            closing(jsonrpc_error(status, -32000, &text), drained)
+            closing(jsonrpc_error(status, -32000, &text), reusable)
         }
     }
 }
