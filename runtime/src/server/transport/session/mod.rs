@@ -242,10 +242,15 @@ pub(crate) async fn bind_session(
             None => response,
         };
     };
-    let owned_by_other = state
-        .lock()
-        .owner(&session)
-        .is_some_and(|owner| *owner != principal);
+    // One look at the table: whose the session is, and (when the caller's) one more use.
+    let (owned_by_other, known) = {
+        let mut owners = state.lock();
+        match owners.owner(&session) {
+            Some(owner) if *owner != principal => (true, false),
+            Some(_) => (false, owners.touch(&session, true)),
+            None => (false, false),
+        }
+    };
     if owned_by_other {
         tracing::warn!(%session, principal = %principal.id, "request refused: the session belongs to another principal");
         let kind = (AuditStatus::Forbidden, "session_owner");
@@ -257,7 +262,6 @@ pub(crate) async fn bind_session(
             "session belongs to another principal",
         );
     }
-    let known = state.lock().touch(&session, true);
     let deleting = request.method() == Method::DELETE;
     let response = next.run(request).await;
     let status = response.status();
