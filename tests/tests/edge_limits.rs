@@ -193,7 +193,9 @@ async fn healthz(tcp: &mut TcpStream, within: Duration) -> Option<String> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_connection_past_max_connections_waits_until_a_served_one_ends() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let (_server, url) = start(dir.path(), &["--max-connections", "2"]).await;
+    let metrics = format!("127.0.0.1:{}", mcpgen_tests::free_port());
+    let flags = ["--max-connections", "2", "--metrics-listen", &metrics];
+    let (_server, url) = start(dir.path(), &flags).await;
     let addr = addr(&url);
     // Two kept-alive connections take both slots.
     let mut first = TcpStream::connect(&addr).await.expect("connect");
@@ -225,6 +227,22 @@ async fn a_connection_past_max_connections_waits_until_a_served_one_ends() {
     // The connection still open keeps working.
     let status = healthz(&mut second, WAIT).await;
     assert_eq!(status.as_deref(), Some("HTTP/1.1 200 OK"));
+    // The wait is counted, on the metrics listener (which has slots of its own).
+    let scrape = reqwest::get(format!("http://{metrics}/metrics"))
+        .await
+        .expect("scrape")
+        .text()
+        .await
+        .expect("body");
+    // At least the third (the connection of the start-up's readiness probe may have held a
+    // slot a moment longer, keeping the second waiting too).
+    let waited: u64 = scrape
+        .lines()
+        .find_map(|line| line.strip_prefix("mcpgen_connections_waited_total "))
+        .and_then(|value| value.trim().parse().ok())
+        .unwrap_or(0);
+    assert!(waited >= 1, "{scrape}");
+    assert!(scrape.contains("mcpgen_connections_open 2"), "{scrape}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
