@@ -3,7 +3,7 @@
 //! `--sessions-max-per-principal`).
 
 use crate::server::builder::ServerBuilder;
-use crate::server::edge_limits::{
+use crate::server::config::{
     DEFAULT_MAX_CONNECTIONS, DEFAULT_SESSIONS_MAX, DEFAULT_SESSIONS_MAX_PER_PRINCIPAL,
 };
 

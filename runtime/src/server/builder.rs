@@ -71,9 +71,9 @@ pub struct ServerBuilder {
     max_body_bytes: usize,
     #[cfg(feature = "http")]
     body_read_timeout: Duration,
-    /// Timeouts, connection and session caps (`edge_limits.rs`).
+    /// Timeouts, connection and session caps (set in `edge_limits.rs`).
     #[cfg(feature = "http")]
-    pub(super) edge: super::edge_limits::EdgeLimits,
+    pub(super) edge: super::config::EdgeLimits,
     shutdown_timeout: Duration,
     tasks: TaskSettings,
     output_check: OutputCheck,

@@ -1,51 +1,11 @@
-//! The limits of the HTTP edge a [`ServerBuilder`] takes, and their defaults: how long a
-//! client may take to send a request's headers, how many connections are served at once, and
-//! how many Streamable HTTP sessions are held in all and for one principal.
+//! The [`ServerBuilder`] methods that set the limits of the HTTP edge
+//! ([`EdgeLimits`](super::config::EdgeLimits)): how long a client may take to send a request's
+//! headers, how many connections are served at once, and how many Streamable HTTP sessions are
+//! held in all and for one principal.
 
 use std::time::Duration;
 
 use super::builder::ServerBuilder;
-
-/// Default number of connections served at once: 512. Within the 1,024 open files a process
-/// gets by default, with room for its upstream connections; a refused request holds at most
-/// 64 KiB of its body, so 512 clients without a credential hold about 32 MiB.
-pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
-
-/// Default number of Streamable HTTP sessions a catalog holds: 10,000.
-pub const DEFAULT_SESSIONS_MAX: usize = 10_000;
-
-/// Default number of Streamable HTTP sessions one principal holds in a catalog: 1,000.
-pub const DEFAULT_SESSIONS_MAX_PER_PRINCIPAL: usize = 1_000;
-
-/// The session caps of a catalog.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct SessionLimits {
-    /// Sessions held in all; past it new sessions are refused.
-    pub(crate) max: usize,
-    /// Sessions one principal holds; past it its own oldest idle session is closed.
-    pub(crate) per_principal: usize,
-}
-
-/// The edge settings of a server.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct EdgeLimits {
-    pub(crate) header_read_timeout: Duration,
-    pub(crate) max_connections: usize,
-    pub(crate) sessions: SessionLimits,
-}
-
-impl Default for EdgeLimits {
-    fn default() -> Self {
-        Self {
-            header_read_timeout: super::config::DEFAULT_HEADER_READ_TIMEOUT,
-            max_connections: DEFAULT_MAX_CONNECTIONS,
-            sessions: SessionLimits {
-                max: DEFAULT_SESSIONS_MAX,
-                per_principal: DEFAULT_SESSIONS_MAX_PER_PRINCIPAL,
-            },
-        }
-    }
-}
 
 impl ServerBuilder {
     /// Sets how long a client may take to send a request's headers, from its first byte (or,
@@ -60,7 +20,7 @@ impl ServerBuilder {
     }
 
     /// Sets how many connections [`Server::serve_http`](super::Server::serve_http) serves at
-    /// once (default [`DEFAULT_MAX_CONNECTIONS`]; at least one). Past it the listener stops
+    /// once (default [`DEFAULT_MAX_CONNECTIONS`](super::DEFAULT_MAX_CONNECTIONS); at least one). Past it the listener stops
     /// accepting: new connections wait in the listen backlog until a served one ends.
     pub fn max_connections(mut self, connections: usize) -> Self {
         self.edge.max_connections = connections.max(1);
@@ -68,7 +28,7 @@ impl ServerBuilder {
     }
 
     /// Sets how many Streamable HTTP sessions each catalog holds (default
-    /// [`DEFAULT_SESSIONS_MAX`]; at least one). At the cap a new session is refused with 503
+    /// [`DEFAULT_SESSIONS_MAX`](super::DEFAULT_SESSIONS_MAX); at least one). At the cap a new session is refused with 503
     /// and `Retry-After` (unless its principal has an idle session of its own to give up);
     /// sessions of other principals are never closed to make room.
     pub fn sessions_max(mut self, sessions: usize) -> Self {
@@ -77,7 +37,7 @@ impl ServerBuilder {
     }
 
     /// Sets how many Streamable HTTP sessions one principal holds in each catalog (default
-    /// [`DEFAULT_SESSIONS_MAX_PER_PRINCIPAL`]; at least one). A principal at its cap that opens
+    /// [`DEFAULT_SESSIONS_MAX_PER_PRINCIPAL`](super::DEFAULT_SESSIONS_MAX_PER_PRINCIPAL); at least one). A principal at its cap that opens
     /// another has its own least recently used idle session closed; when all of them are in
     /// use (a request or stream open), the new session is refused with 429 and `Retry-After`.
     pub fn sessions_max_per_principal(mut self, sessions: usize) -> Self {

@@ -68,11 +68,11 @@ pub use catalog::search::{CALL_TOOL, SEARCH_TOOL};
 pub use config::ToolMode;
 #[cfg(feature = "http")]
 pub use config::{DEFAULT_BODY_READ_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_MAX_BODY_BYTES};
-pub use config::{DEFAULT_SHUTDOWN_TIMEOUT, OutputCheck, Unconfirmable};
 #[cfg(feature = "http")]
-pub use edge_limits::{
+pub use config::{
     DEFAULT_MAX_CONNECTIONS, DEFAULT_SESSIONS_MAX, DEFAULT_SESSIONS_MAX_PER_PRINCIPAL,
 };
+pub use config::{DEFAULT_SHUTDOWN_TIMEOUT, OutputCheck, Unconfirmable};
 pub use error::{ConfigProblem, ServerError};
 #[cfg(feature = "redis")]
 pub use policy::shared_rate::{RedisLimiter, RedisUnavailable, RedisUrlError};

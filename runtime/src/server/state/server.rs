@@ -30,7 +30,7 @@ pub struct Server {
     pub(crate) serve_root: bool,
     /// The header read timeout and the connection cap of its listener.
     #[cfg(feature = "http")]
-    pub(crate) edge: crate::server::edge_limits::EdgeLimits,
+    pub(crate) edge: crate::server::config::EdgeLimits,
     /// `/metrics` on the server's own listener.
     #[cfg(feature = "metrics")]
     pub(crate) metrics_endpoint: Option<crate::metrics::MetricsEndpoint>,

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
 use crate::principal::Principal;
-use crate::server::edge_limits::SessionLimits;
+use crate::server::config::SessionLimits;
 
 /// One session's owner and use.
 struct Entry {
