@@ -20,12 +20,15 @@
 //!   other route moves below it (`B/sse`, `B/healthz`, `B/<name>`, `B/server-card`, …).
 //!
 //! Everything under [`protected_routes`] passes, outermost first: `Host`/`Origin` validation
-//! (403), authentication (401 with `WWW-Authenticate` and a JSON-RPC error body, code -32001;
-//! the [`Principal`] goes into the request extensions), and the body size limit (413).
+//! (403; 400 for two `Host` headers), authentication (401 with `WWW-Authenticate` and a
+//! JSON-RPC error body, code -32001; the [`Principal`] goes into the request extensions), and
+//! the body size limit (413) and read deadline (408), counted from the request's head. A
+//! refused request has at most a bounded prefix of its body read (`access/prefix.rs`).
 //!
 //! A `/mcp` session belongs to the principal that initialized it: a request carrying the
 //! `Mcp-Session-Id` of a session opened by another principal is refused with 403 (as on the
-//! legacy SSE transport); ids we never issued are left to rmcp (404).
+//! legacy SSE transport); ids we never issued are left to rmcp (404). New sessions are admitted
+//! under `--sessions-max-per-principal` and `--sessions-max` (see `session/`).
 //!
 //! On the 2026-07-28 protocol (`MCP-Protocol-Version` at or after it) rmcp checks the standard
 //! `Mcp-Method` and `Mcp-Name` headers against the body; a `tools/call` of a tool that declares
