@@ -4,8 +4,8 @@
 //! HTTP status with a JSON-RPC error body, on both protocol eras of `/mcp` and on the legacy
 //! SSE message endpoint, and none of them keeps the server from answering others. A request
 //! refused for want of a credential is answered within the body read timeout without its body
-//! being read, and closes its connection; two `Host` headers are a 400, and an absolute-form
-//! request target's authority is checked like `Host`.
+//! being read, and closes its connection; a refused batch is one audit record; two `Host`
+//! headers are a 400, and an absolute-form request target's authority is checked like `Host`.
 
 mod support;
 
@@ -419,5 +419,41 @@ async fn an_absolute_form_target_has_its_authority_checked_like_host() {
     let own = format!("http://localhost:{}/mcp", server.addr.port());
     let (reply, _) = raw_exchange(&server, &request(&own), INIT.as_bytes()).await;
     assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
+    server.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_refused_batch_is_one_audit_record_counting_its_calls() {
+    let notes = Notes::default();
+    let recorder = Recorder::default();
+    let server = Running::start(builder(&notes, &recorder).build().unwrap()).await;
+    let call = |id: u64, tool: &str| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+               "params": {"name": tool, "arguments": {}}})
+    };
+    let batch = json!([
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        call(2, "list_notes"),
+        call(3, "add_note"),
+        call(4, "list_notes"),
+    ]);
+    let (status, _, _) = answer(
+        reqwest::Client::new()
+            .post(format!("{}/mcp", server.url))
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(batch.to_string()),
+    )
+    .await;
+    assert_eq!(status, 401);
+    let events = recorder.events();
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!(events[0].tool, "list_notes");
+    assert_eq!(events[0].request_id, None);
+    let error = events[0].error.as_deref().unwrap_or_default();
+    assert!(
+        error.contains("a batch of 3 tool calls, recorded once"),
+        "{error}"
+    );
     server.stop().await.unwrap();
 }

@@ -128,16 +128,16 @@ pub(crate) async fn audit_refused(
 /// The error text of a refused request's record: the reason, and for a batch how many calls
 /// it held (or, cut short, at least held).
 fn refusal_text(reason: &str, calls: &Calls) -> String {
+    let calls_text = match calls.count {
+        1 => "1 tool call".to_owned(),
+        n => format!("{n} tool calls"),
+    };
     match (calls.batch, calls.all) {
         (false, _) => reason.to_owned(),
-        (true, true) => format!(
-            "{reason} (a batch of {} tool calls, recorded once)",
-            calls.count
-        ),
+        (true, true) => format!("{reason} (a batch of {calls_text}, recorded once)"),
         (true, false) => format!(
-            "{reason} (a batch of at least {} tool calls, recorded once; the rest of its body \
-             was not read)",
-            calls.count
+            "{reason} (a batch of at least {calls_text}, recorded once; the rest of its body \
+             was not read)"
         ),
     }
 }
