@@ -31,9 +31,11 @@ pub use values::{RateSpec, parse_rate};
 use values::{parse_positive_bytes, request_state_keys};
 #[cfg(feature = "code-mode")]
 mod code_args;
+mod connection_args;
 mod task_args;
 #[cfg(feature = "code-mode")]
 pub use code_args::CodeArgs;
+pub use connection_args::ConnectionArgs;
 pub use task_args::TaskArgs;
 #[cfg(any(feature = "postgres", feature = "sqlite"))]
 mod audit_db;
@@ -269,6 +271,9 @@ pub struct ServeArgs {
         value_name = "SECONDS"
     )]
     pub header_read_timeout: u64,
+    /// Connections and sessions held at once (`--max-connections`, `--sessions-max*`).
+    #[command(flatten)]
+    pub connections: ConnectionArgs,
     /// What `tools/list` shows: `all` tools; `search`: meta-tools and `--pin` tools; `code`
     /// (`code-mode` feature): `execute` runs sandboxed JavaScript calling the tools.
     ///
@@ -602,6 +607,7 @@ fn builder_with_auth(
         .tasks_max_per_principal(args.tasks.tasks_max_per_principal)
         .tasks_results_max_bytes(args.tasks.tasks_results_max_bytes)
         .insecure_no_auth(args.insecure_no_auth);
+    builder = args.connections.apply(builder);
     builder = args.placement.apply(builder);
     #[cfg(feature = "code-mode")]
     let mut builder = builder.code_limits(args.code.limits());

@@ -2,7 +2,10 @@
 //! loopback: bodies cut off in transit, JSON that is not JSON-RPC, wrong content types,
 //! oversized bodies (declared and streamed), and clients that stall mid-body. Each gets a clear
 //! HTTP status with a JSON-RPC error body, on both protocol eras of `/mcp` and on the legacy
-//! SSE message endpoint, and none of them keeps the server from answering others.
+//! SSE message endpoint, and none of them keeps the server from answering others. A request
+//! refused for want of a credential is answered within the body read timeout without its body
+//! being read, and closes its connection; a refused batch is one audit record; two `Host`
+//! headers are a 400, and an absolute-form request target's authority is checked like `Host`.
 
 mod support;
 
@@ -319,5 +322,138 @@ async fn a_client_that_stalls_mid_body_is_timed_out_without_starving_others() {
         assert!(reply.starts_with("HTTP/1.1 408"), "{reply}");
         assert!(reply.contains("-32600"), "{reply}");
     }
+    server.stop().await.unwrap();
+}
+
+/// Writes `head` (and `body`) on a new connection and reads the answer until the server ends
+/// the connection or `WAIT` passes; the answer and whether the connection was ended.
+async fn raw_exchange(server: &Running, head: &str, body: &[u8]) -> (String, bool) {
+    let mut tcp = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    tcp.write_all(head.as_bytes()).await.unwrap();
+    tcp.write_all(body).await.unwrap();
+    tcp.flush().await.unwrap();
+    let mut reply = Vec::new();
+    let ended = tokio::time::timeout(WAIT, async {
+        let mut buffer = [0u8; 4096];
+        loop {
+            match tcp.read(&mut buffer).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => reply.extend_from_slice(&buffer[..n]),
+            }
+        }
+    })
+    .await
+    .is_ok();
+    (String::from_utf8_lossy(&reply).into_owned(), ended)
+}
+
+#[tokio::test]
+async fn a_request_without_a_credential_is_answered_by_the_body_read_timeout_and_closed() {
+    let timeout = Duration::from_millis(800);
+    let server = start_with(|b| b.body_read_timeout(timeout)).await;
+    // It promises 100,000 bytes and sends none.
+    let head = "POST /mcp HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: 100000\r\n\r\n";
+    let started = std::time::Instant::now();
+    let (reply, ended) = raw_exchange(&server, head, b"").await;
+    assert!(ended, "the connection is closed: {reply}");
+    assert!(reply.starts_with("HTTP/1.1 401"), "{reply}");
+    assert!(
+        reply.to_ascii_lowercase().contains("connection: close"),
+        "{reply}"
+    );
+    assert!(started.elapsed() < timeout + Duration::from_secs(5));
+    // A small body sent whole is drained: the connection is not closed for it.
+    let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_notes"}}"#;
+    let mut tcp = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: {}\r\n\r\n{call}",
+        call.len()
+    );
+    tcp.write_all(head.as_bytes()).await.unwrap();
+    let mut buffer = vec![0u8; 4096];
+    let n = tokio::time::timeout(WAIT, tcp.read(&mut buffer))
+        .await
+        .expect("answered in time")
+        .unwrap();
+    let reply = String::from_utf8_lossy(&buffer[..n]).to_ascii_lowercase();
+    assert!(reply.starts_with("http/1.1 401"), "{reply}");
+    assert!(!reply.contains("connection: close"), "{reply}");
+    server.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn two_host_headers_are_a_bad_request() {
+    let server = start().await;
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nhost: localhost\r\nhost: evil.example\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\nx-api-key: reader-key\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+        INIT.len()
+    );
+    let (reply, _) = raw_exchange(&server, &head, INIT.as_bytes()).await;
+    assert!(reply.starts_with("HTTP/1.1 400"), "{reply}");
+    assert!(reply.contains("more than one Host header"), "{reply}");
+    assert!(
+        !reply.to_ascii_lowercase().contains("mcp-session-id"),
+        "{reply}"
+    );
+    server.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn an_absolute_form_target_has_its_authority_checked_like_host() {
+    let server = start().await;
+    let request = |target: &str| {
+        format!(
+            "POST {target} HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\nx-api-key: reader-key\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+            INIT.len()
+        )
+    };
+    let (reply, _) = raw_exchange(
+        &server,
+        &request("http://evil.example/mcp"),
+        INIT.as_bytes(),
+    )
+    .await;
+    assert!(reply.starts_with("HTTP/1.1 403"), "{reply}");
+    assert!(reply.contains("evil.example"), "{reply}");
+    // The server's own authority in absolute form is served.
+    let own = format!("http://localhost:{}/mcp", server.addr.port());
+    let (reply, _) = raw_exchange(&server, &request(&own), INIT.as_bytes()).await;
+    assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
+    server.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_refused_batch_is_one_audit_record_counting_its_calls() {
+    let notes = Notes::default();
+    let recorder = Recorder::default();
+    let server = Running::start(builder(&notes, &recorder).build().unwrap()).await;
+    let call = |id: u64, tool: &str| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+               "params": {"name": tool, "arguments": {}}})
+    };
+    let batch = json!([
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        call(2, "list_notes"),
+        call(3, "add_note"),
+        call(4, "list_notes"),
+    ]);
+    let (status, _, _) = answer(
+        reqwest::Client::new()
+            .post(format!("{}/mcp", server.url))
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(batch.to_string()),
+    )
+    .await;
+    assert_eq!(status, 401);
+    let events = recorder.events();
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!(events[0].tool, "list_notes");
+    assert_eq!(events[0].request_id, None);
+    let error = events[0].error.as_deref().unwrap_or_default();
+    assert!(
+        error.contains("a batch of 3 tool calls, recorded once"),
+        "{error}"
+    );
     server.stop().await.unwrap();
 }

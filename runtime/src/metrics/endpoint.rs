@@ -20,6 +20,9 @@ pub const METRICS_PATH: &str = "/metrics";
 /// Shortest accepted metrics token, in bytes.
 pub const MIN_TOKEN_LEN: usize = 16;
 
+/// Connections a `/metrics` listener of its own serves at once (scrapers are few).
+const METRICS_MAX_CONNECTIONS: usize = 64;
+
 /// `/metrics` for one server's [`Metrics`], with the bearer token scrapers must send (if any).
 #[derive(Clone)]
 pub struct MetricsEndpoint {
@@ -112,7 +115,12 @@ impl MetricsEndpoint {
             shutdown.await;
             drop(cancel);
         });
-        crate::listener::serve(listener, self.router(), header_read_timeout, stop).await
+        let serving = crate::listener::Serving {
+            header_read_timeout,
+            max_connections: METRICS_MAX_CONNECTIONS,
+            watch: None,
+        };
+        crate::listener::serve(listener, self.router(), serving, stop).await
     }
 
     fn admits(&self, request: &Request) -> bool {

@@ -21,6 +21,10 @@
 //! | `mcpgen_audit_spooled_records` | gauge | |
 //! | `mcpgen_audit_errors_total` | counter | |
 //! | `mcpgen_rate_limit_store_errors_total` | counter | |
+//! | `mcpgen_connections_open` | gauge | |
+//! | `mcpgen_connections_waited_total` | counter | |
+//! | `mcpgen_sessions_refused_total` | counter | `reason` (`server_cap`, `principal_cap`) |
+//! | `mcpgen_sessions_closed_total` | counter | `reason` (`principal_cap`) |
 //!
 //! `tool` is a name from the tool table, or `(unknown)` for a name the table does not have
 //! (names sent by clients never become labels). No label carries a credential, a principal or
@@ -73,6 +77,10 @@ pub struct Metrics {
     audit_spooled: IntGauge,
     audit_errors: IntCounter,
     rate_store_errors: IntCounter,
+    connections_open: IntGauge,
+    connections_waited: IntCounter,
+    sessions_refused: IntCounterVec,
+    sessions_closed: IntCounterVec,
     /// What the gauges read when rendered: calls in progress, and the audit sinks.
     probes: OnceLock<Probes>,
     tasks: IntGaugeVec,
@@ -146,8 +154,31 @@ impl Metrics {
             "Calls let through unlimited because the shared rate limit store was unreachable",
         )?;
         r.register(Box::new(rate_store_errors.clone()))?;
+        let connections_waited = IntCounter::new(
+            "mcpgen_connections_waited_total",
+            "Connections that waited in the listen backlog because --max-connections were served",
+        )?;
+        r.register(Box::new(connections_waited.clone()))?;
         Ok(Self {
             rate_store_errors,
+            connections_waited,
+            connections_open: gauge(
+                &r,
+                "mcpgen_connections_open",
+                "Connections served now on the MCP listener",
+            )?,
+            sessions_refused: counter(
+                &r,
+                "mcpgen_sessions_refused_total",
+                "New sessions refused: the catalog's cap (503) or the principal's, all in use (429)",
+                &["reason"],
+            )?,
+            sessions_closed: counter(
+                &r,
+                "mcpgen_sessions_closed_total",
+                "Idle sessions closed to make room for a new session of the same principal",
+                &["reason"],
+            )?,
             calls: counter(
                 &r,
                 "mcpgen_tool_calls_total",
@@ -338,6 +369,30 @@ impl Metrics {
     /// Counts a request refused with 401 or 403; `reason` is a fixed word (see the table).
     pub(crate) fn refused(&self, reason: &'static str) {
         self.auth_failures.with_label_values(&[reason]).inc();
+    }
+
+    /// Counts a connection opened (`true`) or closed on the MCP listener.
+    pub(crate) fn connection(&self, opened: bool) {
+        if opened {
+            self.connections_open.inc();
+        } else {
+            self.connections_open.dec();
+        }
+    }
+
+    /// Counts a connection that waited in the listen backlog for a free slot.
+    pub(crate) fn connection_waited(&self) {
+        self.connections_waited.inc();
+    }
+
+    /// Counts a new session refused; `reason` is `server_cap` or `principal_cap`.
+    pub(crate) fn session_refused(&self, reason: &'static str) {
+        self.sessions_refused.with_label_values(&[reason]).inc();
+    }
+
+    /// Counts an idle session closed to make room; `reason` is `principal_cap`.
+    pub(crate) fn session_closed(&self, reason: &'static str) {
+        self.sessions_closed.with_label_values(&[reason]).inc();
     }
 
     /// The metrics in the Prometheus text format (version 0.0.4).

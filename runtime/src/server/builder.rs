@@ -71,8 +71,9 @@ pub struct ServerBuilder {
     max_body_bytes: usize,
     #[cfg(feature = "http")]
     body_read_timeout: Duration,
+    /// Timeouts, connection and session caps (set in `edge_limits.rs`).
     #[cfg(feature = "http")]
-    header_read_timeout: Duration,
+    pub(super) edge: super::config::EdgeLimits,
     shutdown_timeout: Duration,
     tasks: TaskSettings,
     output_check: OutputCheck,
@@ -312,17 +313,6 @@ impl ServerBuilder {
     /// stalls longer gets HTTP 408 and its connection is closed.
     pub fn body_read_timeout(mut self, timeout: Duration) -> Self {
         self.body_read_timeout = timeout;
-        self
-    }
-
-    #[cfg(feature = "http")]
-    /// Sets how long a client may take to send a request's headers, from its first byte (or,
-    /// on a kept-alive connection, from the end of the previous response) to the blank line
-    /// (default [`DEFAULT_HEADER_READ_TIMEOUT`](super::DEFAULT_HEADER_READ_TIMEOUT)); a client
-    /// that is slower has its connection closed, so trickled headers cannot hold connections.
-    /// Applies to [`Server::serve_http`] and [`Server::serve_listener`].
-    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
-        self.header_read_timeout = timeout;
         self
     }
 
@@ -615,6 +605,8 @@ impl ServerBuilder {
             max_body_bytes: self.max_body_bytes,
             #[cfg(feature = "http")]
             body_read_timeout: self.body_read_timeout,
+            #[cfg(feature = "http")]
+            sessions: self.edge.sessions,
             shutdown_timeout: self.shutdown_timeout,
             output_check: self.output_check,
             unconfirmable: self.unconfirmable,
@@ -650,7 +642,7 @@ impl ServerBuilder {
             #[cfg(feature = "http")]
             serve_root,
             #[cfg(feature = "http")]
-            header_read_timeout: self.header_read_timeout,
+            edge: self.edge,
             #[cfg(feature = "metrics")]
             metrics_endpoint: self.metrics_endpoint,
         })
@@ -689,7 +681,7 @@ impl Server {
             #[cfg(feature = "http")]
             body_read_timeout: super::config::DEFAULT_BODY_READ_TIMEOUT,
             #[cfg(feature = "http")]
-            header_read_timeout: super::config::DEFAULT_HEADER_READ_TIMEOUT,
+            edge: Default::default(),
             shutdown_timeout: DEFAULT_SHUTDOWN_TIMEOUT,
             tasks: TaskSettings::default(),
             output_check: OutputCheck::default(),

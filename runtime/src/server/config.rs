@@ -22,6 +22,54 @@ pub const DEFAULT_BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
 #[cfg(feature = "http")]
 pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// Default number of connections served at once: 512. Within the 1,024 open files a process
+/// gets by default, with room for its upstream connections; a refused request holds at most
+/// 64 KiB of its body, so 512 clients without a credential hold about 32 MiB.
+#[cfg(feature = "http")]
+pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
+
+/// Default number of Streamable HTTP sessions a catalog holds: 10,000.
+#[cfg(feature = "http")]
+pub const DEFAULT_SESSIONS_MAX: usize = 10_000;
+
+/// Default number of Streamable HTTP sessions one principal holds in a catalog: 1,000.
+#[cfg(feature = "http")]
+pub const DEFAULT_SESSIONS_MAX_PER_PRINCIPAL: usize = 1_000;
+
+/// The session caps of a catalog.
+#[cfg(feature = "http")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct SessionLimits {
+    /// Sessions held in all; past it new sessions are refused.
+    pub(crate) max: usize,
+    /// Sessions one principal holds; past it its own oldest idle session is closed.
+    pub(crate) per_principal: usize,
+}
+
+/// The edge settings of a server: its listener's header read timeout and connection cap, and
+/// each catalog's session caps.
+#[cfg(feature = "http")]
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct EdgeLimits {
+    pub(crate) header_read_timeout: Duration,
+    pub(crate) max_connections: usize,
+    pub(crate) sessions: SessionLimits,
+}
+
+#[cfg(feature = "http")]
+impl Default for EdgeLimits {
+    fn default() -> Self {
+        Self {
+            header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            sessions: SessionLimits {
+                max: DEFAULT_SESSIONS_MAX,
+                per_principal: DEFAULT_SESSIONS_MAX_PER_PRINCIPAL,
+            },
+        }
+    }
+}
+
 /// Default time shutdown waits for calls in progress.
 pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(30);
 

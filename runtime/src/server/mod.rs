@@ -49,6 +49,8 @@ pub(crate) mod builder;
 pub(crate) mod call;
 pub(crate) mod catalog;
 pub(crate) mod config;
+#[cfg(feature = "http")]
+pub(crate) mod edge_limits;
 pub(crate) mod error;
 mod mounting;
 pub(crate) mod policy;
@@ -66,6 +68,10 @@ pub use catalog::search::{CALL_TOOL, SEARCH_TOOL};
 pub use config::ToolMode;
 #[cfg(feature = "http")]
 pub use config::{DEFAULT_BODY_READ_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_MAX_BODY_BYTES};
+#[cfg(feature = "http")]
+pub use config::{
+    DEFAULT_MAX_CONNECTIONS, DEFAULT_SESSIONS_MAX, DEFAULT_SESSIONS_MAX_PER_PRINCIPAL,
+};
 pub use config::{DEFAULT_SHUTDOWN_TIMEOUT, OutputCheck, Unconfirmable};
 pub use error::{ConfigProblem, ServerError};
 #[cfg(feature = "redis")]

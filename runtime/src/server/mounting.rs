@@ -106,6 +106,8 @@ pub(super) fn mounted_inner(
         max_body_bytes: root.max_body_bytes,
         #[cfg(feature = "http")]
         body_read_timeout: root.body_read_timeout,
+        #[cfg(feature = "http")]
+        sessions: root.sessions,
         shutdown_timeout: root.shutdown_timeout,
         output_check: root.output_check,
         unconfirmable: root.unconfirmable,

@@ -10,7 +10,7 @@ use axum::middleware::Next;
 use axum::response::Response;
 
 use super::refused::{audit_refused, auth_reason};
-use super::reply::refused;
+use super::reply::{closing, refused};
 use crate::audit::AuditStatus;
 use crate::auth::{AuthError, Authenticator, credential_from_headers};
 use crate::principal::Principal;
@@ -42,8 +42,9 @@ pub(crate) async fn authenticate(
                         _ => AuditStatus::Unauthenticated,
                     };
                     let kind = (status, auth_reason(&error));
-                    audit_refused(&inner, request, None, kind, &error.to_string()).await;
-                    return refused(&error, challenge);
+                    let text = error.to_string();
+                    let reusable = audit_refused(&inner, request, None, kind, &text).await;
+                    return closing(refused(&error, challenge), reusable);
                 }
             }
         }

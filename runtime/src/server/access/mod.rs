@@ -5,5 +5,6 @@
 pub(crate) mod authn;
 #[cfg(feature = "oauth")]
 pub(crate) mod oauth;
+pub(crate) mod prefix;
 pub(crate) mod refused;
 pub(crate) mod reply;

@@ -1,22 +1,28 @@
 //! Audit records for `tools/call` requests refused over HTTP before they reach the call
 //! pipeline: 401 (no valid credential) and 403 (`Host`/`Origin` refused, or a session owned by
-//! another principal). Such a request still names its tool in its body, so every sink gets
-//! one record per refused call, with the reason as its error text.
+//! another principal). Only a bounded prefix of such a request's body is read (see
+//! [`super::prefix`]), within the body read deadline; when it holds a `tools/call`, every sink
+//! gets one record for the request, with the reason as its error text: a batch gives one
+//! record, naming its first call and saying how many calls the prefix held.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use axum::body::Body;
 use axum::extract::Request;
 use serde_json::{Map, Value};
 
+use super::prefix::{Calls, PREFIX_BYTES, read_prefix, tool_calls};
 use crate::audit::{
     AuditEvent, AuditSink, AuditStatus, args_digest, error_text, new_call_id, now_rfc3339,
 };
 use crate::auth::AuthError;
+use crate::listener::HeadReceived;
 use crate::principal::Principal;
 use crate::server::catalog::echo::echoed;
 use crate::server::state::inner::Inner;
 use crate::trace::{TRACEPARENT, TraceParent};
+
+/// The `tool` of a record whose call was cut off before its name.
+const UNREAD_TOOL: &str = "(unread)";
 
 /// The metrics label of an authentication failure (a fixed set of words, never the text).
 pub(crate) fn auth_reason(error: &AuthError) -> &'static str {
@@ -31,17 +37,19 @@ pub(crate) fn auth_reason(error: &AuthError) -> &'static str {
     }
 }
 
-/// Records one audit event per `tools/call` in `request`'s body (a JSON-RPC message or a
+/// Reads at most a bounded prefix of `request`'s body, before the body read deadline, and
+/// records one audit event when it holds `tools/call` requests (a JSON-RPC message or a
 /// batch), refused with `status` because of `reason` (`kind`: a fixed word for metrics, e.g.
-/// `missing`), and gives the request back with its body so it can still be passed on.
-/// Requests that are not tool calls leave no record.
+/// `missing`). Returns whether the connection may serve more requests: not when an HTTP/1
+/// body was not read to its end (the answer then closes it, `reply::closing`); an HTTP/2
+/// stream's unread body ends with the stream.
 pub(crate) async fn audit_refused(
     inner: &Inner,
     request: Request,
     principal: Option<&Principal>,
     (status, kind): (AuditStatus, &'static str),
     reason: &str,
-) -> Request {
+) -> bool {
     let started = Instant::now();
     #[cfg(feature = "metrics")]
     if let Some(metrics) = &inner.metrics {
@@ -49,115 +57,91 @@ pub(crate) async fn audit_refused(
     }
     #[cfg(not(feature = "metrics"))]
     let _ = kind;
-    let auditing = inner.audit.keeps_records();
-    let wants_record = auditing;
-    #[cfg(feature = "metrics")]
-    let wants_record = wants_record || inner.metrics.is_some();
-    if !wants_record || request.method() != http::Method::POST {
-        return request;
-    }
     let (parts, body) = request.into_parts();
-    let Ok(bytes) = axum::body::to_bytes(body, inner.max_body_bytes).await else {
-        return Request::from_parts(parts, Body::empty());
-    };
-    let calls = tool_calls(&bytes);
-    if !calls.is_empty() {
-        let from_header = parts
-            .headers
-            .get(TRACEPARENT)
-            .and_then(|v| v.to_str().ok())
-            .and_then(TraceParent::parse);
-        // With traces exported, the request's own span (see the handler's `incoming_trace`).
-        let request_span = parts
-            .extensions
-            .get::<crate::trace::RequestSpan>()
-            .map(|span| span.0);
-        for call in calls {
-            let trace = match from_header {
-                Some(header) => Some(request_span.unwrap_or(header)),
-                None => call.trace.or(request_span),
-            };
-            let trace_id = trace.map(|t| t.trace_id());
-            let def = inner.catalog.get(&call.tool).map(|entry| entry.def);
-            #[cfg(feature = "metrics")]
-            if let Some(metrics) = &inner.metrics {
-                metrics.call_finished(def, status, started.elapsed());
-            }
-            if !auditing {
-                continue;
-            }
-            let event = AuditEvent {
-                call_id: new_call_id(),
-                parent_call_id: None,
-                code_sha256: None,
-                inner_calls: None,
-                time: now_rfc3339(),
-                request_id: call.id,
-                principal: principal.map(|p| p.id.clone()),
-                key_id: principal.and_then(|p| p.key_id.clone()),
-                tool: echoed(&call.tool),
-                operation_id: def
-                    .and_then(|d| d.http.as_ref())
-                    .map(|h| h.operation_id.to_owned()),
-                status,
-                duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-                upstream_status: None,
-                args_sha256: args_digest(&call.args),
-                args: inner.audit_args.then(|| Value::Object(call.args)),
-                error: Some(error_text(reason)),
-                trace_id,
-            };
-            inner.audit.record(event).await;
-        }
+    let deadline = HeadReceived::body_deadline(&parts.extensions, inner.body_read_timeout);
+    let prefix = read_prefix(body, PREFIX_BYTES, deadline).await;
+    let reusable = prefix.complete || parts.version >= http::Version::HTTP_2;
+    let auditing = inner.audit.keeps_records();
+    #[cfg(feature = "metrics")]
+    let wants_record = auditing || inner.metrics.is_some();
+    #[cfg(not(feature = "metrics"))]
+    let wants_record = auditing;
+    if !wants_record || parts.method != http::Method::POST {
+        return reusable;
     }
-    Request::from_parts(parts, Body::from(bytes))
+    let calls = tool_calls(&prefix);
+    if calls.count == 0 {
+        return reusable;
+    }
+    let from_header = parts
+        .headers
+        .get(TRACEPARENT)
+        .and_then(|v| v.to_str().ok())
+        .and_then(TraceParent::parse);
+    // With traces exported, the request's own span (see the handler's `incoming_trace`).
+    let request_span = parts
+        .extensions
+        .get::<crate::trace::RequestSpan>()
+        .map(|span| span.0);
+    let error = Some(error_text(&refusal_text(reason, &calls)));
+    let single = !calls.batch;
+    let (id, tool, args, call_trace) = match calls.first {
+        Some(call) => (call.id, call.tool, call.args, call.trace),
+        None => (None, UNREAD_TOOL.to_owned(), Map::new(), None),
+    };
+    let trace = match from_header {
+        Some(header) => Some(request_span.unwrap_or(header)),
+        None => call_trace.or(request_span),
+    };
+    let def = inner.catalog.get(&tool).map(|entry| entry.def);
+    #[cfg(feature = "metrics")]
+    if let Some(metrics) = &inner.metrics {
+        metrics.call_finished(def, status, started.elapsed());
+    }
+    if auditing {
+        let event = AuditEvent {
+            call_id: new_call_id(),
+            parent_call_id: None,
+            code_sha256: None,
+            inner_calls: None,
+            time: now_rfc3339(),
+            request_id: if single { id } else { None },
+            principal: principal.map(|p| p.id.clone()),
+            key_id: principal.and_then(|p| p.key_id.clone()),
+            tool: echoed(&tool),
+            operation_id: def
+                .and_then(|d| d.http.as_ref())
+                .map(|h| h.operation_id.to_owned()),
+            status,
+            duration_ms: millis(started.elapsed()),
+            upstream_status: None,
+            args_sha256: args_digest(&args),
+            args: inner.audit_args.then(|| Value::Object(args)),
+            error,
+            trace_id: trace.map(|t| t.trace_id()),
+        };
+        inner.audit.record(event).await;
+    }
+    reusable
 }
 
-/// A `tools/call` found in a refused request's body.
-struct RefusedCall {
-    id: Option<String>,
-    tool: String,
-    args: Map<String, Value>,
-    trace: Option<TraceParent>,
+/// The error text of a refused request's record: the reason, and for a batch how many calls
+/// it held (or, cut short, at least held).
+fn refusal_text(reason: &str, calls: &Calls) -> String {
+    let calls_text = match calls.count {
+        1 => "1 tool call".to_owned(),
+        n => format!("{n} tool calls"),
+    };
+    match (calls.batch, calls.all) {
+        (false, _) => reason.to_owned(),
+        (true, true) => format!("{reason} (a batch of {calls_text}, recorded once)"),
+        (true, false) => format!(
+            "{reason} (a batch of at least {calls_text}, recorded once; the rest of its body \
+             was not read)"
+        ),
+    }
 }
 
-/// The `tools/call` requests of a JSON-RPC body (one message or a batch).
-fn tool_calls(body: &[u8]) -> Vec<RefusedCall> {
-    let Ok(message) = serde_json::from_slice::<Value>(body) else {
-        return Vec::new();
-    };
-    let messages = match message {
-        Value::Array(items) => items,
-        single => vec![single],
-    };
-    messages
-        .into_iter()
-        .filter_map(|mut message| {
-            if message.get("method").and_then(Value::as_str) != Some("tools/call") {
-                return None;
-            }
-            let id = message.get("id").and_then(|id| match id {
-                Value::String(s) => Some(s.clone()),
-                Value::Number(n) => Some(n.to_string()),
-                _ => None,
-            });
-            let params = message.get_mut("params")?.as_object_mut()?;
-            let tool = params.get("name")?.as_str()?.to_owned();
-            let trace = params
-                .get("_meta")
-                .and_then(|meta| meta.get(TRACEPARENT))
-                .and_then(Value::as_str)
-                .and_then(TraceParent::parse);
-            let args = match params.remove("arguments") {
-                Some(Value::Object(args)) => args,
-                _ => Map::new(),
-            };
-            Some(RefusedCall {
-                id,
-                tool,
-                args,
-                trace,
-            })
-        })
-        .collect()
+fn millis(elapsed: Duration) -> u64 {
+    u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX)
 }

@@ -80,3 +80,14 @@ pub(crate) fn unauthorized(error: &AuthError) -> Response {
     }
     response
 }
+
+/// `response`, closing its connection unless it is `reusable` (false when the request's body
+/// was not read to its end: the rest of it may still be on its way, and is not read).
+pub(crate) fn closing(mut response: Response, reusable: bool) -> Response {
+    if !reusable {
+        response
+            .headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    }
+    response
+}

@@ -220,6 +220,8 @@ pub(crate) enum Refusal {
     Host(String),
     /// The `Origin` header is malformed or not allowed.
     Origin(String),
+    /// The request cannot be read unambiguously (e.g. two `Host` headers): a 400, not a 403.
+    Malformed(String),
 }
 
 impl std::fmt::Display for Refusal {
@@ -227,6 +229,7 @@ impl std::fmt::Display for Refusal {
         match self {
             Self::Host(why) => write!(f, "Forbidden: {why}"),
             Self::Origin(why) => write!(f, "Forbidden: {why}"),
+            Self::Malformed(why) => write!(f, "Bad request: {why}"),
         }
     }
 }
@@ -246,36 +249,54 @@ impl Rebinding {
         self.check_origin(headers)
     }
 
+    /// Checks the `Host` header and the request target's authority (absolute-form in HTTP/1.1,
+    /// `:authority` in HTTP/2): each that is present must be allowed, and one of them must be.
+    /// Two `Host` headers are refused whatever the policy: which one a proxy in front used is
+    /// not known.
     fn check_host(&self, uri: &http::Uri, headers: &HeaderMap) -> Result<(), Refusal> {
+        let mut hosts = headers.get_all(http::header::HOST).iter();
+        let host = hosts.next();
+        if hosts.next().is_some() {
+            return Err(Refusal::Malformed(
+                "the request has more than one Host header".to_owned(),
+            ));
+        }
         let Some(allowed) = &self.hosts else {
             return Ok(());
         };
-        let authority = match headers.get(http::header::HOST) {
+        let host = match host {
             Some(value) => {
                 let text = value
                     .to_str()
                     .map_err(|_| Refusal::Host("the Host header is not valid text".to_owned()))?;
-                Authority::try_from(text)
-                    .map_err(|_| Refusal::Host("the Host header is malformed".to_owned()))?
+                Some(
+                    Authority::try_from(text)
+                        .map_err(|_| Refusal::Host("the Host header is malformed".to_owned()))?,
+                )
             }
-            None => uri
-                .authority()
-                .cloned()
-                .ok_or_else(|| Refusal::Host("the request has no Host header".to_owned()))?,
+            None => None,
         };
-        let host = normalize_host(authority.host());
-        let port = authority.port_u16();
-        let ok = allowed
-            .iter()
-            .any(|e| e.host == host && e.port.is_none_or(|p| Some(p) == port));
-        if ok {
-            Ok(())
-        } else {
-            Err(Refusal::Host(format!(
-                "Host `{}` is not allowed (configure it with --allowed-host)",
-                shorten(authority.as_str())
-            )))
+        let target = uri.authority().cloned();
+        if host.is_none() && target.is_none() {
+            return Err(Refusal::Host("the request has no Host header".to_owned()));
         }
+        for (authority, what) in [(host, "Host"), (target, "request target's authority")] {
+            let Some(authority) = authority else {
+                continue;
+            };
+            let name = normalize_host(authority.host());
+            let port = authority.port_u16();
+            let ok = allowed
+                .iter()
+                .any(|e| e.host == name && e.port.is_none_or(|p| Some(p) == port));
+            if !ok {
+                return Err(Refusal::Host(format!(
+                    "{what} `{}` is not allowed (configure it with --allowed-host)",
+                    shorten(authority.as_str())
+                )));
+            }
+        }
+        Ok(())
     }
 
     fn check_origin(&self, headers: &HeaderMap) -> Result<(), Refusal> {
@@ -454,6 +475,39 @@ mod tests {
         .unwrap_err();
         assert_eq!(problems.len(), 3, "{problems:?}");
         assert_eq!(problems[0].entry, "https://mcp.example.com");
+    }
+
+    #[test]
+    fn two_host_headers_are_malformed_whatever_the_policy() {
+        let mut two = HeaderMap::new();
+        two.append(http::header::HOST, HeaderValue::from_static("localhost"));
+        two.append(http::header::HOST, HeaderValue::from_static("evil.example"));
+        let uri = http::Uri::from_static("/mcp");
+        for policy in [
+            RebindingConfig::new(&[], &[]).unwrap().policy(LOOPBACK),
+            RebindingConfig::new(&["*".into()], &[])
+                .unwrap()
+                .policy(PUBLIC),
+        ] {
+            assert!(matches!(
+                policy.check(&uri, &two),
+                Err(Refusal::Malformed(_))
+            ));
+        }
+    }
+
+    #[test]
+    fn an_absolute_form_target_is_checked_like_host() {
+        let policy = RebindingConfig::new(&[], &[]).unwrap().policy(LOOPBACK);
+        let evil = http::Uri::from_static("http://evil.example/mcp");
+        let refused = policy.check(&evil, &headers(Some("localhost"), None));
+        assert!(matches!(refused, Err(Refusal::Host(ref why)) if why.contains("evil.example")));
+        let own = http::Uri::from_static("http://localhost:3000/mcp");
+        assert!(
+            policy
+                .check(&own, &headers(Some("localhost:3000"), None))
+                .is_ok()
+        );
     }
 
     #[test]

@@ -62,6 +62,9 @@ pub(crate) struct Inner {
     pub(crate) max_body_bytes: usize,
     #[cfg(feature = "http")]
     pub(crate) body_read_timeout: Duration,
+    /// The caps on this catalog's Streamable HTTP sessions.
+    #[cfg(feature = "http")]
+    pub(crate) sessions: crate::server::config::SessionLimits,
     pub(crate) shutdown_timeout: Duration,
     pub(crate) output_check: OutputCheck,
     pub(crate) unconfirmable: Unconfirmable,

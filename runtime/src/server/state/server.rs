@@ -28,9 +28,9 @@ pub struct Server {
     /// when there are no mounts.
     #[cfg(feature = "http")]
     pub(crate) serve_root: bool,
-    /// How long a client may take to send a request's headers.
+    /// The header read timeout and the connection cap of its listener.
     #[cfg(feature = "http")]
-    pub(crate) header_read_timeout: std::time::Duration,
+    pub(crate) edge: crate::server::config::EdgeLimits,
     /// `/metrics` on the server's own listener.
     #[cfg(feature = "metrics")]
     pub(crate) metrics_endpoint: Option<crate::metrics::MetricsEndpoint>,

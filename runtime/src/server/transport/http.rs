@@ -20,22 +20,24 @@
 //!   other route moves below it (`B/sse`, `B/healthz`, `B/<name>`, `B/server-card`, …).
 //!
 //! Everything under [`protected_routes`] passes, outermost first: `Host`/`Origin` validation
-//! (403), authentication (401 with `WWW-Authenticate` and a JSON-RPC error body, code -32001;
-//! the [`Principal`] goes into the request extensions), and the body size limit (413).
+//! (403; 400 for two `Host` headers), authentication (401 with `WWW-Authenticate` and a
+//! JSON-RPC error body, code -32001; the [`Principal`] goes into the request extensions), and
+//! the body size limit (413) and read deadline (408), counted from the request's head. A
+//! refused request has at most a bounded prefix of its body read (`access/prefix.rs`).
 //!
 //! A `/mcp` session belongs to the principal that initialized it: a request carrying the
 //! `Mcp-Session-Id` of a session opened by another principal is refused with 403 (as on the
-//! legacy SSE transport); ids we never issued are left to rmcp (404).
+//! legacy SSE transport); ids we never issued are left to rmcp (404). New sessions are admitted
+//! under `--sessions-max-per-principal` and `--sessions-max` (see `session/`).
 //!
 //! On the 2026-07-28 protocol (`MCP-Protocol-Version` at or after it) rmcp checks the standard
 //! `Mcp-Method` and `Mcp-Name` headers against the body; a `tools/call` of a tool that declares
 //! custom headers (`x-mcp-header`) has its `Mcp-Param-*` headers checked here first (400 with
 //! JSON-RPC error -32020, HeaderMismatch, on a mismatch; see `param_headers.rs`).
 
-use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
@@ -46,32 +48,27 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use futures::StreamExt;
-use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
 use super::card;
+use super::session::{SessionOwners, bind_session};
 use crate::audit::AuditStatus;
-use crate::auth::AuthError;
+#[cfg(feature = "metrics")]
+use crate::listener::ConnectionEvent;
 use crate::principal::Principal;
 use crate::server::access::authn::authenticate;
 #[cfg(feature = "oauth")]
 use crate::server::access::oauth;
 use crate::server::access::refused::audit_refused;
-use crate::server::access::reply::{AUTH_ERROR_CODE, jsonrpc_error, unauthorized};
+use crate::server::access::reply::{closing, jsonrpc_error};
 use crate::server::call::handler::McpHandler;
 use crate::server::catalog::param_headers::ParamHeaders;
 use crate::server::error::ServerError;
-use crate::server::policy::rebinding::Rebinding;
+use crate::server::policy::rebinding::{Rebinding, Refusal};
 use crate::server::state::inner::Inner;
 use crate::server::state::server::Server;
-
-/// Most `/mcp` sessions whose owner is remembered; beyond it the oldest session is closed.
-const MAX_SESSIONS: usize = 10_000;
-
-/// The header that carries a Streamable HTTP session id.
-const SESSION_HEADER: &str = "mcp-session-id";
 
 /// The header naming the request's protocol revision.
 const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
@@ -104,11 +101,22 @@ async fn check_rebinding(
         Ok(()) => next.run(request).await,
         Err(refusal) => {
             tracing::warn!(%refusal, "request refused (possible DNS rebinding or cross-origin call)");
-            if let Some(inner) = &guard.inner {
-                let kind = (AuditStatus::Forbidden, "host_or_origin");
-                audit_refused(inner, request, None, kind, &refusal.to_string()).await;
-            }
-            jsonrpc_error(StatusCode::FORBIDDEN, -32000, &refusal.to_string())
+            let (status, text) = match &refusal {
+                Refusal::Malformed(_) => (StatusCode::BAD_REQUEST, refusal.to_string()),
+                _ => (StatusCode::FORBIDDEN, refusal.to_string()),
+            };
+            let reusable = match &guard.inner {
+                Some(inner) => {
+                    let kind = (AuditStatus::Forbidden, "host_or_origin");
+                    audit_refused(inner, request, None, kind, &text).await
+                }
+                // Routes that serve no calls read no body.
+                None => {
+                    request.version() >= http::Version::HTTP_2
+                        || hyper::body::Body::is_end_stream(request.body())
+                }
+            };
+            closing(jsonrpc_error(status, -32000, &text), reusable)
         }
     }
 }
@@ -160,7 +168,10 @@ async fn limit_body(State(limits): State<BodyLimits>, request: Request, next: Ne
         }
         Ok(buffered)
     };
-    let buffered = match tokio::time::timeout(limits.timeout, read).await {
+    // Counted from the request's head, so the time authentication took is part of it.
+    let deadline = crate::listener::HeadReceived::body_deadline(&parts.extensions, limits.timeout);
+    let deadline = tokio::time::Instant::from_std(deadline);
+    let buffered = match tokio::time::timeout_at(deadline, read).await {
         Ok(Ok(buffered)) => buffered,
         Ok(Err(refusal)) => return refusal,
         Err(_) => {
@@ -235,127 +246,6 @@ async fn check_param_headers(
         .await
 }
 
-/// The owners of the `/mcp` sessions: session id → the principal that initialized it.
-#[derive(Default)]
-struct Owners {
-    by_id: HashMap<Arc<str>, (Principal, u64)>,
-    /// Creation order (sequence number → id), for oldest-first eviction.
-    order: BTreeMap<u64, Arc<str>>,
-    next: u64,
-}
-
-impl Owners {
-    /// Records `id` for `principal`; returns the ids evicted to stay within [`MAX_SESSIONS`].
-    fn insert(&mut self, id: Arc<str>, principal: Principal) -> Vec<Arc<str>> {
-        self.remove(&id);
-        let seq = self.next;
-        self.next += 1;
-        self.by_id.insert(id.clone(), (principal, seq));
-        self.order.insert(seq, id);
-        let mut evicted = Vec::new();
-        while self.by_id.len() > MAX_SESSIONS {
-            let Some((_, oldest)) = self.order.pop_first() else {
-                break;
-            };
-            self.by_id.remove(&oldest);
-            evicted.push(oldest);
-        }
-        evicted
-    }
-
-    fn remove(&mut self, id: &str) {
-        if let Some((_, seq)) = self.by_id.remove(id) {
-            self.order.remove(&seq);
-        }
-    }
-}
-
-/// State of the session-ownership layer: the owners, and rmcp's session manager (to close
-/// sessions evicted from the map, so that no live session is left without a known owner).
-#[derive(Clone)]
-struct SessionOwners {
-    owners: Arc<Mutex<Owners>>,
-    manager: Arc<LocalSessionManager>,
-    /// Audits the calls refused because their session belongs to someone else.
-    inner: Arc<Inner>,
-}
-
-impl SessionOwners {
-    fn lock(&self) -> std::sync::MutexGuard<'_, Owners> {
-        self.owners.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-}
-
-/// Ties each `/mcp` session to the principal that initialized it: records the owner when
-/// rmcp issues a session id, refuses (403) requests on a session owned by someone else, and
-/// forgets sessions that are deleted or that rmcp no longer knows (404).
-async fn bind_session(
-    State(state): State<SessionOwners>,
-    request: Request,
-    next: Next,
-) -> Response {
-    let Some(principal) = request.extensions().get::<Principal>().cloned() else {
-        return unauthorized(&AuthError::Missing);
-    };
-    let session = request
-        .headers()
-        .get(SESSION_HEADER)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_owned);
-    let Some(session) = session else {
-        let response = next.run(request).await;
-        let issued = response
-            .headers()
-            .get(SESSION_HEADER)
-            .and_then(|v| v.to_str().ok())
-            .map(Arc::<str>::from);
-        if let Some(id) = issued {
-            tracing::debug!(session = %id, principal = %principal.id, "session opened");
-            let evicted = state.lock().insert(id, principal);
-            for id in evicted {
-                tracing::warn!(session = %id, "too many open sessions: closing the oldest");
-                if let Err(error) = state.manager.close_session(&id).await {
-                    tracing::warn!(session = %id, %error, "cannot close an evicted session");
-                }
-            }
-        }
-        return response;
-    };
-    let owned_by_other = state
-        .lock()
-        .by_id
-        .get(session.as_str())
-        .is_some_and(|(owner, _)| *owner != principal);
-    if owned_by_other {
-        tracing::warn!(%session, principal = %principal.id, "request refused: the session belongs to another principal");
-        let kind = (AuditStatus::Forbidden, "session_owner");
-        let reason = "session belongs to another principal";
-        audit_refused(&state.inner, request, Some(&principal), kind, reason).await;
-        return jsonrpc_error(
-            StatusCode::FORBIDDEN,
-            AUTH_ERROR_CODE,
-            "session belongs to another principal",
-        );
-    }
-    let deleting = request.method() == Method::DELETE;
-    let response = next.run(request).await;
-    let status = response.status();
-    // A 404 may also be a JSON-RPC "method not found"; forget the owner only when rmcp
-    // confirms the session is gone.
-    let gone = if deleting && status.is_success() {
-        true
-    } else if status == StatusCode::NOT_FOUND {
-        let id: rmcp::transport::common::server_side_http::SessionId = session.as_str().into();
-        !state.manager.has_session(&id).await.unwrap_or(true)
-    } else {
-        false
-    };
-    if gone {
-        state.lock().remove(&session);
-    }
-    response
-}
-
 /// The Streamable HTTP service at `path`, behind the session-ownership layer.
 fn mcp_routes(inner: &Arc<Inner>, path: &str, sessions: CancellationToken) -> Router {
     // Host/Origin are checked by our own layer (which also covers the other routes), so
@@ -369,11 +259,7 @@ fn mcp_routes(inner: &Arc<Inner>, path: &str, sessions: CancellationToken) -> Ro
         .with_max_request_body_bytes(inner.max_body_bytes)
         .with_cancellation_token(sessions);
     let manager = Arc::new(LocalSessionManager::default());
-    let owners = SessionOwners {
-        owners: Arc::default(),
-        manager: manager.clone(),
-        inner: inner.clone(),
-    };
+    let owners = SessionOwners::new(inner, manager.clone());
     // Checked when the server was built; a table that fails here has no tool to check.
     let param_headers = ParamHeaders::build(&inner.catalog).unwrap_or_default();
     let replica = inner.replica.clone();
@@ -557,6 +443,20 @@ pub(crate) fn build_router(
     router
 }
 
+/// Counts the listener's connections in the server's metrics, when it has them.
+fn connection_watch(server: &Server) -> Option<crate::listener::ConnectionWatch> {
+    #[cfg(feature = "metrics")]
+    if let Some(metrics) = server.inner.metrics.clone() {
+        return Some(Arc::new(move |event| match event {
+            ConnectionEvent::Opened => metrics.connection(true),
+            ConnectionEvent::Closed => metrics.connection(false),
+            ConnectionEvent::Waited => metrics.connection_waited(),
+        }));
+    }
+    let _ = server;
+    None
+}
+
 impl Server {
     /// The HTTP routes, with the `Host`/`Origin` defaults of a loopback server. Serve it with
     /// any axum-compatible server; call [`Server::drain`] after it stops.
@@ -621,8 +521,12 @@ impl Server {
         }
         let stop = CancellationToken::new();
         // Connections are served by hyper's builder, which bounds the time to send headers.
-        let serving =
-            crate::listener::serve(listener, router, self.header_read_timeout, stop.clone());
+        let serving = crate::listener::Serving {
+            header_read_timeout: self.edge.header_read_timeout,
+            max_connections: self.edge.max_connections,
+            watch: connection_watch(self),
+        };
+        let serving = crate::listener::serve(listener, router, serving, stop.clone());
         let mut serving = std::pin::pin!(serving);
         let mut shutdown = std::pin::pin!(shutdown);
         let early = tokio::select! {

@@ -19,6 +19,8 @@ pub(crate) mod ready;
 #[cfg(feature = "http")]
 pub(crate) mod replica;
 #[cfg(feature = "http")]
+pub(crate) mod session;
+#[cfg(feature = "http")]
 pub(crate) mod shared_service;
 pub(crate) mod shutdown;
 #[cfg(feature = "legacy-sse")]
