@@ -1,0 +1,192 @@
+//! Which operation a request is for: its path matched against the spec's path templates, then
+//! its method against the operations of the template that matched.
+
+use percent_encoding::percent_decode_str;
+
+/// One piece of a path segment: literal text or a `{name}`.
+#[derive(Debug, PartialEq)]
+enum Piece {
+    Literal(String),
+    Param(String),
+}
+
+/// A path template, split into segments of pieces.
+#[derive(Debug)]
+pub(crate) struct Template {
+    segments: Vec<Vec<Piece>>,
+}
+
+/// What a request path and method find.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Found {
+    /// The operation at this index of the routes, with the path parameters (decoded).
+    Operation(usize, Vec<(String, String)>),
+    /// No template matches the path.
+    NoPath,
+    /// A template matches, but none of its operations has the method; the methods it has.
+    NoMethod(Vec<String>),
+}
+
+impl Template {
+    /// `/tickets/{id}/comments` → its segments.
+    pub(crate) fn parse(template: &str) -> Template {
+        let segments = template
+            .trim_start_matches('/')
+            .split('/')
+            .map(|segment| {
+                let mut pieces = Vec::new();
+                let mut rest = segment;
+                while let Some(open) = rest.find('{') {
+                    let Some(close) = rest[open..].find('}').map(|c| open + c) else {
+                        break;
+                    };
+                    if open > 0 {
+                        pieces.push(Piece::Literal(rest[..open].to_owned()));
+                    }
+                    pieces.push(Piece::Param(rest[open + 1..close].to_owned()));
+                    rest = &rest[close + 1..];
+                }
+                if !rest.is_empty() || pieces.is_empty() {
+                    pieces.push(Piece::Literal(rest.to_owned()));
+                }
+                pieces
+            })
+            .collect();
+        Template { segments }
+    }
+
+    /// The path parameters of `segments` (as sent, still percent-encoded) when the template
+    /// matches them.
+    fn matches(&self, segments: &[&str]) -> Option<Vec<(String, String)>> {
+        if segments.len() != self.segments.len() {
+            return None;
+        }
+        let mut params = Vec::new();
+        for (pieces, segment) in self.segments.iter().zip(segments) {
+            match_segment(pieces, segment, &mut params)?;
+        }
+        Some(params)
+    }
+
+    /// How specific the template is, segment by segment: a literal segment ranks above one with
+    /// a parameter and literal text, which ranks above a lone parameter.
+    fn rank(&self) -> Vec<u8> {
+        self.segments
+            .iter()
+            .map(|pieces| match pieces.as_slice() {
+                [Piece::Literal(_)] => 2,
+                [Piece::Param(_)] => 0,
+                _ => 1,
+            })
+            .collect()
+    }
+}
+
+/// Matches one segment; parameters take the shortest text up to the next literal.
+fn match_segment(pieces: &[Piece], segment: &str, out: &mut Vec<(String, String)>) -> Option<()> {
+    let mut rest = segment;
+    let mut i = 0;
+    while i < pieces.len() {
+        match &pieces[i] {
+            Piece::Literal(text) => rest = rest.strip_prefix(text.as_str())?,
+            Piece::Param(name) => {
+                let end = match pieces.get(i + 1) {
+                    Some(Piece::Literal(next)) => rest.find(next.as_str())?,
+                    _ => rest.len(),
+                };
+                let raw = &rest[..end];
+                if raw.is_empty() {
+                    return None;
+                }
+                let value = percent_decode_str(raw).decode_utf8_lossy().into_owned();
+                out.push((name.clone(), value));
+                rest = &rest[end..];
+            }
+        }
+        i += 1;
+    }
+    rest.is_empty().then_some(())
+}
+
+/// The path templates of a spec, each with its methods and the index of each operation.
+#[derive(Debug, Default)]
+pub(crate) struct Routes {
+    entries: Vec<(Template, Vec<(String, usize)>)>,
+}
+
+impl Routes {
+    /// Adds the operation `index` for `method` (lower case) and `template`.
+    pub(crate) fn add(&mut self, template: &str, method: &str, index: usize) {
+        let parsed = Template::parse(template);
+        let same = self
+            .entries
+            .iter_mut()
+            .find(|(t, _)| t.segments == parsed.segments);
+        match same {
+            Some((_, methods)) => methods.push((method.to_owned(), index)),
+            None => self
+                .entries
+                .push((parsed, vec![(method.to_owned(), index)])),
+        }
+    }
+
+    /// The operation `method` and `path` (without the query) are for.
+    pub(crate) fn find(&self, method: &str, path: &str) -> Found {
+        let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+        let mut best: Option<(Vec<u8>, &Vec<(String, usize)>, Vec<(String, String)>)> = None;
+        for (template, methods) in &self.entries {
+            let Some(params) = template.matches(&segments) else {
+                continue;
+            };
+            let rank = template.rank();
+            if best.as_ref().is_none_or(|(r, _, _)| rank > *r) {
+                best = Some((rank, methods, params));
+            }
+        }
+        let Some((_, methods, params)) = best else {
+            return Found::NoPath;
+        };
+        let method = method.to_ascii_lowercase();
+        match methods.iter().find(|(m, _)| *m == method) {
+            Some((_, index)) => Found::Operation(*index, params),
+            None => Found::NoMethod(methods.iter().map(|(m, _)| m.to_ascii_uppercase()).collect()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literal_segments_win_and_parameters_are_decoded() {
+        let mut routes = Routes::default();
+        routes.add("/tickets/{id}", "get", 0);
+        routes.add("/tickets/search", "get", 1);
+        routes.add("/tickets/{id}", "delete", 2);
+        routes.add("/files/{name}.{ext}", "get", 3);
+        let param = |n: &str, v: &str| (n.to_owned(), v.to_owned());
+        assert_eq!(
+            routes.find("GET", "/tickets/a%20b"),
+            Found::Operation(0, vec![param("id", "a b")])
+        );
+        assert_eq!(
+            routes.find("GET", "/tickets/search"),
+            Found::Operation(1, vec![])
+        );
+        assert_eq!(
+            routes.find("DELETE", "/tickets/7"),
+            Found::Operation(2, vec![param("id", "7")])
+        );
+        assert_eq!(
+            routes.find("PUT", "/tickets/7"),
+            Found::NoMethod(vec!["GET".into(), "DELETE".into()])
+        );
+        assert_eq!(
+            routes.find("GET", "/files/a.tar.gz"),
+            Found::Operation(3, vec![param("name", "a"), param("ext", "tar.gz")])
+        );
+        assert_eq!(routes.find("GET", "/tickets"), Found::NoPath);
+        assert_eq!(routes.find("GET", "/tickets/"), Found::NoPath);
+    }
+}
