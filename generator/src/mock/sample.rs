@@ -62,6 +62,9 @@ impl<'a> Sampler<'a> {
         let Value::Object(map) = schema else {
             return Value::String("example".into());
         };
+        if depth > MAX_DEPTH {
+            return smallest(self.type_of(map, depth));
+        }
         if let Some(target) = map
             .get("$ref")
             .and_then(Value::as_str)
@@ -207,7 +210,8 @@ impl<'a> Sampler<'a> {
                             }
                         }
                     }
-                    "description" | "title" => {}
+                    // Followed and opened by `flatten`; kept, they would be merged again.
+                    "$ref" | "allOf" | "description" | "title" => {}
                     _ => {
                         merged.entry(key.clone()).or_insert_with(|| value.clone());
                     }
@@ -328,6 +332,18 @@ impl<'a> Sampler<'a> {
             i += 1;
         }
         Value::Object(out)
+    }
+}
+
+/// The smallest value of a type, where recursion has to end.
+fn smallest(kind: &str) -> Value {
+    match kind {
+        "object" => Value::Object(Map::new()),
+        "array" => Value::Array(Vec::new()),
+        "integer" | "number" => Value::from(0),
+        "boolean" => Value::Bool(false),
+        "string" => Value::String(String::new()),
+        _ => Value::Null,
     }
 }
 
