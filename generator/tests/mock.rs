@@ -383,6 +383,13 @@ fn requests_that_do_not_fit_are_refused_with_the_pointer_of_what_does_not() {
     refused(&send(&events.address, "GET", path, &[], b""), "/query/from");
     let path = "/reports/segments/channels?from=2024-01-01&to=2024-02-01";
     assert_eq!(send(&events.address, "GET", path, &[], b"").status, 200);
+
+    // Swagger 2.0: the bookId path parameter is an integer; the base path may be kept.
+    let library = start(&spec("library2"));
+    refused(&send(&library.address, "GET", "/books/seventeen", &[], b""), "/path/bookId");
+    let by_base = send(&library.address, "GET", "/v2/books/17", &[], b"");
+    assert_eq!(by_base.status, 200, "{}", library.log());
+    assert_eq!(by_base.body, send(&library.address, "GET", "/books/17", &[], b"").body);
 }
 
 #[test]

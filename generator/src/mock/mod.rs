@@ -54,6 +54,11 @@ pub(crate) fn mock(args: MockArgs) -> Result<(), String> {
         routes.add(&op.path, &op.method, index);
         operations.push(prepare::prepare(&spec, op, &mut warnings));
     }
+    for server in spec.root["servers"].as_array().into_iter().flatten() {
+        if let Some(url) = server["url"].as_str() {
+            routes.add_base(url_path(url));
+        }
+    }
     for w in &warnings {
         eprintln!("warning: {w}");
     }
@@ -74,4 +79,12 @@ pub(crate) fn mock(args: MockArgs) -> Result<(), String> {
     );
     println!("http://{address}");
     runtime.block_on(serve::run(listener, serve::Mock { routes, operations }))
+}
+
+/// The path of a server URL: `/v2` of `https://api.example/v2`, all of a relative `/v2`.
+fn url_path(url: &str) -> &str {
+    match url.split_once("://") {
+        Some((_, rest)) => rest.find('/').map_or("", |slash| &rest[slash..]),
+        None => url,
+    }
 }

@@ -112,6 +112,9 @@ fn match_segment(pieces: &[Piece], segment: &str, out: &mut Vec<(String, String)
 #[derive(Debug, Default)]
 pub(crate) struct Routes {
     entries: Vec<(Template, Vec<(String, usize)>)>,
+    /// Path prefixes of the spec's server URLs (`/v2`): a request path under one is matched
+    /// without it too, so that a server's `--upstream-url` may keep the API's base path.
+    bases: Vec<String>,
 }
 
 impl Routes {
@@ -130,8 +133,35 @@ impl Routes {
         }
     }
 
-    /// The operation `method` and `path` (without the query) are for.
-    pub(crate) fn find(&self, method: &str, path: &str) -> Found {
+    /// Matches paths under `base` (`/v2`, a server URL's path) without it too.
+    pub(crate) fn add_base(&mut self, base: &str) {
+        let base = base.trim_end_matches('/');
+        if !base.is_empty() && !base.contains('{') && !self.bases.iter().any(|b| b == base) {
+            self.bases.push(base.to_owned());
+        }
+    }
+
+    /// The operation `method` and `path` (without the query) are for, and the path as matched
+    /// (without the base path, if it had one).
+    pub(crate) fn find<'p>(&self, method: &str, path: &'p str) -> (Found, &'p str) {
+        let found = self.find_exact(method, path);
+        if found != Found::NoPath {
+            return (found, path);
+        }
+        for base in &self.bases {
+            if let Some(rest) = path.strip_prefix(base.as_str())
+                && rest.starts_with('/')
+            {
+                let found = self.find_exact(method, rest);
+                if found != Found::NoPath {
+                    return (found, rest);
+                }
+            }
+        }
+        (Found::NoPath, path)
+    }
+
+    fn find_exact(&self, method: &str, path: &str) -> Found {
         let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
         let mut best: Option<(Vec<u8>, &Vec<(String, usize)>, Vec<(String, String)>)> = None;
         for (template, methods) in &self.entries {
@@ -167,26 +197,29 @@ mod tests {
         routes.add("/files/{name}.{ext}", "get", 3);
         let param = |n: &str, v: &str| (n.to_owned(), v.to_owned());
         assert_eq!(
-            routes.find("GET", "/tickets/a%20b"),
+            routes.find("GET", "/tickets/a%20b").0,
             Found::Operation(0, vec![param("id", "a b")])
         );
         assert_eq!(
-            routes.find("GET", "/tickets/search"),
+            routes.find("GET", "/tickets/search").0,
             Found::Operation(1, vec![])
         );
         assert_eq!(
-            routes.find("DELETE", "/tickets/7"),
+            routes.find("DELETE", "/tickets/7").0,
             Found::Operation(2, vec![param("id", "7")])
         );
         assert_eq!(
-            routes.find("PUT", "/tickets/7"),
+            routes.find("PUT", "/tickets/7").0,
             Found::NoMethod(vec!["GET".into(), "DELETE".into()])
         );
         assert_eq!(
-            routes.find("GET", "/files/a.tar.gz"),
+            routes.find("GET", "/files/a.tar.gz").0,
             Found::Operation(3, vec![param("name", "a"), param("ext", "tar.gz")])
         );
-        assert_eq!(routes.find("GET", "/tickets"), Found::NoPath);
-        assert_eq!(routes.find("GET", "/tickets/"), Found::NoPath);
+        assert_eq!(routes.find("GET", "/tickets").0, Found::NoPath);
+        assert_eq!(routes.find("GET", "/tickets/").0, Found::NoPath);
+        routes.add_base("/v2/");
+        assert_eq!(routes.find("GET", "/v2/tickets/search").0, Found::Operation(1, vec![]));
+        assert_eq!(routes.find("GET", "/v2").0, Found::NoPath);
     }
 }

@@ -53,7 +53,8 @@ async fn respond(mock: &Mock, request: Request) -> (Response, String) {
     let path = parts.uri.path().to_owned();
     let query = parts.uri.query().unwrap_or("").to_owned();
     let method = parts.method.as_str().to_owned();
-    let (index, path_params) = match mock.routes.find(&method, &path) {
+    let (found, matched) = mock.routes.find(&method, &path);
+    let (index, path_params) = match found {
         Found::Operation(index, params) => (index, params),
         Found::NoPath => {
             let message = format!("no operation of the spec has the path `{path}`");
@@ -106,7 +107,7 @@ async fn respond(mock: &Mock, request: Request) -> (Response, String) {
         let note = format!(" {pointer}: {message}");
         return (error(status, &message, Some(&pointer)), note);
     }
-    let seed = seed::of_request(&method, &path, &query);
+    let seed = seed::of_request(&method, matched, &query);
     let (body, problem) = answer::body(&op.answer, seed);
     let status = StatusCode::from_u16(op.answer.status).unwrap_or(StatusCode::OK);
     let mut builder = Response::builder().status(status);
