@@ -105,14 +105,19 @@ impl Answer {
     }
 
     fn json(&self) -> Value {
-        serde_json::from_slice(&self.body).unwrap_or_else(|e| {
-            panic!("not JSON ({e}): {}", String::from_utf8_lossy(&self.body))
-        })
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&self.body)))
     }
 }
 
 /// One HTTP/1.1 request over a fresh connection.
-fn send(address: &str, method: &str, target: &str, headers: &[(&str, &str)], body: &[u8]) -> Answer {
+fn send(
+    address: &str,
+    method: &str,
+    target: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> Answer {
     let mut stream = TcpStream::connect(address).expect("connect");
     stream
         .set_read_timeout(Some(Duration::from_secs(60)))
@@ -224,7 +229,11 @@ fn build(spec: &Spec, op: &Operation) -> Built {
                     (_, true, _) => query.push(format!("{name}={}", encode(&value.to_string()))),
                     (Value::Object(map), _, Some("deepObject")) => {
                         for (k, v) in map {
-                            query.push(format!("{name}%5B{}%5D={}", encode(k), encode(&text_of(v))));
+                            query.push(format!(
+                                "{name}%5B{}%5D={}",
+                                encode(k),
+                                encode(&text_of(v))
+                            ));
                         }
                     }
                     (Value::Array(items), _, _) if p.explode != Some(false) => {
@@ -278,7 +287,13 @@ fn call(mock: &Mock, op: &Operation, built: &Built) -> Answer {
         .iter()
         .map(|(n, v)| (n.as_str(), v.as_str()))
         .collect();
-    send(&mock.address, &op.method.to_ascii_uppercase(), &built.target, &headers, &built.body)
+    send(
+        &mock.address,
+        &op.method.to_ascii_uppercase(),
+        &built.target,
+        &headers,
+        &built.body,
+    )
 }
 
 #[test]
@@ -297,9 +312,10 @@ fn every_operation_of_every_spec_answers_with_a_body_its_schema_accepts_and_the_
                 String::from_utf8_lossy(&answer.body),
                 mock.log()
             );
-            let documented = op.responses.iter().find(|(code, _)| {
-                code.starts_with('2') && code.len() == 3
-            });
+            let documented = op
+                .responses
+                .iter()
+                .find(|(code, _)| code.starts_with('2') && code.len() == 3);
             let Some((code, response)) = documented else {
                 continue;
             };
@@ -315,19 +331,28 @@ fn every_operation_of_every_spec_answers_with_a_body_its_schema_accepts_and_the_
                 assert!(answer.body.is_empty(), "{what}: a body for no content");
                 continue;
             };
-            assert_eq!(answer.header("content-type"), Some(media.as_str()), "{what}");
+            assert_eq!(
+                answer.header("content-type"),
+                Some(media.as_str()),
+                "{what}"
+            );
             if media.contains("json")
                 && let Some(schema) = &entry.schema
             {
                 let schema = converted(&spec, schema, &entry.schema_pointer, Direction::Output);
                 let validator = jsonschema::draft202012::new(&schema).expect("compiles");
                 let body = answer.json();
-                let problems: Vec<String> =
-                    validator.iter_errors(&body).map(|e| e.to_string()).collect();
+                let problems: Vec<String> = validator
+                    .iter_errors(&body)
+                    .map(|e| e.to_string())
+                    .collect();
                 assert!(problems.is_empty(), "{what}: {problems:?}\n{body:#}");
             }
             let again = call(&mock, op, &built);
-            assert_eq!(again.body, answer.body, "{what}: another body the second time");
+            assert_eq!(
+                again.body, answer.body,
+                "{what}: another body the second time"
+            );
         }
         let log = mock.log();
         assert!(log.lines().count() > spec.operations.len(), "{log}");
@@ -335,7 +360,9 @@ fn every_operation_of_every_spec_answers_with_a_body_its_schema_accepts_and_the_
 }
 
 fn spec(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../specs").join(name);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../specs")
+        .join(name);
     ["openapi.yaml", "openapi.json"]
         .iter()
         .map(|f| dir.join(f))
@@ -347,7 +374,10 @@ fn refused(answer: &Answer, pointer: &str) {
     let body = answer.json();
     assert_eq!(answer.status, 400, "{body}");
     assert_eq!(body["pointer"], pointer, "{body}");
-    assert!(body["error"].as_str().is_some_and(|e| !e.is_empty()), "{body}");
+    assert!(
+        body["error"].as_str().is_some_and(|e| !e.is_empty()),
+        "{body}"
+    );
 }
 
 #[test]
@@ -358,12 +388,27 @@ fn requests_that_do_not_fit_are_refused_with_the_pointer_of_what_does_not() {
     let answer = send(&helpdesk.address, "POST", "/tickets", &json, wrong_type);
     refused(&answer, "/body/title");
     let missing = br#"{"project": "CORE"}"#;
-    refused(&send(&helpdesk.address, "POST", "/tickets", &json, missing), "/body/title");
-    refused(&send(&helpdesk.address, "POST", "/tickets", &json, b""), "/body");
-    refused(&send(&helpdesk.address, "POST", "/tickets", &json, b"{"), "/body");
-    refused(&send(&helpdesk.address, "GET", "/users?limit=two", &[], b""), "/query/limit");
+    refused(
+        &send(&helpdesk.address, "POST", "/tickets", &json, missing),
+        "/body/title",
+    );
+    refused(
+        &send(&helpdesk.address, "POST", "/tickets", &json, b""),
+        "/body",
+    );
+    refused(
+        &send(&helpdesk.address, "POST", "/tickets", &json, b"{"),
+        "/body",
+    );
+    refused(
+        &send(&helpdesk.address, "GET", "/users?limit=two", &[], b""),
+        "/query/limit",
+    );
     let fits = br#"{"project": "CORE", "title": "Printer on fire"}"#;
-    assert_eq!(send(&helpdesk.address, "POST", "/tickets", &json, fits).status, 201);
+    assert_eq!(
+        send(&helpdesk.address, "POST", "/tickets", &json, fits).status,
+        201
+    );
     let csv = [("Content-Type", "text/csv")];
     let answer = send(&helpdesk.address, "POST", "/tickets", &csv, fits);
     assert_eq!(answer.status, 415);
@@ -371,7 +416,11 @@ fn requests_that_do_not_fit_are_refused_with_the_pointer_of_what_does_not() {
 
     let unknown = send(&helpdesk.address, "GET", "/nowhere", &[], b"");
     assert_eq!(unknown.status, 404);
-    assert!(unknown.json()["error"].as_str().is_some_and(|e| e.contains("/nowhere")));
+    assert!(
+        unknown.json()["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("/nowhere"))
+    );
     let other_method = send(&helpdesk.address, "PATCH", "/tickets", &[], b"");
     assert_eq!(other_method.status, 405);
     assert_eq!(other_method.header("allow"), Some("POST"));
@@ -386,10 +435,16 @@ fn requests_that_do_not_fit_are_refused_with_the_pointer_of_what_does_not() {
 
     // Swagger 2.0: the bookId path parameter is an integer; the base path may be kept.
     let library = start(&spec("library2"));
-    refused(&send(&library.address, "GET", "/books/seventeen", &[], b""), "/path/bookId");
+    refused(
+        &send(&library.address, "GET", "/books/seventeen", &[], b""),
+        "/path/bookId",
+    );
     let by_base = send(&library.address, "GET", "/v2/books/17", &[], b"");
     assert_eq!(by_base.status, 200, "{}", library.log());
-    assert_eq!(by_base.body, send(&library.address, "GET", "/books/17", &[], b"").body);
+    assert_eq!(
+        by_base.body,
+        send(&library.address, "GET", "/books/17", &[], b"").body
+    );
 }
 
 #[test]
@@ -416,14 +471,40 @@ fn fails(args: &[&str]) -> String {
 fn bad_specs_addresses_and_ports_are_clear_errors() {
     let dir = tempfile::tempdir().expect("tempdir");
     let broken = dir.path().join("openapi.yaml");
-    std::fs::write(&broken, "openapi: 3.0.3\ninfo:\n  title: t\n  version: '1'\npaths:\n  /a: [\n").expect("write");
-    let message = fails(&["mock", "--listen", "127.0.0.1:0", "--spec", broken.to_str().expect("utf-8")]);
-    assert!(message.contains(&format!("{}:", broken.display())), "{message}");
-    assert!(message.contains(":6:") || message.contains(":7:"), "no line: {message}");
+    std::fs::write(
+        &broken,
+        "openapi: 3.0.3\ninfo:\n  title: t\n  version: '1'\npaths:\n  /a: [\n",
+    )
+    .expect("write");
+    let message = fails(&[
+        "mock",
+        "--listen",
+        "127.0.0.1:0",
+        "--spec",
+        broken.to_str().expect("utf-8"),
+    ]);
+    assert!(
+        message.contains(&format!("{}:", broken.display())),
+        "{message}"
+    );
+    assert!(
+        message.contains(":6:") || message.contains(":7:"),
+        "no line: {message}"
+    );
 
     let shapeless = dir.path().join("shapeless.yaml");
-    std::fs::write(&shapeless, "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths: [1]\n").expect("write");
-    let message = fails(&["mock", "--listen", "127.0.0.1:0", "--spec", shapeless.to_str().expect("utf-8")]);
+    std::fs::write(
+        &shapeless,
+        "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths: [1]\n",
+    )
+    .expect("write");
+    let message = fails(&[
+        "mock",
+        "--listen",
+        "127.0.0.1:0",
+        "--spec",
+        shapeless.to_str().expect("utf-8"),
+    ]);
     assert!(message.contains("/paths"), "no pointer: {message}");
 
     let closed = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");

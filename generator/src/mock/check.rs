@@ -61,7 +61,10 @@ pub(crate) fn parameters(
                 let mut out = Vec::new();
                 for value in headers.get_all(check.name.as_str()) {
                     let text = value.to_str().map_err(|_| {
-                        bad(pointer.clone(), "the header is not visible ASCII text".into())
+                        bad(
+                            pointer.clone(),
+                            "the header is not visible ASCII text".into(),
+                        )
                     })?;
                     out.push(text.to_owned());
                 }

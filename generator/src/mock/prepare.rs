@@ -155,7 +155,9 @@ fn answer(spec: &Spec, op: &Operation, label: &str, warnings: &mut Vec<String>) 
         let status = if code.eq_ignore_ascii_case("2XX") {
             200
         } else {
-            code.parse::<u16>().ok().filter(|c| (200..300).contains(c))?
+            code.parse::<u16>()
+                .ok()
+                .filter(|c| (200..300).contains(c))?
         };
         Some((status, response))
     });
@@ -204,10 +206,9 @@ fn answer(spec: &Spec, op: &Operation, label: &str, warnings: &mut Vec<String>) 
         )
     });
     let mut example = media_example(&spec.root, entry);
-    if let (Some(value), Some(validator)) = (
-        &example,
-        schema.as_ref().and_then(|s| s.validator.as_ref()),
-    ) && kind == Kind::Json
+    if let (Some(value), Some(validator)) =
+        (&example, schema.as_ref().and_then(|s| s.validator.as_ref()))
+        && kind == Kind::Json
         && !validator.is_valid(value)
     {
         warnings.push(format!(

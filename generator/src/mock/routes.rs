@@ -108,10 +108,13 @@ fn match_segment(pieces: &[Piece], segment: &str, out: &mut Vec<(String, String)
     rest.is_empty().then_some(())
 }
 
+/// The methods of one path template, each with the index of its operation.
+type Methods = Vec<(String, usize)>;
+
 /// The path templates of a spec, each with its methods and the index of each operation.
 #[derive(Debug, Default)]
 pub(crate) struct Routes {
-    entries: Vec<(Template, Vec<(String, usize)>)>,
+    entries: Vec<(Template, Methods)>,
     /// Path prefixes of the spec's server URLs (`/v2`): a request path under one is matched
     /// without it too, so that a server's `--upstream-url` may keep the API's base path.
     bases: Vec<String>,
@@ -163,23 +166,27 @@ impl Routes {
 
     fn find_exact(&self, method: &str, path: &str) -> Found {
         let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
-        let mut best: Option<(Vec<u8>, &Vec<(String, usize)>, Vec<(String, String)>)> = None;
-        for (template, methods) in &self.entries {
-            let Some(params) = template.matches(&segments) else {
-                continue;
-            };
-            let rank = template.rank();
-            if best.as_ref().is_none_or(|(r, _, _)| rank > *r) {
-                best = Some((rank, methods, params));
-            }
-        }
+        let best = self
+            .entries
+            .iter()
+            .filter_map(|(template, methods)| {
+                let params = template.matches(&segments)?;
+                Some((template.rank(), methods, params))
+            })
+            .rev()
+            .max_by(|a, b| a.0.cmp(&b.0));
         let Some((_, methods, params)) = best else {
             return Found::NoPath;
         };
         let method = method.to_ascii_lowercase();
         match methods.iter().find(|(m, _)| *m == method) {
             Some((_, index)) => Found::Operation(*index, params),
-            None => Found::NoMethod(methods.iter().map(|(m, _)| m.to_ascii_uppercase()).collect()),
+            None => Found::NoMethod(
+                methods
+                    .iter()
+                    .map(|(m, _)| m.to_ascii_uppercase())
+                    .collect(),
+            ),
         }
     }
 }
@@ -219,7 +226,10 @@ mod tests {
         assert_eq!(routes.find("GET", "/tickets").0, Found::NoPath);
         assert_eq!(routes.find("GET", "/tickets/").0, Found::NoPath);
         routes.add_base("/v2/");
-        assert_eq!(routes.find("GET", "/v2/tickets/search").0, Found::Operation(1, vec![]));
+        assert_eq!(
+            routes.find("GET", "/v2/tickets/search").0,
+            Found::Operation(1, vec![])
+        );
         assert_eq!(routes.find("GET", "/v2").0, Found::NoPath);
     }
 }

@@ -380,7 +380,11 @@ fn integer(map: &Map<String, Value>, rng: &mut Rng) -> Value {
     let (low, high) = (low.ceil() as i64, high.floor() as i64);
     let span = (high.saturating_sub(low)).clamp(0, 1_000_000) as usize;
     let mut n = low.saturating_add(rng.below(span + 1) as i64);
-    if let Some(step) = map.get("multipleOf").and_then(Value::as_i64).filter(|s| *s > 0) {
+    if let Some(step) = map
+        .get("multipleOf")
+        .and_then(Value::as_i64)
+        .filter(|s| *s > 0)
+    {
         n = n.div_euclid(step) * step;
         if n < low {
             n += step;
@@ -465,7 +469,10 @@ mod tests {
     fn check(root: &Value, seed: u64) -> Value {
         let value = Sampler::new(root).value(root, &mut Rng::new(seed));
         let validator = jsonschema::draft202012::new(root).expect("compiles");
-        assert!(validator.is_valid(&value), "{value:#} does not fit {root:#}");
+        assert!(
+            validator.is_valid(&value),
+            "{value:#} does not fit {root:#}"
+        );
         value
     }
 

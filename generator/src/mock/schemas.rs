@@ -80,7 +80,12 @@ fn collect_types<'a>(schema: &'a Value, root: &'a Value, out: &mut Vec<&'a str>,
         collect_types(target, root, out, depth + 1);
     }
     for key in ["anyOf", "oneOf", "allOf"] {
-        for member in schema.get(key).and_then(Value::as_array).into_iter().flatten() {
+        for member in schema
+            .get(key)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             collect_types(member, root, out, depth + 1);
         }
     }
@@ -117,7 +122,10 @@ pub(crate) fn first_problem(validator: &Validator, value: &Value) -> Option<(Str
             .as_str()
             .map_or_else(|| property.to_string(), str::to_owned);
         let escaped = name.replace('~', "~0").replace('/', "~1");
-        return Some((format!("{path}/{escaped}"), "required, and missing".to_owned()));
+        return Some((
+            format!("{path}/{escaped}"),
+            format!("`{name}` is required and missing"),
+        ));
     }
     let mut message = error.to_string();
     if message.chars().count() > 300 {

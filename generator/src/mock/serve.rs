@@ -61,10 +61,7 @@ async fn respond(mock: &Mock, request: Request) -> (Response, String) {
             return (error(StatusCode::NOT_FOUND, &message, None), String::new());
         }
         Found::NoMethod(allowed) => {
-            let message = format!(
-                "`{path}` takes {}, not {method}",
-                allowed.join(", ")
-            );
+            let message = format!("`{path}` takes {}, not {method}", allowed.join(", "));
             let mut response = error(StatusCode::METHOD_NOT_ALLOWED, &message, None);
             if let Ok(value) = HeaderValue::from_str(&allowed.join(", ")) {
                 response.headers_mut().insert(header::ALLOW, value);
@@ -74,7 +71,10 @@ async fn respond(mock: &Mock, request: Request) -> (Response, String) {
     };
     let Some(op) = mock.operations.get(index) else {
         let message = "the route names no operation";
-        return (error(StatusCode::INTERNAL_SERVER_ERROR, message, None), String::new());
+        return (
+            error(StatusCode::INTERNAL_SERVER_ERROR, message, None),
+            String::new(),
+        );
     };
     let pairs: Vec<(String, String)> = url::form_urlencoded::parse(query.as_bytes())
         .into_owned()
@@ -83,7 +83,10 @@ async fn respond(mock: &Mock, request: Request) -> (Response, String) {
         Ok(bytes) => bytes,
         Err(e) => {
             let message = format!("the body cannot be read (at most {MAX_BODY_BYTES} bytes): {e}");
-            return (error(StatusCode::PAYLOAD_TOO_LARGE, &message, Some("/body")), String::new());
+            return (
+                error(StatusCode::PAYLOAD_TOO_LARGE, &message, Some("/body")),
+                String::new(),
+            );
         }
     };
     let content_type = parts
@@ -103,8 +106,8 @@ async fn respond(mock: &Mock, request: Request) -> (Response, String) {
     }) = checked
     {
         let status = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_REQUEST);
-        let message = format!("{}: {message}", op.label);
         let note = format!(" {pointer}: {message}");
+        let message = format!("{}: {message}", op.label);
         return (error(status, &message, Some(&pointer)), note);
     }
     let seed = seed::of_request(&method, matched, &query);
