@@ -7,6 +7,9 @@
 
 use super::seed::Rng;
 
+/// Longest string made; a pattern asking for more (`(a{1000}){1000}`) gets a cut string.
+const MAX_CHARS: usize = 10_000;
+
 /// Repetitions used for an open-ended quantifier (`*`, `+`, `{n,}`) past its minimum.
 const EXTRA_REPEATS: usize = 2;
 
@@ -191,6 +194,9 @@ impl Parser {
 }
 
 fn emit(node: &Node, rng: &mut Rng, out: &mut String) {
+    if out.len() >= MAX_CHARS {
+        return;
+    }
     match node {
         Node::Empty => {}
         Node::Class(ranges) => {

@@ -3,8 +3,11 @@
 //!
 //! Types, formats, enums, `const`, bounds, patterns, required properties, `$ref`s into `$defs`,
 //! `allOf` (merged), `anyOf`/`oneOf` (one alternative) and arrays of a few items are followed.
-//! Recursive schemas end: past [`FULL_DEPTH`] levels only required properties and the fewest
-//! items are made, and past [`MAX_DEPTH`] the smallest value the schema's type allows.
+//! Recursive schemas end: past [`FULL_DEPTH`] levels (or [`MAX_VALUES`] values made, for wide
+//! schemas) only required properties and the fewest items are made, and past [`MAX_DEPTH`] the
+//! smallest value the schema's type allows.
+
+use std::cell::Cell;
 
 use serde_json::{Map, Number, Value};
 
@@ -15,6 +18,8 @@ use super::seed::Rng;
 const FULL_DEPTH: usize = 4;
 /// Levels after which the smallest value of the schema's type is made.
 const MAX_DEPTH: usize = 24;
+/// Values made for one call of [`Sampler::value`] after which only what is required is made.
+const MAX_VALUES: usize = 2_000;
 /// Items in an array without bounds.
 const DEFAULT_ITEMS: usize = 2;
 
@@ -23,6 +28,8 @@ pub(crate) struct Sampler<'a> {
     root: &'a Value,
     /// Whether a schema's `examples` are used where it has them.
     pub(crate) examples: bool,
+    /// Values made so far by the current [`Sampler::value`].
+    made: Cell<usize>,
 }
 
 impl<'a> Sampler<'a> {
@@ -31,12 +38,19 @@ impl<'a> Sampler<'a> {
         Sampler {
             root,
             examples: true,
+            made: Cell::new(0),
         }
     }
 
     /// A value for `schema`.
     pub(crate) fn value(&self, schema: &Value, rng: &mut Rng) -> Value {
+        self.made.set(0);
         self.sample(schema, rng, 0)
+    }
+
+    /// Whether optional parts are still made at `depth`.
+    fn full(&self, depth: usize) -> bool {
+        depth < FULL_DEPTH && self.made.get() < MAX_VALUES
     }
 
     fn resolve<'v>(&self, schema: &'v Value) -> &'v Value
@@ -65,6 +79,7 @@ impl<'a> Sampler<'a> {
         if depth > MAX_DEPTH {
             return smallest(self.type_of(map, depth));
         }
+        self.made.set(self.made.get() + 1);
         if let Some(target) = map
             .get("$ref")
             .and_then(Value::as_str)
@@ -132,7 +147,7 @@ impl<'a> Sampler<'a> {
     /// depth limit, a `null` one if there is one, so that recursion ends).
     fn alternative<'v>(&self, alternatives: &'v [Value], depth: usize) -> Option<&'v Value> {
         let is_null = |v: &Value| self.resolve(v).get("type") == Some(&Value::from("null"));
-        if depth >= FULL_DEPTH
+        if !self.full(depth)
             && let Some(null) = alternatives.iter().find(|v| is_null(v))
         {
             return Some(null);
@@ -151,7 +166,7 @@ impl<'a> Sampler<'a> {
             Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
             _ => Vec::new(),
         };
-        if depth >= FULL_DEPTH && names.contains(&"null") {
+        if !self.full(depth) && names.contains(&"null") {
             return "null";
         }
         let known = [
@@ -270,7 +285,7 @@ impl<'a> Sampler<'a> {
                 items.push(self.sample(schema, rng, depth + 1));
             }
         }
-        let wanted = if depth >= FULL_DEPTH {
+        let wanted = if !self.full(depth) {
             min
         } else {
             DEFAULT_ITEMS.clamp(min, max.max(min))
@@ -304,7 +319,7 @@ impl<'a> Sampler<'a> {
         let additional = map.get("additionalProperties");
         for (name, schema) in properties.into_iter().flatten() {
             let needed = required.contains(&name.as_str());
-            if needed || (depth < FULL_DEPTH && schema != &Value::Bool(false)) {
+            if needed || (self.full(depth) && schema != &Value::Bool(false)) {
                 out.insert(name.clone(), self.sample(schema, rng, depth + 1));
             }
         }
@@ -322,7 +337,7 @@ impl<'a> Sampler<'a> {
         let min = count(map, "minProperties").unwrap_or(0);
         let wants_entry = properties.is_none_or(Map::is_empty)
             && matches!(additional, Some(Value::Object(_)))
-            && depth < FULL_DEPTH;
+            && self.full(depth);
         let mut i = 1;
         while let Some(schema) = &extra
             && (out.len() < min || (wants_entry && out.is_empty()))
@@ -387,7 +402,7 @@ fn integer(map: &Map<String, Value>, rng: &mut Rng) -> Value {
     {
         n = n.div_euclid(step) * step;
         if n < low {
-            n += step;
+            n = n.saturating_add(step);
         }
     }
     Value::Number(Number::from(n))
