@@ -528,6 +528,28 @@ fn bad_specs_addresses_and_ports_are_clear_errors() {
 }
 
 #[test]
+fn every_flag_of_mock_is_documented_in_help() {
+    let out = mcpgen()
+        .args(["mock", "--help"])
+        .output()
+        .expect("mcpgen runs");
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{help}");
+    for flag in ["--spec", "--listen", "--allow-remote", "--spec-timeout"] {
+        let line = help
+            .lines()
+            .find(|l| l.trim_start().starts_with(flag))
+            .unwrap_or_else(|| panic!("{flag} missing: {help}"));
+        let described = line.trim_start().split_once("  ").map(|(_, d)| d.trim());
+        assert!(described.is_some_and(|d| !d.is_empty()), "{flag}: {line:?}");
+    }
+    assert!(
+        help.contains("MCPGEN_MOCK_LISTEN") && help.contains("127.0.0.1:4010"),
+        "{help}"
+    );
+}
+
+#[test]
 fn a_spec_url_is_served_like_a_file() {
     let file = spec("helpdesk");
     let text = std::fs::read(&file).expect("read");
