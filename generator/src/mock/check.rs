@@ -7,8 +7,8 @@ use axum::http::HeaderMap;
 use mcpgen_codegen::spec::{ParamLocation, escape_pointer_segment};
 use serde_json::{Number, Value};
 
-use super::prepare::{BodyCheck, Encoding, ParamCheck, essence};
-use super::schemas::{first_problem, items_of, types_of};
+use super::prepare::{BodyCheck, Encoding, ParamCheck, essence, is_form};
+use super::schemas::{Checked, first_problem, items_of, property_of, types_of};
 
 /// Why a request is refused.
 #[derive(Debug)]
@@ -174,7 +174,7 @@ pub(crate) fn body(
                 .strip_suffix("/*")
                 .is_some_and(|kind| sent.starts_with(&format!("{kind}/")))
     });
-    let Some((_, schema)) = matched else {
+    let Some((media, schema)) = matched else {
         return Err(Refusal {
             status: 415,
             pointer: "/header/content-type".into(),
@@ -187,12 +187,43 @@ pub(crate) fn body(
     let Some(schema) = schema else {
         return Ok(());
     };
-    let value: Value = serde_json::from_slice(body)
-        .map_err(|e| bad("/body".into(), format!("the body is not JSON: {e}")))?;
+    let value: Value = if is_form(media) {
+        form(body, schema)
+    } else {
+        serde_json::from_slice(body)
+            .map_err(|e| bad("/body".into(), format!("the body is not JSON: {e}")))?
+    };
     if let Some(validator) = &schema.validator
         && let Some((at, problem)) = first_problem(validator, &value)
     {
         return Err(bad(format!("/body{at}"), format!("the body: {problem}")));
     }
     Ok(())
+}
+
+/// A form body as a JSON object: each field read by its property's type, repeated fields of an
+/// array property as its items.
+fn form(body: &[u8], schema: &Checked) -> Value {
+    let root = &schema.schema;
+    let mut object = serde_json::Map::new();
+    for (name, text) in url::form_urlencoded::parse(body) {
+        let property = property_of(root, root, &name);
+        let types = property.map(|p| types_of(p, root)).unwrap_or_default();
+        if types.contains(&"array") {
+            let items = property.map_or(&Value::Null, |p| items_of(p, root));
+            let item = scalar(&text, &types_of(items, root));
+            match object
+                .entry(name.into_owned())
+                .or_insert_with(|| Value::Array(Vec::new()))
+            {
+                Value::Array(list) => list.push(item),
+                other => *other = Value::Array(vec![item]),
+            }
+        } else {
+            object
+                .entry(name.into_owned())
+                .or_insert_with(|| scalar(&text, &types));
+        }
+    }
+    Value::Object(object)
 }

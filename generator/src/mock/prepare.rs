@@ -32,7 +32,7 @@ pub(crate) struct ParamCheck {
 /// The request body's check.
 pub(crate) struct BodyCheck {
     pub(crate) required: bool,
-    /// The media types it may come in, each with the schema of a JSON one.
+    /// The media types it may come in, each with the schema of a JSON or form one.
     pub(crate) media: Vec<(String, Option<Checked>)>,
 }
 
@@ -67,6 +67,11 @@ pub(crate) struct Prepared {
 pub(crate) fn is_json(media: &str) -> bool {
     let essence = essence(media);
     essence == "application/json" || essence.ends_with("+json") || essence == "*/*"
+}
+
+/// Whether `media` is an HTML form (`application/x-www-form-urlencoded`).
+pub(crate) fn is_form(media: &str) -> bool {
+    essence(media) == "application/x-www-form-urlencoded"
 }
 
 /// `type/subtype` of a media type, lower case, without parameters.
@@ -125,7 +130,8 @@ pub(crate) fn prepare(spec: &Spec, op: &Operation, warnings: &mut Vec<String>) -
             .content
             .iter()
             .map(|(media, entry)| {
-                let schema = entry.schema.as_ref().filter(|_| is_json(media)).map(|s| {
+                let checked = is_json(media) || is_form(media);
+                let schema = entry.schema.as_ref().filter(|_| checked).map(|s| {
                     convert(
                         &spec.root,
                         &spec.path,

@@ -112,6 +112,41 @@ pub(crate) fn items_of<'a>(schema: &'a Value, root: &'a Value) -> &'a Value {
     &ANY
 }
 
+/// The schema of property `name` in `schema` (`$ref`s into `root` followed, `allOf` members
+/// searched), if it names one.
+pub(crate) fn property_of<'a>(schema: &'a Value, root: &'a Value, name: &str) -> Option<&'a Value> {
+    find_property(schema, root, name, 0)
+}
+
+fn find_property<'a>(
+    schema: &'a Value,
+    root: &'a Value,
+    name: &str,
+    depth: usize,
+) -> Option<&'a Value> {
+    if depth > 16 {
+        return None;
+    }
+    if let Some(found) = schema.get("properties").and_then(|p| p.get(name)) {
+        return Some(found);
+    }
+    if let Some(target) = schema
+        .get("$ref")
+        .and_then(Value::as_str)
+        .and_then(|r| r.strip_prefix('#'))
+        .and_then(|p| root.pointer(p))
+        && let Some(found) = find_property(target, root, name, depth + 1)
+    {
+        return Some(found);
+    }
+    schema
+        .get("allOf")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .find_map(|member| find_property(member, root, name, depth + 1))
+}
+
 /// The first problem `validator` finds in `value`: the JSON pointer of the offending part (a
 /// missing property's own pointer for `required`) and what is wrong.
 pub(crate) fn first_problem(validator: &Validator, value: &Value) -> Option<(String, String)> {
