@@ -412,6 +412,22 @@ fn number(map: &Map<String, Value>, rng: &mut Rng) -> Value {
     if map.contains_key("multipleOf") {
         return integer(map, rng);
     }
+    let lowest = [bound(map, "minimum"), bound(map, "exclusiveMinimum")]
+        .into_iter()
+        .flatten()
+        .reduce(f64::max);
+    let highest = [bound(map, "maximum"), bound(map, "exclusiveMaximum")]
+        .into_iter()
+        .flatten()
+        .reduce(f64::min);
+    if let (Some(l), Some(h)) = (lowest, highest)
+        && h - l < 1.0
+    {
+        // A narrow range: its middle is inside whether its bounds are exclusive or not.
+        return Number::from_f64((l + h) / 2.0)
+            .map(Value::Number)
+            .unwrap_or(Value::from(0));
+    }
     let (low, high) = range(map, 0.5);
     let span = high - low;
     let tenths = (span * 10.0).clamp(0.0, 1_000_000.0) as usize;
@@ -504,7 +520,7 @@ mod tests {
                          "properties": {"kind": {"const": "a"}}}
             },
             "type": "object",
-            "required": ["node", "tags", "when", "code", "both", "price"],
+            "required": ["node", "tags", "when", "code", "both", "price", "ratio"],
             "properties": {
                 "node": {"$ref": "#/$defs/Node"},
                 "tags": {"type": "array", "minItems": 3, "uniqueItems": true,
@@ -515,7 +531,8 @@ mod tests {
                                    {"type": "object", "required": ["n"],
                                     "properties": {"n": {"type": "number", "exclusiveMinimum": 0, "maximum": 1}}}]},
                 "price": {"type": "number", "multipleOf": 5, "minimum": 1},
-                "name": {"type": "string", "minLength": 16, "maxLength": 20}
+                "name": {"type": "string", "minLength": 16, "maxLength": 20},
+                "ratio": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 0.1}
             }
         });
         for seed in 0..30 {
