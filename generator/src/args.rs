@@ -57,6 +57,11 @@ pub(crate) enum Command {
     /// passes what the person configures on installing it (the API URL, the API's credentials)
     /// as `MCPGEN_*` variables.
     Bundle(BundleArgs),
+    /// Serve a stand-in of the API a spec describes: every operation answers with the spec's
+    /// examples or data made from its response schema (the same request, the same answer),
+    /// and a request that does not fit its operation is refused with 400 and the JSON pointer
+    /// of what does not fit. Prints the URL it listens on; logs each request on stderr.
+    Mock(MockArgs),
 }
 
 #[derive(Subcommand)]
@@ -394,4 +399,27 @@ pub(crate) struct BundleArgs {
     /// the manifest's name.
     #[arg(long, value_name = "FILE")]
     pub(crate) out: Option<PathBuf>,
+}
+
+/// Flags of `mcpgen mock`.
+#[derive(Args)]
+pub(crate) struct MockArgs {
+    /// Spec file (JSON or YAML), or an `http(s)://` URL to download it from.
+    #[arg(long)]
+    pub(crate) spec: PathBuf,
+    #[command(flatten)]
+    pub(crate) fetch: FetchArgs,
+    /// Address to listen on, `HOST:PORT` (port 0 picks a free one). Loopback only unless
+    /// --allow-remote.
+    #[arg(
+        long,
+        value_name = "ADDR",
+        env = "MCPGEN_MOCK_LISTEN",
+        default_value = "127.0.0.1:4010"
+    )]
+    pub(crate) listen: String,
+    /// Allow a --listen address other than loopback (the mock then answers anyone who can reach
+    /// it).
+    #[arg(long, env = "MCPGEN_MOCK_ALLOW_REMOTE")]
+    pub(crate) allow_remote: bool,
 }

@@ -12,6 +12,7 @@ mod diff_cmd;
 mod fetch;
 mod generate;
 mod init_list;
+mod mock;
 mod reference;
 mod sizes;
 mod specs;
@@ -46,6 +47,7 @@ fn main() -> ExitCode {
             Ok(())
         }
         Command::Bundle(args) => bundle::bundle(args),
+        Command::Mock(args) => mock::mock(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
