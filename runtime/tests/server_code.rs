@@ -55,7 +55,11 @@ struct Started {
     recorder: Recorder,
 }
 
+/// The program code mode starts as its worker process (a test binary cannot be one).
+const WORKER: &str = env!("CARGO_BIN_EXE_mcpgen-code-worker");
+
 async fn start(limits: CodeLimits) -> Started {
+    let limits = limits.with_worker_program(WORKER);
     let notes = Notes::default();
     let recorder = Recorder::default();
     let deleting = Deleting::default();

@@ -24,7 +24,6 @@ use std::time::Instant;
 use rquickjs::context::{EvalOptions, intrinsic};
 use rquickjs::promise::PromiseState;
 use rquickjs::{Context, Ctx, Exception, Function, Object, Persistent, Promise, Runtime, Value};
-use tokio::sync::mpsc::UnboundedSender;
 
 use super::limits::{CodeLimits, JS_STACK_BYTES, Limit};
 use super::report::{Failure, describe_thrown};
@@ -93,13 +92,14 @@ pub(crate) struct Outcome {
     /// The return value as JSON text, or why there is none.
     pub(crate) result: Result<String, Failure>,
     pub(crate) logs: Vec<String>,
-    /// Inner calls made (the refused one past the limit not counted).
-    pub(crate) calls: u32,
 }
 
-/// The program's ends of the channels to the async side.
+/// Where a program's inner calls go: false when they can no longer be sent.
+pub(crate) type Requests = Box<dyn FnMut(CallRequest) -> bool>;
+
+/// The program's ends of the channels to the server.
 pub(crate) struct Link {
-    pub(crate) requests: UnboundedSender<CallRequest>,
+    pub(crate) requests: Requests,
     pub(crate) replies: Receiver<CallReply>,
     pub(crate) stop: Arc<Stop>,
 }
@@ -107,7 +107,7 @@ pub(crate) struct Link {
 /// What the host functions of one program share with its loop. Made with the sandbox; the
 /// program's own ends of the channels are put in when it comes.
 struct Host {
-    requests: Option<UnboundedSender<CallRequest>>,
+    requests: Option<Requests>,
     stop: Arc<Stop>,
     max_calls: u32,
     max_output: usize,
@@ -193,7 +193,6 @@ impl Sandbox {
         Outcome {
             result,
             logs: host.logs.clone(),
-            calls: host.calls,
         }
     }
 }
@@ -309,8 +308,8 @@ fn prelude<'js>(ctx: &Ctx<'js>, host: &Rc<RefCell<Host>>) -> rquickjs::Result<Ob
             let id = host.calls;
             let sent = host
                 .requests
-                .as_ref()
-                .is_some_and(|requests| requests.send(CallRequest { id, name, args }).is_ok());
+                .as_mut()
+                .is_some_and(|requests| requests(CallRequest { id, name, args }));
             if !sent {
                 host.stop.stop(Limit::Cancelled);
                 return Err(Exception::throw_internal(&ctx, "the program is stopping"));

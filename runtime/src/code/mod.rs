@@ -41,6 +41,8 @@
 //! `code-mode` feature.
 
 #[cfg(feature = "code-mode")]
+mod confine;
+#[cfg(feature = "code-mode")]
 mod describe;
 #[cfg(feature = "code-mode")]
 mod engine;
@@ -53,12 +55,22 @@ mod listing;
 #[cfg(feature = "code-mode")]
 mod pool;
 #[cfg(feature = "code-mode")]
+mod protocol;
+#[cfg(feature = "code-mode")]
 mod report;
+#[cfg(feature = "code-mode")]
+mod run;
+#[cfg(feature = "code-mode")]
+mod slots;
+#[cfg(feature = "code-mode")]
+mod worker;
 
 #[cfg(feature = "code-mode")]
 pub(crate) use execute::CodeMode;
 pub use limits::CodeLimits;
 pub use listing::tools_list_json;
+#[cfg(feature = "code-mode")]
+pub use worker::run_worker_if_asked;
 
 #[cfg(feature = "code-mode")]
 pub(crate) use describe::describe;

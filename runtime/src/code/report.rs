@@ -11,7 +11,7 @@ use crate::audit::AuditStatus;
 const MAX_THROWN_CHARS: usize = 2000;
 
 /// What a program threw, in words.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Thrown {
     /// `Name: message (line L, column C)` for an `Error`, the JSON (or text) of anything else.
     pub(crate) message: String,
@@ -20,7 +20,7 @@ pub(crate) struct Thrown {
 }
 
 /// Why a program has no result.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) enum Failure {
     /// A limit was reached, or the program was stopped from outside.
     Limit(Limit),
@@ -32,8 +32,11 @@ pub(crate) enum Failure {
     NotJson(String),
     /// The program awaits something that nothing can settle any more.
     NeverSettles,
-    /// The engine failed (it could not start, or a thread could not be made).
+    /// The engine failed (it could not start, or a worker could not be started).
     Engine(String),
+    /// The program's worker process died while running it (a signal, an abort, a fault):
+    /// how it ended, in words.
+    WorkerDied(String),
 }
 
 impl Failure {
@@ -42,7 +45,7 @@ impl Failure {
         match self {
             Self::Limit(limit) => Some(*limit),
             Self::Syntax(thrown) | Self::Thrown(thrown) => thrown.limit,
-            Self::NotJson(_) | Self::NeverSettles | Self::Engine(_) => None,
+            Self::NotJson(_) | Self::NeverSettles | Self::Engine(_) | Self::WorkerDied(_) => None,
         }
     }
 
@@ -73,6 +76,12 @@ impl Failure {
                                    await only tool calls and promises built on them"
                 .to_owned(),
             Self::Engine(message) => format!("the program could not be run: {message}"),
+            Self::WorkerDied(how) => format!(
+                "the program's worker process died while running it ({how}); only this program \
+                 was affected. The engine may have run out of memory outside its own limit of \
+                 {} bytes (--code-memory) or hit a fault; retry with a smaller program",
+                limits.memory
+            ),
             Self::Limit(_) => String::new(),
         };
         (text, AuditStatus::ToolError)

@@ -1,0 +1,154 @@
+//! What a worker takes of its process before any program runs: the protocol's pipes, moved
+//! off the standard streams, and (on Linux) an address-space limit and a seccomp filter that
+//! leave it the system calls a running engine needs and nothing else: no file, no socket, no
+//! new process.
+
+use std::fs::File;
+
+/// The worker's ends of the protocol: what were its standard input and output. Afterwards the
+/// standard input reads nothing and the standard output writes to the standard error, so
+/// nothing printed in the worker can land in the protocol.
+#[cfg(unix)]
+pub(super) fn take_pipes() -> std::io::Result<(File, File)> {
+    use std::os::fd::{AsFd, AsRawFd};
+    let input = File::from(std::io::stdin().as_fd().try_clone_to_owned()?);
+    let output = File::from(std::io::stdout().as_fd().try_clone_to_owned()?);
+    let null = File::open("/dev/null")?;
+    // SAFETY: dup2 on descriptors this process owns (0, 1, 2 and `null`); the protocol's ends
+    // were duplicated above, so nothing is lost.
+    let moved = unsafe {
+        libc::dup2(null.as_raw_fd(), libc::STDIN_FILENO) >= 0
+            && libc::dup2(libc::STDERR_FILENO, libc::STDOUT_FILENO) >= 0
+    };
+    if !moved {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok((input, output))
+}
+
+/// The worker's ends of the protocol (elsewhere than Unix: the standard streams themselves).
+#[cfg(not(unix))]
+pub(super) fn take_pipes() -> std::io::Result<(File, File)> {
+    Err(std::io::Error::other(
+        "code-mode workers need a Unix system",
+    ))
+}
+
+/// Bounds the worker's address space a margin above `memory` (the engine's own limit) and
+/// installs the seccomp filter; `Err` says why the worker runs unconfined.
+#[cfg(target_os = "linux")]
+pub(super) fn confine(memory: usize) -> Result<(), String> {
+    limit_address_space(memory)?;
+    seccomp::install()
+}
+
+/// Elsewhere than Linux, a worker runs unconfined (the server says so in its log).
+#[cfg(not(target_os = "linux"))]
+pub(super) fn confine(_memory: usize) -> Result<(), String> {
+    Err("workers are confined (seccomp, an address-space limit) on Linux only".to_owned())
+}
+
+/// What the address space may grow by past what the worker has mapped when it is set up,
+/// beyond the engine's limit: the engine's own bookkeeping, the allocator's slack and the
+/// messages of one program.
+#[cfg(target_os = "linux")]
+const ADDRESS_SPACE_MARGIN: usize = 256 * 1024 * 1024;
+
+#[cfg(target_os = "linux")]
+fn limit_address_space(memory: usize) -> Result<(), String> {
+    let mapped = std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|statm| statm.split_whitespace().next()?.parse::<usize>().ok())
+        .map_or(0, |pages| pages.saturating_mul(4096));
+    let bytes = mapped
+        .saturating_add(memory.saturating_mul(2))
+        .saturating_add(ADDRESS_SPACE_MARGIN);
+    let bytes = libc::rlim_t::try_from(bytes).unwrap_or(libc::RLIM_INFINITY);
+    let limit = libc::rlimit {
+        rlim_cur: bytes,
+        rlim_max: bytes,
+    };
+    // SAFETY: setrlimit reads the struct it is given and nothing else.
+    if unsafe { libc::setrlimit(libc::RLIMIT_AS, &limit) } != 0 {
+        return Err(format!(
+            "cannot limit its address space: {}",
+            std::io::Error::last_os_error()
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(target_os = "linux")]
+mod seccomp {
+    use std::collections::BTreeMap;
+
+    use seccompiler::{BpfProgram, SeccompAction, SeccompFilter, TargetArch};
+
+    /// What the engine, the reader thread and the protocol use once the worker is set up;
+    /// any other system call fails with `EPERM`.
+    const ALLOWED: &[libc::c_long] = &[
+        libc::SYS_read,
+        libc::SYS_readv,
+        libc::SYS_write,
+        libc::SYS_writev,
+        libc::SYS_close,
+        libc::SYS_lseek,
+        libc::SYS_futex,
+        libc::SYS_mmap,
+        libc::SYS_munmap,
+        libc::SYS_mremap,
+        libc::SYS_mprotect,
+        libc::SYS_madvise,
+        libc::SYS_brk,
+        libc::SYS_exit,
+        libc::SYS_exit_group,
+        libc::SYS_rt_sigreturn,
+        libc::SYS_rt_sigprocmask,
+        libc::SYS_sigaltstack,
+        libc::SYS_clock_gettime,
+        libc::SYS_clock_nanosleep,
+        libc::SYS_nanosleep,
+        libc::SYS_gettid,
+        libc::SYS_getpid,
+        libc::SYS_tgkill,
+        libc::SYS_sched_yield,
+        libc::SYS_sched_getaffinity,
+        libc::SYS_getrandom,
+        libc::SYS_rseq,
+    ];
+
+    /// Installs the filter on every thread of the worker.
+    pub(super) fn install() -> Result<(), String> {
+        let arch = TargetArch::try_from(std::env::consts::ARCH)
+            .map_err(|e| format!("no seccomp filter for this architecture: {e}"))?;
+        let rules = ALLOWED
+            .iter()
+            .map(|&call| (i64::from(call), Vec::new()))
+            .collect::<BTreeMap<_, _>>();
+        let filter = SeccompFilter::new(
+            rules,
+            SeccompAction::Errno(libc::EPERM as u32),
+            SeccompAction::Allow,
+            arch,
+        )
+        .map_err(|e| format!("cannot make the seccomp filter: {e}"))?;
+        let program: BpfProgram = filter
+            .try_into()
+            .map_err(|e| format!("cannot compile the seccomp filter: {e:?}"))?;
+        seccompiler::apply_filter_all_threads(&program)
+            .map_err(|e| format!("cannot install the seccomp filter: {e}"))
+    }
+}
+
+/// Tries to open a file and a socket, and says what happened (a test hook: see `worker`).
+pub(super) fn try_to_escape() -> String {
+    let file = match File::open("/etc/hosts") {
+        Ok(_) => "opened".to_owned(),
+        Err(error) => format!("refused: {error}"),
+    };
+    let socket = match std::net::UdpSocket::bind("127.0.0.1:0") {
+        Ok(_) => "opened".to_owned(),
+        Err(error) => format!("refused: {error}"),
+    };
+    serde_json::json!({ "file": file, "socket": socket }).to_string()
+}
