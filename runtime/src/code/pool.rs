@@ -26,9 +26,6 @@ const START_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a worker stays idle before it is ended.
 const IDLE_EXIT: Duration = Duration::from_secs(300);
 
-/// The environment variable that lets the test-only hooks run (debug builds only).
-pub(crate) const HOOKS_ENV: &str = "MCPGEN_CODE_TEST_HOOKS";
-
 /// The function a binary's `main` must call to serve as a worker, as errors name it.
 const ENTRY: &str = "mcpgen::code::run_worker_if_asked()";
 
@@ -254,7 +251,6 @@ fn setup(limits: &CodeLimits) -> ToWorker {
         memory: limits.memory,
         max_calls: limits.max_calls,
         max_output: limits.max_output,
-        hooks: cfg!(debug_assertions) && std::env::var_os(HOOKS_ENV).is_some(),
     }
 }
 

@@ -24,6 +24,9 @@ pub(crate) const WORKER_ENV: &str = "MCPGEN_CODE_WORKER";
 /// What a worker says first, so that a binary that is not one is told apart at once.
 pub(crate) const MAGIC: &str = "mcpgen-code-worker";
 
+/// The environment variable that lets a worker's test-only hooks run (debug builds only).
+pub(crate) const HOOKS_ENV: &str = "MCPGEN_CODE_TEST_HOOKS";
+
 /// The protocol's version; a worker of another version is refused.
 pub(crate) const VERSION: u32 = 1;
 
@@ -39,8 +42,6 @@ pub(crate) enum ToWorker {
         memory: usize,
         max_calls: u32,
         max_output: usize,
-        /// The test-only hooks may run (debug builds only).
-        hooks: bool,
     },
     /// Run a program, which must end within `timeout_ms`.
     Run {

@@ -10,6 +10,9 @@ use crate::audit::AuditStatus;
 /// Longest error text taken from a program's exception, in characters.
 const MAX_THROWN_CHARS: usize = 2000;
 
+/// The words for a thrown `null`.
+const NULL_THROWN: &str = "uncaught null";
+
 /// What a program threw, in words.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Thrown {
@@ -65,6 +68,12 @@ impl Failure {
                  type annotations are not accepted): the body of an async function, with \
                  `tools` and `console` in scope",
                 thrown.message
+            ),
+            // What the engine throws when it cannot even make its out-of-memory error.
+            Self::Thrown(thrown) if thrown.message == NULL_THROWN => format!(
+                "the program failed with `null` thrown, which is what the engine throws when \
+                 the program runs out of memory: it may allocate {} bytes (--code-memory)",
+                limits.memory
             ),
             Self::Thrown(thrown) => format!("the program failed: {}", thrown.message),
             Self::NotJson(message) => format!(

@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 use super::confine;
 use super::engine::{CallReply, Link, Outcome, Sandbox, Stop};
 use super::limits::{CodeLimits, Limit};
-use super::protocol::{self, FromWorker, MAGIC, ToWorker, VERSION, WORKER_ENV};
+use super::protocol::{self, FromWorker, HOOKS_ENV, MAGIC, ToWorker, VERSION, WORKER_ENV};
 
 /// Runs this process as a code-mode worker if the server started it as one, and never returns
 /// then; otherwise returns at once, having done nothing.
@@ -86,13 +86,12 @@ fn serve() -> Result<(), String> {
             memory,
             max_calls,
             max_output,
-            hooks,
         } => (
             CodeLimits::default()
                 .with_memory(memory)
                 .with_max_calls(max_calls)
                 .with_max_output(max_output),
-            hooks && cfg!(debug_assertions),
+            cfg!(debug_assertions) && std::env::var_os(HOOKS_ENV).is_some(),
         ),
         other => return Err(format!("expected the set-up, got {other:?}")),
     };
@@ -135,7 +134,7 @@ fn serve() -> Result<(), String> {
     }
 }
 
-/// The code of a program that makes the worker abort (test builds only, see `Setup::hooks`).
+/// The code of a program that makes the worker abort (debug builds whose environment has `HOOKS_ENV`).
 const HOOK_CRASH: &str = "/* mcpgen-test-hook: crash */";
 
 /// The code of a program that tries to open a file and a socket and returns what happened
