@@ -19,7 +19,7 @@ use super::EXECUTE_TOOL;
 use super::inner::Parent;
 use super::limits::CodeLimits;
 use super::pool::Pool;
-use super::report::Failure;
+use super::report::{Failure, well_formed};
 use super::run::{Ran, run};
 use super::slots::Slots;
 use crate::audit::{AuditEvent, AuditSink, AuditStatus, args_digest, error_text, now_rfc3339};
@@ -152,7 +152,7 @@ fn answer(
     logs: Vec<String>,
     limits: &CodeLimits,
 ) -> (ToolResult, AuditStatus, Option<String>) {
-    let failure = match result.map(|json| serde_json::from_str::<Value>(&json)) {
+    let failure = match result.map(|json| serde_json::from_str::<Value>(&well_formed(&json))) {
         Ok(Ok(value)) => {
             let structured = json!({ "result": value, "logs": logs });
             let text = structured.to_string();

@@ -38,7 +38,7 @@ pub(super) async fn call(parent: Arc<Parent>, request: CallRequest, args: Map<St
 /// `args` of `tools.<name>(args)` as a JSON object, or the error the program's promise is
 /// rejected with (no call made).
 pub(super) fn arguments(name: &str, args: &str) -> Result<Map<String, Value>, String> {
-    serde_json::from_str::<Map<String, Value>>(args)
+    serde_json::from_str::<Map<String, Value>>(&super::report::well_formed(args))
         .map_err(|_| format!("tools.{name}: the arguments must be a JSON object"))
 }
 

@@ -204,6 +204,56 @@ fn cut(text: String) -> String {
     }
 }
 
+/// `json` with each lone surrogate escape (`\uD800`–`\uDFFF` not in a pair), which the
+/// engine writes for a string cut through a pair and no JSON parser of ours accepts, as
+/// `\uFFFD`: JavaScript allows such strings, and the answer carries them.
+pub(crate) fn well_formed(json: &str) -> std::borrow::Cow<'_, str> {
+    let unit = |at: usize| -> Option<u16> {
+        let hex = json.get(at..at + 4)?;
+        u16::from_str_radix(hex, 16).ok()
+    };
+    let bytes = json.as_bytes();
+    let maybe = bytes
+        .windows(3)
+        .any(|w| w[0] == b'\\' && w[1] == b'u' && w[2] | 0x20 == b'd');
+    if !maybe {
+        return std::borrow::Cow::Borrowed(json);
+    }
+    let mut out = String::with_capacity(json.len());
+    let mut at = 0;
+    let mut copied = 0;
+    while at < bytes.len() {
+        if bytes[at] != b'\\' {
+            at += 1;
+            continue;
+        }
+        if bytes.get(at + 1) != Some(&b'u') {
+            at += 2;
+            continue;
+        }
+        let Some(first) = unit(at + 2) else {
+            at += 2;
+            continue;
+        };
+        let paired = (0xD800..0xDC00).contains(&first)
+            && bytes.get(at + 6) == Some(&b'\\')
+            && bytes.get(at + 7) == Some(&b'u')
+            && unit(at + 8).is_some_and(|low| (0xDC00..0xE000).contains(&low));
+        if paired {
+            at += 12;
+        } else if (0xD800..0xE000).contains(&first) {
+            out.push_str(&json[copied..at]);
+            out.push_str("\\ufffd");
+            at += 6;
+            copied = at;
+        } else {
+            at += 6;
+        }
+    }
+    out.push_str(&json[copied..]);
+    std::borrow::Cow::Owned(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -218,6 +268,13 @@ mod tests {
             Some((7, 12))
         );
         assert_eq!(position("    at <eval> (other.js:1:1)"), None);
+    }
+
+    #[test]
+    fn lone_surrogates_become_the_replacement_character() {
+        assert_eq!(well_formed(r#"["a\ud83d","\ude00x"]"#), r#"["a\ufffd","\ufffdx"]"#);
+        assert_eq!(well_formed(r#""\ud83d\ude00""#), r#""\ud83d\ude00""#);
+        assert_eq!(well_formed(r#""\\ud83d""#), r#""\\ud83d""#);
     }
 
     #[test]
