@@ -523,12 +523,18 @@ async fn a_program_looping_in_c_is_killed_and_its_slot_comes_back_by_the_grace()
     let runaways = (0..3).map(|_| execute(&client, IN_C));
     let begun = std::time::Instant::now();
     for result in futures::future::join_all(runaways).await {
-        assert!(failure(&result).contains("--code-timeout") || failure(&result).contains("not run"));
+        assert!(
+            failure(&result).contains("--code-timeout") || failure(&result).contains("not run")
+        );
     }
     let answer = execute(&client, "return 6 * 7;").await;
     assert_eq!(output(&answer)["result"], json!(42));
     // Two deadlines one after the other, each with its grace, and generous slack.
-    assert!(begun.elapsed() < Duration::from_secs(8), "{:?}", begun.elapsed());
+    assert!(
+        begun.elapsed() < Duration::from_secs(8),
+        "{:?}",
+        begun.elapsed()
+    );
     client.cancel().await.unwrap();
     started.server.stop().await.unwrap();
 }
@@ -553,7 +559,11 @@ async fn one_principal_s_runaways_leave_room_for_another_s_program() {
             execute(&notes, "return 6 * 7;").await
         },
     );
-    assert!(failure(&first).contains("--code-timeout"), "{}", text(&first));
+    assert!(
+        failure(&first).contains("--code-timeout"),
+        "{}",
+        text(&first)
+    );
     let not_run = failure(&second);
     assert!(
         not_run.contains("not run") && not_run.contains("--code-max-per-principal"),
@@ -601,10 +611,18 @@ async fn memory_surrogates_and_oversized_arguments_are_answered_by_name() {
     let cut = output(&execute(&client, "return ['a\\u{1F600}b'.slice(0, 2), '\\uDE00'];").await);
     assert_eq!(cut["result"], json!(["a\u{FFFD}", "\u{FFFD}"]));
     let large = failure(
-        &execute(&client, "return await tools.add_note({text: 'x'.repeat(10000)});").await,
+        &execute(
+            &client,
+            "return await tools.add_note({text: 'x'.repeat(10000)});",
+        )
+        .await,
     );
     assert!(large.contains("--max-body-bytes"), "{large}");
-    assert!(started.notes.calls().is_empty(), "{:?}", started.notes.calls());
+    assert!(
+        started.notes.calls().is_empty(),
+        "{:?}",
+        started.notes.calls()
+    );
     client.cancel().await.unwrap();
     started.server.stop().await.unwrap();
 }

@@ -66,8 +66,14 @@ pub(crate) async fn execute(
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_owned();
-    let task = answer_and_record(Arc::clone(inner), mode.clone(), principal.clone(), code, ctx)
-        .instrument(tracing::Span::current());
+    let task = answer_and_record(
+        Arc::clone(inner),
+        mode.clone(),
+        principal.clone(),
+        code,
+        ctx,
+    )
+    .instrument(tracing::Span::current());
     match tokio::spawn(task).await {
         Ok(answer) => answer,
         Err(error) => Answer::Result(ToolResult::error(format!(

@@ -27,7 +27,11 @@ pub(super) struct Parent {
 }
 
 /// Runs `request` and says how it ended. Its arguments were checked to be an object.
-pub(super) async fn call(parent: Arc<Parent>, request: CallRequest, args: Map<String, Value>) -> CallReply {
+pub(super) async fn call(
+    parent: Arc<Parent>,
+    request: CallRequest,
+    args: Map<String, Value>,
+) -> CallReply {
     let outcome = run(&parent, &request.name, args).await;
     CallReply {
         id: request.id,

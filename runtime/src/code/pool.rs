@@ -262,7 +262,9 @@ fn hello(first: Result<FromWorker, FrameError>) -> Result<(), String> {
             "the worker speaks {magic} version {version}, not {MAGIC} version {VERSION}: the \
              worker program is another build than the server"
         )),
-        Ok(other) => Err(format!("a worker began with {other:?} instead of its hello")),
+        Ok(other) => Err(format!(
+            "a worker began with {other:?} instead of its hello"
+        )),
         Err(error) => Err(not_a_worker(&error.to_string())),
     }
 }

@@ -272,7 +272,10 @@ mod tests {
 
     #[test]
     fn lone_surrogates_become_the_replacement_character() {
-        assert_eq!(well_formed(r#"["a\ud83d","\ude00x"]"#), r#"["a\ufffd","\ufffdx"]"#);
+        assert_eq!(
+            well_formed(r#"["a\ud83d","\ude00x"]"#),
+            r#"["a\ufffd","\ufffdx"]"#
+        );
         assert_eq!(well_formed(r#""\ud83d\ude00""#), r#""\ud83d\ude00""#);
         assert_eq!(well_formed(r#""\\ud83d""#), r#""\\ud83d""#);
     }

@@ -189,7 +189,12 @@ impl Program<'_> {
                 // Whatever the engine is doing, the worker is killed a grace after this.
                 let at = (Instant::now() + STOP_GRACE).min(self.parent.deadline + STOP_GRACE);
                 kill.as_mut().reset(at.into());
-                let _ = worker.send(&ToWorker::Stop { seq, why: why.code() }).await;
+                let _ = worker
+                    .send(&ToWorker::Stop {
+                        seq,
+                        why: why.code(),
+                    })
+                    .await;
             }
         }
     }
@@ -207,7 +212,10 @@ impl Program<'_> {
         }
         if self.started >= self.limits.max_calls {
             self.stopped = Some(Limit::Calls);
-            return refuse(format!("limit of {} tool calls reached", self.limits.max_calls));
+            return refuse(format!(
+                "limit of {} tool calls reached",
+                self.limits.max_calls
+            ));
         }
         #[cfg(feature = "http")]
         if args.len() > self.parent.inner.max_body_bytes {

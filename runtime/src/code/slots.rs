@@ -39,9 +39,14 @@ impl Slots {
     /// had no slot free in time otherwise.
     pub(crate) async fn take(&self, principal: &str, deadline: Instant) -> Result<Slot, Limit> {
         let own = {
-            let mut principals = self.principals.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut principals = self
+                .principals
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
             // Principals with no program running are forgotten (only the map holds theirs).
-            principals.retain(|_, slots| Arc::strong_count(slots) > 1 || slots.available_permits() < self.per_principal);
+            principals.retain(|_, slots| {
+                Arc::strong_count(slots) > 1 || slots.available_permits() < self.per_principal
+            });
             Arc::clone(
                 principals
                     .entry(principal.to_owned())
