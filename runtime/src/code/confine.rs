@@ -121,6 +121,8 @@ mod seccomp {
     pub(super) fn install() -> Result<(), String> {
         let arch = TargetArch::try_from(std::env::consts::ARCH)
             .map_err(|e| format!("no seccomp filter for this architecture: {e}"))?;
+        // `c_long` is `i64` here, `i32` on 32-bit targets.
+        #[allow(clippy::useless_conversion)]
         let rules = ALLOWED
             .iter()
             .map(|&call| (i64::from(call), Vec::new()))

@@ -67,15 +67,14 @@ impl Worker {
     /// How the worker ended, once it has (waiting at most `grace`), in words.
     pub(crate) async fn death(mut self, grace: Duration) -> String {
         let status = tokio::time::timeout(grace, self.child.wait()).await;
-        let words = match status {
+        match status {
             Ok(Ok(status)) => describe_exit(status),
             _ => {
                 let _ = self.child.start_kill();
                 let _ = self.child.wait().await;
                 "it stopped answering and was killed".to_owned()
             }
-        };
-        words
+        }
     }
 }
 

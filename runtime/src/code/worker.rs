@@ -34,10 +34,9 @@ use super::protocol::{self, FromWorker, HOOKS_ENV, MAGIC, ToWorker, VERSION, WOR
 /// not call it fails at start-up with an error naming this function.
 ///
 /// ```no_run
-/// fn main() {
-///     mcpgen_runtime::code::run_worker_if_asked();
-///     // ... build and serve the server
-/// }
+/// // The first line of `main`:
+/// mcpgen_runtime::code::run_worker_if_asked();
+/// // ... then build and serve the server.
 /// ```
 pub fn run_worker_if_asked() {
     if std::env::var_os(WORKER_ENV).is_none() {
