@@ -1,7 +1,8 @@
 //! The engine side of a program: a QuickJS runtime and context made for it alone, with its
 //! limits set before any of its code runs.
 //!
-//! A [`Sandbox`] is made ahead of its program, on the thread that will run it (see `pool`):
+//! A [`Sandbox`] is made ahead of its program, in the worker process that will run it (see
+//! `worker`):
 //! the runtime gets the memory limit and the stack limit, the context gets only the
 //! language's own built-ins (no `std`/`os` modules, no module loader, no timers), and the
 //! prelude (`prelude.js`) is evaluated to hand the program `tools` and `console`. No code but
@@ -9,7 +10,7 @@
 //! interrupt handler that stops the program once its time is up or it was told to stop
 //! ([`Stop`]), and the sandbox is dropped with the program's end: no two programs share one.
 //!
-//! `tools.<name>(args)` sends a [`CallRequest`] to the async side and returns a promise; the
+//! `tools.<name>(args)` sends a [`CallRequest`] to the server and returns a promise; the
 //! loop in [`Sandbox::run`] drives the engine's job queue, and while the program waits on
 //! calls, blocks on their replies until the time left runs out, settling each promise as its
 //! reply comes.
