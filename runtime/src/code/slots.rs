@@ -44,9 +44,7 @@ impl Slots {
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner);
             // Principals with no program running are forgotten (only the map holds theirs).
-            principals.retain(|_, slots| {
-                Arc::strong_count(slots) > 1 || slots.available_permits() < self.per_principal
-            });
+            principals.retain(|_, slots| Arc::strong_count(slots) > 1);
             Arc::clone(
                 principals
                     .entry(principal.to_owned())

@@ -214,11 +214,13 @@ fn read(mut input: BufReader<File>, current: &Mutex<Current>, jobs: &Sender<Job>
                 }
             }
             ToWorker::Stop { seq, why } => {
-                let current = lock();
+                let mut current = lock();
                 if current.seq == seq
                     && let (Some(stop), Some(why)) = (&current.stop, Limit::from_code(why))
                 {
                     stop.stop(why);
+                    // A program waiting on its calls' replies wakes up now, and stops.
+                    current.replies = None;
                 }
             }
             ToWorker::Setup { .. } => {}
