@@ -82,10 +82,14 @@ fn limit_address_space(memory: usize) -> Result<(), String> {
 mod seccomp {
     use std::collections::BTreeMap;
 
-    use seccompiler::{BpfProgram, SeccompAction, SeccompFilter, TargetArch};
+    use seccompiler::{
+        BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
+        SeccompRule, TargetArch,
+    };
 
     /// What the engine, the reader thread and the protocol use once the worker is set up;
-    /// any other system call fails with `EPERM`.
+    /// any other system call fails with `EPERM`. Besides these, `tgkill` is allowed on the
+    /// worker's own threads only (an abort signals itself), never on another process.
     const ALLOWED: &[libc::c_long] = &[
         libc::SYS_read,
         libc::SYS_readv,
@@ -110,7 +114,6 @@ mod seccomp {
         libc::SYS_nanosleep,
         libc::SYS_gettid,
         libc::SYS_getpid,
-        libc::SYS_tgkill,
         libc::SYS_sched_yield,
         libc::SYS_sched_getaffinity,
         libc::SYS_getrandom,
@@ -123,10 +126,16 @@ mod seccomp {
             .map_err(|e| format!("no seccomp filter for this architecture: {e}"))?;
         // `c_long` is `i64` here, `i32` on 32-bit targets.
         #[allow(clippy::useless_conversion)]
-        let rules = ALLOWED
+        let mut rules = ALLOWED
             .iter()
             .map(|&call| (i64::from(call), Vec::new()))
             .collect::<BTreeMap<_, _>>();
+        let own = u64::from(std::process::id());
+        let itself = SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, own)
+            .and_then(|condition| SeccompRule::new(vec![condition]))
+            .map_err(|e| format!("cannot make the seccomp filter: {e}"))?;
+        #[allow(clippy::useless_conversion)]
+        rules.insert(i64::from(libc::SYS_tgkill), vec![itself]);
         let filter = SeccompFilter::new(
             rules,
             SeccompAction::Errno(libc::EPERM as u32),

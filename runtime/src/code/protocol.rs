@@ -30,8 +30,9 @@ pub(crate) const HOOKS_ENV: &str = "MCPGEN_CODE_TEST_HOOKS";
 /// The protocol's version; a worker of another version is refused.
 pub(crate) const VERSION: u32 = 1;
 
-/// The largest frame either side accepts: a program, an inner call's reply or an outcome.
-const MAX_FRAME: usize = 256 * 1024 * 1024;
+/// The largest frame either side accepts: a program, an inner call's reply or an outcome (the
+/// server then checks each against its own limits).
+const MAX_FRAME: usize = 64 * 1024 * 1024;
 
 /// A message from the server to a worker.
 #[derive(Debug, Serialize, Deserialize)]
