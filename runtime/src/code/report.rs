@@ -57,7 +57,7 @@ impl Failure {
         if let Some(limit) = self.limit() {
             let status = match limit {
                 Limit::Time => AuditStatus::Timeout,
-                Limit::Concurrency => AuditStatus::Unavailable,
+                Limit::Concurrency | Limit::PerPrincipal => AuditStatus::Unavailable,
                 _ => AuditStatus::ToolError,
             };
             return (limit.message(limits), status);

@@ -152,8 +152,14 @@ impl Program<'_> {
                         }
                     }
                     Ok(FromWorker::Done { seq: of, result, logs }) if of == seq => {
+                        // The worker's own count of the output is not trusted either.
+                        let bytes = logs.iter().map(|line| line.len() + 4).sum::<usize>()
+                            + result.as_ref().map_or(0, String::len);
                         let result = match (self.stopped, result) {
                             (Some(limit), _) => Err(Failure::Limit(limit)),
+                            (None, _) if bytes > self.limits.max_output => {
+                                return End::Done(Err(Failure::Limit(Limit::Output)), Vec::new());
+                            }
                             (None, result) => result,
                         };
                         return End::Done(result, logs);
