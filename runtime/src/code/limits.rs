@@ -39,7 +39,7 @@ pub struct CodeLimits {
     /// runaway programs leave slots to the others.
     pub max_per_principal: Option<usize>,
     /// The program started as code mode's worker process (`None`: this process's own
-    /// executable). It must call [`run_worker_if_asked`](super::run_worker_if_asked) first
+    /// executable). It must call `code::run_worker_if_asked` (feature `code-mode`) first
     /// thing in its `main`.
     pub worker_program: Option<std::path::PathBuf>,
     /// Most bytes of TypeScript declarations `execute`'s description carries
