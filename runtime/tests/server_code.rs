@@ -610,6 +610,8 @@ async fn memory_surrogates_and_oversized_arguments_are_answered_by_name() {
     }
     let cut = output(&execute(&client, "return ['a\\u{1F600}b'.slice(0, 2), '\\uDE00'];").await);
     assert_eq!(cut["result"], json!(["a\u{FFFD}", "\u{FFFD}"]));
+    let logged = output(&execute(&client, "console.log('\\uD83D', 'x'); return 1;").await);
+    assert_eq!(logged["logs"], json!(["\u{FFFD} x"]));
     let large = failure(
         &execute(
             &client,
