@@ -551,11 +551,11 @@ async fn one_principal_s_runaways_leave_room_for_another_s_program() {
     let (first, second, other) = tokio::join!(
         execute(&admin, IN_C),
         async {
-            tokio::time::sleep(Duration::from_millis(200)).await;
+            tokio::time::sleep(Duration::from_millis(500)).await;
             execute(&admin, "return 1;").await
         },
         async {
-            tokio::time::sleep(Duration::from_millis(400)).await;
+            tokio::time::sleep(Duration::from_millis(800)).await;
             execute(&notes, "return 6 * 7;").await
         },
     );
