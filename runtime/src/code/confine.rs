@@ -34,6 +34,59 @@ pub(super) fn take_pipes() -> std::io::Result<(File, File)> {
     ))
 }
 
+/// Installs `handler` for `SIGUSR1`, the signal the server stops a program with.
+#[cfg(unix)]
+pub(super) fn on_stop_signal(handler: extern "C" fn(libc::c_int)) -> std::io::Result<()> {
+    // SAFETY: a zeroed `sigaction` is a valid value to fill in; `handler` only stores to an
+    // atomic, which is safe in a signal handler; no flag asks for the call to be restarted, so
+    // a wait is interrupted by it.
+    let installed = unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = handler as libc::sighandler_t;
+        libc::sigemptyset(&mut action.sa_mask);
+        libc::sigaction(libc::SIGUSR1, &action, std::ptr::null_mut())
+    };
+    if installed != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Elsewhere than Unix, no signal stops a program.
+#[cfg(not(unix))]
+pub(super) fn on_stop_signal(_handler: extern "C" fn(i32)) -> std::io::Result<()> {
+    Err(std::io::Error::other(
+        "code-mode workers need a Unix system",
+    ))
+}
+
+/// Waits until `file` has something to read (true) or `timeout` passed (false).
+#[cfg(unix)]
+pub(super) fn wait_readable(file: &File, timeout: std::time::Duration) -> std::io::Result<bool> {
+    use std::os::fd::AsRawFd;
+    let mut poll = libc::pollfd {
+        fd: file.as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    let millis =
+        libc::c_int::try_from(timeout.as_millis().saturating_add(1)).unwrap_or(libc::c_int::MAX);
+    // SAFETY: `poll` reads and writes the one `pollfd` it is given.
+    match unsafe { libc::poll(&mut poll, 1, millis) } {
+        0 => Ok(false),
+        n if n > 0 => Ok(true),
+        _ => Err(std::io::Error::last_os_error()),
+    }
+}
+
+/// Elsewhere than Unix, workers do not run.
+#[cfg(not(unix))]
+pub(super) fn wait_readable(_file: &File, _timeout: std::time::Duration) -> std::io::Result<bool> {
+    Err(std::io::Error::other(
+        "code-mode workers need a Unix system",
+    ))
+}
+
 /// Bounds the worker's address space a margin above `memory` (the engine's own limit) and
 /// installs the seccomp filter; `Err` says why the worker runs unconfined.
 #[cfg(target_os = "linux")]
@@ -98,6 +151,9 @@ mod seccomp {
         libc::SYS_close,
         libc::SYS_lseek,
         libc::SYS_futex,
+        libc::SYS_ppoll,
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_poll,
         libc::SYS_mmap,
         libc::SYS_munmap,
         libc::SYS_mremap,
@@ -120,7 +176,7 @@ mod seccomp {
         libc::SYS_rseq,
     ];
 
-    /// Installs the filter on every thread of the worker.
+    /// Installs the filter on the worker (one thread).
     pub(super) fn install() -> Result<(), String> {
         let arch = TargetArch::try_from(std::env::consts::ARCH)
             .map_err(|e| format!("no seccomp filter for this architecture: {e}"))?;

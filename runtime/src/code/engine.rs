@@ -19,7 +19,6 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::Instant;
 
 use rquickjs::context::{EvalOptions, intrinsic};
@@ -98,11 +97,25 @@ pub(crate) struct Outcome {
 /// Where a program's inner calls go: false when they can no longer be sent.
 pub(crate) type Requests = Box<dyn FnMut(CallRequest) -> bool>;
 
+/// Why no reply came.
+#[derive(Debug)]
+pub(crate) enum NoReply {
+    /// The deadline passed first.
+    Timeout,
+    /// The program was told to stop, or the server is gone.
+    Stopped,
+}
+
+/// Waits until the given deadline for the next reply to one of the program's inner calls.
+pub(crate) type Replies = Box<dyn FnMut(Instant) -> Result<CallReply, NoReply>>;
+
 /// The program's ends of the channels to the server.
 pub(crate) struct Link {
     pub(crate) requests: Requests,
-    pub(crate) replies: Receiver<CallReply>,
+    pub(crate) replies: Replies,
     pub(crate) stop: Arc<Stop>,
+    /// Set from outside the engine (a signal handler) to stop the program.
+    pub(crate) signalled: &'static std::sync::atomic::AtomicBool,
 }
 
 /// What the host functions of one program share with its loop. Made with the sandbox; the
@@ -156,17 +169,22 @@ impl Sandbox {
     }
 
     /// Runs `code` until it returns, fails, or is stopped at `deadline`.
-    pub(crate) fn run(&self, code: &str, deadline: Instant, link: Link) -> Outcome {
+    pub(crate) fn run(&self, code: &str, deadline: Instant, mut link: Link) -> Outcome {
         {
             let mut host = self.host.borrow_mut();
             host.requests = Some(link.requests);
             host.stop = Arc::clone(&link.stop);
         }
         let stop = Arc::clone(&link.stop);
+        let signalled = link.signalled;
         self.context
             .runtime()
             .set_interrupt_handler(Some(Box::new(move || {
                 if stop.reason().is_some() {
+                    return true;
+                }
+                if signalled.load(Ordering::Acquire) {
+                    stop.stop(Limit::Cancelled);
                     return true;
                 }
                 if Instant::now() >= deadline {
@@ -182,7 +200,14 @@ impl Sandbox {
                 .restore(&ctx)
                 .and_then(|api| Prelude::of(&api))
                 .map_err(|e| engine_error(&ctx, "the prelude", e))?;
-            drive(&ctx, code, &prelude, &self.host, &link.replies, deadline)
+            drive(
+                &ctx,
+                code,
+                &prelude,
+                &self.host,
+                &mut link.replies,
+                deadline,
+            )
         });
         // A stop decided outside the program (a limit the host saw, the time, a cancellation)
         // outranks what the program made of it.
@@ -224,7 +249,7 @@ fn drive<'js>(
     code: &str,
     prelude: &Prelude<'js>,
     host: &Rc<RefCell<Host>>,
-    replies: &Receiver<CallReply>,
+    replies: &mut Replies,
     deadline: Instant,
 ) -> Result<String, Failure> {
     let mut options = EvalOptions::default();
@@ -269,11 +294,10 @@ fn drive<'js>(
         if host.borrow().in_flight == 0 {
             return Err(Failure::NeverSettles);
         }
-        let left = deadline.saturating_duration_since(Instant::now());
-        let reply = match replies.recv_timeout(left) {
+        let reply = match replies(deadline) {
             Ok(reply) => reply,
-            Err(RecvTimeoutError::Timeout) => return Err(Failure::Limit(Limit::Time)),
-            Err(RecvTimeoutError::Disconnected) => return Err(Failure::Limit(Limit::Cancelled)),
+            Err(NoReply::Timeout) => return Err(Failure::Limit(Limit::Time)),
+            Err(NoReply::Stopped) => return Err(Failure::Limit(Limit::Cancelled)),
         };
         host.borrow_mut().in_flight -= 1;
         let (ok, payload) = match reply.outcome {

@@ -52,6 +52,20 @@ impl Worker {
         self.from.recv().await.unwrap_or(Err(FrameError::Closed))
     }
 
+    /// Tells the worker to stop its program (`SIGUSR1`); it answers with the program's end.
+    pub(crate) fn stop(&self) {
+        #[cfg(unix)]
+        if let Some(pid) = self
+            .child
+            .id()
+            .and_then(|pid| libc::pid_t::try_from(pid).ok())
+        {
+            // SAFETY: `kill` only sends a signal, to a child this pool started and has not
+            // reaped (its id is `None` once it has been).
+            unsafe { libc::kill(pid, libc::SIGUSR1) };
+        }
+    }
+
     /// The number of a new program of this worker.
     pub(crate) fn next_seq(&mut self) -> u64 {
         self.next_seq += 1;

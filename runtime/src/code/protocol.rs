@@ -8,8 +8,9 @@
 //! A worker's life: it says [`FromWorker::Hello`]; the server answers [`ToWorker::Setup`] with
 //! the limits; the worker confines itself and says [`FromWorker::Ready`]. Then, program after
 //! program: [`ToWorker::Run`], any number of [`FromWorker::Call`] each answered by a
-//! [`ToWorker::Reply`], maybe a [`ToWorker::Stop`], and [`FromWorker::Done`]. Every message
-//! about a program carries its `seq`, so a late stop or reply never reaches the next program.
+//! [`ToWorker::Reply`], and [`FromWorker::Done`]. Every message about a program carries its
+//! `seq`, so a late reply never reaches the next program. The server stops a program with a
+//! signal (`SIGUSR1`), not a message: the worker reads messages only while its program waits.
 
 use std::io::{Read, Write};
 
@@ -58,8 +59,6 @@ pub(crate) enum ToWorker {
         ok: bool,
         payload: String,
     },
-    /// Stop program `seq` (`why`: a `Limit` code).
-    Stop { seq: u64, why: u8 },
 }
 
 /// A message from a worker to the server.

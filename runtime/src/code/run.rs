@@ -191,16 +191,11 @@ impl Program<'_> {
                     return End::Killed(self.stopped.unwrap_or(Limit::Time));
                 }
             }
-            if let (false, Some(why)) = (was_stopped, self.stopped) {
+            if let (false, true) = (was_stopped, self.stopped.is_some()) {
                 // Whatever the engine is doing, the worker is killed a grace after this.
                 let at = (Instant::now() + STOP_GRACE).min(self.parent.deadline + STOP_GRACE);
                 kill.as_mut().reset(at.into());
-                let _ = worker
-                    .send(&ToWorker::Stop {
-                        seq,
-                        why: why.code(),
-                    })
-                    .await;
+                worker.stop();
             }
         }
     }

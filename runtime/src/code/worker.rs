@@ -7,22 +7,27 @@
 //! then goes to the standard error), says hello, takes its limits, confines itself
 //! (`confine`), and serves programs until the server closes its standard input or kills it.
 //!
-//! Two threads: the main one runs the engine; a reader takes the server's messages, handing
-//! runs to the main thread, replies to the running program, and stops straight to the
-//! program's [`Stop`], which the engine's interrupt handler reads.
+//! One thread: it reads the server's messages itself, between programs and while its program
+//! waits on inner calls. The server stops a program by sending the worker `SIGUSR1`, whose
+//! handler only sets [`SIGNALLED`], which the engine's interrupt handler and the wait for
+//! replies read; the flag is cleared when the next program comes, which the server sends only
+//! after the last one's end, so a late stop never reaches the next program.
 
 use std::cell::RefCell;
 use std::fs::File;
 use std::io::{BufReader, BufWriter};
 use std::rc::Rc;
-use std::sync::mpsc::{Receiver, Sender, channel};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use super::confine;
-use super::engine::{CallReply, Link, Outcome, Sandbox, Stop};
-use super::limits::{CodeLimits, Limit};
+use super::engine::{CallReply, Link, NoReply, Outcome, Sandbox, Stop};
+use super::limits::CodeLimits;
 use super::protocol::{self, FromWorker, HOOKS_ENV, MAGIC, ToWorker, VERSION, WORKER_ENV};
+
+/// Set by the stop signal's handler: the running program is to stop.
+static SIGNALLED: AtomicBool = AtomicBool::new(false);
 
 /// Runs this process as a code-mode worker if the server started it as one, and never returns
 /// then; otherwise returns at once, having done nothing.
@@ -52,23 +57,6 @@ pub fn run_worker_if_asked() {
     std::process::exit(code);
 }
 
-/// A program the reader handed to the main thread.
-struct Job {
-    seq: u64,
-    code: String,
-    timeout: Duration,
-    stop: Arc<Stop>,
-    replies: Receiver<CallReply>,
-}
-
-/// What the reader knows of the running program.
-#[derive(Default)]
-struct Current {
-    seq: u64,
-    stop: Option<Arc<Stop>>,
-    replies: Option<Sender<CallReply>>,
-}
-
 fn serve() -> Result<(), String> {
     let (input, output) = confine::take_pipes().map_err(|e| format!("cannot set up: {e}"))?;
     let mut input = BufReader::new(input);
@@ -94,30 +82,38 @@ fn serve() -> Result<(), String> {
         ),
         other => return Err(format!("expected the set-up, got {other:?}")),
     };
-    let (jobs, waiting) = channel();
-    let current = Arc::new(Mutex::new(Current::default()));
-    let reader_current = Arc::clone(&current);
-    std::thread::Builder::new()
-        .name("mcpgen-code-reader".to_owned())
-        .spawn(move || read(input, &reader_current, &jobs))
-        .map_err(|e| format!("cannot start the reader: {e}"))?;
-    // Confined only now: every thread exists, and nothing of the program's has run.
+    confine::on_stop_signal(on_stop).map_err(|e| format!("cannot set up: {e}"))?;
+    // Confined now: nothing of a program's has run yet.
     let unconfined = confine::confine(limits.memory).err();
     say(&FromWorker::Ready { unconfined })?;
+    let input = Rc::new(RefCell::new(input));
     loop {
         // The next program's sandbox is made before it comes.
         let sandbox = Sandbox::prepare(&limits);
-        let Ok(job) = waiting.recv() else {
-            return Ok(());
+        let (seq, code, timeout) = match protocol::read_sync(&mut *input.borrow_mut()) {
+            Ok(ToWorker::Run {
+                seq,
+                code,
+                timeout_ms,
+            }) => (seq, code, Duration::from_millis(timeout_ms)),
+            // A late reply of the last program.
+            Ok(ToWorker::Reply { .. }) => continue,
+            Ok(other) => return Err(format!("expected a program, got {other:?}")),
+            // The server closed the pipe: the worker's work is done.
+            Err(_) => return Ok(()),
         };
-        let seq = job.seq;
+        // Any stop before this was meant for the last program.
+        SIGNALLED.store(false, Ordering::Release);
         let outcome = match (&sandbox, hooks) {
-            (_, true) if job.code.trim() == HOOK_CRASH => std::process::abort(),
-            (_, true) if job.code.trim() == HOOK_ESCAPE => Outcome {
+            (_, true) if code.trim() == HOOK_CRASH => std::process::abort(),
+            (_, true) if code.trim() == HOOK_ESCAPE => Outcome {
                 result: Ok(confine::try_to_escape()),
                 logs: Vec::new(),
             },
-            (Ok(sandbox), _) => run(sandbox, job, &output),
+            (Ok(sandbox), _) => {
+                let link = link(seq, &input, &output);
+                sandbox.run(&code, Instant::now() + timeout, link)
+            }
             (Err(failure), _) => Outcome {
                 result: Err(failure.clone()),
                 logs: Vec::new(),
@@ -133,6 +129,11 @@ fn serve() -> Result<(), String> {
     }
 }
 
+/// The stop signal's handler: only an atomic store, which is safe in a signal handler.
+extern "C" fn on_stop(_signal: libc::c_int) {
+    SIGNALLED.store(true, Ordering::Release);
+}
+
 /// The code of a program that makes the worker abort (debug builds whose environment has `HOOKS_ENV`).
 const HOOK_CRASH: &str = "/* mcpgen-test-hook: crash */";
 
@@ -140,11 +141,16 @@ const HOOK_CRASH: &str = "/* mcpgen-test-hook: crash */";
 /// (test builds only).
 const HOOK_ESCAPE: &str = "/* mcpgen-test-hook: escape */";
 
-/// Runs `job` in `sandbox`, its inner calls written to `output`.
-fn run(sandbox: &Sandbox, job: Job, output: &Rc<RefCell<BufWriter<File>>>) -> Outcome {
+/// Program `seq`'s link to the server: its inner calls written to `output`, their replies
+/// read from `input`.
+fn link(
+    seq: u64,
+    input: &Rc<RefCell<BufReader<File>>>,
+    output: &Rc<RefCell<BufWriter<File>>>,
+) -> Link {
     let output = Rc::clone(output);
-    let seq = job.seq;
-    let link = Link {
+    let input = Rc::clone(input);
+    Link {
         requests: Box::new(move |request| {
             let message = FromWorker::Call {
                 seq,
@@ -154,76 +160,45 @@ fn run(sandbox: &Sandbox, job: Job, output: &Rc<RefCell<BufWriter<File>>>) -> Ou
             };
             protocol::write_sync(&mut *output.borrow_mut(), &message).is_ok()
         }),
-        replies: job.replies,
-        stop: job.stop,
-    };
-    sandbox.run(&job.code, Instant::now() + job.timeout, link)
+        replies: Box::new(move |deadline| next_reply(seq, &mut input.borrow_mut(), deadline)),
+        stop: Arc::new(Stop::default()),
+        signalled: &SIGNALLED,
+    }
 }
 
-/// The reader's loop: until the server closes the pipe.
-fn read(mut input: BufReader<File>, current: &Mutex<Current>, jobs: &Sender<Job>) {
-    let lock = || current.lock().unwrap_or_else(PoisonError::into_inner);
+/// The next reply to one of program `seq`'s calls, waiting until `deadline` at most.
+fn next_reply(
+    seq: u64,
+    input: &mut BufReader<File>,
+    deadline: Instant,
+) -> Result<CallReply, NoReply> {
     loop {
-        let message = match protocol::read_sync::<ToWorker>(&mut input) {
-            Ok(message) => message,
-            Err(_) => {
-                // The server is gone: stop what runs, and let the main thread end.
-                if let Some(stop) = &lock().stop {
-                    stop.stop(Limit::Cancelled);
-                }
-                return;
+        if SIGNALLED.load(Ordering::Acquire) {
+            return Err(NoReply::Stopped);
+        }
+        if input.buffer().is_empty() {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match confine::wait_readable(input.get_ref(), left) {
+                Ok(true) => {}
+                Ok(false) => return Err(NoReply::Timeout),
+                // Interrupted (by the stop signal, say): look again.
+                Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(_) => return Err(NoReply::Stopped),
             }
-        };
-        match message {
-            ToWorker::Run {
-                seq,
-                code,
-                timeout_ms,
-            } => {
-                let stop = Arc::new(Stop::default());
-                let (replying, replies) = channel();
-                {
-                    let mut current = lock();
-                    current.seq = seq;
-                    current.stop = Some(Arc::clone(&stop));
-                    current.replies = Some(replying);
-                }
-                let job = Job {
-                    seq,
-                    code,
-                    timeout: Duration::from_millis(timeout_ms),
-                    stop,
-                    replies,
-                };
-                if jobs.send(job).is_err() {
-                    return;
-                }
-            }
-            ToWorker::Reply {
-                seq,
+        }
+        match protocol::read_sync::<ToWorker>(input) {
+            Ok(ToWorker::Reply {
+                seq: of,
                 id,
                 ok,
                 payload,
-            } => {
-                let current = lock();
-                if current.seq == seq
-                    && let Some(replies) = &current.replies
-                {
-                    let outcome = if ok { Ok(payload) } else { Err(payload) };
-                    let _ = replies.send(CallReply { id, outcome });
-                }
+            }) if of == seq => {
+                let outcome = if ok { Ok(payload) } else { Err(payload) };
+                return Ok(CallReply { id, outcome });
             }
-            ToWorker::Stop { seq, why } => {
-                let mut current = lock();
-                if current.seq == seq
-                    && let (Some(stop), Some(why)) = (&current.stop, Limit::from_code(why))
-                {
-                    stop.stop(why);
-                    // A program waiting on its calls' replies wakes up now, and stops.
-                    current.replies = None;
-                }
-            }
-            ToWorker::Setup { .. } => {}
+            // A late reply of an earlier program.
+            Ok(ToWorker::Reply { .. }) => {}
+            Ok(_) | Err(_) => return Err(NoReply::Stopped),
         }
     }
 }
