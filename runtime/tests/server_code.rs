@@ -547,15 +547,26 @@ async fn one_principal_s_runaways_leave_room_for_another_s_program() {
     let started = start(limits).await;
     let admin = connect(&started.server.url, "admin-key").await;
     let notes = connect(&started.server.url, "notes-key").await;
-    // A quarter of 4: one program of admin's at a time; the second waits, and is not run.
+    // A quarter of 4: one program of admin's at a time. The second comes once the first runs
+    // (its call reached the tool set), waits for its slot, and is not run: the first holds it
+    // until its deadline plus the grace, past the second's own deadline.
+    let calls = started.notes.calls.clone();
+    let running = async move {
+        while !calls.lock().unwrap().iter().any(|c| c == "slow") {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    };
     let (first, second, other) = tokio::join!(
-        execute(&admin, IN_C),
+        execute(
+            &admin,
+            "await tools.slow({ms: 1}); return Array.prototype.reverse.call({length: 2 ** 53 - 1});"
+        ),
         async {
-            tokio::time::sleep(Duration::from_millis(500)).await;
+            running.await;
             execute(&admin, "return 1;").await
         },
         async {
-            tokio::time::sleep(Duration::from_millis(800)).await;
+            tokio::time::sleep(Duration::from_millis(300)).await;
             execute(&notes, "return 6 * 7;").await
         },
     );

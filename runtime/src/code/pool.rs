@@ -13,12 +13,10 @@ use std::process::Stdio;
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use tokio::io::BufReader;
-use tokio::process::{Child, ChildStdin, Command};
-use tokio::sync::mpsc;
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
 use super::limits::CodeLimits;
-use super::protocol::{self, FrameError, FromWorker, MAGIC, ToWorker, VERSION, WORKER_ENV};
+use super::protocol::{self, FrameError, Frames, FromWorker, MAGIC, ToWorker, VERSION, WORKER_ENV};
 
 /// How long a starting worker may take to say hello and to be set up.
 const START_TIMEOUT: Duration = Duration::from_secs(10);
@@ -33,9 +31,8 @@ const ENTRY: &str = "mcpgen::code::run_worker_if_asked()";
 pub(crate) struct Worker {
     child: Child,
     to: ChildStdin,
-    /// The worker's messages, read by a task of their own (reading a frame is not
-    /// cancel-safe; receiving from the channel is).
-    from: mpsc::Receiver<Result<FromWorker, FrameError>>,
+    /// The worker's messages.
+    from: Frames<ChildStdout>,
     /// The number of its next program.
     next_seq: u64,
     idle_since: Instant,
@@ -49,7 +46,7 @@ impl Worker {
 
     /// The next message, or why none can come.
     pub(crate) async fn receive(&mut self) -> Result<FromWorker, FrameError> {
-        self.from.recv().await.unwrap_or(Err(FrameError::Closed))
+        self.from.next().await
     }
 
     /// Tells the worker to stop its program (`SIGUSR1`); it answers with the program's end.
@@ -197,21 +194,10 @@ impl Pool {
         let (Some(to), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             return Err("a worker was started without its pipes".to_owned());
         };
-        let (forward, from) = mpsc::channel(64);
-        tokio::spawn(async move {
-            let mut stdout = BufReader::new(stdout);
-            loop {
-                let message = protocol::read::<FromWorker>(&mut stdout).await;
-                let end = message.is_err();
-                if forward.send(message).await.is_err() || end {
-                    return;
-                }
-            }
-        });
         let mut worker = Worker {
             child,
             to,
-            from,
+            from: Frames::new(stdout),
             next_seq: 0,
             idle_since: Instant::now(),
         };

@@ -174,13 +174,46 @@ pub(crate) async fn write<T: Serialize>(
     to.flush().await.map_err(io_error)
 }
 
-/// Reads one frame.
-pub(crate) async fn read<T: for<'de> Deserialize<'de>>(
-    from: &mut (impl AsyncRead + Unpin),
-) -> Result<T, FrameError> {
-    let mut head = [0; 4];
-    from.read_exact(&mut head).await.map_err(io_error)?;
-    let mut body = vec![0; length_of(head)?];
-    from.read_exact(&mut body).await.map_err(io_error)?;
-    decode(&body)
+/// Frames read from a stream, as they come; [`Frames::next`] is cancel-safe (what was read
+/// stays in the buffer), so it can wait in a `select!`.
+pub(crate) struct Frames<R> {
+    from: R,
+    buffer: Vec<u8>,
+}
+
+impl<R: AsyncRead + Unpin> Frames<R> {
+    /// The frames of `from`.
+    pub(crate) fn new(from: R) -> Self {
+        Self {
+            from,
+            buffer: Vec::with_capacity(8 * 1024),
+        }
+    }
+
+    /// The next message.
+    pub(crate) async fn next<T: for<'de> Deserialize<'de>>(&mut self) -> Result<T, FrameError> {
+        loop {
+            if let Some(head) = self.buffer.first_chunk::<4>() {
+                let length = length_of(*head)?;
+                if self.buffer.len() >= 4 + length {
+                    let message = decode(&self.buffer[4..4 + length]);
+                    self.buffer.drain(..4 + length);
+                    return message;
+                }
+                self.buffer.reserve(4 + length - self.buffer.len());
+            }
+            if self.buffer.capacity() == self.buffer.len() {
+                self.buffer.reserve(8 * 1024);
+            }
+            if self
+                .from
+                .read_buf(&mut self.buffer)
+                .await
+                .map_err(io_error)?
+                == 0
+            {
+                return Err(FrameError::Closed);
+            }
+        }
+    }
 }
