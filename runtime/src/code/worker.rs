@@ -119,13 +119,14 @@ fn serve() -> Result<(), String> {
                 logs: Vec::new(),
             },
         };
-        // The program's runtime goes, with everything it made, before the next is made.
-        drop(sandbox);
         say(&FromWorker::Done {
             seq,
             result: outcome.result,
             logs: outcome.logs,
         })?;
+        // Once the outcome is on its way, the program's runtime goes, with everything it made,
+        // before the next is made.
+        drop(sandbox);
     }
 }
 
