@@ -140,7 +140,7 @@ mod seccomp {
         SeccompRule, TargetArch,
     };
 
-    /// What the engine, the reader thread and the protocol use once the worker is set up;
+    /// What the engine and the protocol use once the worker is set up;
     /// any other system call fails with `EPERM`. Besides these, `tgkill` is allowed on the
     /// worker's own threads only (an abort signals itself), never on another process.
     const ALLOWED: &[libc::c_long] = &[
