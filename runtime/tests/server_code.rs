@@ -603,6 +603,12 @@ async fn a_crashed_worker_fails_its_program_and_a_worker_cannot_open_files_or_so
         let outcome = tried[what].as_str().unwrap();
         assert!(outcome.starts_with("refused"), "{what}: {outcome}");
     }
+    // Nothing of the server's environment reaches a worker.
+    assert_eq!(
+        tried["env"],
+        json!(["MCPGEN_CODE_WORKER", "MCPGEN_CODE_TEST_HOOKS"]),
+        "{tried}"
+    );
     client.cancel().await.unwrap();
     started.server.stop().await.unwrap();
 }

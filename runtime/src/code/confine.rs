@@ -207,7 +207,8 @@ mod seccomp {
     }
 }
 
-/// Tries to open a file and a socket, and says what happened (a test hook: see `worker`).
+/// Tries to open a file and a socket, and says what happened and which environment variables
+/// the worker has (a test hook: see `worker`).
 pub(super) fn try_to_escape() -> String {
     let file = match File::open("/etc/hosts") {
         Ok(_) => "opened".to_owned(),
@@ -217,5 +218,8 @@ pub(super) fn try_to_escape() -> String {
         Ok(_) => "opened".to_owned(),
         Err(error) => format!("refused: {error}"),
     };
-    serde_json::json!({ "file": file, "socket": socket }).to_string()
+    let env: Vec<String> = std::env::vars_os()
+        .map(|(name, _)| name.to_string_lossy().into_owned())
+        .collect();
+    serde_json::json!({ "file": file, "socket": socket, "env": env }).to_string()
 }

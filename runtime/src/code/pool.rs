@@ -16,7 +16,9 @@ use std::time::{Duration, Instant};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
 use super::limits::CodeLimits;
-use super::protocol::{self, FrameError, Frames, FromWorker, MAGIC, ToWorker, VERSION, WORKER_ENV};
+use super::protocol::{
+    self, FrameError, Frames, FromWorker, HOOKS_ENV, MAGIC, ToWorker, VERSION, WORKER_ENV,
+};
 
 /// How long a starting worker may take to say hello and to be set up.
 const START_TIMEOUT: Duration = Duration::from_secs(10);
@@ -234,7 +236,10 @@ impl Pool {
 fn command(program: &std::path::Path) -> Command {
     let mut command = Command::new(program);
     command
-        .env(WORKER_ENV, "1")
+        // Nothing of the server's environment (its upstream credentials among it) is in a
+        // worker's memory for a compromised engine to find.
+        .env_clear()
+        .envs(worker_env())
         // A binary that does not serve as a worker then fails at once on an argument it does
         // not know, rather than serving.
         .arg("--mcpgen-code-worker")
@@ -242,6 +247,18 @@ fn command(program: &std::path::Path) -> Command {
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit());
     command
+}
+
+/// A worker's whole environment: the variable that makes it one, and in debug builds the one
+/// that lets its test-only hooks run, if the server has it.
+fn worker_env() -> Vec<(&'static str, std::ffi::OsString)> {
+    let mut env = vec![(WORKER_ENV, "1".into())];
+    if cfg!(debug_assertions)
+        && let Some(hooks) = std::env::var_os(HOOKS_ENV)
+    {
+        env.push((HOOKS_ENV, hooks));
+    }
+    env
 }
 
 /// The set-up message for `limits`.
@@ -280,7 +297,8 @@ fn not_a_worker(what: &str) -> String {
 fn check(program: &std::path::Path, limits: &CodeLimits) -> Result<Option<String>, String> {
     let mut command = std::process::Command::new(program);
     command
-        .env(WORKER_ENV, "1")
+        .env_clear()
+        .envs(worker_env())
         .arg("--mcpgen-code-worker")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
