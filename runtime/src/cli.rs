@@ -292,10 +292,11 @@ pub struct ServeArgs {
     ///
     /// Threat model: the program is hostile input. Each runs in a fresh QuickJS engine holding
     /// only `tools` and `console` (no file system, network, environment, timers, modules,
-    /// `require` or `process`), on a thread of its own, under limits on time, memory, stack,
-    /// inner calls, output and concurrency (`--code-*`). It relies on the engine's memory
-    /// safety and the operating system's isolation of this process; it does not keep the API
-    /// from what the caller's own credential allows. More: the book's "Code mode" page
+    /// `require` or `process`), in a worker process (this binary started again, confined by
+    /// seccomp and an address-space limit on Linux, killed half a second past its deadline),
+    /// under limits on time, memory, stack, inner calls, output and concurrency (`--code-*`).
+    /// It relies on the engine's memory safety within the worker's confinement; it does not
+    /// keep the API from what the caller's own credential allows. More: the book's "Code mode" page
     /// (docs/src/api-owner/code-mode.md).
     #[arg(
         long,
@@ -385,6 +386,9 @@ pub struct ServeArgs {
 
 /// Runs a generated server: parses flags, sets up logging, and serves until stopped.
 pub fn main<T: ToolSet>(app: App, make_tools: impl FnOnce(Upstream) -> T) -> ExitCode {
+    // Code mode's workers are this binary started again: they serve before anything else.
+    #[cfg(feature = "code-mode")]
+    crate::code::run_worker_if_asked();
     let command = ServeArgs::command()
         .name(app.name)
         .version(app.version)

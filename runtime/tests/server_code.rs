@@ -7,7 +7,7 @@ mod support;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcpgen_runtime::audit::AuditStatus;
+use mcpgen_runtime::audit::{AuditEvent, AuditStatus};
 use mcpgen_runtime::code::{self, CodeLimits};
 use mcpgen_runtime::server::{ToolMode, Unconfirmable};
 use mcpgen_runtime::{BoxFuture, CallContext, ToolDef, ToolError, ToolResult, ToolSet};
@@ -55,11 +55,22 @@ struct Started {
     recorder: Recorder,
 }
 
+/// The program code mode starts as its worker process (a test binary cannot be one).
+const WORKER: &str = env!("CARGO_BIN_EXE_mcpgen-code-worker");
+
 async fn start(limits: CodeLimits) -> Started {
+    start_with(limits, |builder| builder).await
+}
+
+async fn start_with(
+    limits: CodeLimits,
+    more: impl FnOnce(mcpgen_runtime::server::ServerBuilder) -> mcpgen_runtime::server::ServerBuilder,
+) -> Started {
+    let limits = limits.with_worker_program(WORKER);
     let notes = Notes::default();
     let recorder = Recorder::default();
     let deleting = Deleting::default();
-    let server = builder(&notes, &recorder)
+    let server = more(builder(&notes, &recorder))
         .tool_set(deleting.clone())
         .tool_mode(ToolMode::Code)
         .code_limits(limits)
@@ -426,6 +437,211 @@ async fn limits_end_a_program_with_an_error_naming_them() {
     );
     let never = failure(&execute(&client, "await new Promise(() => {}); return 1;").await);
     assert!(never.contains("nothing can settle"), "{never}");
+    client.cancel().await.unwrap();
+    started.server.stop().await.unwrap();
+}
+
+/// A program that loops inside the engine's C code, where its interrupt handler is never
+/// called.
+const IN_C: &str = "return Array.prototype.reverse.call({length: 2 ** 53 - 1});";
+
+/// The `execute` records, and for each the inner records naming it.
+fn executes_and_inner(recorder: &Recorder) -> Vec<(AuditEvent, Vec<AuditEvent>)> {
+    let events = recorder.events();
+    events
+        .iter()
+        .filter(|e| e.tool == "execute")
+        .map(|e| {
+            let inner = events
+                .iter()
+                .filter(|i| i.parent_call_id.as_deref() == Some(e.call_id.as_str()))
+                .cloned()
+                .collect();
+            (e.clone(), inner)
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn every_inner_call_has_one_record_linked_to_its_execute_however_the_program_ends() {
+    let limits = CodeLimits::default()
+        .with_timeout(Duration::from_secs(1))
+        .with_max_concurrent(2);
+    let started = start(limits).await;
+    let client = connect(&started.server.url, "admin-key").await;
+    let cases = [
+        // Still waiting at the deadline: the call ends after it, and is recorded as it ended.
+        ("return await tools.slow({ms: 1000});", 1, "--code-timeout"),
+        // Two writes started, never awaited.
+        (
+            "tools.add_note({text: 'a'}); tools.add_note({text: 'b'}); return 1;",
+            2,
+            "",
+        ),
+        // A call from a thrown value's `toJSON`.
+        (
+            "throw { toJSON() { tools.add_note({text: 'thrown'}); return 'boom'; } };",
+            1,
+            "boom",
+        ),
+        // Calls, then a loop in the engine's C code: killed past the deadline.
+        (
+            "await tools.list_notes({}); await tools.list_notes({}); await tools.list_notes({});\n\
+             return Array.prototype.reverse.call({length: 2 ** 53 - 1});",
+            3,
+            "--code-timeout",
+        ),
+    ];
+    for (code, _, says) in cases {
+        let result = execute(&client, code).await;
+        assert!(text(&result).contains(says), "{code}: {}", text(&result));
+    }
+    // Records of calls that end after their `execute` follow it.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let records = executes_and_inner(&started.recorder);
+    assert_eq!(records.len(), cases.len());
+    for ((execute, inner), (code, calls, _)) in records.iter().zip(cases) {
+        assert_eq!(execute.inner_calls, Some(calls), "{code}");
+        assert_eq!(inner.len(), calls as usize, "{code}: {inner:?}");
+    }
+    let slow = &records[0].1[0];
+    assert_eq!(slow.tool, "slow");
+    // Each call that reached the tool set has its record, and no other did.
+    assert_eq!(started.notes.calls().len(), 1 + 2 + 1 + 3);
+    client.cancel().await.unwrap();
+    started.server.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_program_looping_in_c_is_killed_and_its_slot_comes_back_by_the_grace() {
+    let limits = CodeLimits::default()
+        .with_timeout(Duration::from_secs(1))
+        .with_max_concurrent(2)
+        .with_max_per_principal(2);
+    let started = start(limits).await;
+    let client = connect(&started.server.url, "admin-key").await;
+    let runaways = (0..3).map(|_| execute(&client, IN_C));
+    let begun = std::time::Instant::now();
+    for result in futures::future::join_all(runaways).await {
+        assert!(
+            failure(&result).contains("--code-timeout") || failure(&result).contains("not run")
+        );
+    }
+    let answer = execute(&client, "return 6 * 7;").await;
+    assert_eq!(output(&answer)["result"], json!(42));
+    // Two deadlines one after the other, each with its grace, and generous slack.
+    assert!(
+        begun.elapsed() < Duration::from_secs(8),
+        "{:?}",
+        begun.elapsed()
+    );
+    client.cancel().await.unwrap();
+    started.server.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn one_principal_s_runaways_leave_room_for_another_s_program() {
+    let limits = CodeLimits::default()
+        .with_timeout(Duration::from_secs(2))
+        .with_max_concurrent(4);
+    let started = start(limits).await;
+    let admin = connect(&started.server.url, "admin-key").await;
+    let notes = connect(&started.server.url, "notes-key").await;
+    // A quarter of 4: one program of admin's at a time. The second comes once the first runs
+    // (its call reached the tool set), waits for its slot, and is not run: the first holds it
+    // until its deadline plus the grace, past the second's own deadline.
+    let calls = started.notes.calls.clone();
+    let running = async move {
+        while !calls.lock().unwrap().iter().any(|c| c == "slow") {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    };
+    let (first, second, other) = tokio::join!(
+        execute(
+            &admin,
+            "await tools.slow({ms: 1}); return Array.prototype.reverse.call({length: 2 ** 53 - 1});"
+        ),
+        async {
+            running.await;
+            execute(&admin, "return 1;").await
+        },
+        async {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            execute(&notes, "return 6 * 7;").await
+        },
+    );
+    assert!(
+        failure(&first).contains("--code-timeout"),
+        "{}",
+        text(&first)
+    );
+    let not_run = failure(&second);
+    assert!(
+        not_run.contains("not run") && not_run.contains("--code-max-per-principal"),
+        "{not_run}"
+    );
+    assert_eq!(output(&other)["result"], json!(42));
+    admin.cancel().await.unwrap();
+    notes.cancel().await.unwrap();
+    started.server.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_crashed_worker_fails_its_program_and_a_worker_cannot_open_files_or_sockets() {
+    let started = start(CodeLimits::default()).await;
+    let client = connect(&started.server.url, "admin-key").await;
+    let crashed = failure(&execute(&client, "/* mcpgen-test-hook: crash */").await);
+    assert!(
+        crashed.contains("worker process died") && crashed.contains("SIGABRT"),
+        "{crashed}"
+    );
+    let next = execute(&client, "return 6 * 7;").await;
+    assert_eq!(output(&next)["result"], json!(42));
+    let escaped = output(&execute(&client, "/* mcpgen-test-hook: escape */").await);
+    let tried = &escaped["result"];
+    for what in ["file", "socket"] {
+        let outcome = tried[what].as_str().unwrap();
+        assert!(outcome.starts_with("refused"), "{what}: {outcome}");
+    }
+    // Nothing of the server's environment reaches a worker.
+    assert_eq!(
+        tried["env"],
+        json!(["MCPGEN_CODE_WORKER", "MCPGEN_CODE_TEST_HOOKS"]),
+        "{tried}"
+    );
+    client.cancel().await.unwrap();
+    started.server.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn memory_surrogates_and_oversized_arguments_are_answered_by_name() {
+    let limits = CodeLimits::default().with_memory(16 * 1024 * 1024);
+    let started = start_with(limits, |b| b.max_body_bytes(4096)).await;
+    let client = connect(&started.server.url, "admin-key").await;
+    for code in [
+        "const m = new Map(); for (let i = 0; ; i++) m.set(i, {i});",
+        "const o = {}; for (let i = 0; ; i++) o['k' + i] = i;",
+    ] {
+        let message = failure(&execute(&client, code).await);
+        assert!(message.contains("--code-memory"), "{code}: {message}");
+    }
+    let cut = output(&execute(&client, "return ['a\\u{1F600}b'.slice(0, 2), '\\uDE00'];").await);
+    assert_eq!(cut["result"], json!(["a\u{FFFD}", "\u{FFFD}"]));
+    let logged = output(&execute(&client, "console.log('\\uD83D', 'x'); return 1;").await);
+    assert_eq!(logged["logs"], json!(["\u{FFFD} x"]));
+    let large = failure(
+        &execute(
+            &client,
+            "return await tools.add_note({text: 'x'.repeat(10000)});",
+        )
+        .await,
+    );
+    assert!(large.contains("--max-body-bytes"), "{large}");
+    assert!(
+        started.notes.calls().is_empty(),
+        "{:?}",
+        started.notes.calls()
+    );
     client.cancel().await.unwrap();
     started.server.stop().await.unwrap();
 }

@@ -314,6 +314,15 @@ def main():
     zp50, zp99 = timing["empty"]
     print(f"| `execute` of `return 1;` (no call: the engine's fixed cost and the round trip) | {zp50} | {zp99} |")
     print()
+    print("Programs run in worker processes (the server's own binary, kept warm between programs,")
+    print("each making the next program's engine before it comes): an `execute` hands its program")
+    print("to an idle worker and gets the outcome back over the worker's pipes, and each inner call")
+    print("adds a frame each way, so two process wake-ups per program and two per inner call, which")
+    print("cost the more the busier the machine. With the program on a thread of the server's own")
+    print("(before the workers; 2026-11-27, on another 2-core machine, an Intel Xeon with a load")
+    print("average about 2) this measurement gave 849 µs against 550 µs (1.54×), and 315 µs for")
+    print("`return 1;`.")
+    print()
     print("### Against the targets")
     print()
     s_all, s_code, s_search = session["all"], session["code"], session["search"]

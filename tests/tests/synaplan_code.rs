@@ -496,6 +496,9 @@ async fn the_sandbox_holds_and_the_server_answers_after_each_attack() {
             "code",
             "--code-timeout",
             "3",
+            // The 20 programs at once below are one caller's.
+            "--code-max-per-principal",
+            "8",
         ],
     )
     .await;
@@ -666,6 +669,112 @@ async fn the_sandbox_holds_and_the_server_answers_after_each_attack() {
         );
     }
     still_answers().await;
+    client.cancel().await.ok();
+}
+
+/// The processes whose parent is `pid`, from `/proc`.
+fn children(pid: u32) -> Vec<u32> {
+    let mut found = Vec::new();
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return found;
+    };
+    for task in tasks.flatten() {
+        let listed = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+        found.extend(
+            listed
+                .split_whitespace()
+                .filter_map(|p| p.parse::<u32>().ok()),
+        );
+    }
+    found
+}
+
+/// The clock ticks of CPU `pid` has used (user and system), from `/proc/<pid>/stat`; `None`
+/// once it is gone.
+fn cpu_ticks(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The fields after the command name, which is in parentheses and may hold spaces.
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let user: u64 = fields.get(11)?.parse().ok()?;
+    let system: u64 = fields.get(12)?.parse().ok()?;
+    Some(user + system)
+}
+
+#[tokio::test]
+async fn programs_looping_in_the_engine_s_c_code_are_killed_and_the_next_answers() {
+    let (upstream, _seen) = stand_in().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let keys = keys_file(dir.path());
+    let (server, url) = start_synaplan_http(
+        &upstream,
+        &[
+            "--keys",
+            keys.to_str().expect("UTF-8 path"),
+            "--tool-mode",
+            "code",
+            "--code-timeout",
+            "2",
+            "--code-max-concurrent",
+            "2",
+            "--code-max-per-principal",
+            "2",
+        ],
+    )
+    .await;
+    let pid = server.0.id().expect("server pid");
+    let client = http_client(&url, "write-key-0123456789").await;
+    // `reverse` on such an object loops inside QuickJS's C code, which never calls the
+    // interrupt handler; so do `join`, `copyWithin` and `unshift`.
+    let runaways = [
+        "await tools.synaplan_list_prompts({}); return Array.prototype.reverse.call({length: 2 ** 53 - 1});",
+        "return Array.prototype.join.call({length: 2 ** 53 - 1});",
+        "return Array.prototype.copyWithin.call({length: 2 ** 53 - 1}, 1);",
+    ];
+    let begun = std::time::Instant::now();
+    let results = futures::future::join_all(
+        runaways
+            .iter()
+            .map(|code| run_owned(&client, (*code).to_owned())),
+    )
+    .await;
+    for result in &results {
+        assert_eq!(result.is_error, Some(true), "{}", text(result));
+        let message = text(result);
+        assert!(
+            message.contains("--code-timeout") || message.contains("not run"),
+            "{message}"
+        );
+    }
+    let answer = run_owned(&client, "return 6 * 7;".to_owned()).await;
+    assert_eq!(answer.is_error, Some(false), "{}", text(&answer));
+    assert_eq!(
+        answer.structured_content.expect("structured")["result"],
+        json!(42)
+    );
+    // The first two end at their deadline plus the grace (2.5 s), the third waited for one
+    // of their slots; generous slack for a loaded machine.
+    assert!(
+        begun.elapsed() < std::time::Duration::from_secs(12),
+        "{:?}",
+        begun.elapsed()
+    );
+    // A second after, no worker is still running anything.
+    tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    let workers = children(pid);
+    assert!(
+        !workers.is_empty() && workers.len() <= 2,
+        "workers: {workers:?}"
+    );
+    let before: Vec<_> = workers.iter().map(|&w| cpu_ticks(w)).collect();
+    tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    let after: Vec<_> = workers.iter().map(|&w| cpu_ticks(w)).collect();
+    for ((worker, before), after) in workers.iter().zip(before).zip(after) {
+        let used = after.unwrap_or(0).saturating_sub(before.unwrap_or(0));
+        assert!(
+            used <= 2,
+            "worker {worker} used {used} ticks of CPU while idle"
+        );
+    }
     client.cancel().await.ok();
 }
 

@@ -138,8 +138,15 @@ fn add(a: i64, b: i64) -> i64 {
 // ANCHOR_END: tools
 
 // ANCHOR: server
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // Programs run in worker processes, which are this binary started again: first thing in
+    // `main`, before any other work, they are told apart and serve as workers.
+    mcpgen::code::run_worker_if_asked();
+    serve()
+}
+
 #[mcpgen::tokio::main(crate = "mcpgen::tokio")]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+async fn serve() -> Result<(), Box<dyn std::error::Error>> {
     let warehouse = Warehouse {
         products: vec![
             ("B-100", "bolts", 250),

@@ -15,8 +15,10 @@ pub struct CodeArgs {
     ///
     /// The engine's interrupt handler stops a CPU-bound loop at the limit, and a promise that
     /// can never settle ends the program at once; either way the `execute` result is an error
-    /// naming this flag. Programs run on threads of their own, never on the threads that
-    /// answer requests, so a slow program does not hold up other calls.
+    /// naming this flag. Programs run in worker processes of their own, never on the threads
+    /// that answer requests, so a slow program does not hold up other calls; a worker that has
+    /// not stopped half a second past the limit (an engine looping in its own C code) is
+    /// killed and replaced, and its slot given back.
     ///
     /// See `--tool-mode` for the programming model and the threat model, and the book's "Code
     /// mode" page (docs/src/api-owner/code-mode.md).
@@ -79,10 +81,10 @@ pub struct CodeArgs {
     )]
     pub code_max_output: usize,
     /// Code-mode programs running at once (default: 4 per core); more wait for a slot until
-    /// their time runs out, then are refused.
+    /// their time runs out, then are refused as not run.
     ///
-    /// Each running program holds a thread and an engine of its own: this bounds how many
-    /// exist at once. The wait for a slot counts against the program's `--code-timeout`.
+    /// Each running program holds a worker process and an engine of its own: this bounds how
+    /// many exist at once. The wait for a slot counts against the program's `--code-timeout`.
     ///
     /// See `--tool-mode` for the programming model and the threat model, and the book's "Code
     /// mode" page (docs/src/api-owner/code-mode.md).
@@ -93,6 +95,21 @@ pub struct CodeArgs {
         value_name = "N"
     )]
     pub code_max_concurrent: Option<u64>,
+    /// Code-mode programs one principal may run at once (default: a quarter of
+    /// `--code-max-concurrent`, at least 1).
+    ///
+    /// So that one caller running slow or runaway programs leaves slots to the others: a
+    /// program past this waits for one of its caller's own to end, within its
+    /// `--code-timeout`, and is otherwise refused as not run, naming this flag.
+    ///
+    /// See the book's "Code mode" page (docs/src/api-owner/code-mode.md).
+    #[arg(
+        long,
+        env = "MCPGEN_CODE_MAX_PER_PRINCIPAL",
+        value_parser = clap::value_parser!(u64).range(1..),
+        value_name = "N"
+    )]
+    pub code_max_per_principal: Option<u64>,
     /// Most bytes of TypeScript declarations that `execute`'s description carries (0: none).
     ///
     /// When the declarations of all the tools a caller may call fit in this many bytes,
@@ -121,8 +138,12 @@ impl CodeArgs {
             .with_max_calls(self.code_max_calls)
             .with_max_output(self.code_max_output)
             .with_inline_declarations(self.code_inline_declarations);
-        match self.code_max_concurrent {
+        let limits = match self.code_max_concurrent {
             Some(n) => limits.with_max_concurrent(usize::try_from(n).unwrap_or(usize::MAX)),
+            None => limits,
+        };
+        match self.code_max_per_principal {
+            Some(n) => limits.with_max_per_principal(usize::try_from(n).unwrap_or(usize::MAX)),
             None => limits,
         }
     }

@@ -1,7 +1,8 @@
 //! The engine side of a program: a QuickJS runtime and context made for it alone, with its
 //! limits set before any of its code runs.
 //!
-//! A [`Sandbox`] is made ahead of its program, on the thread that will run it (see `pool`):
+//! A [`Sandbox`] is made ahead of its program, in the worker process that will run it (see
+//! `worker`):
 //! the runtime gets the memory limit and the stack limit, the context gets only the
 //! language's own built-ins (no `std`/`os` modules, no module loader, no timers), and the
 //! prelude (`prelude.js`) is evaluated to hand the program `tools` and `console`. No code but
@@ -9,7 +10,7 @@
 //! interrupt handler that stops the program once its time is up or it was told to stop
 //! ([`Stop`]), and the sandbox is dropped with the program's end: no two programs share one.
 //!
-//! `tools.<name>(args)` sends a [`CallRequest`] to the async side and returns a promise; the
+//! `tools.<name>(args)` sends a [`CallRequest`] to the server and returns a promise; the
 //! loop in [`Sandbox::run`] drives the engine's job queue, and while the program waits on
 //! calls, blocks on their replies until the time left runs out, settling each promise as its
 //! reply comes.
@@ -18,13 +19,11 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::Instant;
 
 use rquickjs::context::{EvalOptions, intrinsic};
 use rquickjs::promise::PromiseState;
 use rquickjs::{Context, Ctx, Exception, Function, Object, Persistent, Promise, Runtime, Value};
-use tokio::sync::mpsc::UnboundedSender;
 
 use super::limits::{CodeLimits, JS_STACK_BYTES, Limit};
 use super::report::{Failure, describe_thrown};
@@ -93,21 +92,36 @@ pub(crate) struct Outcome {
     /// The return value as JSON text, or why there is none.
     pub(crate) result: Result<String, Failure>,
     pub(crate) logs: Vec<String>,
-    /// Inner calls made (the refused one past the limit not counted).
-    pub(crate) calls: u32,
 }
 
-/// The program's ends of the channels to the async side.
+/// Where a program's inner calls go: false when they can no longer be sent.
+pub(crate) type Requests = Box<dyn FnMut(CallRequest) -> bool>;
+
+/// Why no reply came.
+#[derive(Debug)]
+pub(crate) enum NoReply {
+    /// The deadline passed first.
+    Timeout,
+    /// The program was told to stop, or the server is gone.
+    Stopped,
+}
+
+/// Waits until the given deadline for the next reply to one of the program's inner calls.
+pub(crate) type Replies = Box<dyn FnMut(Instant) -> Result<CallReply, NoReply>>;
+
+/// The program's ends of the channels to the server.
 pub(crate) struct Link {
-    pub(crate) requests: UnboundedSender<CallRequest>,
-    pub(crate) replies: Receiver<CallReply>,
+    pub(crate) requests: Requests,
+    pub(crate) replies: Replies,
     pub(crate) stop: Arc<Stop>,
+    /// Set from outside the engine (a signal handler) to stop the program.
+    pub(crate) signalled: &'static std::sync::atomic::AtomicBool,
 }
 
 /// What the host functions of one program share with its loop. Made with the sandbox; the
 /// program's own ends of the channels are put in when it comes.
 struct Host {
-    requests: Option<UnboundedSender<CallRequest>>,
+    requests: Option<Requests>,
     stop: Arc<Stop>,
     max_calls: u32,
     max_output: usize,
@@ -155,17 +169,22 @@ impl Sandbox {
     }
 
     /// Runs `code` until it returns, fails, or is stopped at `deadline`.
-    pub(crate) fn run(&self, code: &str, deadline: Instant, link: Link) -> Outcome {
+    pub(crate) fn run(&self, code: &str, deadline: Instant, mut link: Link) -> Outcome {
         {
             let mut host = self.host.borrow_mut();
             host.requests = Some(link.requests);
             host.stop = Arc::clone(&link.stop);
         }
         let stop = Arc::clone(&link.stop);
+        let signalled = link.signalled;
         self.context
             .runtime()
             .set_interrupt_handler(Some(Box::new(move || {
                 if stop.reason().is_some() {
+                    return true;
+                }
+                if signalled.load(Ordering::Acquire) {
+                    stop.stop(Limit::Cancelled);
                     return true;
                 }
                 if Instant::now() >= deadline {
@@ -181,7 +200,14 @@ impl Sandbox {
                 .restore(&ctx)
                 .and_then(|api| Prelude::of(&api))
                 .map_err(|e| engine_error(&ctx, "the prelude", e))?;
-            drive(&ctx, code, &prelude, &self.host, &link.replies, deadline)
+            drive(
+                &ctx,
+                code,
+                &prelude,
+                &self.host,
+                &mut link.replies,
+                deadline,
+            )
         });
         // A stop decided outside the program (a limit the host saw, the time, a cancellation)
         // outranks what the program made of it.
@@ -193,7 +219,6 @@ impl Sandbox {
         Outcome {
             result,
             logs: host.logs.clone(),
-            calls: host.calls,
         }
     }
 }
@@ -224,7 +249,7 @@ fn drive<'js>(
     code: &str,
     prelude: &Prelude<'js>,
     host: &Rc<RefCell<Host>>,
-    replies: &Receiver<CallReply>,
+    replies: &mut Replies,
     deadline: Instant,
 ) -> Result<String, Failure> {
     let mut options = EvalOptions::default();
@@ -269,11 +294,10 @@ fn drive<'js>(
         if host.borrow().in_flight == 0 {
             return Err(Failure::NeverSettles);
         }
-        let left = deadline.saturating_duration_since(Instant::now());
-        let reply = match replies.recv_timeout(left) {
+        let reply = match replies(deadline) {
             Ok(reply) => reply,
-            Err(RecvTimeoutError::Timeout) => return Err(Failure::Limit(Limit::Time)),
-            Err(RecvTimeoutError::Disconnected) => return Err(Failure::Limit(Limit::Cancelled)),
+            Err(NoReply::Timeout) => return Err(Failure::Limit(Limit::Time)),
+            Err(NoReply::Stopped) => return Err(Failure::Limit(Limit::Cancelled)),
         };
         host.borrow_mut().in_flight -= 1;
         let (ok, payload) = match reply.outcome {
@@ -309,8 +333,8 @@ fn prelude<'js>(ctx: &Ctx<'js>, host: &Rc<RefCell<Host>>) -> rquickjs::Result<Ob
             let id = host.calls;
             let sent = host
                 .requests
-                .as_ref()
-                .is_some_and(|requests| requests.send(CallRequest { id, name, args }).is_ok());
+                .as_mut()
+                .is_some_and(|requests| requests(CallRequest { id, name, args }));
             if !sent {
                 host.stop.stop(Limit::Cancelled);
                 return Err(Exception::throw_internal(&ctx, "the program is stopping"));

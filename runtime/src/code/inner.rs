@@ -15,27 +15,38 @@ use crate::server::for_code::{Answer, Inner, call_inner, unknown_tool_message};
 use crate::toolset::ParentCall;
 use crate::{CallContext, Content, ToolResult};
 
-/// The parts of an `execute` every inner call of its program shares.
-pub(super) struct Parent<'a> {
-    pub(super) inner: &'a Inner,
-    pub(super) principal: &'a Principal,
+/// The parts of an `execute` every inner call of its program shares; each call's task holds
+/// it, so a call outlives the program that asked for it.
+pub(super) struct Parent {
+    pub(super) inner: Arc<Inner>,
+    pub(super) principal: Principal,
     /// The `execute`'s own context, which each inner call's is made from.
-    pub(super) ctx: &'a CallContext,
+    pub(super) ctx: CallContext,
     pub(super) call_id: Arc<str>,
     pub(super) deadline: Instant,
 }
 
-/// Runs `request` and says how it ended.
-pub(super) async fn call(parent: &Parent<'_>, request: CallRequest) -> CallReply {
-    let CallRequest { id, name, args } = request;
-    let outcome = match serde_json::from_str::<Map<String, Value>>(&args) {
-        Ok(args) => run(parent, &name, args).await,
-        Err(_) => Err(format!("tools.{name}: the arguments must be a JSON object")),
-    };
-    CallReply { id, outcome }
+/// Runs `request` and says how it ended. Its arguments were checked to be an object.
+pub(super) async fn call(
+    parent: Arc<Parent>,
+    request: CallRequest,
+    args: Map<String, Value>,
+) -> CallReply {
+    let outcome = run(&parent, &request.name, args).await;
+    CallReply {
+        id: request.id,
+        outcome,
+    }
 }
 
-async fn run(parent: &Parent<'_>, name: &str, args: Map<String, Value>) -> Result<String, String> {
+/// `args` of `tools.<name>(args)` as a JSON object, or the error the program's promise is
+/// rejected with (no call made).
+pub(super) fn arguments(name: &str, args: &str) -> Result<Map<String, Value>, String> {
+    serde_json::from_str::<Map<String, Value>>(&super::report::well_formed(args))
+        .map_err(|_| format!("tools.{name}: the arguments must be a JSON object"))
+}
+
+async fn run(parent: &Parent, name: &str, args: Map<String, Value>) -> Result<String, String> {
     let mut ctx = parent.ctx.clone();
     // Nobody can be asked anything in the middle of a program.
     ctx.input = InputChannel::None;
@@ -65,7 +76,7 @@ async fn run(parent: &Parent<'_>, name: &str, args: Map<String, Value>) -> Resul
         }
     };
     let (answer, upstream_status) =
-        Box::pin(call_inner(parent.inner, parent.principal, name, args, ctx).instrument(span))
+        Box::pin(call_inner(&parent.inner, &parent.principal, name, args, ctx).instrument(span))
             .await;
     match answer {
         Answer::Result(result) if !result.is_error => {

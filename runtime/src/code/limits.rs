@@ -8,10 +8,11 @@ use std::time::Duration;
 #[cfg(feature = "code-mode")]
 pub(crate) const JS_STACK_BYTES: usize = 512 * 1024;
 
-/// The stack of the thread a program runs on: room for [`JS_STACK_BYTES`] of JavaScript plus
-/// the engine's and the host's own frames.
+/// How long past its deadline (or its cancellation) a program's worker may take to stop
+/// before it is killed: the slot comes back by the deadline plus this, whatever the engine
+/// is doing.
 #[cfg(feature = "code-mode")]
-pub(crate) const THREAD_STACK_BYTES: usize = 4 * 1024 * 1024;
+pub(crate) const STOP_GRACE: Duration = Duration::from_millis(500);
 
 /// What a program run by `execute` may use, each limit reached ending the program with an
 /// error result naming the limit; and how large the tools' declarations may be for
@@ -33,6 +34,14 @@ pub struct CodeLimits {
     /// Programs running at once (`--code-max-concurrent`, default 4 per core); more wait for
     /// a slot until their time runs out, then are refused.
     pub max_concurrent: usize,
+    /// Programs one principal may run at once (`--code-max-per-principal`; `None`: a
+    /// quarter of [`max_concurrent`](Self::max_concurrent), at least 1), so that one caller's
+    /// runaway programs leave slots to the others.
+    pub max_per_principal: Option<usize>,
+    /// The program started as code mode's worker process (`None`: this process's own
+    /// executable). It must call `code::run_worker_if_asked` (feature `code-mode`) first
+    /// thing in its `main`.
+    pub worker_program: Option<std::path::PathBuf>,
     /// Most bytes of TypeScript declarations `execute`'s description carries
     /// (`--code-inline-declarations`, default 8 KiB): when the declarations of every tool fit,
     /// the description has them, and a model can write its program without asking
@@ -49,6 +58,8 @@ impl Default for CodeLimits {
             max_calls: 50,
             max_output: 256 * 1024,
             max_concurrent: 4 * cores,
+            max_per_principal: None,
+            worker_program: None,
             inline_declarations: 8 * 1024,
         }
     }
@@ -85,6 +96,28 @@ impl CodeLimits {
         self
     }
 
+    /// Sets how many programs one principal may run at once (at least one).
+    pub fn with_max_per_principal(mut self, programs: usize) -> Self {
+        self.max_per_principal = Some(programs.max(1));
+        self
+    }
+
+    /// Sets the program started as code mode's worker process (by default this process's
+    /// own executable), for a binary other than the server's: a test's, for one.
+    pub fn with_worker_program(mut self, program: impl Into<std::path::PathBuf>) -> Self {
+        self.worker_program = Some(program.into());
+        self
+    }
+
+    /// Programs one principal may run at once: [`max_per_principal`](Self::max_per_principal)
+    /// or a quarter of [`max_concurrent`](Self::max_concurrent), at least 1, never more than
+    /// `max_concurrent`.
+    pub fn per_principal(&self) -> usize {
+        self.max_per_principal
+            .unwrap_or(self.max_concurrent / 4)
+            .clamp(1, self.max_concurrent.max(1))
+    }
+
     /// Sets how many programs may run at once (at least one).
     pub fn with_max_concurrent(mut self, programs: usize) -> Self {
         self.max_concurrent = programs.max(1);
@@ -94,7 +127,7 @@ impl CodeLimits {
 
 /// A limit a program reached, or why it was stopped from outside.
 #[cfg(feature = "code-mode")]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) enum Limit {
     Time,
     Memory,
@@ -102,6 +135,8 @@ pub(crate) enum Limit {
     Calls,
     Output,
     Concurrency,
+    /// The programs one principal may run at once.
+    PerPrincipal,
     /// Not a limit: the caller cancelled the request or went away.
     Cancelled,
 }
@@ -118,6 +153,7 @@ impl Limit {
             Self::Output => 5,
             Self::Concurrency => 6,
             Self::Cancelled => 7,
+            Self::PerPrincipal => 8,
         }
     }
 
@@ -131,6 +167,7 @@ impl Limit {
             5 => Self::Output,
             6 => Self::Concurrency,
             7 => Self::Cancelled,
+            8 => Self::PerPrincipal,
             _ => return None,
         })
     }
@@ -166,6 +203,12 @@ impl Limit {
                 "the program was not run: {} programs were running, the most at once \
                  (--code-max-concurrent), and no slot came free in time; retry later",
                 limits.max_concurrent
+            ),
+            Self::PerPrincipal => format!(
+                "the program was not run: this caller was running {} programs, the most one \
+                 caller may run at once (--code-max-per-principal), and none ended in time; \
+                 retry when one has ended",
+                limits.per_principal()
             ),
             Self::Cancelled => "the program was stopped: the request was cancelled".to_owned(),
         }

@@ -24,13 +24,17 @@
 //!
 //! # The sandbox
 //!
-//! Each program gets a QuickJS runtime and context of its own (`engine`), made for it alone on
-//! a thread that runs nothing else while it runs (`pool`): a fresh global object every time, the language's built-ins and nothing else of the
-//! host's (no file system, network, environment, timers, module loading, `require` or
-//! `process`). The runtime's memory limit, stack limit and interrupt handler (time) are set
-//! before any of the program's code runs; the host counts inner calls and output bytes
-//! ([`CodeLimits`]). What it relies on: the engine's own memory safety (QuickJS, a C library),
-//! and the pipeline for everything a call may do.
+//! Each program runs in a worker process (`pool`, `worker`): the server's own binary started
+//! again, which a binary enters first thing in `main` through [`run_worker_if_asked`]. In it
+//! the program gets a QuickJS runtime and context of its own (`engine`), made for it alone: a
+//! fresh global object every time, the language's built-ins and nothing else of the host's (no
+//! file system, network, environment, timers, module loading, `require` or `process`). The
+//! runtime's memory limit, stack limit and interrupt handler (time) are set before any of the
+//! program's code runs; on Linux the worker is held by an address-space limit and a seccomp
+//! filter (`confine`). The server counts inner calls and output bytes ([`CodeLimits`]), owns
+//! every inner call (`run`), and kills a worker that has not stopped a grace after its
+//! program's deadline. What it relies on: the engine's own memory safety (QuickJS, a C
+//! library) within the worker's confinement, and the pipeline for everything a call may do.
 
 //!
 //! # Without the engine
@@ -40,6 +44,8 @@
 //! `tools/list` size of code mode without linking the engine; serving code mode needs the
 //! `code-mode` feature.
 
+#[cfg(feature = "code-mode")]
+mod confine;
 #[cfg(feature = "code-mode")]
 mod describe;
 #[cfg(feature = "code-mode")]
@@ -53,12 +59,22 @@ mod listing;
 #[cfg(feature = "code-mode")]
 mod pool;
 #[cfg(feature = "code-mode")]
+mod protocol;
+#[cfg(feature = "code-mode")]
 mod report;
+#[cfg(feature = "code-mode")]
+mod run;
+#[cfg(feature = "code-mode")]
+mod slots;
+#[cfg(feature = "code-mode")]
+mod worker;
 
 #[cfg(feature = "code-mode")]
 pub(crate) use execute::CodeMode;
 pub use limits::CodeLimits;
 pub use listing::tools_list_json;
+#[cfg(feature = "code-mode")]
+pub use worker::run_worker_if_asked;
 
 #[cfg(feature = "code-mode")]
 pub(crate) use describe::describe;

@@ -1,258 +1,334 @@
-//! The threads programs run on, kept warm between programs.
+//! The worker processes programs run in, kept warm between programs (the server's side).
 //!
-//! A program's JavaScript runs on a thread of its own, never on an async worker. Starting a
-//! thread and making a sandbox (runtime, context, prelude) for each program cost more than a
-//! short program itself, so the threads stay: each one, once its program has ended, drops
-//! that program's sandbox, makes a fresh one for the next, and waits. A program then starts
-//! in a sandbox no code has run in yet, without waiting for it to be made.
-//!
-//! There are never more threads than programs may run at once (the caller holds a slot of
-//! [`CodeLimits::max_concurrent`] for each job), and a thread left idle for [`IDLE_EXIT`]
-//! ends, so a server that stops running programs gives their memory back.
+//! A worker is this server's own binary (or [`CodeLimits::worker_program`]) started with
+//! `protocol::WORKER_ENV` set, talking over its standard input and output (`protocol`). It
+//! runs one program at a time, each in a sandbox it made for that program alone before the
+//! program came. A worker whose program ended is put back on the idle list; one that was
+//! killed, died or said something out of turn is not, and the next program starts a new one.
+//! There are never more workers than programs may run at once (the caller holds a slot for
+//! each), and an idle one is reaped by [`IDLE_EXIT`].
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
-use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use tokio::sync::OwnedSemaphorePermit;
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
-use super::engine::{Link, Outcome, Sandbox};
-use super::limits::{CodeLimits, THREAD_STACK_BYTES};
+use super::limits::CodeLimits;
+use super::protocol::{
+    self, FrameError, Frames, FromWorker, HOOKS_ENV, MAGIC, ToWorker, VERSION, WORKER_ENV,
+};
 
-/// How long a thread waits for a program before it ends.
-const IDLE_EXIT: Duration = Duration::from_secs(60);
+/// How long a starting worker may take to say hello and to be set up.
+const START_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// One program for a thread to run.
-pub(crate) struct Job {
-    pub(crate) code: String,
-    pub(crate) deadline: Instant,
-    pub(crate) link: Link,
-    /// Where the outcome goes.
-    pub(crate) done: tokio::sync::oneshot::Sender<Outcome>,
-    /// The program's slot, given back when it ends (not when the `execute` stops waiting).
-    pub(crate) slot: OwnedSemaphorePermit,
+/// How long a worker stays idle before it is ended.
+const IDLE_EXIT: Duration = Duration::from_secs(300);
+
+/// The function a binary's `main` must call to serve as a worker, as errors name it.
+const ENTRY: &str = "mcpgen::code::run_worker_if_asked()";
+
+/// One worker process, set up and waiting for a program or running one.
+pub(crate) struct Worker {
+    child: Child,
+    to: ChildStdin,
+    /// The worker's messages.
+    from: Frames<ChildStdout>,
+    /// The number of its next program.
+    next_seq: u64,
+    idle_since: Instant,
 }
 
-/// An idle thread, waiting for a job on the other end of `jobs`.
-struct Idle {
-    id: u64,
-    jobs: Sender<Job>,
+impl Worker {
+    /// Sends `message`.
+    pub(crate) async fn send(&mut self, message: &ToWorker) -> Result<(), FrameError> {
+        protocol::write(&mut self.to, message).await
+    }
+
+    /// The next message, or why none can come.
+    pub(crate) async fn receive(&mut self) -> Result<FromWorker, FrameError> {
+        self.from.next().await
+    }
+
+    /// Tells the worker to stop its program (`SIGUSR1`); it answers with the program's end.
+    pub(crate) fn stop(&self) {
+        #[cfg(unix)]
+        if let Some(pid) = self
+            .child
+            .id()
+            .and_then(|pid| libc::pid_t::try_from(pid).ok())
+        {
+            // SAFETY: `kill` only sends a signal, to a child this pool started and has not
+            // reaped (its id is `None` once it has been).
+            unsafe { libc::kill(pid, libc::SIGUSR1) };
+        }
+    }
+
+    /// The number of a new program of this worker.
+    pub(crate) fn next_seq(&mut self) -> u64 {
+        self.next_seq += 1;
+        self.next_seq
+    }
+
+    /// Kills the worker (`SIGKILL`) and reaps it.
+    pub(crate) async fn kill(mut self) {
+        let _ = self.child.start_kill();
+        let _ = self.child.wait().await;
+    }
+
+    /// How the worker ended, once it has (waiting at most `grace`), in words.
+    pub(crate) async fn death(mut self, grace: Duration) -> String {
+        let status = tokio::time::timeout(grace, self.child.wait()).await;
+        match status {
+            Ok(Ok(status)) => describe_exit(status),
+            _ => {
+                let _ = self.child.start_kill();
+                let _ = self.child.wait().await;
+                "it stopped answering and was killed".to_owned()
+            }
+        }
+    }
 }
 
-/// The warm threads of one code mode.
+/// A worker's exit status in words.
+fn describe_exit(status: std::process::ExitStatus) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(signal) = status.signal() {
+            let name = match signal {
+                6 => " (SIGABRT: it aborted)",
+                9 => " (SIGKILL: killed, for example by the kernel when out of memory)",
+                11 => " (SIGSEGV: a memory fault)",
+                _ => "",
+            };
+            return format!("it was ended by signal {signal}{name}");
+        }
+    }
+    match status.code() {
+        Some(code) => format!("it exited with status {code}"),
+        None => "it ended".to_owned(),
+    }
+}
+
+/// The warm workers of one code mode.
 #[derive(Debug)]
 pub(crate) struct Pool {
     limits: CodeLimits,
-    idle: Mutex<IdleThreads>,
-    /// Threads started so far.
-    started: AtomicUsize,
+    program: PathBuf,
+    idle: Mutex<Vec<Worker>>,
 }
 
-#[derive(Default)]
-struct IdleThreads {
-    /// The most recently idle last.
-    threads: Vec<Idle>,
-    next_id: u64,
-}
-
-impl std::fmt::Debug for IdleThreads {
+impl std::fmt::Debug for Worker {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("IdleThreads")
-            .field("threads", &self.threads.len())
+        f.debug_struct("Worker")
+            .field("pid", &self.child.id())
             .finish_non_exhaustive()
     }
 }
 
 impl Pool {
-    /// A pool for programs running under `limits`, with no thread yet.
-    pub(crate) fn new(limits: CodeLimits) -> Arc<Self> {
-        Arc::new(Self {
+    /// A pool for programs under `limits`, having checked that its program starts as a worker.
+    pub(crate) fn new(limits: CodeLimits) -> Result<Self, String> {
+        let program = match &limits.worker_program {
+            Some(program) => program.clone(),
+            None => std::env::current_exe()
+                .map_err(|e| format!("cannot find this program's own executable: {e}"))?,
+        };
+        let unconfined = check(&program, &limits)?;
+        match unconfined {
+            None => tracing::debug!(
+                program = %program.display(),
+                "code mode: programs run in confined worker processes"
+            ),
+            Some(why) => tracing::warn!(
+                program = %program.display(),
+                "code mode: worker processes are not confined ({why}); programs are bounded \
+                 by the engine's own limits only"
+            ),
+        }
+        Ok(Self {
             limits,
-            idle: Mutex::new(IdleThreads::default()),
-            started: AtomicUsize::new(0),
+            program,
+            idle: Mutex::new(Vec::new()),
         })
     }
 
-    /// How many threads the pool has started so far.
-    #[cfg(test)]
-    fn threads_started(&self) -> usize {
-        self.started.load(Ordering::Relaxed)
-    }
-
-    /// Hands `job` to the thread that went idle last, or to a new thread.
-    pub(crate) fn start(self: &Arc<Self>, mut job: Job) -> Result<(), std::io::Error> {
-        loop {
-            let idle = self.lock().threads.pop();
-            let Some(idle) = idle else { break };
-            match idle.jobs.send(job) {
-                Ok(()) => return Ok(()),
-                // The thread ended (it panicked): the next one takes the job.
-                Err(returned) => job = returned.0,
-            }
-        }
-        let (jobs, waiting) = channel();
-        let pool = Arc::downgrade(self);
-        let limits = self.limits.clone();
-        let _ = jobs.send(job);
-        self.started.fetch_add(1, Ordering::Relaxed);
-        std::thread::Builder::new()
-            .name("mcpgen-code".to_owned())
-            .stack_size(THREAD_STACK_BYTES)
-            .spawn(move || work(&pool, &limits, waiting))
-            .map(drop)
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, IdleThreads> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Worker>> {
         // The list stays whole whatever panicked while holding it.
         self.idle.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Puts the calling thread on the idle list: the end of a channel a job will come on.
-    fn go_idle(&self) -> (u64, Receiver<Job>) {
-        let (jobs, waiting) = channel();
-        let mut idle = self.lock();
-        idle.next_id += 1;
-        let id = idle.next_id;
-        idle.threads.push(Idle { id, jobs });
-        (id, waiting)
+    /// The worker that went idle last, or a new one; idle workers past [`IDLE_EXIT`] are
+    /// ended on the way.
+    pub(crate) async fn take(&self) -> Result<Worker, String> {
+        let (worker, stale) = {
+            let mut idle = self.lock();
+            let now = Instant::now();
+            let (stale, fresh): (Vec<_>, Vec<_>) = idle
+                .drain(..)
+                .partition(|w| now.duration_since(w.idle_since) > IDLE_EXIT);
+            *idle = fresh;
+            (idle.pop(), stale)
+        };
+        for worker in stale {
+            tokio::spawn(worker.kill());
+        }
+        match worker {
+            Some(worker) => Ok(worker),
+            None => self.start().await,
+        }
     }
 
-    /// Takes thread `id` off the idle list; false if a job was already handed to it.
-    fn leave(&self, id: u64) -> bool {
-        let mut idle = self.lock();
-        let before = idle.threads.len();
-        idle.threads.retain(|thread| thread.id != id);
-        idle.threads.len() < before
+    /// Puts `worker`, whose program ended as it should, back on the idle list.
+    pub(crate) fn give_back(&self, mut worker: Worker) {
+        worker.idle_since = Instant::now();
+        self.lock().push(worker);
+    }
+
+    /// Starts a worker and sets it up.
+    async fn start(&self) -> Result<Worker, String> {
+        let mut child = command(&self.program)
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| format!("cannot start a worker ({}): {e}", self.program.display()))?;
+        let (Some(to), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            return Err("a worker was started without its pipes".to_owned());
+        };
+        let mut worker = Worker {
+            child,
+            to,
+            from: Frames::new(stdout),
+            next_seq: 0,
+            idle_since: Instant::now(),
+        };
+        let set_up = async {
+            hello(worker.receive().await)?;
+            worker
+                .send(&setup(&self.limits))
+                .await
+                .map_err(|e| e.to_string())?;
+            match worker.receive().await {
+                Ok(FromWorker::Ready { .. }) => Ok(()),
+                Ok(other) => Err(format!("a worker answered its set-up with {other:?}")),
+                Err(e) => Err(format!("a worker failed its set-up: {e}")),
+            }
+        };
+        match tokio::time::timeout(START_TIMEOUT, set_up).await {
+            Ok(Ok(())) => Ok(worker),
+            Ok(Err(why)) => {
+                worker.kill().await;
+                Err(why)
+            }
+            Err(_) => {
+                worker.kill().await;
+                Err(format!(
+                    "a worker did not get ready within {} s",
+                    START_TIMEOUT.as_secs()
+                ))
+            }
+        }
     }
 }
 
-/// A thread's life: run the job it was started with, then go idle, make a sandbox for the next
-/// job and wait for it, until the pool is gone or no job came for [`IDLE_EXIT`].
-fn work(pool: &Weak<Pool>, limits: &CodeLimits, mut waiting: Receiver<Job>) {
-    // The first job is already waiting: its sandbox is made now.
-    let mut idle_as = None;
-    loop {
-        let sandbox = Sandbox::prepare(limits);
-        let job = loop {
-            match waiting.recv_timeout(IDLE_EXIT) {
-                Ok(job) => break job,
-                Err(RecvTimeoutError::Disconnected) => return,
-                Err(RecvTimeoutError::Timeout) => {}
-            }
-            let Some(pool) = pool.upgrade() else { return };
-            if idle_as.is_some_and(|id| pool.leave(id)) {
-                return;
-            }
-            // Taken off the list already: its job is on the way.
-        };
-        let Job {
-            code,
-            deadline,
-            link,
-            done,
-            slot,
-        } = job;
-        let outcome = match &sandbox {
-            Ok(sandbox) => sandbox.run(&code, deadline, link),
-            Err(failure) => Outcome {
-                result: Err(failure.clone()),
-                logs: Vec::new(),
-                calls: 0,
-            },
-        };
-        // Idle before the slot and the outcome go, so that the next program (of this caller
-        // or another) finds this thread rather than starting one; it waits in the channel
-        // while the sandbox is remade.
-        let Some(pool) = pool.upgrade() else {
-            drop(slot);
-            let _ = done.send(outcome);
-            return;
-        };
-        let (id, next) = pool.go_idle();
-        drop(pool);
-        idle_as = Some(id);
-        waiting = next;
-        drop(slot);
-        let _ = done.send(outcome);
-        // The program's runtime goes, with everything it made, before the next is made.
-        drop(sandbox);
+/// How a worker of `program` is started.
+fn command(program: &std::path::Path) -> Command {
+    let mut command = Command::new(program);
+    command
+        // Nothing of the server's environment (its upstream credentials among it) is in a
+        // worker's memory for a compromised engine to find.
+        .env_clear()
+        .envs(worker_env())
+        // A binary that does not serve as a worker then fails at once on an argument it does
+        // not know, rather than serving.
+        .arg("--mcpgen-code-worker")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    command
+}
+
+/// A worker's whole environment: the variable that makes it one, and in debug builds the one
+/// that lets its test-only hooks run, if the server has it.
+fn worker_env() -> Vec<(&'static str, std::ffi::OsString)> {
+    let mut env = vec![(WORKER_ENV, "1".into())];
+    if cfg!(debug_assertions)
+        && let Some(hooks) = std::env::var_os(HOOKS_ENV)
+    {
+        env.push((HOOKS_ENV, hooks));
+    }
+    env
+}
+
+/// The set-up message for `limits`.
+fn setup(limits: &CodeLimits) -> ToWorker {
+    ToWorker::Setup {
+        memory: limits.memory,
+        max_calls: limits.max_calls,
+        max_output: limits.max_output,
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use std::sync::Arc;
-    use std::time::{Duration, Instant};
+/// Whether `first` is a worker's hello.
+fn hello(first: Result<FromWorker, FrameError>) -> Result<(), String> {
+    match first {
+        Ok(FromWorker::Hello { magic, version }) if magic == MAGIC && version == VERSION => Ok(()),
+        Ok(FromWorker::Hello { magic, version }) => Err(format!(
+            "the worker speaks {magic} version {version}, not {MAGIC} version {VERSION}: the \
+             worker program is another build than the server"
+        )),
+        Ok(other) => Err(format!(
+            "a worker began with {other:?} instead of its hello"
+        )),
+        Err(error) => Err(not_a_worker(&error.to_string())),
+    }
+}
 
-    use tokio::sync::Semaphore;
+fn not_a_worker(what: &str) -> String {
+    format!(
+        "the program did not start as a code-mode worker ({what}); a binary serving code mode \
+         must call `{ENTRY}` first thing in its `main` (generated servers do)"
+    )
+}
 
-    use super::{Job, Pool};
-    use crate::code::engine::{Link, Outcome, Stop};
-    use crate::code::limits::CodeLimits;
-
-    /// Runs `code` (which makes no tool call) on `pool`, holding a slot of `slots`.
-    async fn run(pool: &Arc<Pool>, slots: &Arc<Semaphore>, code: &str) -> Outcome {
-        let slot = Arc::clone(slots).acquire_owned().await.expect("a slot");
-        let (requests, _asked) = tokio::sync::mpsc::unbounded_channel();
-        let (_replies, answered) = std::sync::mpsc::channel();
-        let (done, finished) = tokio::sync::oneshot::channel();
-        let link = Link {
-            requests,
-            replies: answered,
-            stop: Arc::new(Stop::default()),
+/// Starts `program` as a worker once, blocking, to see that it answers as one; the worker's
+/// reason for running unconfined, if it is.
+fn check(program: &std::path::Path, limits: &CodeLimits) -> Result<Option<String>, String> {
+    let mut command = std::process::Command::new(program);
+    command
+        .env_clear()
+        .envs(worker_env())
+        .arg("--mcpgen-code-worker")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    let mut child = command
+        .spawn()
+        .map_err(|e| format!("cannot start a worker ({}): {e}", program.display()))?;
+    let (Some(mut to), Some(mut from)) = (child.stdin.take(), child.stdout.take()) else {
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err("a worker was started without its pipes".to_owned());
+    };
+    let setup = setup(limits);
+    let (done, answer) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut talk = || -> Result<Option<String>, String> {
+            hello(protocol::read_sync(&mut from))?;
+            protocol::write_sync(&mut to, &setup).map_err(|e| e.to_string())?;
+            match protocol::read_sync::<FromWorker>(&mut from) {
+                Ok(FromWorker::Ready { unconfined }) => Ok(unconfined),
+                Ok(other) => Err(format!("a worker answered its set-up with {other:?}")),
+                Err(e) => Err(format!("a worker failed its set-up: {e}")),
+            }
         };
-        let job = Job {
-            code: code.to_owned(),
-            deadline: Instant::now() + Duration::from_secs(10),
-            link,
-            done,
-            slot,
-        };
-        pool.start(job).expect("a thread");
-        finished.await.expect("an outcome")
-    }
-
-    #[tokio::test]
-    async fn one_thread_runs_programs_one_after_another_each_in_a_fresh_sandbox() {
-        let pool = Pool::new(CodeLimits::default());
-        let slots = Arc::new(Semaphore::new(4));
-        let first = run(
-            &pool,
-            &slots,
-            "globalThis.left = 1; Object.prototype.added = 2; Array.prototype.push = null; return 1;",
-        )
-        .await;
-        assert_eq!(first.result.as_deref(), Ok("1"));
-        for _ in 0..5 {
-            let next = run(
-                &pool,
-                &slots,
-                "const a = []; a.push(1); return [typeof left, ({}).added ?? null, a.length];",
-            )
-            .await;
-            assert_eq!(next.result.as_deref(), Ok(r#"["undefined",null,1]"#));
-        }
-        assert_eq!(pool.threads_started(), 1);
-    }
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn programs_at_once_take_no_more_threads_than_slots() {
-        let pool = Pool::new(CodeLimits::default());
-        let slots = Arc::new(Semaphore::new(3));
-        let programs = (0..12).map(|i| {
-            let (pool, slots) = (Arc::clone(&pool), Arc::clone(&slots));
-            tokio::spawn(async move {
-                let code =
-                    format!("let n = 0; for (let i = 0; i < 20000; i++) n += i; return {i};");
-                run(&pool, &slots, &code).await
-            })
-        });
-        for (i, program) in programs.enumerate() {
-            let outcome = program.await.expect("the task");
-            assert_eq!(outcome.result, Ok(i.to_string()));
-        }
-        let started = pool.threads_started();
-        assert!((1..=3).contains(&started), "{started} threads for 3 slots");
-    }
+        let _ = done.send(talk());
+    });
+    let answer = answer
+        .recv_timeout(START_TIMEOUT)
+        .unwrap_or_else(|_| Err(not_a_worker("no hello within 10 s")));
+    let _ = child.kill();
+    let _ = child.wait();
+    answer
 }

@@ -13,6 +13,14 @@
   const ErrorOf = Error;
   const TypeErrorOf = TypeError;
   const StringOf = String;
+  // A lone surrogate becomes U+FFFD, as in the result, so that a log line is always text.
+  const toWellFormed = String.prototype.toWellFormed;
+  const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+  const replaceAll = String.prototype.replace;
+  const wellFormed = (text) =>
+    typeof toWellFormed === "function"
+      ? toWellFormed.call(text)
+      : replaceAll.call(text, loneSurrogate, "\uFFFD");
   const waiting = new Map();
 
   function call(name, args) {
@@ -66,7 +74,7 @@
       for (let i = 0; i < values.length; i++) {
         line += (i === 0 ? "" : " ") + text(values[i]);
       }
-      hostLog(level, line);
+      hostLog(level, wellFormed(line));
     };
   }
 

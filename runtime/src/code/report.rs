@@ -10,8 +10,11 @@ use crate::audit::AuditStatus;
 /// Longest error text taken from a program's exception, in characters.
 const MAX_THROWN_CHARS: usize = 2000;
 
+/// The words for a thrown `null`.
+const NULL_THROWN: &str = "uncaught null";
+
 /// What a program threw, in words.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Thrown {
     /// `Name: message (line L, column C)` for an `Error`, the JSON (or text) of anything else.
     pub(crate) message: String,
@@ -20,7 +23,7 @@ pub(crate) struct Thrown {
 }
 
 /// Why a program has no result.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) enum Failure {
     /// A limit was reached, or the program was stopped from outside.
     Limit(Limit),
@@ -32,8 +35,11 @@ pub(crate) enum Failure {
     NotJson(String),
     /// The program awaits something that nothing can settle any more.
     NeverSettles,
-    /// The engine failed (it could not start, or a thread could not be made).
+    /// The engine failed (it could not start, or a worker could not be started).
     Engine(String),
+    /// The program's worker process died while running it (a signal, an abort, a fault):
+    /// how it ended, in words.
+    WorkerDied(String),
 }
 
 impl Failure {
@@ -42,7 +48,7 @@ impl Failure {
         match self {
             Self::Limit(limit) => Some(*limit),
             Self::Syntax(thrown) | Self::Thrown(thrown) => thrown.limit,
-            Self::NotJson(_) | Self::NeverSettles | Self::Engine(_) => None,
+            Self::NotJson(_) | Self::NeverSettles | Self::Engine(_) | Self::WorkerDied(_) => None,
         }
     }
 
@@ -51,7 +57,7 @@ impl Failure {
         if let Some(limit) = self.limit() {
             let status = match limit {
                 Limit::Time => AuditStatus::Timeout,
-                Limit::Concurrency => AuditStatus::Unavailable,
+                Limit::Concurrency | Limit::PerPrincipal => AuditStatus::Unavailable,
                 _ => AuditStatus::ToolError,
             };
             return (limit.message(limits), status);
@@ -63,6 +69,12 @@ impl Failure {
                  `tools` and `console` in scope",
                 thrown.message
             ),
+            // What the engine throws when it cannot even make its out-of-memory error.
+            Self::Thrown(thrown) if thrown.message == NULL_THROWN => format!(
+                "the program failed with `null` thrown, which is what the engine throws when \
+                 the program runs out of memory: it may allocate {} bytes (--code-memory)",
+                limits.memory
+            ),
             Self::Thrown(thrown) => format!("the program failed: {}", thrown.message),
             Self::NotJson(message) => format!(
                 "the program's return value cannot be written as JSON ({message}); return plain \
@@ -73,6 +85,12 @@ impl Failure {
                                    await only tool calls and promises built on them"
                 .to_owned(),
             Self::Engine(message) => format!("the program could not be run: {message}"),
+            Self::WorkerDied(how) => format!(
+                "the program's worker process died while running it ({how}); only this program \
+                 was affected. The engine may have run out of memory outside its own limit of \
+                 {} bytes (--code-memory) or hit a fault; retry with a smaller program",
+                limits.memory
+            ),
             Self::Limit(_) => String::new(),
         };
         (text, AuditStatus::ToolError)
@@ -186,6 +204,56 @@ fn cut(text: String) -> String {
     }
 }
 
+/// `json` with each lone surrogate escape (`\uD800`–`\uDFFF` not in a pair), which the
+/// engine writes for a string cut through a pair and no JSON parser of ours accepts, as
+/// `\uFFFD`: JavaScript allows such strings, and the answer carries them.
+pub(crate) fn well_formed(json: &str) -> std::borrow::Cow<'_, str> {
+    let unit = |at: usize| -> Option<u16> {
+        let hex = json.get(at..at + 4)?;
+        u16::from_str_radix(hex, 16).ok()
+    };
+    let bytes = json.as_bytes();
+    let maybe = bytes
+        .windows(3)
+        .any(|w| w[0] == b'\\' && w[1] == b'u' && w[2] | 0x20 == b'd');
+    if !maybe {
+        return std::borrow::Cow::Borrowed(json);
+    }
+    let mut out = String::with_capacity(json.len());
+    let mut at = 0;
+    let mut copied = 0;
+    while at < bytes.len() {
+        if bytes[at] != b'\\' {
+            at += 1;
+            continue;
+        }
+        if bytes.get(at + 1) != Some(&b'u') {
+            at += 2;
+            continue;
+        }
+        let Some(first) = unit(at + 2) else {
+            at += 2;
+            continue;
+        };
+        let paired = (0xD800..0xDC00).contains(&first)
+            && bytes.get(at + 6) == Some(&b'\\')
+            && bytes.get(at + 7) == Some(&b'u')
+            && unit(at + 8).is_some_and(|low| (0xDC00..0xE000).contains(&low));
+        if paired {
+            at += 12;
+        } else if (0xD800..0xE000).contains(&first) {
+            out.push_str(&json[copied..at]);
+            out.push_str("\\ufffd");
+            at += 6;
+            copied = at;
+        } else {
+            at += 6;
+        }
+    }
+    out.push_str(&json[copied..]);
+    std::borrow::Cow::Owned(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -200,6 +268,16 @@ mod tests {
             Some((7, 12))
         );
         assert_eq!(position("    at <eval> (other.js:1:1)"), None);
+    }
+
+    #[test]
+    fn lone_surrogates_become_the_replacement_character() {
+        assert_eq!(
+            well_formed(r#"["a\ud83d","\ude00x"]"#),
+            r#"["a\ufffd","\ufffdx"]"#
+        );
+        assert_eq!(well_formed(r#""\ud83d\ude00""#), r#""\ud83d\ude00""#);
+        assert_eq!(well_formed(r#""\\ud83d""#), r#""\\ud83d""#);
     }
 
     #[test]

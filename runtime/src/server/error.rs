@@ -199,6 +199,14 @@ pub enum ConfigProblem {
          --tool-mode search"
     )]
     CodeModeNotBuilt,
+    /// Code mode's first worker process did not start or did not answer as one (see
+    /// [`run_worker_if_asked`](crate::code::run_worker_if_asked)).
+    #[cfg(feature = "code-mode")]
+    #[error("code mode cannot run programs: {reason}")]
+    CodeWorker {
+        /// What went wrong, and what to do about it.
+        reason: String,
+    },
     /// A resource or resource template cannot be served (see
     /// [`ServerBuilder::resources`](super::ServerBuilder::resources)).
     #[error("resource `{uri}`: {reason}")]

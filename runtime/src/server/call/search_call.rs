@@ -4,6 +4,8 @@
 //! A principal sees in search results and descriptions exactly the tools it may call; a
 //! hidden tool is reported like an unknown one everywhere.
 
+use std::sync::Arc;
+
 use mcpgen_core::result::ToolResult;
 use mcpgen_core::tool::Access;
 use serde_json::{Map, Value, json};
@@ -27,7 +29,7 @@ pub(crate) struct Routed {
 
 /// Answers a call of the meta-tool `meta`.
 pub(crate) async fn answer(
-    inner: &Inner,
+    inner: &Arc<Inner>,
     mode: &SearchMode,
     principal: Option<&Principal>,
     meta: Meta,

@@ -149,13 +149,18 @@ impl CatalogConfig {
             ToolMode::All => None,
             ToolMode::Search | ToolMode::Code => {
                 #[cfg(feature = "code-mode")]
-                let built = SearchMode::build(
-                    &self.sets,
-                    &catalog,
-                    &self.pinned,
-                    (self.tool_mode == ToolMode::Code)
-                        .then(|| crate::code::CodeMode::new(self.code_limits.clone())),
-                );
+                let code = match self.tool_mode {
+                    ToolMode::Code => match crate::code::CodeMode::new(self.code_limits.clone()) {
+                        Ok(code) => Some(code),
+                        Err(reason) => {
+                            problems.push(ConfigProblem::CodeWorker { reason });
+                            return None;
+                        }
+                    },
+                    _ => None,
+                };
+                #[cfg(feature = "code-mode")]
+                let built = SearchMode::build(&self.sets, &catalog, &self.pinned, code);
                 #[cfg(not(feature = "code-mode"))]
                 let built = if self.tool_mode == ToolMode::Code {
                     Err(vec![ConfigProblem::CodeModeNotBuilt])
