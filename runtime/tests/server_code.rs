@@ -645,3 +645,22 @@ async fn memory_surrogates_and_oversized_arguments_are_answered_by_name() {
     client.cancel().await.unwrap();
     started.server.stop().await.unwrap();
 }
+
+#[test]
+fn a_binary_that_does_not_serve_as_a_worker_stops_the_build_naming_the_function() {
+    // This test binary does not call `run_worker_if_asked`: started as a worker, it fails on
+    // the argument it does not know.
+    let this = std::env::current_exe().unwrap();
+    let built = builder(&Notes::default(), &Recorder::default())
+        .tool_mode(ToolMode::Code)
+        .code_limits(CodeLimits::default().with_worker_program(this))
+        .build();
+    let Err(error) = built else {
+        panic!("a server whose worker does not answer must not build");
+    };
+    let message = error.to_string();
+    assert!(
+        message.contains("code-mode worker") && message.contains("run_worker_if_asked()"),
+        "{message}"
+    );
+}
