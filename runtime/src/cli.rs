@@ -408,26 +408,9 @@ pub fn main<T: ToolSet>(app: App, make_tools: impl FnOnce(Upstream) -> T) -> Exi
 /// exit code, printing the error: the body of a server binary's `main`, for servers built by
 /// hand (application tools) as for generated ones.
 pub fn block_on_main(main: impl Future<Output = Result<(), String>>) -> ExitCode {
-    let tracing = init_logging();
-    #[cfg(feature = "otel")]
-    let tracing = match tracing {
-        Ok(tracing) => tracing,
-        Err(message) => {
-            eprintln!("error: {message}");
-            return ExitCode::FAILURE;
-        }
-    };
-    #[cfg(not(feature = "otel"))]
-    if let Err(message) = tracing {
-        eprintln!("error: {message}");
-        return ExitCode::FAILURE;
-    }
-    let runtime = match async_runtime::build() {
-        Ok(runtime) => runtime,
-        Err(message) => {
-            eprintln!("error: {message}");
-            return ExitCode::FAILURE;
-        }
+    let (tracing, runtime) = match init_logging().and_then(|t| Ok((t, async_runtime::build()?))) {
+        Ok(started) => started,
+        Err(message) => return failure(&message),
     };
     let outcome = runtime.block_on(main);
     drop(runtime);
@@ -438,13 +421,18 @@ pub fn block_on_main(main: impl Future<Output = Result<(), String>>) -> ExitCode
     {
         eprintln!("warning: OpenTelemetry export at exit: {error}");
     }
+    #[cfg(not(feature = "otel"))]
+    let () = tracing;
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("error: {message}");
-            ExitCode::FAILURE
-        }
+        Err(message) => failure(&message),
     }
+}
+
+/// Prints `message` as the error that ends the process, and says it failed.
+fn failure(message: &str) -> ExitCode {
+    eprintln!("error: {message}");
+    ExitCode::FAILURE
 }
 
 /// The upstream client from flags: base URL and credentials for the spec's schemes.

@@ -37,7 +37,7 @@ use crate::server::state::resource_site::SiteConfig;
 use crate::server::state::server::Server;
 #[cfg(feature = "http")]
 use crate::server::transport::replica;
-use crate::tasks::{TaskSettings, TaskSupport, Tasks};
+use crate::tasks::{TaskSettings, Tasks};
 use crate::toolset::ToolSet;
 
 /// Builds a [`Server`]; see [`Server::builder`].
@@ -75,7 +75,8 @@ pub struct ServerBuilder {
     #[cfg(feature = "http")]
     pub(super) edge: super::config::EdgeLimits,
     shutdown_timeout: Duration,
-    tasks: TaskSettings,
+    /// Task limits and task tools (set in `task_limits.rs`).
+    pub(super) tasks: TaskSettings,
     output_check: OutputCheck,
     unconfirmable: Unconfirmable,
     #[cfg(feature = "http")]
@@ -157,33 +158,6 @@ impl ServerBuilder {
     /// `_`; anything else is refused by [`build`](Self::build).
     pub fn replica_name(mut self, name: impl Into<String>) -> Self {
         self.replica_name = Some(name.into());
-        self
-    }
-
-    /// Runs at most `max` tasks at once (`--tasks-max`, default 1,000); ended tasks do not
-    /// count.
-    pub fn tasks_max(mut self, max: usize) -> Self {
-        self.tasks.max = max;
-        self
-    }
-
-    /// Runs at most `max` tasks at once for one principal (`--tasks-max-per-principal`;
-    /// `None`, the default: a quarter of [`tasks_max`](Self::tasks_max), at least one).
-    pub fn tasks_max_per_principal(mut self, max: Option<usize>) -> Self {
-        self.tasks.per_principal = max;
-        self
-    }
-
-    /// Keeps ended tasks within `bytes` for the whole server (`--tasks-results-max-bytes`,
-    /// default 64 MiB): past it, the oldest ended results are dropped first.
-    pub fn tasks_results_max_bytes(mut self, bytes: usize) -> Self {
-        self.tasks.results_max_bytes = bytes;
-        self
-    }
-
-    /// Runs the tool `name` as a task (see [`crate::tasks`]).
-    pub fn task_tool(mut self, name: impl Into<String>, support: TaskSupport) -> Self {
-        self.tasks.tools.insert(name.into(), support);
         self
     }
 

@@ -54,6 +54,7 @@ pub(crate) mod edge_limits;
 pub(crate) mod error;
 mod mounting;
 pub(crate) mod policy;
+mod task_limits;
 pub(crate) mod state;
 pub(crate) mod transport;
 
