@@ -57,6 +57,7 @@ pub struct Settings {
     templates: Option<PathBuf>,
     profile: Option<profile::Profile>,
     plugins: Option<PathBuf>,
+    layout_files: bool,
 }
 
 impl Default for Settings {
@@ -71,6 +72,7 @@ impl Default for Settings {
             templates: None,
             profile: None,
             plugins: None,
+            layout_files: false,
         }
     }
 }
@@ -131,6 +133,15 @@ impl Settings {
     /// or a bad manifest is an error naming the file.
     pub fn with_plugins(mut self, dir: impl Into<PathBuf>) -> Self {
         self.plugins = Some(dir.into());
+        self
+    }
+
+    /// Whether `src/tools.rs` names each view's layout by its file, `views/<tool>.json`
+    /// (`include_str!("../views/<tool>.json")`), as a crate written to disk does; off by
+    /// default, where the table holds each layout as a string literal, as the macro and a
+    /// `build.rs` that includes the table as text need. The files are emitted either way.
+    pub fn with_layout_files(mut self, layout_files: bool) -> Self {
+        self.layout_files = layout_files;
         self
     }
 }
@@ -244,6 +255,7 @@ fn select_for(
         standalone: settings.standalone,
         templates: settings.templates.clone(),
         profile,
+        layout_files: settings.layout_files,
     };
     let mut warnings = spec.warnings.clone();
     warnings.extend(select_warnings);
@@ -354,7 +366,8 @@ pub fn generate_folder(root: &Path, folder: &SpecFolder) -> Result<Generation, E
     let mut settings = Settings::new()
         .with_runtime(RuntimeDep::Workspace)
         .with_default_name(folder.folder.clone())
-        .with_labels(rel(&folder.spec), rel(&folder.tools));
+        .with_labels(rel(&folder.spec), rel(&folder.tools))
+        .with_layout_files(true);
     if let Some(dir) = &folder.plugins {
         settings = settings.with_plugins(dir.clone());
     }

@@ -9,7 +9,8 @@ use crate::error::Error;
 /// Writes `files` (relative path → contents) under `dir`, creating folders; a file whose
 /// contents are already identical is not touched. Each file is written to a temporary name and
 /// renamed, so an interrupted run never leaves a half-written file. Files an earlier run
-/// generated that are no longer generated are removed. Returns the paths written or removed.
+/// generated that are no longer generated are removed (those whose first line says so, and the
+/// layouts in `views/`, which are JSON without a header). Returns the paths written or removed.
 pub fn write_crate(dir: &Path, files: &BTreeMap<String, String>) -> Result<Vec<PathBuf>, Error> {
     let io = |path: &Path, e: std::io::Error| Error::Io {
         path: path.to_owned(),
@@ -32,7 +33,9 @@ pub fn write_crate(dir: &Path, files: &BTreeMap<String, String>) -> Result<Vec<P
     // Files this generator wrote earlier that it no longer writes (their first line says so).
     for rel in list_files(dir) {
         let path = dir.join(&rel);
-        if !files.contains_key(&rel) && is_generated(&path) {
+        if !files.contains_key(&rel)
+            && (is_generated(&path) || crate::emit::views::is_view_file(&rel))
+        {
             std::fs::remove_file(&path).map_err(|e| io(&path, e))?;
             written.push(path);
         }

@@ -54,6 +54,7 @@ fn generate_one(
     let mut settings = Settings::new()
         .with_runtime(runtime)
         .with_standalone(true)
+        .with_layout_files(true)
         .with_labels(
             input.label().map_or_else(|| label(spec), str::to_owned),
             label(tools),

@@ -50,6 +50,10 @@ pub struct EmitOptions {
     pub templates: Option<PathBuf>,
     /// The client profile: the advertised schemas' shape (types come from the default ones).
     pub profile: crate::profile::Profile,
+    /// Whether the tool table names each view's layout by its file (`include_str!` of
+    /// `views/<tool>.json`, for a crate written to disk) rather than holding it as a string
+    /// literal (for a table included as text, by the macro or a `build.rs`).
+    pub layout_files: bool,
 }
 
 /// The emitted files, by path relative to the crate folder, plus warnings.
@@ -94,7 +98,7 @@ pub fn emit(server: &ir::Server, options: &EmitOptions) -> Result<Emitted, Error
             crate::progress::step(|| "writing code".to_owned());
             let declarations = declarations::build(server, header_ref);
             let mut table = render::ItemWriter::new(header_ref, "The tool table.");
-            let table = tools::items(server, &declarations)
+            let table = tools::items(server, &declarations, options.layout_files)
                 .try_for_each(|item| table.item(item))
                 .map(|()| table.finish());
             Part::Table(table.map(|table| (table, declarations.file)))

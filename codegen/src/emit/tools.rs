@@ -201,12 +201,18 @@ fn view_ident(tool: &ir::Tool) -> proc_macro2::Ident {
     )
 }
 
-/// The tool's `ViewDef` static, when it has a view: its name and its layout as JSON.
-fn view_item(tool: &ir::Tool) -> Option<TokenStream> {
+/// The tool's `ViewDef` static, when it has a view: its name and its layout as JSON, named by
+/// its file in `views/` when `layout_files` is on, else as a string literal.
+fn view_item(tool: &ir::Tool, layout_files: bool) -> Option<TokenStream> {
     let layout = tool.view.as_ref()?;
     let ident = view_ident(tool);
     let name = &tool.name;
-    let json = raw_str(&layout.to_json());
+    let json = if layout_files {
+        let file = format!("../{}", super::views::path(&tool.name));
+        quote!(::std::include_str!(#file))
+    } else {
+        raw_str(&layout.to_json())
+    };
     let doc = format!(
         " The `{}` tool's view (a {}).",
         tool.name,
@@ -285,10 +291,12 @@ fn security_scheme(s: &ir::SecurityScheme) -> TokenStream {
 
 /// The items of `src/tools.rs`, one token stream each, in file order: made one at a time, as
 /// the writer asks for them (a large API's table runs to hundreds of megabytes). The tools'
-/// TypeScript declarations come from `declarations`.
+/// TypeScript declarations come from `declarations`; each view's layout is named by its file in
+/// `views/` when `layout_files` is on.
 pub(crate) fn items<'a>(
     server: &'a ir::Server,
     declarations: &'a declarations::Built,
+    layout_files: bool,
 ) -> impl Iterator<Item = TokenStream> + 'a {
     let name = &server.name;
     let version = &server.version;
@@ -326,17 +334,19 @@ pub(crate) fn items<'a>(
             pub static SECURITY_SCHEMES: &[::mcpgen::SecurityScheme] = &[#(#schemes),*];
         },
     ];
-    let consts = server.tools.iter().enumerate().flat_map(|(i, t)| {
+    let consts = server.tools.iter().enumerate().flat_map(move |(i, t)| {
         let ident = const_ident(t);
         let def = tool_def(t, declarations.setter(i));
         let doc = format!(
             " The `{}` tool ({} {}).",
             t.name, t.http.method, t.http.path
         );
-        view_item(t).into_iter().chain(std::iter::once(quote! {
-            #[doc = #doc]
-            pub const #ident: ::mcpgen::ToolDef = #def;
-        }))
+        view_item(t, layout_files)
+            .into_iter()
+            .chain(std::iter::once(quote! {
+                #[doc = #doc]
+                pub const #ident: ::mcpgen::ToolDef = #def;
+            }))
     });
     let table = server.tools.iter().map(const_ident);
     let tool_count = server.tools.len();

@@ -38,8 +38,10 @@ const AFTER_POLICY: &str = "\">\n\
 <title>View</title>\n<style>\n";
 
 /// The document of the view whose layout is `layout` (JSON text, a
-/// [`super::Layout`]): byte for byte the same for the same layout.
+/// [`super::Layout`]): byte for byte the same for the same layout. Whitespace after the JSON
+/// (the line end of a generated crate's `views/<tool>.json`) is left out.
 pub fn document(layout: &str) -> String {
+    let layout = layout.trim_end();
     let mut html = String::with_capacity(
         HEAD.len()
             + CONTENT_SECURITY_POLICY.len()

@@ -369,6 +369,15 @@ fn the_document_is_self_contained_and_small() {
 }
 
 #[test]
+fn a_line_end_after_the_layout_is_not_part_of_the_document() {
+    // A generated crate's `views/<tool>.json` ends with a line end; the document does not
+    // carry it into the layout block.
+    let json = r#"{"tool":"t","title":"T","kind":"card","path":[],"fields":[]}"#;
+    assert_eq!(document(&format!("{json}\n")), document(json));
+    assert!(document(json).contains(&format!(">{json}</script>")));
+}
+
+#[test]
 fn the_layout_json_is_stable() {
     let layout =
         derive("list", "List", &ticket(), false, Requested::Auto, &mut defs).expect("a view");

@@ -29,7 +29,7 @@ pub static SECURITY_SCHEMES: &[::mcpgen::SecurityScheme] = &[
 /// The `events31_list_events` tool's view (a card).
 pub static EVENTS31_LIST_EVENTS_VIEW: ::mcpgen::ViewDef = ::mcpgen::ViewDef::new(
     "events31_list_events",
-    r#"{"tool":"events31_list_events","title":"List events","kind":"card","path":[],"fields":[{"key":"events","label":"Events","kind":"json"},{"key":"cursor","label":"Cursor","kind":"text"}]}"#,
+    ::std::include_str!("../views/events31_list_events.json"),
 );
 
 /// The `events31_list_events` tool (GET /events).
@@ -176,7 +176,7 @@ events31_list_events(args: {
 /// The `events31_get_event` tool's view (a card).
 pub static EVENTS31_GET_EVENT_VIEW: ::mcpgen::ViewDef = ::mcpgen::ViewDef::new(
     "events31_get_event",
-    r#"{"tool":"events31_get_event","title":"Get one event","kind":"card","path":[],"fields":[{"key":"result","label":"Result","kind":"json"}]}"#,
+    ::std::include_str!("../views/events31_get_event.json"),
 );
 
 /// The `events31_get_event` tool (GET /events/{id}).
@@ -261,7 +261,7 @@ events31_get_event(args: {
 /// The `events31_create_event` tool's view (a card).
 pub static EVENTS31_CREATE_EVENT_VIEW: ::mcpgen::ViewDef = ::mcpgen::ViewDef::new(
     "events31_create_event",
-    r#"{"tool":"events31_create_event","title":"Record event","kind":"card","path":[],"fields":[{"key":"result","label":"Result","kind":"json"}]}"#,
+    ::std::include_str!("../views/events31_create_event.json"),
 );
 
 /// The `events31_create_event` tool (POST /events).
@@ -557,7 +557,7 @@ events31_create_event(args: {
 /// The `events31_annotate_event` tool's view (a card).
 pub static EVENTS31_ANNOTATE_EVENT_VIEW: ::mcpgen::ViewDef = ::mcpgen::ViewDef::new(
     "events31_annotate_event",
-    r#"{"tool":"events31_annotate_event","title":"Label an event","kind":"card","path":[],"fields":[{"key":"result","label":"Result","kind":"json"}]}"#,
+    ::std::include_str!("../views/events31_annotate_event.json"),
 );
 
 /// The `events31_annotate_event` tool (PATCH /events/{id}).
@@ -693,7 +693,7 @@ events31_annotate_event(args: {
 /// The `events31_list_categories` tool's view (a table).
 pub static EVENTS31_LIST_CATEGORIES_VIEW: ::mcpgen::ViewDef = ::mcpgen::ViewDef::new(
     "events31_list_categories",
-    r#"{"tool":"events31_list_categories","title":"Category tree","kind":"table","path":["result"],"fields":[{"key":"id","label":"Id","kind":"id"},{"key":"name","label":"Name","kind":"text"},{"key":"slug","label":"Slug","kind":"text"},{"key":"parent","label":"Parent","kind":"object","fields":[{"key":"id","label":"Id","kind":"id"},{"key":"name","label":"Name","kind":"text"},{"key":"slug","label":"Slug","kind":"text"},{"key":"parent","label":"Parent","kind":"object","fields":[{"key":"id","label":"Id","kind":"id"},{"key":"name","label":"Name","kind":"text"},{"key":"slug","label":"Slug","kind":"text"},{"key":"parent","label":"Parent","kind":"json"},{"key":"children","label":"Children","kind":"json"}]},{"key":"children","label":"Children","kind":"table","fields":[{"key":"id","label":"Id","kind":"id"},{"key":"name","label":"Name","kind":"text"},{"key":"slug","label":"Slug","kind":"text"},{"key":"parent","label":"Parent","kind":"json"},{"key":"children","label":"Children","kind":"json"}]}]},{"key":"children","label":"Children","kind":"table","fields":[{"key":"id","label":"Id","kind":"id"},{"key":"name","label":"Name","kind":"text"},{"key":"slug","label":"Slug","kind":"text"},{"key":"parent","label":"Parent","kind":"object","fields":[{"key":"id","label":"Id","kind":"id"},{"key":"name","label":"Name","kind":"text"},{"key":"slug","label":"Slug","kind":"text"},{"key":"parent","label":"Parent","kind":"json"},{"key":"children","label":"Children","kind":"json"}]},{"key":"children","label":"Children","kind":"table","fields":[{"key":"id","label":"Id","kind":"id"},{"key":"name","label":"Name","kind":"text"},{"key":"slug","label":"Slug","kind":"text"},{"key":"parent","label":"Parent","kind":"json"},{"key":"children","label":"Children","kind":"json"}]}]}]}"#,
+    ::std::include_str!("../views/events31_list_categories.json"),
 );
 
 /// The `events31_list_categories` tool (GET /categories).
@@ -806,7 +806,7 @@ events31_list_categories(args: {
 /// The `events31_get_session` tool's view (a card).
 pub static EVENTS31_GET_SESSION_VIEW: ::mcpgen::ViewDef = ::mcpgen::ViewDef::new(
     "events31_get_session",
-    r#"{"tool":"events31_get_session","title":"Get a session","kind":"card","path":[],"fields":[{"key":"id","label":"Id","kind":"text"},{"key":"startedAt","label":"Started at","kind":"datetime"},{"key":"endedAt","label":"Ended at","kind":"datetime"},{"key":"location","label":"Location","kind":"json","help":"Latitude and longitude in degrees"},{"key":"device","label":"Device","kind":"object","fields":[{"key":"type","label":"Type","kind":"enum"},{"key":"os","label":"Os","kind":"text"},{"key":"screen","label":"Screen","kind":"json"}]},{"key":"eventCount","label":"Event count","kind":"number"},{"key":"source","label":"Always \"web\" in this API version","kind":"json"}]}"#,
+    ::std::include_str!("../views/events31_get_session.json"),
 );
 
 /// The `events31_get_session` tool (GET /sessions/{sessionId}).
@@ -1007,7 +1007,7 @@ events31_get_session(args: {
 /// The `events31_subscribe` tool's view (a card).
 pub static EVENTS31_SUBSCRIBE_VIEW: ::mcpgen::ViewDef = ::mcpgen::ViewDef::new(
     "events31_subscribe",
-    r#"{"tool":"events31_subscribe","title":"Subscribe to events","kind":"card","path":[],"fields":[{"key":"id","label":"Id","kind":"text"},{"key":"callbackUrl","label":"Callback url","kind":"uri"},{"key":"kinds","label":"Kinds","kind":"list","fields":[{"key":"","label":"Value","kind":"enum"}]},{"key":"active","label":"Active","kind":"bool"},{"key":"createdAt","label":"Created at","kind":"datetime"}]}"#,
+    ::std::include_str!("../views/events31_subscribe.json"),
 );
 
 /// The `events31_subscribe` tool (POST /subscriptions).
@@ -1206,7 +1206,9 @@ events31_subscribe(args: {
 /// The `get_analytics_reports_aggregated_by_customer_segment_an_9b31ecef` tool's view (a table).
 pub static GET_ANALYTICS_REPORTS_AGGREGATED_BY_CUSTOMER_SEGMENT_AN_9B31ECEF_VIEW: ::mcpgen::ViewDef = ::mcpgen::ViewDef::new(
     "get_analytics_reports_aggregated_by_customer_segment_an_9b31ecef",
-    r#"{"tool":"get_analytics_reports_aggregated_by_customer_segment_an_9b31ecef","title":"Segment × channel report","kind":"table","path":["rows"],"fields":[{"key":"segment","label":"Segment","kind":"text"},{"key":"channel","label":"Channel","kind":"enum"},{"key":"revenue","label":"Revenue","kind":"object","fields":[{"key":"value","label":"Value","kind":"number"},{"key":"currency","label":"Currency","kind":"text"}]},{"key":"conversionRate","label":"Conversion rate","kind":"number"}]}"#,
+    ::std::include_str!(
+        "../views/get_analytics_reports_aggregated_by_customer_segment_an_9b31ecef.json"
+    ),
 );
 
 /// The `get_analytics_reports_aggregated_by_customer_segment_an_9b31ecef` tool (GET /reports/segments/channels).

@@ -29,7 +29,7 @@ pub static SECURITY_SCHEMES: &[::mcpgen::SecurityScheme] = &[
 /// The `helpdesk_list_tickets` tool's view (a table).
 pub static HELPDESK_LIST_TICKETS_VIEW: ::mcpgen::ViewDef = ::mcpgen::ViewDef::new(
     "helpdesk_list_tickets",
-    r#"{"tool":"helpdesk_list_tickets","title":"Tickets","kind":"table","path":["items"],"fields":[{"key":"key","label":"Key","kind":"text"},{"key":"title","label":"Title","kind":"text"},{"key":"status","label":"Status","kind":"enum"},{"key":"priority","label":"Priority","kind":"enum"},{"key":"assignee","label":"Assignee","kind":"object","fields":[{"key":"id","label":"Id","kind":"id"},{"key":"name","label":"Name","kind":"text"},{"key":"email","label":"Email","kind":"text"},{"key":"role","label":"Role","kind":"enum"},{"key":"profile_url","label":"Profile page","kind":"uri"},{"key":"joined_on","label":"Joined","kind":"date"}]},{"key":"labels","label":"Labels","kind":"list","fields":[{"key":"","label":"Value","kind":"text"}]},{"key":"created_at","label":"Opened","kind":"datetime"},{"key":"url","label":"Link","kind":"uri"}],"extra":[{"key":"page","label":"The page shown","kind":"number"},{"key":"per_page","label":"Per page","kind":"number"},{"key":"total","label":"Tickets matching","kind":"number"},{"key":"total_pages","label":"Total pages","kind":"number"}],"paging":{"mode":"page","arg":"page","size":"per_page","next":["page"],"pages":["total_pages"]}}"#,
+    ::std::include_str!("../views/helpdesk_list_tickets.json"),
 );
 
 /// The `helpdesk_list_tickets` tool (GET /projects/{project}/tickets).
@@ -249,7 +249,7 @@ helpdesk_list_tickets(args: {
 /// The `helpdesk_get_ticket` tool's view (a card).
 pub static HELPDESK_GET_TICKET_VIEW: ::mcpgen::ViewDef = ::mcpgen::ViewDef::new(
     "helpdesk_get_ticket",
-    r#"{"tool":"helpdesk_get_ticket","title":"Ticket","kind":"card","path":["result"],"fields":[{"key":"key","label":"Key","kind":"text"},{"key":"title","label":"Title","kind":"text"},{"key":"status","label":"Status","kind":"enum"},{"key":"priority","label":"Priority","kind":"enum"},{"key":"assignee","label":"Assignee","kind":"object","fields":[{"key":"id","label":"Id","kind":"id"},{"key":"name","label":"Name","kind":"text"},{"key":"email","label":"Email","kind":"text"},{"key":"role","label":"Role","kind":"enum"},{"key":"profile_url","label":"Profile page","kind":"uri"},{"key":"joined_on","label":"Joined","kind":"date"}]},{"key":"labels","label":"Labels","kind":"list","fields":[{"key":"","label":"Value","kind":"text"}]},{"key":"created_at","label":"Opened","kind":"datetime"},{"key":"url","label":"Link","kind":"uri"},{"key":"description","label":"What the reporter wrote","kind":"text"},{"key":"due_on","label":"Due","kind":"date"},{"key":"comments","label":"Comments","kind":"table","fields":[{"key":"id","label":"Id","kind":"id"},{"key":"author","label":"Author","kind":"object","fields":[{"key":"id","label":"Id","kind":"id"},{"key":"name","label":"Name","kind":"text"},{"key":"email","label":"Email","kind":"text"},{"key":"role","label":"Role","kind":"enum"},{"key":"profile_url","label":"Profile page","kind":"uri"},{"key":"joined_on","label":"Joined","kind":"date"}]},{"key":"body","label":"Comment","kind":"text"},{"key":"created_at","label":"Written","kind":"datetime"}]},{"key":"links","label":"Links","kind":"table","fields":[{"key":"rel","label":"Rel","kind":"enum"},{"key":"url","label":"Url","kind":"uri"}]}]}"#,
+    ::std::include_str!("../views/helpdesk_get_ticket.json"),
 );
 
 /// The `helpdesk_get_ticket` tool (GET /tickets/{key}).
@@ -436,7 +436,7 @@ helpdesk_get_ticket(args: {
 /// The `helpdesk_ticket_history` tool's view (a table).
 pub static HELPDESK_TICKET_HISTORY_VIEW: ::mcpgen::ViewDef = ::mcpgen::ViewDef::new(
     "helpdesk_ticket_history",
-    r#"{"tool":"helpdesk_ticket_history","title":"Ticket history","kind":"table","path":["data"],"fields":[{"key":"id","label":"Id","kind":"text"},{"key":"kind","label":"Kind","kind":"enum"},{"key":"at","label":"When","kind":"datetime"},{"key":"actor","label":"Actor","kind":"object","fields":[{"key":"id","label":"Id","kind":"id"},{"key":"name","label":"Name","kind":"text"},{"key":"email","label":"Email","kind":"text"},{"key":"role","label":"Role","kind":"enum"},{"key":"profile_url","label":"Profile page","kind":"uri"},{"key":"joined_on","label":"Joined","kind":"date"}]},{"key":"detail","label":"Detail","kind":"text"}],"extra":[{"key":"next_cursor","label":"Next cursor","kind":"text","help":"Pass as `cursor` for the next page; null on the last page."}],"paging":{"mode":"cursor","arg":"cursor","size":"limit","next":["next_cursor"]}}"#,
+    ::std::include_str!("../views/helpdesk_ticket_history.json"),
 );
 
 /// The `helpdesk_ticket_history` tool (GET /tickets/{key}/events).
@@ -618,7 +618,7 @@ helpdesk_ticket_history(args: {
 /// The `helpdesk_list_users` tool's view (a table).
 pub static HELPDESK_LIST_USERS_VIEW: ::mcpgen::ViewDef = ::mcpgen::ViewDef::new(
     "helpdesk_list_users",
-    r#"{"tool":"helpdesk_list_users","title":"People","kind":"table","path":["result"],"fields":[{"key":"id","label":"Id","kind":"id"},{"key":"name","label":"Name","kind":"text"},{"key":"email","label":"Email","kind":"text"},{"key":"role","label":"Role","kind":"enum"},{"key":"profile_url","label":"Profile page","kind":"uri"},{"key":"joined_on","label":"Joined","kind":"date"}],"paging":{"mode":"offset","arg":"offset","size":"limit"}}"#,
+    ::std::include_str!("../views/helpdesk_list_users.json"),
 );
 
 /// The `helpdesk_list_users` tool (GET /users).

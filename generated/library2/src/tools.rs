@@ -33,7 +33,7 @@ pub static SECURITY_SCHEMES: &[::mcpgen::SecurityScheme] = &[
 /// The `library2_list_books` tool's view (a table).
 pub static LIBRARY2_LIST_BOOKS_VIEW: ::mcpgen::ViewDef = ::mcpgen::ViewDef::new(
     "library2_list_books",
-    r#"{"tool":"library2_list_books","title":"Search the catalogue","kind":"table","path":["items"],"fields":[{"key":"id","label":"Catalogue number","kind":"id"},{"key":"isbn","label":"Isbn","kind":"text"},{"key":"title","label":"Title","kind":"text"},{"key":"subtitle","label":"Subtitle","kind":"text"},{"key":"authors","label":"Authors","kind":"table","fields":[{"key":"name","label":"Name","kind":"text"},{"key":"born","label":"Year of birth if known","kind":"number"}]},{"key":"genre","label":"Genre","kind":"enum"},{"key":"published","label":"Published","kind":"date"},{"key":"pages","label":"Pages","kind":"number"},{"key":"availability","label":"Availability","kind":"enum"},{"key":"cover","label":"Cover","kind":"object","fields":[{"key":"url","label":"Url","kind":"uri"},{"key":"caption","label":"Caption","kind":"text"},{"key":"width","label":"Width","kind":"number"},{"key":"height","label":"Height","kind":"number"}]}],"extra":[{"key":"next_page_token","label":"Absent or null on the last page","kind":"text"}],"paging":{"mode":"cursor","arg":"page_token","size":"page_size","next":["next_page_token"]}}"#,
+    ::std::include_str!("../views/library2_list_books.json"),
 );
 
 /// The `library2_list_books` tool (GET /books).
@@ -277,7 +277,7 @@ library2_list_books(args: {
 /// The `library2_get_book` tool's view (a card).
 pub static LIBRARY2_GET_BOOK_VIEW: ::mcpgen::ViewDef = ::mcpgen::ViewDef::new(
     "library2_get_book",
-    r#"{"tool":"library2_get_book","title":"Get one book","kind":"card","path":[],"fields":[{"key":"id","label":"Catalogue number","kind":"id"},{"key":"isbn","label":"Isbn","kind":"text"},{"key":"title","label":"Title","kind":"text"},{"key":"subtitle","label":"Subtitle","kind":"text"},{"key":"authors","label":"Authors","kind":"table","fields":[{"key":"name","label":"Name","kind":"text"},{"key":"born","label":"Year of birth if known","kind":"number"}]},{"key":"genre","label":"Genre","kind":"enum"},{"key":"published","label":"Published","kind":"date"},{"key":"pages","label":"Pages","kind":"number"},{"key":"availability","label":"Availability","kind":"enum"},{"key":"cover","label":"Cover","kind":"object","fields":[{"key":"url","label":"Url","kind":"uri"},{"key":"caption","label":"Caption","kind":"text"},{"key":"width","label":"Width","kind":"number"},{"key":"height","label":"Height","kind":"number"}]}]}"#,
+    ::std::include_str!("../views/library2_get_book.json"),
 );
 
 /// The `library2_get_book` tool (GET /books/{bookId}).
@@ -534,7 +534,7 @@ library2_get_book(args: {
 /// The `library2_add_book` tool's view (a card).
 pub static LIBRARY2_ADD_BOOK_VIEW: ::mcpgen::ViewDef = ::mcpgen::ViewDef::new(
     "library2_add_book",
-    r#"{"tool":"library2_add_book","title":"Add book","kind":"card","path":[],"fields":[{"key":"id","label":"Catalogue number","kind":"id"},{"key":"isbn","label":"Isbn","kind":"text"},{"key":"title","label":"Title","kind":"text"},{"key":"subtitle","label":"Subtitle","kind":"text"},{"key":"authors","label":"Authors","kind":"table","fields":[{"key":"name","label":"Name","kind":"text"},{"key":"born","label":"Year of birth if known","kind":"number"}]},{"key":"genre","label":"Genre","kind":"enum"},{"key":"published","label":"Published","kind":"date"},{"key":"pages","label":"Pages","kind":"number"},{"key":"availability","label":"Availability","kind":"enum"},{"key":"cover","label":"Cover","kind":"object","fields":[{"key":"url","label":"Url","kind":"uri"},{"key":"caption","label":"Caption","kind":"text"},{"key":"width","label":"Width","kind":"number"},{"key":"height","label":"Height","kind":"number"}]}]}"#,
+    ::std::include_str!("../views/library2_add_book.json"),
 );
 
 /// The `library2_add_book` tool (POST /books).
@@ -922,7 +922,7 @@ library2_add_book(args: {
 /// The `library2_upload_cover` tool's view (a card).
 pub static LIBRARY2_UPLOAD_COVER_VIEW: ::mcpgen::ViewDef = ::mcpgen::ViewDef::new(
     "library2_upload_cover",
-    r#"{"tool":"library2_upload_cover","title":"Upload a cover image","kind":"card","path":["result"],"fields":[{"key":"url","label":"Url","kind":"uri"},{"key":"caption","label":"Caption","kind":"text"},{"key":"width","label":"Width","kind":"number"},{"key":"height","label":"Height","kind":"number"}]}"#,
+    ::std::include_str!("../views/library2_upload_cover.json"),
 );
 
 /// The `library2_upload_cover` tool (POST /books/{bookId}/cover).
@@ -1132,7 +1132,7 @@ library2_remove_book(args: {
 /// The `library2_create_loan` tool's view (a card).
 pub static LIBRARY2_CREATE_LOAN_VIEW: ::mcpgen::ViewDef = ::mcpgen::ViewDef::new(
     "library2_create_loan",
-    r#"{"tool":"library2_create_loan","title":"Lend a book to a member","kind":"card","path":[],"fields":[{"key":"id","label":"Id","kind":"text"},{"key":"book","label":"Book","kind":"object","fields":[{"key":"id","label":"Catalogue number","kind":"id"},{"key":"isbn","label":"Isbn","kind":"text"},{"key":"title","label":"Title","kind":"text"},{"key":"subtitle","label":"Subtitle","kind":"text"},{"key":"authors","label":"Authors","kind":"table","fields":[{"key":"name","label":"Name","kind":"text"},{"key":"born","label":"Year of birth if known","kind":"number"}]},{"key":"genre","label":"Genre","kind":"enum"},{"key":"published","label":"Published","kind":"date"},{"key":"pages","label":"Pages","kind":"number"},{"key":"availability","label":"Availability","kind":"enum"},{"key":"cover","label":"Cover","kind":"object","fields":[{"key":"url","label":"Url","kind":"uri"},{"key":"caption","label":"Caption","kind":"text"},{"key":"width","label":"Width","kind":"number"},{"key":"height","label":"Height","kind":"number"}]}]},{"key":"member","label":"Member","kind":"object","fields":[{"key":"id","label":"Id","kind":"text"},{"key":"name","label":"Name","kind":"text"},{"key":"email","label":"Email","kind":"text"}]},{"key":"lent","label":"Lent","kind":"datetime"},{"key":"due","label":"Due","kind":"date"},{"key":"returned","label":"Returned","kind":"datetime"}]}"#,
+    ::std::include_str!("../views/library2_create_loan.json"),
 );
 
 /// The `library2_create_loan` tool (POST /loans).

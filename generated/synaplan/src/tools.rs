@@ -29,7 +29,7 @@ pub static SECURITY_SCHEMES: &[::mcpgen::SecurityScheme] = &[
 /// The `synaplan_send_message` tool's view (a card).
 pub static SYNAPLAN_SEND_MESSAGE_VIEW: ::mcpgen::ViewDef = ::mcpgen::ViewDef::new(
     "synaplan_send_message",
-    r#"{"tool":"synaplan_send_message","title":"Send message","kind":"card","path":[],"fields":[{"key":"id","label":"Message id","kind":"id"},{"key":"chatId","label":"Chat the message belongs to","kind":"id"},{"key":"text","label":"The assistant's reply","kind":"text"},{"key":"model","label":"Model","kind":"enum","help":"AI model identifier; the values listed are common ones, others may be configured"},{"key":"createdAt","label":"Created at","kind":"datetime"},{"key":"usage","label":"Token usage of one model call","kind":"object","fields":[{"key":"promptTokens","label":"Prompt tokens","kind":"number"},{"key":"completionTokens","label":"Completion tokens","kind":"number"}]}]}"#,
+    ::std::include_str!("../views/synaplan_send_message.json"),
 );
 
 /// The `synaplan_send_message` tool (POST /api/v1/messages/send).
@@ -371,7 +371,7 @@ synaplan_send_message(args: {
 /// The `synaplan_list_chats` tool's view (a table).
 pub static SYNAPLAN_LIST_CHATS_VIEW: ::mcpgen::ViewDef = ::mcpgen::ViewDef::new(
     "synaplan_list_chats",
-    r#"{"tool":"synaplan_list_chats","title":"List chats","kind":"table","path":["chats"],"fields":[{"key":"id","label":"Id","kind":"id"},{"key":"title","label":"Title","kind":"text"},{"key":"createdAt","label":"Created at","kind":"datetime"},{"key":"updatedAt","label":"Updated at","kind":"datetime"},{"key":"messageCount","label":"Message count","kind":"number"},{"key":"shareToken","label":"Share token","kind":"text","help":"Token of the public share link, null if the chat is not shared"}],"extra":[{"key":"total","label":"Total","kind":"number","help":"Total number of chats of the user"}],"paging":{"mode":"offset","arg":"offset","size":"limit"}}"#,
+    ::std::include_str!("../views/synaplan_list_chats.json"),
 );
 
 /// The `synaplan_list_chats` tool (GET /api/v1/chats).
@@ -586,7 +586,7 @@ synaplan_list_chats(args: {
 /// The `synaplan_list_prompts` tool's view (a table).
 pub static SYNAPLAN_LIST_PROMPTS_VIEW: ::mcpgen::ViewDef = ::mcpgen::ViewDef::new(
     "synaplan_list_prompts",
-    r#"{"tool":"synaplan_list_prompts","title":"List prompts","kind":"table","path":["prompts"],"fields":[{"key":"id","label":"Id","kind":"id"},{"key":"topic","label":"Topic","kind":"text","help":"Machine name of the task the prompt handles"},{"key":"shortDescription","label":"One-line summary shown in the UI","kind":"text"},{"key":"prompt","label":"Prompt","kind":"text","help":"The prompt text sent to the model"},{"key":"language","label":"Language","kind":"text"},{"key":"ownerId","label":"Owner id","kind":"id","help":"0 for system prompts, otherwise the owning user"}]}"#,
+    ::std::include_str!("../views/synaplan_list_prompts.json"),
 );
 
 /// The `synaplan_list_prompts` tool (GET /api/v1/prompts).
@@ -767,7 +767,7 @@ synaplan_list_prompts(args: {
 /// The `synaplan_search_documents` tool's view (a table).
 pub static SYNAPLAN_SEARCH_DOCUMENTS_VIEW: ::mcpgen::ViewDef = ::mcpgen::ViewDef::new(
     "synaplan_search_documents",
-    r#"{"tool":"synaplan_search_documents","title":"Search documents","kind":"table","path":["results"],"fields":[{"key":"fileId","label":"File id","kind":"id"},{"key":"fileName","label":"File name","kind":"text"},{"key":"chunk","label":"Text of the matching chunk","kind":"text"},{"key":"score","label":"Score","kind":"number","help":"Cosine similarity between query and chunk"}]}"#,
+    ::std::include_str!("../views/synaplan_search_documents.json"),
 );
 
 /// The `synaplan_search_documents` tool (POST /api/v1/rag/search).
@@ -976,7 +976,7 @@ synaplan_search_documents(args: {
 /// The `synaplan_upload_file` tool's view (a table).
 pub static SYNAPLAN_UPLOAD_FILE_VIEW: ::mcpgen::ViewDef = ::mcpgen::ViewDef::new(
     "synaplan_upload_file",
-    r#"{"tool":"synaplan_upload_file","title":"Upload files","kind":"table","path":["files"],"fields":[{"key":"id","label":"Id","kind":"id"},{"key":"fileName","label":"File name","kind":"text"},{"key":"mimeType","label":"Mime type","kind":"text"},{"key":"size","label":"Size in bytes","kind":"number"},{"key":"groupKey","label":"Group key","kind":"text"},{"key":"status","label":"Status","kind":"enum"},{"key":"uploadedAt","label":"Uploaded at","kind":"datetime"}]}"#,
+    ::std::include_str!("../views/synaplan_upload_file.json"),
 );
 
 /// The `synaplan_upload_file` tool (POST /api/v1/files/upload).
@@ -1231,7 +1231,7 @@ synaplan_upload_file(args: {
 /// The `synaplan_list_files` tool's view (a table).
 pub static SYNAPLAN_LIST_FILES_VIEW: ::mcpgen::ViewDef = ::mcpgen::ViewDef::new(
     "synaplan_list_files",
-    r#"{"tool":"synaplan_list_files","title":"List files","kind":"table","path":["files"],"fields":[{"key":"id","label":"Id","kind":"id"},{"key":"fileName","label":"File name","kind":"text"},{"key":"mimeType","label":"Mime type","kind":"text"},{"key":"size","label":"Size in bytes","kind":"number"},{"key":"groupKey","label":"Group key","kind":"text"},{"key":"status","label":"Status","kind":"enum"},{"key":"uploadedAt","label":"Uploaded at","kind":"datetime"}],"extra":[{"key":"total","label":"Total","kind":"number"}],"paging":{"mode":"page","arg":"page","size":"limit"}}"#,
+    ::std::include_str!("../views/synaplan_list_files.json"),
 );
 
 /// The `synaplan_list_files` tool (GET /api/v1/files).
@@ -1458,7 +1458,7 @@ synaplan_list_files(args: {
 /// The `synaplan_get_config` tool's view (a card).
 pub static SYNAPLAN_GET_CONFIG_VIEW: ::mcpgen::ViewDef = ::mcpgen::ViewDef::new(
     "synaplan_get_config",
-    r#"{"tool":"synaplan_get_config","title":"Runtime configuration","kind":"card","path":[],"fields":[{"key":"models","label":"Models the user may select","kind":"table","fields":[{"key":"id","label":"Id","kind":"id"},{"key":"name","label":"Name","kind":"enum","help":"AI model identifier; the values listed are common ones, others may be configured"},{"key":"capability","label":"Capability","kind":"enum"},{"key":"provider","label":"Provider","kind":"text"}]},{"key":"limits","label":"Limits","kind":"object","fields":[{"key":"maxUploadMb","label":"Max upload mb","kind":"number"},{"key":"messagesPerHour","label":"Messages per hour","kind":"number"},{"key":"maxFilesPerUpload","label":"Max files per upload","kind":"number"}]},{"key":"features","label":"Feature flags","kind":"object","fields":[{"key":"rag","label":"Rag","kind":"bool"},{"key":"fileUpload","label":"File upload","kind":"bool"},{"key":"imageGeneration","label":"Image generation","kind":"bool"},{"key":"streaming","label":"Streaming","kind":"bool"}]}]}"#,
+    ::std::include_str!("../views/synaplan_get_config.json"),
 );
 
 /// The `synaplan_get_config` tool (GET /api/v1/config/runtime).
@@ -1834,7 +1834,7 @@ synaplan_get_config(args: {}): Promise<{
 /// The `synaplan_rename_chat` tool's view (a card).
 pub static SYNAPLAN_RENAME_CHAT_VIEW: ::mcpgen::ViewDef = ::mcpgen::ViewDef::new(
     "synaplan_rename_chat",
-    r#"{"tool":"synaplan_rename_chat","title":"Rename chat","kind":"card","path":[],"fields":[{"key":"id","label":"Id","kind":"id"},{"key":"title","label":"Title","kind":"text"},{"key":"createdAt","label":"Created at","kind":"datetime"},{"key":"updatedAt","label":"Updated at","kind":"datetime"},{"key":"messageCount","label":"Message count","kind":"number"},{"key":"shareToken","label":"Share token","kind":"text","help":"Token of the public share link, null if the chat is not shared"}]}"#,
+    ::std::include_str!("../views/synaplan_rename_chat.json"),
 );
 
 /// The `synaplan_rename_chat` tool (PUT /api/v1/chats/{id}).
