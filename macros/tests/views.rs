@@ -167,7 +167,15 @@ async fn app_tools_with_an_output_type_get_views_unless_they_opt_out() {
                     ..
                 }) => {
                     assert_eq!(mime_type.as_deref(), Some("text/html;profile=mcp-app"));
-                    assert_eq!(json!(meta), json!({"ui": {"prefersBorder": true}}));
+                    // The resource tells the host the document's policy: no origin of any kind.
+                    let empty: Vec<Value> = Vec::new();
+                    assert_eq!(
+                        json!(meta),
+                        json!({"ui": {"prefersBorder": true, "csp": {
+                            "connectDomains": empty, "resourceDomains": empty,
+                            "frameDomains": empty, "baseUriDomains": empty
+                        }}})
+                    );
                     layout_of(&text)
                 }
                 other => panic!("text contents expected, got {other:?}"),
