@@ -9,9 +9,12 @@
 //! - [`tool_set!`] collects `#[mcp_tool]` functions into a set.
 //! - [`generate!`] includes the crate `mcpgen generate` would write for an OpenAPI document
 //!   and its allowlist.
+//! - [`derive@JsonSchema`] is schemars' derive naming the crate as `::mcpgen::schemars`, so it
+//!   needs no `schemars` dependency or import.
 #![deny(missing_docs)]
 
 mod options;
+mod schema_derive;
 mod set;
 mod spec;
 mod tool;
@@ -140,4 +143,17 @@ pub fn tool_set(input: TokenStream) -> TokenStream {
 #[proc_macro]
 pub fn generate(input: TokenStream) -> TokenStream {
     spec::generate(input.into()).into()
+}
+
+/// Derives `JsonSchema` (schemars 1.x) for a struct or an enum, as `mcpgen::schemars` and
+/// `mcpgen::prelude` export it: the same schema, attributes (`#[schemars(...)]`,
+/// `#[serde(...)]`, `#[validate(...)]`, `#[garde(...)]`) and errors as schemars' own derive,
+/// which this expands to, but naming the crate as `::mcpgen::schemars` itself, so a crate that
+/// depends on `mcpgen` alone can write `use mcpgen::schemars::JsonSchema;` and derive it.
+#[proc_macro_derive(JsonSchema, attributes(schemars, serde, validate, garde))]
+pub fn json_schema(input: TokenStream) -> TokenStream {
+    match syn::parse::<syn::DeriveInput>(input) {
+        Ok(input) => schema_derive::derive(input).into(),
+        Err(e) => e.into_compile_error().into(),
+    }
 }
