@@ -3,6 +3,8 @@
 //! `#[mcp_tools]` impl, derives `JsonSchema` through every import path the book shows, and
 //! serves them over stdio. With the default
 //! features its dependency tree has no HTTP client or server and no command-line parser.
+//! The example's HTTP binary (`app-tools-http`) is started and called with the official
+//! Python client over Streamable HTTP.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -24,7 +26,8 @@ serde = { version = "1", features = ["derive"] }
 "#;
 
 /// The book's example (`examples/app-tools`), which names `JsonSchema` through the prelude,
-/// through `mcpgen::schemars::{self, JsonSchema}` and with `#[schemars(crate = …)]`.
+/// through `mcpgen::schemars::{self, JsonSchema}` and as `mcpgen::schemars::JsonSchema` alone,
+/// with no `schemars` in scope.
 const MAIN_RS: &str = include_str!("../../examples/app-tools/src/main.rs");
 
 fn repo_root() -> PathBuf {
@@ -157,4 +160,57 @@ fn an_application_on_mcpgen_alone_serves_its_tools_over_stdio() {
     drop(stdin);
     let status = child.wait().expect("the application exits");
     assert!(status.success(), "exit status {status}");
+}
+
+/// The Python SDK's interpreter, installed by `scripts/test.sh` into `tests/python/.venv`.
+fn python() -> PathBuf {
+    let path = repo_root().join("tests/python/.venv/bin/python");
+    assert!(
+        path.exists(),
+        "{} is missing; run scripts/test.sh, which installs tests/python/requirements.txt",
+        path.display()
+    );
+    path
+}
+
+#[tokio::test]
+async fn the_http_example_serves_a_tool_taking_args_to_the_official_python_client() {
+    let port = mcpgen_tests::free_port();
+    let child = tokio::process::Command::new(mcpgen_tests::workspace_binary("app-tools-http"))
+        .arg(format!("127.0.0.1:{port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("app-tools-http starts");
+    let _child = mcpgen_tests::KillOnDrop(child);
+    assert!(
+        mcpgen_tests::wait_port(port).await,
+        "app-tools-http listens on {port}"
+    );
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let out = tokio::time::timeout(
+        std::time::Duration::from_secs(60),
+        tokio::process::Command::new(python())
+            .arg(repo_root().join("tests/python/call_tool.py"))
+            .args(["http", "add", r#"{"a": 2, "b": 40}"#, &url])
+            .kill_on_drop(true)
+            .output(),
+    )
+    .await
+    .expect("the Python client finishes within 60 s")
+    .expect("the Python client runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let printed: Value = serde_json::from_str(stdout.lines().last().unwrap_or_default())
+        .unwrap_or_else(|_| {
+            panic!(
+                "the Python client printed no JSON line (status {}):\n{stdout}\n{}",
+                out.status,
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+    // The struct's fields are the tool's arguments: `{"a": 2, "b": 40}`, not `{"args": …}`.
+    assert_eq!(printed["ok"], json!(true), "{printed}");
+    assert_eq!(printed["isError"], json!(false), "{printed}");
+    assert_eq!(printed["structuredContent"], json!({"result": 42}), "{printed}");
 }
