@@ -40,6 +40,11 @@ use proc_macro::TokenStream;
 /// parameter of type `ToolContext` or `&ToolContext` (or marked `#[context]`) receives the
 /// call's context instead.
 ///
+/// One parameter of type `Args<T>` (`mcpgen::Args`, destructured as `Args(args): Args<T>`), or
+/// marked `#[args]`, is the whole arguments instead: `T`'s schema is the input schema and the
+/// call's arguments decode into `T`, so `T`'s fields are the tool's arguments. Such a tool takes
+/// no other arguments besides its context.
+///
 /// The return type `R` decides the output: for `Result<T, E>` (any spelling, aliases
 /// included) with `T: Serialize + JsonSchema` and `E: Display`, `Ok` is structured content and
 /// `Err` an `isError` result; any other `Serialize + JsonSchema` type is always a success.
