@@ -26,8 +26,8 @@ serde = { version = "1", features = ["derive"] }
 "#;
 
 /// The book's example (`examples/app-tools`), which names `JsonSchema` through the prelude,
-/// through `mcpgen::schemars::{self, JsonSchema}` and as `mcpgen::schemars::JsonSchema` alone,
-/// with no `schemars` in scope.
+/// by its path `mcpgen::schemars::JsonSchema` and imported as `mcpgen::schemars::JsonSchema`
+/// alone, with no `schemars` in scope.
 const MAIN_RS: &str = include_str!("../../examples/app-tools/src/main.rs");
 
 fn repo_root() -> PathBuf {

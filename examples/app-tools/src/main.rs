@@ -34,12 +34,10 @@ async fn list_rooms(
 // ANCHOR_END: tool
 
 // ANCHOR: derive_paths
-/// `JsonSchema` imported with the `schemars` module itself.
+/// The derive named by its path, with nothing imported.
 mod booking {
-    use mcpgen::schemars::{self, JsonSchema};
-
     /// A booking of a room.
-    #[derive(serde::Deserialize, JsonSchema)]
+    #[derive(serde::Deserialize, mcpgen::schemars::JsonSchema)]
     pub struct Booking {
         /// The room's name.
         pub room: String,
