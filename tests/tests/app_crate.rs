@@ -214,3 +214,42 @@ async fn the_http_example_serves_a_tool_taking_args_to_the_official_python_clien
     assert_eq!(printed["isError"], json!(false), "{printed}");
     assert_eq!(printed["structuredContent"], json!({"result": 42}), "{printed}");
 }
+
+/// `Server::serve_http` in an application without mcpgen's `http` feature.
+const NO_HTTP_MAIN_RS: &str = r#"
+use mcpgen::prelude::*;
+use mcpgen::server::Server;
+
+/// Adds one.
+#[mcp_tool]
+fn inc(n: i64) -> i64 {
+    n + 1
+}
+
+#[mcpgen::tokio::main(crate = "mcpgen::tokio")]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let server = Server::builder("x", "1").tool_set(tool_set![inc]).no_auth().build()?;
+    let addr: std::net::SocketAddr = "127.0.0.1:8080".parse()?;
+    server.serve_http(addr, std::future::pending()).await?;
+    Ok(())
+}
+"#;
+
+#[test]
+fn without_the_http_feature_serve_http_names_the_feature_to_enable() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    write_app(dir.path());
+    std::fs::write(dir.path().join("src/main.rs"), NO_HTTP_MAIN_RS).expect("main.rs");
+    let output = mcpgen_tests::standalone_cargo(dir.path(), &["build", "--quiet"])
+        .output()
+        .expect("cargo runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "the build succeeded:\n{stderr}");
+    assert!(
+        stderr.contains("`Server::serve_http` needs mcpgen's `http` feature")
+            && stderr.contains(r#"features = ["http"]"#),
+        "{stderr}"
+    );
+    assert_eq!(stderr.matches("error[E0277]").count(), 1, "{stderr}");
+    assert!(!stderr.contains("serve_io"), "{stderr}");
+}
