@@ -38,7 +38,8 @@ fn has_key(attrs: &[Attribute], key: &str, bare: bool) -> bool {
             };
             let at_start = i == 0
                 || matches!(tokens.get(i - 1), Some(TokenTree::Punct(p)) if p.as_char() == ',');
-            let valued = matches!(tokens.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '=');
+            let valued =
+                matches!(tokens.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '=');
             ident.unraw() == key && at_start && !(bare && valued)
         })
     })

@@ -212,7 +212,11 @@ async fn the_http_example_serves_a_tool_taking_args_to_the_official_python_clien
     // The struct's fields are the tool's arguments: `{"a": 2, "b": 40}`, not `{"args": …}`.
     assert_eq!(printed["ok"], json!(true), "{printed}");
     assert_eq!(printed["isError"], json!(false), "{printed}");
-    assert_eq!(printed["structuredContent"], json!({"result": 42}), "{printed}");
+    assert_eq!(
+        printed["structuredContent"],
+        json!({"result": 42}),
+        "{printed}"
+    );
 }
 
 /// `Server::serve_http` in an application without mcpgen's `http` feature.
