@@ -423,3 +423,56 @@ fn a_server_refuses_whole_arguments_that_are_not_an_object() {
         "{refused}"
     );
 }
+
+/// A page of items.
+#[derive(Serialize, JsonSchema)]
+struct Page<T> {
+    /// The items.
+    items: Vec<T>,
+    /// Where the next page starts.
+    next: Option<String>,
+}
+
+/// Search settings, each with its default.
+#[derive(serde::Deserialize, JsonSchema)]
+#[serde(default)]
+struct Settings {
+    /// Most results.
+    limit: u32,
+    exact: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            limit: 20,
+            exact: false,
+        }
+    }
+}
+
+#[test]
+fn the_facade_derive_handles_generics_and_container_defaults() {
+    let page = Value::from(mcpgen::schemars::schema_for!(Page<Terms2>));
+    let title = page["title"].as_str().unwrap_or_default();
+    assert!(title.starts_with("Page"), "{page}");
+    assert_eq!(page["required"], json!(["items"]), "{page}");
+    assert_eq!(
+        page["properties"]["items"]["items"]["$ref"], "#/$defs/Terms2",
+        "{page}"
+    );
+    assert_eq!(page["properties"]["items"]["description"], "The items.");
+
+    let settings = Value::from(mcpgen::schemars::schema_for!(Settings));
+    assert_eq!(settings["title"], "Settings", "{settings}");
+    assert_eq!(settings["properties"]["limit"]["default"], 20, "{settings}");
+    assert_eq!(
+        settings["properties"]["exact"]["default"], false,
+        "{settings}"
+    );
+    assert_eq!(
+        settings["properties"]["limit"]["description"],
+        "Most results."
+    );
+    assert!(settings.get("required").is_none(), "{settings}");
+}
