@@ -9,9 +9,12 @@
 //! - [`tool_set!`] collects `#[mcp_tool]` functions into a set.
 //! - [`generate!`] includes the crate `mcpgen generate` would write for an OpenAPI document
 //!   and its allowlist.
+//! - [`derive@JsonSchema`] is schemars' derive naming the crate as `::mcpgen::schemars`, so it
+//!   needs no `schemars` dependency or import.
 #![deny(missing_docs)]
 
 mod options;
+mod schema_derive;
 mod set;
 mod spec;
 mod tool;
@@ -36,6 +39,11 @@ use proc_macro::TokenStream;
 /// `#[serde(...)]`/`#[schemars(...)]` attributes on a parameter apply to its property. One
 /// parameter of type `ToolContext` or `&ToolContext` (or marked `#[context]`) receives the
 /// call's context instead.
+///
+/// One parameter of type `Args<T>` (`mcpgen::Args`, destructured as `Args(args): Args<T>`), or
+/// marked `#[args]`, is the whole arguments instead: `T`'s schema is the input schema and the
+/// call's arguments decode into `T`, so `T`'s fields are the tool's arguments. Such a tool takes
+/// no other arguments besides its context.
 ///
 /// The return type `R` decides the output: for `Result<T, E>` (any spelling, aliases
 /// included) with `T: Serialize + JsonSchema` and `E: Display`, `Ok` is structured content and
@@ -140,4 +148,17 @@ pub fn tool_set(input: TokenStream) -> TokenStream {
 #[proc_macro]
 pub fn generate(input: TokenStream) -> TokenStream {
     spec::generate(input.into()).into()
+}
+
+/// Derives `JsonSchema` (schemars 1.x) for a struct or an enum, as `mcpgen::schemars` and
+/// `mcpgen::prelude` export it: the same schema, attributes (`#[schemars(...)]`,
+/// `#[serde(...)]`, `#[validate(...)]`, `#[garde(...)]`) and errors as schemars' own derive,
+/// which this expands to, but naming the crate as `::mcpgen::schemars` itself, so a crate that
+/// depends on `mcpgen` alone can write `use mcpgen::schemars::JsonSchema;` and derive it.
+#[proc_macro_derive(JsonSchema, attributes(schemars, serde, validate, garde))]
+pub fn json_schema(input: TokenStream) -> TokenStream {
+    match syn::parse::<syn::DeriveInput>(input) {
+        Ok(input) => schema_derive::derive(input).into(),
+        Err(e) => e.into_compile_error().into(),
+    }
 }

@@ -45,6 +45,9 @@ enum Param {
     },
     /// The call context, not part of the schema.
     Context(ContextKind),
+    /// The whole arguments (`Args<T>`, or a parameter marked `#[args]`): its type's schema is
+    /// the input schema, and the call's arguments decode into it.
+    Whole(Box<Type>),
 }
 
 /// A parsed tool: the function (with the attributes it lent to the argument struct removed)
@@ -83,6 +86,20 @@ fn doc_text(attrs: &[syn::Attribute]) -> Option<String> {
     }
     let text = lines.join("\n").trim().to_owned();
     (!text.is_empty()).then_some(text)
+}
+
+/// Whether `ty` is spelt `Args<T>` (any path ending so), the wrapper whose `T` is the whole
+/// arguments.
+fn is_args_type(ty: &Type) -> bool {
+    match ty {
+        Type::Path(p) if p.qself.is_none() => p.path.segments.last().is_some_and(|s| {
+            s.ident == "Args"
+                && matches!(&s.arguments, syn::PathArguments::AngleBracketed(a) if a.args.len() == 1)
+        }),
+        Type::Paren(inner) => is_args_type(&inner.elem),
+        Type::Group(inner) => is_args_type(&inner.elem),
+        _ => false,
+    }
 }
 
 fn is_context_type(ty: &Type) -> Option<ContextKind> {
@@ -138,6 +155,7 @@ impl Tool {
         let mut params = Vec::new();
         let mut receiver = false;
         let mut context_seen: Option<Span> = None;
+        let mut whole_params: Vec<Span> = Vec::new();
         let (schema_attrs, kept): (Vec<_>, Vec<_>) = func
             .attrs
             .drain(..)
@@ -174,6 +192,29 @@ impl Tool {
                 FnArg::Typed(pt) => {
                     let explicit_context = pt.attrs.iter().any(|a| a.path().is_ident("context"));
                     pt.attrs.retain(|a| !a.path().is_ident("context"));
+                    let explicit_whole = pt.attrs.iter().any(|a| a.path().is_ident("args"));
+                    pt.attrs.retain(|a| !a.path().is_ident("args"));
+                    if !explicit_context && (explicit_whole || is_args_type(&pt.ty)) {
+                        if let Some(why) = unsupported(&pt.ty) {
+                            errors.push(syn::Error::new_spanned(&pt.ty, why));
+                        }
+                        if let Some(attr) = pt
+                            .attrs
+                            .iter()
+                            .find(|a| a.path().is_ident("serde") || a.path().is_ident("schemars"))
+                        {
+                            errors.push(syn::Error::new_spanned(
+                                attr,
+                                "the whole arguments take their `serde` and `schemars` \
+                                 attributes from their type: put this on the struct's \
+                                 definition or its fields",
+                            ));
+                        }
+                        pt.attrs.retain(|a| !is_field_attr(a));
+                        whole_params.push(pt.span());
+                        params.push(Param::Whole(pt.ty.clone()));
+                        continue;
+                    }
                     let context = if explicit_context {
                         Some(match &*pt.ty {
                             Type::Reference(_) => ContextKind::Borrowed,
@@ -220,6 +261,39 @@ impl Tool {
                         attrs: lent,
                     });
                 }
+            }
+        }
+        if let Some((first, rest)) = whole_params.split_first() {
+            for second in rest {
+                errors.push(syn::Error::new(
+                    *second,
+                    "a tool takes its whole arguments (`Args<T>` or `#[args]`) once; this is \
+                     the second",
+                ));
+            }
+            for param in &params {
+                if let Param::Arg { ident, .. } = param {
+                    errors.push(syn::Error::new_spanned(
+                        ident,
+                        "a tool taking its whole arguments as one struct (`Args<T>` or \
+                         `#[args]`) takes no other arguments besides its context: make this a \
+                         field of the struct",
+                    ));
+                }
+            }
+            if options.deny_unknown_arguments == Some(true) {
+                errors.push(syn::Error::new(
+                    *first,
+                    "`deny_unknown_arguments` shapes the macro's own argument struct; with \
+                     `Args<T>` the arguments are `T`: put `#[serde(deny_unknown_fields)]` on \
+                     `T` instead",
+                ));
+            }
+            if let Some(attr) = schema_attrs.first() {
+                errors.push(syn::Error::new_spanned(
+                    attr,
+                    "with `Args<T>` the input schema is `T`'s: put `#[schemars(...)]` on `T`",
+                ));
             }
         }
         let output = match &func.sig.output {
@@ -302,18 +376,23 @@ impl Tool {
 
         let fields = self.params.iter().filter_map(|p| match p {
             Param::Arg { ident, ty, attrs } => Some(quote! { #(#attrs)* #ident: #ty, }),
-            Param::Context(_) => None,
+            Param::Context(_) | Param::Whole(_) => None,
+        });
+        let whole = self.params.iter().find_map(|p| match p {
+            Param::Whole(ty) => Some(ty),
+            _ => None,
         });
         let bindings: Vec<&Ident> = self
             .params
             .iter()
             .filter_map(|p| match p {
                 Param::Arg { ident, .. } => Some(ident),
-                Param::Context(_) => None,
+                Param::Context(_) | Param::Whole(_) => None,
             })
             .collect();
         let call_args = self.params.iter().map(|p| match p {
             Param::Arg { ident, .. } => quote!(#ident),
+            Param::Whole(_) => quote!(__whole),
             Param::Context(ContextKind::Owned) => quote!(#rt::ToolContext::from_call(__ctx)),
             Param::Context(ContextKind::Borrowed) => {
                 quote!(&#rt::ToolContext::from_call(__ctx))
@@ -332,12 +411,16 @@ impl Tool {
         };
         let uses_ctx = self.params.iter().any(|p| matches!(p, Param::Context(_)));
         let ctx_pat = if uses_ctx { quote!(__ctx) } else { quote!(_) };
-        let args_pat = if bindings.is_empty() {
+        let args_pat = if bindings.is_empty() && whole.is_none() {
             quote!(_)
         } else {
             quote!(__args)
         };
-        let decode = if bindings.is_empty() {
+        let decode = if let Some(ty) = whole {
+            quote! {
+                let __whole: #ty = #rt::__private::decode_args::<#ty>(#name, &__args)?;
+            }
+        } else if bindings.is_empty() {
             quote!()
         } else {
             quote! {
@@ -391,10 +474,31 @@ impl Tool {
         };
         let out_span = output.span();
         let shape = quote_spanned! {out_span=>
-            (&#rt::__private::OutputTag::<#output>::new()).mcp_output_shape()
+            (&&&&#rt::__private::OutputTag::<#output>::new()).mcp_output_shape()
         };
         let convert = quote_spanned! {out_span=>
-            (&#rt::__private::OutputTag::<#output>::new()).mcp_into_result(__def, __out)
+            (&&&&#rt::__private::OutputTag::<#output>::new()).mcp_into_result(__def, __out)
+        };
+        let (args_struct, schema_ty) = match whole {
+            Some(ty) => (quote!(), quote!(#ty)),
+            None => (
+                quote! {
+                    #[derive(#rt::__private::serde::Deserialize, #rt::__private::schemars::JsonSchema)]
+                    #[serde(crate = "::mcpgen::__private::serde")]
+                    #[schemars(crate = "::mcpgen::__private::schemars")]
+                    #deny_unknown
+                    #(#schema_attrs)*
+                    #[allow(non_camel_case_types, dead_code)]
+                    struct __McpArgs { #(#fields)* }
+                },
+                quote!(__McpArgs),
+            ),
+        };
+        let output_traits = quote! {
+            #rt::__private::{
+                RawOutput as _, ResultFallback as _, ResultOutput as _, ValueFallback as _,
+                ValueOutput as _,
+            }
         };
         let doc = format!(
             "The `{}` tool's definition and call (`#[mcp_tool]`).",
@@ -418,20 +522,14 @@ impl Tool {
             #[doc = #doc]
             #[doc(hidden)]
             #vis fn #companion #generics () -> #rt::AppTool<#state_ty> {
-                #[derive(#rt::__private::serde::Deserialize, #rt::__private::schemars::JsonSchema)]
-                #[serde(crate = "::mcpgen::__private::serde")]
-                #[schemars(crate = "::mcpgen::__private::schemars")]
-                #deny_unknown
-                #(#schema_attrs)*
-                #[allow(non_camel_case_types, dead_code)]
-                struct __McpArgs { #(#fields)* }
+                #args_struct
 
                 fn __mcp_def() -> &'static #rt::ToolDef {
                     static DEF: ::std::sync::OnceLock<#rt::ToolDef> = ::std::sync::OnceLock::new();
                     DEF.get_or_init(|| {
                         #[allow(unused_imports)]
-                        use #rt::__private::{RawOutput as _, ResultOutput as _, ValueOutput as _};
-                        #rt::__private::tool_def::<__McpArgs>(
+                        use #output_traits;
+                        #rt::__private::tool_def::<#schema_ty>(
                             #rt::__private::ToolMeta {
                                 name: #name,
                                 title: #title,
@@ -456,7 +554,7 @@ impl Tool {
                     |#state_pat, #args_pat, #ctx_pat| {
                         ::std::boxed::Box::pin(async move {
                             #[allow(unused_imports)]
-                            use #rt::__private::{RawOutput as _, ResultOutput as _, ValueOutput as _};
+                            use #output_traits;
                             #decode
                             let __out = #callee #await_;
                             let __def = __mcp_def();

@@ -7,7 +7,7 @@ use support::{call, text};
 
 use mcpgen::schemars::JsonSchema;
 use mcpgen::server::Server;
-use mcpgen::{AppToolSet, ToolContext};
+use mcpgen::{AppToolSet, Args, ToolContext};
 use mcpgen::{mcp_tool, mcp_tools, tool_set};
 use rmcp::model::Tool;
 use rmcp::service::{RoleClient, RunningService};
@@ -298,4 +298,181 @@ fn one_function_serves_several_sets() {
         second.tool("add").map(|t| t.required_scope),
         Some(Some("math"))
     );
+}
+
+/// Two terms.
+#[derive(Debug, serde::Deserialize, JsonSchema)]
+#[schemars(crate = "mcpgen::schemars")]
+#[serde(deny_unknown_fields)]
+struct Terms {
+    /// The first term.
+    a: i64,
+    /// The second term.
+    #[serde(default)]
+    b: i64,
+}
+
+/// Adds two terms given as the tool's own arguments.
+#[mcp_tool(read_only)]
+fn sum(Args(terms): Args<Terms>) -> i64 {
+    terms.a + terms.b
+}
+
+/// Multiplies two terms, the parameter marked as the whole arguments.
+#[mcp_tool(read_only)]
+async fn product(#[args] Terms { a, b }: Terms, ctx: &ToolContext) -> Result<i64, String> {
+    ctx.request_id()
+        .map(|_| a * b)
+        .ok_or_else(|| "no request id".to_owned())
+}
+
+/// Adds `by` to the terms' sum, the terms flattened next to it.
+#[mcp_tool(read_only)]
+fn offset(#[serde(flatten)] terms: Terms2, by: i64) -> i64 {
+    terms.a + terms.b + by
+}
+
+/// Two terms, for flattening (serde refuses unknown fields only at the top). The derive
+/// imported as `mcpgen::schemars::JsonSchema` needs no `#[schemars(crate = …)]`.
+#[derive(Debug, serde::Deserialize, JsonSchema)]
+struct Terms2 {
+    a: i64,
+    b: i64,
+}
+
+/// Adds the terms of its nested `terms` argument.
+#[mcp_tool(read_only)]
+fn nested(terms: Terms2) -> i64 {
+    terms.a + terms.b
+}
+
+/// A string as the whole arguments, which a server refuses.
+#[mcp_tool]
+fn shout(Args(text): Args<String>) -> String {
+    text.to_uppercase()
+}
+
+#[tokio::test]
+async fn a_tool_taking_one_struct_has_its_fields_as_arguments() {
+    let set: AppToolSet<()> = tool_set![sum, product, offset, nested];
+    let (client, _stop) = serve(vec![std::sync::Arc::new(set)]).await;
+    let tools = client.list_all_tools().await.expect("tools/list");
+    for name in ["sum", "product"] {
+        let input = object(&tool(&tools, name).input_schema);
+        assert_eq!(input["type"], "object", "{name}: {input}");
+        assert_eq!(input["required"], json!(["a"]), "{name}: {input}");
+        assert_eq!(
+            input["properties"]["a"]["description"], "The first term.",
+            "{name}: {input}"
+        );
+        assert_eq!(input["properties"]["b"]["default"], 0, "{name}: {input}");
+        assert_eq!(input["additionalProperties"], false, "{name}: {input}");
+        assert!(input.get("title").is_none(), "{name}: {input}");
+    }
+    let flat = object(&tool(&tools, "offset").input_schema);
+    let mut required: Vec<&str> = flat["required"]
+        .as_array()
+        .expect("required")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    required.sort_unstable();
+    assert_eq!(required, ["a", "b", "by"], "{flat}");
+    let nested = object(&tool(&tools, "nested").input_schema);
+    assert_eq!(nested["required"], json!(["terms"]), "{nested}");
+
+    let result = call(&client, "sum", json!({"a": 2, "b": 40})).await;
+    assert_eq!(result.structured_content, Some(json!({"result": 42})));
+    let result = call(&client, "sum", json!({"a": 2})).await;
+    assert_eq!(result.structured_content, Some(json!({"result": 2})));
+    let result = call(&client, "product", json!({"a": 6, "b": 7})).await;
+    assert_eq!(result.structured_content, Some(json!({"result": 42})));
+    let result = call(&client, "offset", json!({"a": 1, "b": 2, "by": 39})).await;
+    assert_eq!(result.structured_content, Some(json!({"result": 42})));
+    let result = call(&client, "nested", json!({"terms": {"a": 40, "b": 2}})).await;
+    assert_eq!(result.structured_content, Some(json!({"result": 42})));
+
+    // The struct's own `deny_unknown_fields` refuses what it does not name.
+    let mut args = Map::new();
+    args.insert("a".into(), json!(1));
+    args.insert("c".into(), json!(2));
+    let refused = client
+        .call_tool(rmcp::model::CallToolRequestParams::new("sum").with_arguments(args))
+        .await
+        .map(|r| text(&r))
+        .unwrap_or_else(|e| e.to_string());
+    assert!(
+        refused.contains("/c") && refused.contains("unexpected"),
+        "{refused}"
+    );
+    client.cancel().await.ok();
+}
+
+#[test]
+fn a_server_refuses_whole_arguments_that_are_not_an_object() {
+    let set: AppToolSet<()> = tool_set![shout];
+    let refused = Server::builder("shout", "0.1.0")
+        .no_auth()
+        .tool_set(set)
+        .build()
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(
+        refused.contains("tool `shout`") && refused.contains("\"string\""),
+        "{refused}"
+    );
+}
+
+/// A page of items.
+#[derive(Serialize, JsonSchema)]
+struct Page<T> {
+    /// The items.
+    items: Vec<T>,
+    /// Where the next page starts.
+    next: Option<String>,
+}
+
+/// Search settings, each with its default.
+#[derive(serde::Deserialize, JsonSchema)]
+#[serde(default)]
+struct Settings {
+    /// Most results.
+    limit: u32,
+    exact: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            limit: 20,
+            exact: false,
+        }
+    }
+}
+
+#[test]
+fn the_facade_derive_handles_generics_and_container_defaults() {
+    let page = Value::from(mcpgen::schemars::schema_for!(Page<Terms2>));
+    let title = page["title"].as_str().unwrap_or_default();
+    assert!(title.starts_with("Page"), "{page}");
+    assert_eq!(page["required"], json!(["items"]), "{page}");
+    assert_eq!(
+        page["properties"]["items"]["items"]["$ref"], "#/$defs/Terms2",
+        "{page}"
+    );
+    assert_eq!(page["properties"]["items"]["description"], "The items.");
+
+    let settings = Value::from(mcpgen::schemars::schema_for!(Settings));
+    assert_eq!(settings["title"], "Settings", "{settings}");
+    assert_eq!(settings["properties"]["limit"]["default"], 20, "{settings}");
+    assert_eq!(
+        settings["properties"]["exact"]["default"], false,
+        "{settings}"
+    );
+    assert_eq!(
+        settings["properties"]["limit"]["description"],
+        "Most results."
+    );
+    assert!(settings.get("required").is_none(), "{settings}");
 }

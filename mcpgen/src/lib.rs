@@ -6,6 +6,7 @@ pub use mcpgen_runtime::*;
 
 #[cfg(feature = "mimalloc")]
 mod allocator;
+pub mod schemars;
 
 /// The global allocator of a binary linking this crate with the `mimalloc` feature.
 #[cfg(feature = "mimalloc")]
@@ -22,10 +23,10 @@ pub use mcpgen_client as client;
 pub use tokio;
 
 /// What an application module needs to write tools: `use mcpgen::prelude::*;` brings the
-/// attribute macros, the tool context and result types, and `schemars` with its
-/// `JsonSchema` derive, which then works without a `schemars` dependency of your own.
+/// attribute macros, the tool context, arguments and result types, and `schemars` with the
+/// `JsonSchema` trait and derive, which works without a `schemars` dependency of your own.
 pub mod prelude {
+    pub use crate::schemars::{self, JsonSchema};
     pub use mcpgen_macros::{mcp_tool, mcp_tools, tool_set};
-    pub use mcpgen_runtime::schemars::{self, JsonSchema};
-    pub use mcpgen_runtime::{Content, ToolContext, ToolResult};
+    pub use mcpgen_runtime::{Args, Content, ToolContext, ToolResult};
 }

@@ -8,8 +8,6 @@
 //! process; a set's table is likewise built once per place the set is declared.
 
 use std::collections::HashMap;
-use std::fmt::Display;
-use std::marker::PhantomData;
 use std::sync::{Arc, OnceLock};
 
 use mcpgen_core::BoxFuture;
@@ -24,6 +22,9 @@ use crate::notify::{Cancellation, LogLevel, Notifier, NotifyError};
 use crate::principal::Principal;
 use crate::tasks::TaskSupport;
 use crate::toolset::{CallContext, CallerCredential, ForwardedHeaders, ToolError, ToolSet};
+
+pub(crate) mod args;
+pub(crate) mod output;
 
 /// What a tool may learn about the call it serves, and what it may tell the caller while it
 /// works: take `ctx: ToolContext` (or `ctx: &ToolContext`) as one parameter of an
@@ -380,12 +381,17 @@ fn leak(text: String) -> &'static str {
 pub fn tool_def<A: schemars1::JsonSchema>(meta: ToolMeta, output: OutputShape) -> ToolDef {
     let mut input = Value::from(schemars1::SchemaGenerator::default().into_root_schema_for::<A>());
     if let Value::Object(map) = &mut input {
-        // The argument struct is the macro's, not the user's: its name means nothing.
+        // The argument struct's name and description are not the tool's (the macro's own
+        // struct has no meaning; an `Args<T>`'s type describes the type, not the tool). A
+        // schema without a `type` (an enum of structs) is an object; one with another `type`
+        // stays as it is, for the server to refuse when it is built.
         map.remove("title");
         map.remove("description");
-        map.insert("type".into(), "object".into());
-        map.entry("properties")
-            .or_insert_with(|| Value::Object(Map::new()));
+        let kind = map.entry("type").or_insert_with(|| "object".into());
+        if kind == "object" {
+            map.entry("properties")
+                .or_insert_with(|| Value::Object(Map::new()));
+        }
     }
     let view = match (meta.ui, &output.schema) {
         (Some(requested), Some(schema)) => view_def(&meta, requested, &input, schema, output.wrap),
@@ -429,143 +435,6 @@ fn view_def(
         .with_paging(input, schema, wrapped, &mut resolve);
     let view = crate::ViewDef::new(meta.name, leak(layout.to_json()));
     Some(Box::leak(Box::new(view)))
-}
-
-/// The result of a successful call returning `value`: its JSON as text (a string as it is),
-/// and as structured content when the tool has an output schema.
-fn success<T: serde::Serialize>(value: &T, def: &ToolDef) -> ToolResult {
-    let json = match serde_json::to_value(value) {
-        Ok(json) => json,
-        Err(e) => {
-            return ToolResult::error(format!("the tool's result could not be serialised: {e}"));
-        }
-    };
-    let text = match &json {
-        Value::String(s) => s.clone(),
-        Value::Null => "ok".to_owned(),
-        other => other.to_string(),
-    };
-    if def.output_schema.is_none() {
-        return ToolResult::text(text);
-    }
-    let mut result = ToolResult::json(json, def.wrap_output);
-    result.content = vec![mcpgen_core::result::Content::Text(text)];
-    result
-}
-
-/// Selects, by the trait bounds of a tool's return type `R`, how its value becomes a result:
-/// `Result<T, E>` with `T: Serialize + JsonSchema` and `E: Display` through [`ResultOutput`],
-/// any other `Serialize + JsonSchema` type through [`ValueOutput`]; a [`ToolResult`] (or
-/// `Result<ToolResult, E>`) is passed through as the tool built it. The macros call the
-/// methods on `&OutputTag::<R>::new()`, so method resolution tries `ResultOutput` first
-/// (no auto-reference needed) and `ValueOutput` second; aliases of `Result` work because the
-/// choice is made on the type, not on how it is spelt.
-#[doc(hidden)]
-pub struct OutputTag<R>(PhantomData<fn() -> R>);
-
-impl<R> OutputTag<R> {
-    /// The tag for `R`.
-    pub const fn new() -> Self {
-        Self(PhantomData)
-    }
-}
-
-impl<R> Default for OutputTag<R> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-/// Tools returning `Result<T, E>`: `Ok` is structured output, `Err` an `isError` result.
-#[doc(hidden)]
-pub trait ResultOutput {
-    /// The tool's return type.
-    type Returned;
-    /// The output shape of the `Ok` type.
-    fn mcp_output_shape(&self) -> OutputShape;
-    /// The result of one call of the tool `def` describes.
-    fn mcp_into_result(&self, def: &ToolDef, returned: Self::Returned) -> ToolResult;
-}
-
-impl<T, E> ResultOutput for OutputTag<Result<T, E>>
-where
-    T: serde::Serialize + schemars1::JsonSchema,
-    E: Display,
-{
-    type Returned = Result<T, E>;
-
-    fn mcp_output_shape(&self) -> OutputShape {
-        OutputShape::of::<T>()
-    }
-
-    fn mcp_into_result(&self, def: &ToolDef, returned: Result<T, E>) -> ToolResult {
-        match returned {
-            Ok(value) => success(&value, def),
-            Err(e) => ToolResult::error(e.to_string()),
-        }
-    }
-}
-
-/// Tools returning a plain value: always a success.
-#[doc(hidden)]
-pub trait ValueOutput {
-    /// The tool's return type.
-    type Returned;
-    /// The output shape of the type.
-    fn mcp_output_shape(&self) -> OutputShape;
-    /// The result of one call of the tool `def` describes.
-    fn mcp_into_result(&self, def: &ToolDef, returned: Self::Returned) -> ToolResult;
-}
-
-impl<T> ValueOutput for &OutputTag<T>
-where
-    T: serde::Serialize + schemars1::JsonSchema,
-{
-    type Returned = T;
-
-    fn mcp_output_shape(&self) -> OutputShape {
-        OutputShape::of::<T>()
-    }
-
-    fn mcp_into_result(&self, def: &ToolDef, returned: T) -> ToolResult {
-        success(&returned, def)
-    }
-}
-
-/// Tools returning a [`ToolResult`] they built themselves (images, audio, embedded resources,
-/// several blocks, an error with its own wording), or `Result<ToolResult, E>`: the result is
-/// sent as it is (`Err` becomes an `isError` result with the error's text), and the tool
-/// advertises no `outputSchema`. `ToolResult` is not `Serialize`, so these never compete with
-/// [`ResultOutput`]'s and [`ValueOutput`]'s impls for serialisable values.
-#[doc(hidden)]
-pub trait RawOutput {
-    /// The tool's return type.
-    type Returned;
-    /// No output schema.
-    fn mcp_output_shape(&self) -> OutputShape {
-        OutputShape {
-            schema: None,
-            wrap: false,
-        }
-    }
-    /// The result of one call of the tool `def` describes.
-    fn mcp_into_result(&self, def: &ToolDef, returned: Self::Returned) -> ToolResult;
-}
-
-impl RawOutput for OutputTag<ToolResult> {
-    type Returned = ToolResult;
-
-    fn mcp_into_result(&self, _def: &ToolDef, returned: ToolResult) -> ToolResult {
-        returned
-    }
-}
-
-impl<E: Display> RawOutput for OutputTag<Result<ToolResult, E>> {
-    type Returned = Result<ToolResult, E>;
-
-    fn mcp_into_result(&self, _def: &ToolDef, returned: Result<ToolResult, E>) -> ToolResult {
-        returned.unwrap_or_else(|e| ToolResult::error(e.to_string()))
-    }
 }
 
 /// Compares two names in a constant, for the macros' duplicate-name check.

@@ -66,6 +66,7 @@ mod wire;
 
 pub use mcpgen_core::{BoxFuture, connection, json_kind, result, tool, typescript, view};
 
+pub use app::args::Args;
 pub use app::{AppTool, AppToolSet, ToolContext};
 pub use completion::{Completer, Completion, CompletionRequest};
 pub use guard_report::{GuardRefusal, GuardReport};
@@ -102,10 +103,11 @@ pub use schemars1 as schemars;
 /// Items generated code needs but applications should not call directly.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::app::{
-        OutputShape, OutputTag, RawOutput, ResultOutput, ToolMeta, ValueOutput, name_taken,
-        tool_def,
+    pub use crate::app::output::{
+        OutputTag, RawOutput, ResultFallback, ResultOutput, ToolErrorText, ToolOutput,
+        ValueFallback, ValueOutput,
     };
+    pub use crate::app::{OutputShape, ToolMeta, name_taken, tool_def};
     pub use schemars1 as schemars;
     pub use serde;
     pub use serde_json;

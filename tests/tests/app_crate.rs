@@ -3,6 +3,8 @@
 //! `#[mcp_tools]` impl, derives `JsonSchema` through every import path the book shows, and
 //! serves them over stdio. With the default
 //! features its dependency tree has no HTTP client or server and no command-line parser.
+//! The example's HTTP binary (`app-tools-http`) is started and called with the official
+//! Python client over Streamable HTTP.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -24,7 +26,8 @@ serde = { version = "1", features = ["derive"] }
 "#;
 
 /// The book's example (`examples/app-tools`), which names `JsonSchema` through the prelude,
-/// through `mcpgen::schemars::{self, JsonSchema}` and with `#[schemars(crate = …)]`.
+/// by its path `mcpgen::schemars::JsonSchema` and imported as `mcpgen::schemars::JsonSchema`
+/// alone, with no `schemars` in scope.
 const MAIN_RS: &str = include_str!("../../examples/app-tools/src/main.rs");
 
 fn repo_root() -> PathBuf {
@@ -157,4 +160,100 @@ fn an_application_on_mcpgen_alone_serves_its_tools_over_stdio() {
     drop(stdin);
     let status = child.wait().expect("the application exits");
     assert!(status.success(), "exit status {status}");
+}
+
+/// The Python SDK's interpreter, installed by `scripts/test.sh` into `tests/python/.venv`.
+fn python() -> PathBuf {
+    let path = repo_root().join("tests/python/.venv/bin/python");
+    assert!(
+        path.exists(),
+        "{} is missing; run scripts/test.sh, which installs tests/python/requirements.txt",
+        path.display()
+    );
+    path
+}
+
+#[tokio::test]
+async fn the_http_example_serves_a_tool_taking_args_to_the_official_python_client() {
+    let port = mcpgen_tests::free_port();
+    let child = tokio::process::Command::new(mcpgen_tests::workspace_binary("app-tools-http"))
+        .arg(format!("127.0.0.1:{port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("app-tools-http starts");
+    let _child = mcpgen_tests::KillOnDrop(child);
+    assert!(
+        mcpgen_tests::wait_port(port).await,
+        "app-tools-http listens on {port}"
+    );
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let out = tokio::time::timeout(
+        std::time::Duration::from_secs(60),
+        tokio::process::Command::new(python())
+            .arg(repo_root().join("tests/python/call_tool.py"))
+            .args(["http", "add", r#"{"a": 2, "b": 40}"#, &url])
+            .kill_on_drop(true)
+            .output(),
+    )
+    .await
+    .expect("the Python client finishes within 60 s")
+    .expect("the Python client runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let printed: Value = serde_json::from_str(stdout.lines().last().unwrap_or_default())
+        .unwrap_or_else(|_| {
+            panic!(
+                "the Python client printed no JSON line (status {}):\n{stdout}\n{}",
+                out.status,
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+    // The struct's fields are the tool's arguments: `{"a": 2, "b": 40}`, not `{"args": …}`.
+    assert_eq!(printed["ok"], json!(true), "{printed}");
+    assert_eq!(printed["isError"], json!(false), "{printed}");
+    assert_eq!(
+        printed["structuredContent"],
+        json!({"result": 42}),
+        "{printed}"
+    );
+}
+
+/// `Server::serve_http` in an application without mcpgen's `http` feature.
+const NO_HTTP_MAIN_RS: &str = r#"
+use mcpgen::prelude::*;
+use mcpgen::server::Server;
+
+/// Adds one.
+#[mcp_tool]
+fn inc(n: i64) -> i64 {
+    n + 1
+}
+
+#[mcpgen::tokio::main(crate = "mcpgen::tokio")]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let server = Server::builder("x", "1").tool_set(tool_set![inc]).no_auth().build()?;
+    let addr: std::net::SocketAddr = "127.0.0.1:8080".parse()?;
+    server.serve_http(addr, std::future::pending()).await?;
+    Ok(())
+}
+"#;
+
+#[test]
+fn without_the_http_feature_serve_http_names_the_feature_to_enable() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    write_app(dir.path());
+    std::fs::write(dir.path().join("src/main.rs"), NO_HTTP_MAIN_RS).expect("main.rs");
+    let output = mcpgen_tests::standalone_cargo(dir.path(), &["build", "--quiet"])
+        .output()
+        .expect("cargo runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "the build succeeded:\n{stderr}");
+    assert!(
+        stderr.contains("`Server::serve_http` needs mcpgen's `http` feature")
+            && stderr.contains(r#"features = ["http"]"#),
+        "{stderr}"
+    );
+    assert_eq!(stderr.matches("error[E0277]").count(), 1, "{stderr}");
+    assert!(!stderr.contains("serve_io"), "{stderr}");
 }

@@ -34,12 +34,10 @@ async fn list_rooms(
 // ANCHOR_END: tool
 
 // ANCHOR: derive_paths
-/// `JsonSchema` imported with the `schemars` module itself, which its derive names.
+/// The derive named by its path, with nothing imported.
 mod booking {
-    use mcpgen::schemars::{self, JsonSchema};
-
     /// A booking of a room.
-    #[derive(serde::Deserialize, JsonSchema)]
+    #[derive(serde::Deserialize, mcpgen::schemars::JsonSchema)]
     pub struct Booking {
         /// The room's name.
         pub room: String,
@@ -48,13 +46,13 @@ mod booking {
     }
 }
 
-/// Only the derive imported: `#[schemars(crate = …)]` tells it where `schemars` is.
+/// Only the trait and its derive imported: `mcpgen::schemars::JsonSchema` names its crate
+/// itself, so no `schemars` needs to be in scope.
 mod slot {
     use mcpgen::schemars::JsonSchema;
 
     /// When a booking starts.
     #[derive(serde::Deserialize, JsonSchema)]
-    #[schemars(crate = "mcpgen::schemars")]
     pub struct Slot {
         /// Start, `HH:MM`.
         pub from: String,

@@ -80,6 +80,8 @@ pub use policy::shared_rate::{RedisLimiter, RedisUnavailable, RedisUrlError};
 #[cfg(feature = "http")]
 pub use state::placement::Placement;
 pub use state::server::Server;
+#[cfg(not(feature = "http"))]
+pub use transport::no_http::HttpFeature;
 pub use transport::shutdown::shutdown_signal;
 
 /// What code mode (`crate::code`) lists (with the `search` feature alone, for its sizes) and

@@ -128,6 +128,18 @@ impl Catalog {
                         continue;
                     }
                 };
+                // MCP sends a tool's arguments as an object.
+                if let Some(kind) = input.get("type").filter(|kind| *kind != "object") {
+                    problems.push(schema_problem(
+                        "input",
+                        format!(
+                            "its type is {kind}, but a tool's arguments are a JSON object \
+                             (`type: \"object\"`); a tool taking `Args<T>` needs `T` to be a \
+                             struct or a map"
+                        ),
+                    ));
+                    continue;
+                }
                 // Checked against the meta-schema now; compiled on the tool's first call.
                 if let Err(message) = check_schema(&Value::Object(input.clone())) {
                     problems.push(schema_problem(

@@ -14,6 +14,8 @@ pub(crate) mod http;
 pub(crate) mod http_trace;
 #[cfg(feature = "http")]
 pub(crate) mod malformed;
+#[cfg(not(feature = "http"))]
+pub(crate) mod no_http;
 #[cfg(feature = "http")]
 pub(crate) mod ready;
 #[cfg(feature = "http")]
