@@ -54,8 +54,8 @@ pub(crate) mod edge_limits;
 pub(crate) mod error;
 mod mounting;
 pub(crate) mod policy;
-mod task_limits;
 pub(crate) mod state;
+mod task_limits;
 pub(crate) mod transport;
 
 #[cfg(feature = "http")]
