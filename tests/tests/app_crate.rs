@@ -243,6 +243,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 fn without_the_http_feature_serve_http_names_the_feature_to_enable() {
     let dir = tempfile::tempdir().expect("a temporary folder");
     write_app(dir.path());
+    // A package of its own name: the tests share one target folder, and a second
+    // `rooms-app` there could be taken as already built from the other test's sources.
+    let manifest = std::fs::read_to_string(dir.path().join("Cargo.toml")).expect("Cargo.toml");
+    std::fs::write(
+        dir.path().join("Cargo.toml"),
+        manifest.replace("name = \"rooms-app\"", "name = \"no-http-app\""),
+    )
+    .expect("Cargo.toml");
     std::fs::write(dir.path().join("src/main.rs"), NO_HTTP_MAIN_RS).expect("main.rs");
     let output = mcpgen_tests::standalone_cargo(dir.path(), &["build", "--quiet"])
         .output()
