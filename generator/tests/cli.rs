@@ -3,6 +3,10 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// `mcpgen mock` as a child process.
+#[path = "cli/mock.rs"]
+mod mock;
+
 fn mcpgen(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_mcpgen"))
         .args(args)

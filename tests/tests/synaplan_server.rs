@@ -15,6 +15,11 @@ use rmcp::model::CallToolRequestParams;
 use rmcp::transport::TokioChildProcess;
 use serde_json::{Value, json};
 
+/// The edge limits (connections, bodies without a credential, refused batches, sessions) on a
+/// real synaplan-mcp process.
+#[path = "synaplan_server/edge_limits.rs"]
+mod edge_limits;
+
 /// Every tool, with the `chat-organizer` plugin's `synaplan_rename_chat`: what `--no-auth` and
 /// the admin key (all plugins) see.
 /// The tools, and `describe_tools`: `synaplan_get_config`'s output schema is summarised.

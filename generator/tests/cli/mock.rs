@@ -16,13 +16,13 @@ use serde_json::{Value, json};
 
 // The mock's own value maker, to build requests that fit each operation.
 #[allow(dead_code)]
-#[path = "../src/mock/pattern.rs"]
+#[path = "../../src/mock/pattern.rs"]
 mod pattern;
 #[allow(dead_code)]
-#[path = "../src/mock/sample.rs"]
+#[path = "../../src/mock/sample.rs"]
 mod sample;
 #[allow(dead_code)]
-#[path = "../src/mock/seed.rs"]
+#[path = "../../src/mock/seed.rs"]
 mod seed;
 
 /// A running `mcpgen mock`, stopped when dropped.
