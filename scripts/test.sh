@@ -11,7 +11,8 @@ step() { printf '\n==> %s\n' "$*"; }
 
 step "Node 22, the TypeScript SDK, MCP Inspector, conformance suite, reference MCP servers and the OAuth servers of the tests (npm, into tests/node)"
 if [[ ! -d tests/node/node_modules || tests/node/package-lock.json -nt tests/node/node_modules ]]; then
-  npm ci --prefix tests/node --no-audit --no-fund --loglevel=error
+  # From the folder itself: some npm releases look for the lockfile in the working directory.
+  (cd tests/node && npm ci --no-audit --no-fund --loglevel=error)
   touch tests/node/node_modules
 fi
 
