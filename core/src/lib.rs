@@ -8,8 +8,11 @@
 //! - [`typescript`]: TypeScript declarations of tools, from their schemas, for programs that
 //!   call them.
 //! - [`view`]: views (MCP Apps) derived from output schemas, and their HTML.
+//! - [`breaker`]: the circuit breaker's state machine, for the server's upstreams and the
+//!   client's servers.
 #![deny(missing_docs)]
 
+pub mod breaker;
 pub mod connection;
 pub mod error;
 pub mod result;
