@@ -146,27 +146,28 @@ impl Pending<'_> {
             return Ok(());
         }
         let duration_ms = u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let record = AuditEvent::new(
+            new_call_id(),
+            self.time,
+            echoed(self.tool),
+            status,
+            self.args_sha256,
+        );
         let event = AuditEvent {
-            time: self.time,
             request_id: self.request_id,
             principal: self.principal.map(|p| p.id.clone()),
             key_id: self.principal.and_then(|p| p.key_id.clone()),
-            tool: echoed(self.tool),
             operation_id: self
                 .def
                 .and_then(|def| def.http.as_ref())
                 .map(|http| http.operation_id.to_owned()),
-            status,
             duration_ms,
             upstream_status,
-            args_sha256: self.args_sha256,
             args: self.args,
             error: error.as_deref().map(error_text),
             trace_id: self.trace_id,
-            call_id: new_call_id(),
             parent_call_id: self.parent_call_id,
-            code_sha256: None,
-            inner_calls: None,
+            ..record
         };
         self.inner.audit.try_record(event).await
     }
