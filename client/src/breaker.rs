@@ -11,13 +11,18 @@
 //!   success closes the breaker; its failure opens it again for another `cool_down`. A probe
 //!   whose outcome is never recorded (its future was dropped) frees the slot for the next one.
 //!
+//! The states are [`mcpgen_core::breaker`]'s, the machine the server's upstream guard walks
+//! too; this module adds the settings, the clock and the error a refused call returns.
+//!
 //! What counts as a failure is the caller's decision: the registry counts transport errors and
 //! timeouts, not a tool's own `isError` result (the server answered, so it is up).
 //!
 //! Time comes from a [`Clock`], so tests can move it by hand instead of sleeping.
 
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+use mcpgen_core::breaker::{Breaker, Ticket};
 
 /// Where the breaker reads the time from.
 pub trait Clock: Send + Sync {
@@ -83,24 +88,7 @@ impl Default for BreakerConfig {
 }
 
 /// The breaker's state, as reported by [`CircuitBreaker::state`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BreakerState {
-    /// Calls go through; `failures` consecutive failures so far.
-    Closed {
-        /// Consecutive failures since the last success.
-        failures: u32,
-    },
-    /// Calls fail fast until `until`.
-    Open {
-        /// When the next call may go through as a probe.
-        until: Instant,
-    },
-    /// One probe may go through (or is in flight).
-    HalfOpen {
-        /// Whether the probe has been handed out and not yet resolved.
-        probe_in_flight: bool,
-    },
-}
+pub use mcpgen_core::breaker::BreakerState;
 
 /// A call refused because a circuit breaker is open (or its one probe is already in flight).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -133,7 +121,7 @@ pub struct CircuitBreaker {
     server: String,
     config: BreakerConfig,
     clock: Arc<dyn Clock>,
-    state: Mutex<BreakerState>,
+    machine: Breaker,
 }
 
 impl std::fmt::Debug for CircuitBreaker {
@@ -167,7 +155,7 @@ impl CircuitBreaker {
             server: server.into(),
             config,
             clock,
-            state: Mutex::new(BreakerState::Closed { failures: 0 }),
+            machine: Breaker::new(config.failure_threshold, config.cool_down),
         }
     }
 
@@ -178,101 +166,22 @@ impl CircuitBreaker {
 
     /// The current state. An open breaker whose cool-down has passed reports `HalfOpen`.
     pub fn state(&self) -> BreakerState {
-        let now = self.clock.now();
-        let mut state = self.lock();
-        Self::expire(&mut state, now);
-        *state
-    }
-
-    fn lock(&self) -> MutexGuard<'_, BreakerState> {
-        // The state is a plain value that is always valid; a poisoned lock is still usable.
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    fn expire(state: &mut BreakerState, now: Instant) {
-        if let BreakerState::Open { until } = *state
-            && now >= until
-        {
-            *state = BreakerState::HalfOpen {
-                probe_in_flight: false,
-            };
-        }
+        self.machine.state(self.clock.now())
     }
 
     /// Asks to make a call. `Ok` carries a permit to report the outcome with; `Err` says the
     /// breaker is open and when to retry.
     pub fn acquire(&self) -> Result<Permit<'_>, BreakerOpen> {
-        let now = self.clock.now();
-        let mut state = self.lock();
-        Self::expire(&mut state, now);
-        match *state {
-            BreakerState::Closed { .. } => Ok(Permit {
-                breaker: self,
-                probe: false,
-                done: false,
+        match self.machine.admit(self.clock.now()) {
+            Ok(ticket) => Ok(Permit {
+                clock: &*self.clock,
+                ticket,
             }),
-            BreakerState::HalfOpen {
-                probe_in_flight: false,
-            } => {
-                *state = BreakerState::HalfOpen {
-                    probe_in_flight: true,
-                };
-                Ok(Permit {
-                    breaker: self,
-                    probe: true,
-                    done: false,
-                })
-            }
-            BreakerState::HalfOpen {
-                probe_in_flight: true,
-            } => Err(self.refusal(Duration::ZERO)),
-            BreakerState::Open { until } => Err(self.refusal(until.saturating_duration_since(now))),
-        }
-    }
-
-    fn refusal(&self, retry_in: Duration) -> BreakerOpen {
-        BreakerOpen {
-            server: self.server.clone(),
-            failures: self.config.failure_threshold,
-            retry_in,
-        }
-    }
-
-    fn on_success(&self) {
-        *self.lock() = BreakerState::Closed { failures: 0 };
-    }
-
-    fn on_failure(&self, probe: bool) {
-        let now = self.clock.now();
-        let mut state = self.lock();
-        let open = BreakerState::Open {
-            until: now + self.config.cool_down,
-        };
-        *state = match *state {
-            BreakerState::Closed { failures } => {
-                let failures = failures.saturating_add(1);
-                if failures >= self.config.failure_threshold {
-                    open
-                } else {
-                    BreakerState::Closed { failures }
-                }
-            }
-            // The probe failed: open again for another cool-down.
-            BreakerState::HalfOpen { .. } if probe => open,
-            // A call admitted while closed that finished after the breaker opened, or after
-            // someone else's probe: it tells nothing new.
-            other => other,
-        };
-    }
-
-    fn on_abandoned(&self, probe: bool) {
-        if probe {
-            let mut state = self.lock();
-            if let BreakerState::HalfOpen { .. } = *state {
-                *state = BreakerState::HalfOpen {
-                    probe_in_flight: false,
-                };
-            }
+            Err(retry_in) => Err(BreakerOpen {
+                server: self.server.clone(),
+                failures: self.config.failure_threshold,
+                retry_in,
+            }),
         }
     }
 }
@@ -281,35 +190,25 @@ impl CircuitBreaker {
 /// [`Permit::failure`]. Dropping it unreported counts as neither.
 #[must_use = "report the call's outcome with success() or failure()"]
 pub struct Permit<'a> {
-    breaker: &'a CircuitBreaker,
-    probe: bool,
-    done: bool,
+    clock: &'a dyn Clock,
+    ticket: Ticket<'a>,
 }
 
 impl Permit<'_> {
     /// Whether this call is the half-open probe.
     pub fn is_probe(&self) -> bool {
-        self.probe
+        self.ticket.is_probe()
     }
 
-    /// The call succeeded (the server answered): closes the breaker.
+    /// The call succeeded (the server answered): resets the failure count, and closes the
+    /// breaker when this call was the probe.
     pub fn success(mut self) {
-        self.done = true;
-        self.breaker.on_success();
+        self.ticket.record(false, self.clock.now());
     }
 
     /// The call failed in a way that says the server is unhealthy.
     pub fn failure(mut self) {
-        self.done = true;
-        self.breaker.on_failure(self.probe);
-    }
-}
-
-impl Drop for Permit<'_> {
-    fn drop(&mut self) {
-        if !self.done {
-            self.breaker.on_abandoned(self.probe);
-        }
+        self.ticket.record(true, self.clock.now());
     }
 }
 

@@ -10,6 +10,7 @@
 
 use std::collections::BTreeMap;
 
+use mcpgen_core::json_pointer;
 use serde_json::{Map, Value};
 
 /// The depth `mcpgen sizes` measures to.
@@ -58,7 +59,7 @@ impl PathWalk<'_> {
             let target = reference
                 .strip_prefix("#/$defs/")
                 .or_else(|| reference.strip_prefix("#/definitions/"))
-                .map(|n| n.replace("~1", "/").replace("~0", "~"))
+                .map(json_pointer::unescape)
                 .and_then(|n| self.defs.and_then(|d| d.get(&n)));
             if let Some(target) = target
                 && hops < MAX_HOPS

@@ -35,6 +35,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
 
+use mcpgen_core::json_pointer::{self, child};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
@@ -297,11 +298,6 @@ fn report(
     }));
 }
 
-/// `"{ptr}/{key}"` with `key` escaped as a JSON pointer segment.
-fn child(ptr: &str, key: &str) -> String {
-    format!("{ptr}/{}", key.replace('~', "~0").replace('/', "~1"))
-}
-
 /// Calls `f` on every direct subschema of the schema object `map`, with its JSON pointer.
 /// Values that hold data (`enum`, `const`, `default`, `examples`, property names) are never
 /// visited; neither are the string lists of `dependencies`.
@@ -337,7 +333,7 @@ fn for_each_subschema(
 /// The name a reference shows in stubs: its last pointer segment, unescaped.
 fn ref_name(reference: &str) -> String {
     match reference.rsplit_once('/') {
-        Some((_, last)) if !last.is_empty() => last.replace("~1", "/").replace("~0", "~"),
+        Some((_, last)) if !last.is_empty() => json_pointer::unescape(last),
         _ => "schema".to_owned(),
     }
 }

@@ -6,10 +6,11 @@
 //! replaced by that variable's `default`. Swagger 2.0 has only the document's server (from
 //! `host`, `basePath` and `schemes`).
 
+use mcpgen_core::json_pointer;
 use serde_json::Value;
 
 use crate::error::Warning;
-use crate::spec::{Operation, Spec, SpecVersion, escape_pointer_segment};
+use crate::spec::{Operation, Spec, SpecVersion};
 
 /// A `servers` list that cannot be used: where and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -76,7 +77,7 @@ pub(crate) fn default_url(root: &Value, owner: &str) -> Result<Option<String>, P
                 ),
             ));
         };
-        let variable_pointer = format!("{entry}/variables/{}", escape_pointer_segment(name));
+        let variable_pointer = format!("{entry}/variables/{}", json_pointer::escape(name));
         match variable.get("default") {
             Some(Value::String(default)) => out.push_str(default),
             Some(Value::Number(default)) => out.push_str(&default.to_string()),

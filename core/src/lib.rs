@@ -8,10 +8,15 @@
 //! - [`typescript`]: TypeScript declarations of tools, from their schemas, for programs that
 //!   call them.
 //! - [`view`]: views (MCP Apps) derived from output schemas, and their HTML.
+//! - [`json_pointer`]: JSON Pointer tokens escaped and joined, for every place a message names.
+//! - [`breaker`]: the circuit breaker's state machine, for the server's upstreams and the
+//!   client's servers.
 #![deny(missing_docs)]
 
+pub mod breaker;
 pub mod connection;
 pub mod error;
+pub mod json_pointer;
 pub mod result;
 pub mod tool;
 pub mod typescript;

@@ -1,5 +1,7 @@
 //! The static tool table: what a tool is called, what it accepts, and how it reaches its API.
 
+use crate::json_pointer;
+
 /// One tool as listed by `tools/list`, plus how it is dispatched.
 ///
 /// Generated crates hold a `static TOOLS: &[ToolDef]`; schemas are JSON text so the table can be
@@ -91,7 +93,7 @@ pub fn def_refs(node: &serde_json::Value, out: &mut Vec<String>) {
                     ("$ref", Value::String(r)) => {
                         if let Some(rest) = r.strip_prefix("#/$defs/") {
                             let name = rest.split('/').next().unwrap_or(rest);
-                            out.push(name.replace("~1", "/").replace("~0", "~"));
+                            out.push(json_pointer::unescape(name));
                         }
                     }
                     _ => def_refs(value, out),

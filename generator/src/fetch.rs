@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::Args;
+use mcpgen_codegen::spec::escape_pointer_segment;
 use reqwest::Url;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -276,8 +277,8 @@ fn file_refs(value: &Value, pointer: &str, out: &mut Vec<(String, String)>) {
                 if data && !in_properties {
                     continue;
                 }
-                let escaped = key.replace('~', "~0").replace('/', "~1");
-                file_refs(child, &format!("{pointer}/{escaped}"), out);
+                let at = format!("{pointer}/{}", escape_pointer_segment(key));
+                file_refs(child, &at, out);
             }
         }
         Value::Array(items) => {

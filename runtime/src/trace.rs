@@ -24,6 +24,32 @@ pub fn exporting() -> bool {
     EXPORTING.load(std::sync::atomic::Ordering::Relaxed)
 }
 
+/// The span a call of `tool` runs in (a direct call, a task's, or an inner call of a program).
+/// A call continuing a trace (`trace`, its position) runs in a span carrying its trace id, so
+/// every log line of the call (JSON logs included) names the trace; a call outside any trace
+/// runs in no span. Exported, the span is a child of the position continued (the HTTP request's
+/// span, or the caller's), and `trace` becomes the span's own position, which the upstream
+/// request continues.
+pub(crate) fn call_span(trace: &mut Option<TraceParent>, tool: &str) -> tracing::Span {
+    let Some(parent) = *trace else {
+        return tracing::Span::none();
+    };
+    let span = tracing::info_span!(
+        "tool_call",
+        trace_id = %parent.trace_id(),
+        tool = %tool,
+        status = tracing::field::Empty,
+        upstream_status = tracing::field::Empty,
+        principal = tracing::field::Empty,
+    );
+    #[cfg(feature = "otel")]
+    let own = start_child(&span, &parent).unwrap_or_else(|| parent.child());
+    #[cfg(not(feature = "otel"))]
+    let own = parent.child();
+    *trace = Some(own);
+    span
+}
+
 /// The position of an HTTP request's own span (exported traces only), put into the request's
 /// extensions by the HTTP layer: the calls of the request continue it, so the request's span
 /// is their parent.

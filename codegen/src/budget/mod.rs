@@ -39,9 +39,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
+use mcpgen_core::json_pointer;
 use serde_json::Value;
-
-use crate::spec::escape_pointer_segment;
 
 mod text;
 mod walk;
@@ -301,7 +300,7 @@ pub fn full(
         let Some(def) = cache.get(&name) else {
             continue;
         };
-        let mut ptr = format!("/$defs/{}", escape_pointer_segment(&name));
+        let mut ptr = format!("/$defs/{}", json_pointer::escape(&name));
         let converted = walk.node(&def, 0, false, &[], &mut ptr, &mut cache);
         known.insert(name, converted);
         queue.extend(walk.refs.drain(..).map(|(name, _, _)| name));
@@ -459,7 +458,7 @@ fn build(root: &Value, plan: Plan, defs: &mut DefCache<'_>, limit: Option<usize>
             continue;
         };
         let required = placed.get(&name).is_some_and(|(_, r)| *r);
-        let mut ptr = format!("/$defs/{}", escape_pointer_segment(&name));
+        let mut ptr = format!("/$defs/{}", json_pointer::escape(&name));
         // A definition placed again replaces its first conversion, in the count too.
         if let Some(earlier) = spent.remove(&name) {
             walk.spent -= earlier;

@@ -7,12 +7,12 @@
 //! summarised. With `shapes`, an array of objects that would be summarised keeps its items' keys
 //! and types one level down.
 
+use mcpgen_core::json_pointer;
 use serde_json::{Map, Value};
 
 use super::text::{cap, first_sentence, plain_text};
 use super::{DefCache, ENUM_KEEP, OMITTED, PROPERTY_DESCRIPTION_CHARS, RECURSION_OMITTED};
 use crate::keywords;
-use crate::spec::escape_pointer_segment;
 
 /// What a build leaves out before it summarises anything, in the order the budget gives up
 /// on them: each stage keeps the ones before it.
@@ -115,7 +115,7 @@ impl Walk {
             self.spent += k.len() + 3;
             let len = ptr.len();
             ptr.push('/');
-            ptr.push_str(&escape_pointer_segment(k));
+            ptr.push_str(&json_pointer::escape(k));
             let d = if super::DEEPER.contains(&k) {
                 depth + 1
             } else {
@@ -161,7 +161,7 @@ impl Walk {
                                 self.spent += name.len() + 3;
                                 let len = ptr.len();
                                 ptr.push('/');
-                                ptr.push_str(&escape_pointer_segment(name));
+                                ptr.push_str(&json_pointer::escape(name));
                                 let r = required && k == "properties" && names.contains(name);
                                 let v = self.node(sub, depth + 1, r, &[], ptr, defs);
                                 ptr.truncate(len);
@@ -462,5 +462,5 @@ pub(super) fn node_types(
 /// The (unescaped) definition name of a `#/$defs/<name>` reference.
 pub(super) fn def_name(reference: &Value) -> Option<String> {
     let name = reference.as_str()?.strip_prefix("#/$defs/")?;
-    Some(name.replace("~1", "/").replace("~0", "~"))
+    Some(json_pointer::unescape(name))
 }

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeSet;
 
+use mcpgen_core::json_pointer;
 use serde_json::{Map, Value};
 
 use super::ChangeKind;
@@ -300,7 +301,7 @@ impl Walk<'_> {
         let (ra, rb) = (required(old), required(new));
         let noun = self.noun(pointer);
         for (name, schema_a) in &a {
-            let at = format!("{pointer}/properties/{}", escape(name));
+            let at = format!("{pointer}/properties/{}", json_pointer::escape(name));
             match b.get(name) {
                 None => {
                     let message = match self.side {
@@ -338,7 +339,7 @@ impl Walk<'_> {
             }
         }
         for name in b.keys().filter(|n| !a.contains_key(*n)) {
-            let at = format!("{pointer}/properties/{}", escape(name));
+            let at = format!("{pointer}/properties/{}", json_pointer::escape(name));
             match self.side {
                 Side::Input if rb.contains(name) => self.push(
                     ChangeKind::Breaking,
@@ -358,11 +359,6 @@ impl Walk<'_> {
             }
         }
     }
-}
-
-/// A property name as a JSON pointer token.
-fn escape(name: &str) -> String {
-    name.replace('~', "~0").replace('/', "~1")
 }
 
 #[cfg(test)]

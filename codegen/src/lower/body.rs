@@ -1,6 +1,7 @@
 //! The request body: which media type is sent, and its per-property encodings.
 
 use indexmap::IndexMap;
+use mcpgen_core::json_pointer;
 use serde_json::Value;
 
 use crate::allowlist::Entry;
@@ -135,7 +136,7 @@ pub(super) fn body_encoding(
     for (property, entry) in entries {
         let at = format!(
             "{media_pointer}/encoding/{}",
-            crate::spec::escape_pointer_segment(property)
+            json_pointer::escape(property)
         );
         let Value::Object(entry) = entry else {
             warn(
@@ -152,7 +153,7 @@ pub(super) fn body_encoding(
             allow_reserved: false,
         };
         for (key, value) in entry {
-            let at = format!("{at}/{}", crate::spec::escape_pointer_segment(key));
+            let at = json_pointer::child(&at, key);
             match (key.as_str(), value) {
                 ("contentType", Value::String(t)) => encoding.content_type = Some(t.clone()),
                 ("style", Value::String(s)) if BODY_STYLES.contains(&s.as_str()) => {

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use mcpgen_core::json_pointer;
 use mcpgen_core::view::{self, Layout, Requested};
 use serde_json::{Value, json};
 
@@ -101,7 +102,7 @@ pub(super) fn output_schema<'s>(
     let root = match converted.get("$ref").and_then(Value::as_str) {
         Some(r) if converted.as_object().is_some_and(|m| m.len() == 1) => r
             .strip_prefix("#/$defs/")
-            .map(|name| name.replace("~1", "/").replace("~0", "~"))
+            .map(json_pointer::unescape)
             .and_then(|name| conv.def(&name))
             .filter(|target| is_object_schema(target))
             .cloned()

@@ -1,14 +1,13 @@
 //! `$defs` bookkeeping: resolving `$ref`s in the document, naming their targets, reserving
 //! and queueing them, and hoisting schema-local `$defs`.
 
+use mcpgen_core::json_pointer;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 use super::{NO_NAMES, SchemaConverter, child};
 use crate::keywords;
 use percent_encoding::percent_decode_str;
-
-use crate::spec::{escape_pointer_segment, pointer_from_segments};
 
 /// Prefix of `$defs` names made for references that are not `#/components/schemas/<name>`.
 const REF_PREFIX: &str = "ref__";
@@ -48,7 +47,7 @@ impl<'a> SchemaConverter<'a> {
                 Value::String(s) if s.starts_with('#') => s.clone(),
                 // A bare schema name.
                 Value::String(s) if !s.contains('/') && !s.contains('#') => {
-                    format!("#/components/schemas/{}", escape_pointer_segment(s))
+                    format!("#/components/schemas/{}", json_pointer::escape(s))
                 }
                 Value::String(s) => {
                     self.warn(
@@ -138,7 +137,7 @@ impl<'a> SchemaConverter<'a> {
     /// Notes a reservation for [`super::SharedDefs`] while one is being recorded; the target's
     /// pointer.
     fn record(&mut self, name: &str, target: &'a Value, segments: &[String]) -> String {
-        let pointer = pointer_from_segments(segments);
+        let pointer = json_pointer::join(segments);
         if let Some(recording) = &mut self.recording {
             recording.push((name.to_owned(), target, pointer.clone()));
         }
@@ -194,7 +193,7 @@ impl<'a> SchemaConverter<'a> {
     /// Whether following `$ref`s from `target` (at `segments`) comes back without ever
     /// reaching a schema that is more than a reference.
     pub(super) fn is_ref_cycle(&self, target: &'a Value, segments: &[String]) -> bool {
-        let mut seen = vec![pointer_from_segments(segments)];
+        let mut seen = vec![json_pointer::join(segments)];
         let mut current = target;
         for _ in 0..MAX_REF_CHAIN {
             let Some(Value::String(reference)) = current.get("$ref") else {
@@ -206,7 +205,7 @@ impl<'a> SchemaConverter<'a> {
             let Some(next) = self.lookup(&next_segments) else {
                 return false;
             };
-            let pointer = pointer_from_segments(&next_segments);
+            let pointer = json_pointer::join(&next_segments);
             if seen.contains(&pointer) {
                 return true;
             }
@@ -240,7 +239,7 @@ pub fn def_name_for_pointer(reference: &str) -> String {
 }
 
 fn def_name_from_segments(segments: &[String]) -> String {
-    let canonical = format!("#{}", pointer_from_segments(segments));
+    let canonical = format!("#{}", json_pointer::join(segments));
     if let [components, schemas, name] = segments
         && components == "components"
         && schemas == "schemas"
@@ -298,7 +297,7 @@ fn short_hash(s: &str) -> String {
 
 /// `#/$defs/<name>`.
 pub(super) fn def_ref(name: &str) -> String {
-    format!("#/$defs/{}", escape_pointer_segment(name))
+    format!("#/$defs/{}", json_pointer::escape(name))
 }
 
 /// Whether a pointer (as segments) can address a schema: `components/schemas/<name>`, a
@@ -366,11 +365,7 @@ pub(super) fn split_pointer(pointer: &str) -> Option<Vec<String>> {
         return Some(Vec::new());
     }
     let rest = pointer.strip_prefix('/')?;
-    Some(
-        rest.split('/')
-            .map(|s| s.replace("~1", "/").replace("~0", "~"))
-            .collect(),
-    )
+    Some(rest.split('/').map(json_pointer::unescape).collect())
 }
 
 /// An array index as JSON pointer writes it (no sign, no leading zeros).

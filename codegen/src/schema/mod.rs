@@ -50,10 +50,10 @@ use std::path::Path;
 
 use indexmap::IndexMap;
 use mcpgen_core::json_kind;
+use mcpgen_core::json_pointer::child;
 use serde_json::{Map, Value};
 
 use crate::error::Warning;
-use crate::spec::escape_pointer_segment;
 
 pub use defs::def_name_for_pointer;
 pub use memo::SharedDefs;
@@ -221,11 +221,6 @@ fn allows_ref_siblings(root: &Value) -> bool {
     let major = parts.next().and_then(|p| p.parse::<u64>().ok());
     let minor = parts.next().and_then(|p| p.parse::<u64>().ok());
     matches!((major, minor), (Some(3), Some(m)) if m >= 1) || major.is_some_and(|m| m > 3)
-}
-
-/// `ptr` + one escaped segment.
-fn child(ptr: &str, segment: &str) -> String {
-    format!("{ptr}/{}", escape_pointer_segment(segment))
 }
 
 /// `{}`: any value.

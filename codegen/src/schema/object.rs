@@ -1,12 +1,12 @@
 //! The top-level properties of plain object schemas ([`SchemaConverter::object_properties`]).
 
 use indexmap::IndexMap;
+use mcpgen_core::json_pointer;
 use serde_json::{Value, json};
 
 use super::defs::{is_schema_position, parse_ref};
 use super::hidden::PROBE_BUDGET;
 use super::{NO_NAMES, SchemaConverter, any, child};
-use crate::spec::pointer_from_segments;
 
 /// The parts of a plain object schema gathered by [`SchemaConverter::object_properties`] before
 /// anything is converted.
@@ -102,7 +102,7 @@ impl<'a> SchemaConverter<'a> {
             if !is_schema_position(&segments) {
                 return false;
             }
-            let pointer = pointer_from_segments(&segments);
+            let pointer = json_pointer::join(&segments);
             if visited.contains(&pointer) {
                 return false;
             }

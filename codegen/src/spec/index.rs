@@ -11,12 +11,12 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use indexmap::IndexMap;
+use mcpgen_core::json_pointer;
 use percent_encoding::percent_decode_str;
 use serde_json::{Map, Value};
 
 use super::{
-    BrokenOperation, METHODS, MediaType, Operation, ParamLocation, Parameter, RequestBody,
-    Response, escape_pointer_segment,
+    BrokenOperation, METHODS, MediaType, Operation, ParamLocation, Parameter, RequestBody, Response,
 };
 use crate::error::{Error, Warning};
 
@@ -182,7 +182,7 @@ impl<'r> Indexer<'r> {
             if template.starts_with("x-") {
                 continue;
             }
-            let pointer = format!("/paths/{}", escape_pointer_segment(template));
+            let pointer = format!("/paths/{}", json_pointer::escape(template));
             operations.extend(self.path_item(template, item, &pointer));
         }
         operations
@@ -381,7 +381,7 @@ impl<'r> Indexer<'r> {
             return Some(example.clone());
         }
         let (name, first) = map.get("examples")?.as_object()?.iter().next()?;
-        let at = format!("{pointer}/examples/{}", escape_pointer_segment(name));
+        let at = format!("{pointer}/examples/{}", json_pointer::escape(name));
         let resolved = self.resolve(first, &at)?;
         resolved.value.get("value").cloned()
     }
@@ -409,7 +409,7 @@ impl<'r> Indexer<'r> {
             if code.starts_with("x-") {
                 continue;
             }
-            let at = format!("{pointer}/{}", escape_pointer_segment(code));
+            let at = json_pointer::child(pointer, code);
             if let Some(response) = self.response(response, &at) {
                 out.insert(code.clone(), response);
             }
@@ -440,7 +440,7 @@ impl<'r> Indexer<'r> {
             return out;
         };
         for (media, entry) in map {
-            let at = format!("{pointer}/{}", escape_pointer_segment(media));
+            let at = json_pointer::child(pointer, media);
             let Some(entry) = self.object(entry, &at, "a media type object") else {
                 continue;
             };
@@ -588,7 +588,7 @@ fn parameter_schema(map: &Map<String, Value>, pointer: &str) -> (Value, String) 
     if let Some((media, entry)) = first
         && let Some(schema) = entry.get("schema")
     {
-        let at = format!("{pointer}/content/{}/schema", escape_pointer_segment(media));
+        let at = format!("{pointer}/content/{}/schema", json_pointer::escape(media));
         return (schema.clone(), at);
     }
     (Value::Object(Map::new()), format!("{pointer}/schema"))

@@ -267,23 +267,4 @@ pub fn resolve_local<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> 
 }
 
 /// Escapes one JSON-pointer segment (`~` → `~0`, `/` → `~1`).
-pub fn escape_pointer_segment(segment: &str) -> String {
-    segment.replace('~', "~0").replace('/', "~1")
-}
-
-/// Joins unescaped segments into a JSON pointer (`["paths", "/a"]` → `/paths/~1a`).
-pub(crate) fn pointer_from_segments<S: AsRef<str>>(segments: &[S]) -> String {
-    segments
-        .iter()
-        .map(|s| format!("/{}", escape_pointer_segment(s.as_ref())))
-        .collect()
-}
-
-/// Splits a JSON pointer into unescaped segments (`/paths/~1a` → `["paths", "/a"]`).
-pub(crate) fn pointer_segments(pointer: &str) -> Vec<String> {
-    pointer
-        .split('/')
-        .skip(1)
-        .map(|s| s.replace("~1", "/").replace("~0", "~"))
-        .collect()
-}
+pub use mcpgen_core::json_pointer::escape as escape_pointer_segment;

@@ -8,6 +8,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
+use crate::json_pointer;
+
 use super::text::{doc_comment, literal, property_key, shorten};
 
 /// How deep inline types nest before the rest is `unknown`: named types start again at zero,
@@ -221,7 +223,7 @@ impl Render<'_> {
         let name = reference
             .strip_prefix("#/$defs/")
             .filter(|rest| !rest.contains('/'))
-            .map(|rest| rest.replace("~1", "/").replace("~0", "~"));
+            .map(json_pointer::unescape);
         match name.and_then(|n| self.refs.get(&n)) {
             Some(ty) => Ty::atom(ty.clone()),
             None => Ty::unknown(),

@@ -14,6 +14,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::paging::Paging;
+use crate::json_pointer;
 
 /// How deep nested objects and arrays are described; deeper values are shown as JSON text.
 const MAX_DEPTH: usize = 3;
@@ -259,7 +260,7 @@ impl<'r> Walk<'r> {
         for _ in 0..MAX_REFS {
             if let Some(reference) = node.get("$ref").and_then(Value::as_str) {
                 let name = reference.strip_prefix("#/$defs/")?;
-                let name = name.replace("~1", "/").replace("~0", "~");
+                let name = json_pointer::unescape(name);
                 node = (self.resolve)(&name)?;
                 continue;
             }

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use jsonschema::Validator;
 use mcpgen_codegen::schema::{Direction, SchemaConverter};
+use mcpgen_codegen::spec::escape_pointer_segment;
 use serde_json::{Map, Value, json};
 
 /// A converted schema holding its `$defs`, and its validator when it compiles.
@@ -156,9 +157,8 @@ pub(crate) fn first_problem(validator: &Validator, value: &Value) -> Option<(Str
         let name = property
             .as_str()
             .map_or_else(|| property.to_string(), str::to_owned);
-        let escaped = name.replace('~', "~0").replace('/', "~1");
         return Some((
-            format!("{path}/{escaped}"),
+            format!("{path}/{}", escape_pointer_segment(&name)),
             format!("`{name}` is required and missing"),
         ));
     }

@@ -58,6 +58,40 @@ pub struct AuditEvent {
     pub trace_id: Option<String>,
 }
 
+impl AuditEvent {
+    /// The record of the call `call_id` to `tool`, received at `time` (see
+    /// [`super::now_rfc3339`]), that ended with `status`, its arguments' digest `args_sha256`
+    /// (see [`args_digest`]). Every other field is empty (`None`, a duration of 0) until the
+    /// caller sets it.
+    pub fn new(
+        call_id: String,
+        time: String,
+        tool: String,
+        status: AuditStatus,
+        args_sha256: String,
+    ) -> Self {
+        Self {
+            call_id,
+            parent_call_id: None,
+            code_sha256: None,
+            inner_calls: None,
+            time,
+            request_id: None,
+            principal: None,
+            key_id: None,
+            tool,
+            operation_id: None,
+            status,
+            duration_ms: 0,
+            upstream_status: None,
+            args_sha256,
+            args: None,
+            error: None,
+            trace_id: None,
+        }
+    }
+}
+
 /// A new, unique [`AuditEvent::call_id`]: a random UUID v4, lowercase and hyphenated.
 pub fn new_call_id() -> String {
     // Encoded into a buffer, without the formatting machinery `to_string` goes through.

@@ -128,24 +128,24 @@ async fn answer_and_record(
     if inner.audit.keeps_records() {
         let mut arguments = Map::new();
         arguments.insert("code".to_owned(), Value::String(code.clone()));
-        let event = AuditEvent {
+        let record = AuditEvent::new(
+            call_id.to_string(),
             time,
+            EXECUTE_TOOL.to_owned(),
+            status,
+            args_digest(&arguments),
+        );
+        let event = AuditEvent {
             request_id,
             principal: Some(principal.id.clone()),
             key_id: principal.key_id.clone(),
-            tool: EXECUTE_TOOL.to_owned(),
-            operation_id: None,
-            status,
             duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-            upstream_status: None,
-            args_sha256: args_digest(&arguments),
             args: inner.audit_args.then_some(Value::Object(arguments)),
             error: error.as_deref().map(error_text),
             trace_id,
-            call_id: call_id.to_string(),
-            parent_call_id: None,
             code_sha256: Some(sha256_hex(code.as_bytes())),
             inner_calls: Some(ran.calls),
+            ..record
         };
         inner.audit.record(event).await;
     }

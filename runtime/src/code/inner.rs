@@ -13,6 +13,7 @@ use crate::input::InputChannel;
 use crate::principal::Principal;
 use crate::server::for_code::{Answer, Inner, call_inner, unknown_tool_message};
 use crate::toolset::ParentCall;
+use crate::trace::call_span;
 use crate::{CallContext, Content, ToolResult};
 
 /// The parts of an `execute` every inner call of its program shares; each call's task holds
@@ -56,25 +57,7 @@ async fn run(parent: &Parent, name: &str, args: Map<String, Value>) -> Result<St
         deadline: parent.deadline,
     });
     // Each inner call is a span of its own under the `execute`'s, as a direct call would be.
-    let span = match ctx.trace {
-        None => tracing::Span::none(),
-        Some(trace) => {
-            let span = tracing::info_span!(
-                "tool_call",
-                trace_id = %trace.trace_id(),
-                tool = %name,
-                status = tracing::field::Empty,
-                upstream_status = tracing::field::Empty,
-                principal = tracing::field::Empty,
-            );
-            #[cfg(feature = "otel")]
-            let own = crate::trace::start_child(&span, &trace).unwrap_or_else(|| trace.child());
-            #[cfg(not(feature = "otel"))]
-            let own = trace.child();
-            ctx.trace = Some(own);
-            span
-        }
-    };
+    let span = call_span(&mut ctx.trace, name);
     let (answer, upstream_status) =
         Box::pin(call_inner(&parent.inner, &parent.principal, name, args, ctx).instrument(span))
             .await;

@@ -2,6 +2,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use mcpgen_core::json_pointer;
 use serde_json::Value;
 
 /// Two names that typify would turn into the same Rust field or variant name (it drops
@@ -91,7 +92,7 @@ pub(super) fn unsupported(schema: &Value, defs: &BTreeSet<&str>) -> Option<(Stri
             "properties" | "definitions" => value.as_object().and_then(|props| {
                 props.iter().find_map(|(name, s)| {
                     unsupported(s, defs)
-                        .map(|(p, why)| (format!("/{key}/{}{p}", escape_pointer(name)), why))
+                        .map(|(p, why)| (format!("/{key}/{}{p}", json_pointer::escape(name)), why))
                 })
             }),
             _ => match value {
@@ -146,9 +147,4 @@ pub(super) fn json_types<'a>(values: impl Iterator<Item = &'a Value>) -> BTreeSe
             Value::Object(_) => "object",
         })
         .collect()
-}
-
-/// A JSON pointer segment: `~` and `/` escaped.
-pub(super) fn escape_pointer(segment: &str) -> String {
-    segment.replace('~', "~0").replace('/', "~1")
 }

@@ -2,6 +2,7 @@
 
 use std::path::Path;
 
+use mcpgen_core::json_pointer;
 use serde_json::{Map, Value};
 
 use super::drop;
@@ -11,7 +12,6 @@ use super::walk::walk;
 use super::{Bundler, Dangling, File, Job, RootRef, Unusable};
 use crate::error::Error;
 use crate::spec::load::parse_document;
-use crate::spec::{pointer_from_segments, pointer_segments};
 
 impl Bundler {
     /// Copies queued targets (and whatever they reference) until none is left.
@@ -20,7 +20,7 @@ impl Bundler {
             let Ok(mut content) = self.target(&job.file, &job.pointer).cloned() else {
                 continue;
             };
-            let mut path = pointer_segments(&job.pointer);
+            let mut path = json_pointer::tokens(&job.pointer);
             let prefix = path.len();
             walk(
                 &mut content,
@@ -71,7 +71,7 @@ impl Bundler {
             Err(reason) => {
                 let error = Error::Ref {
                     path: file.shown.clone(),
-                    pointer: pointer_from_segments(at),
+                    pointer: json_pointer::join(at),
                     reference: reference.clone(),
                     reason,
                 };
@@ -121,7 +121,7 @@ impl Bundler {
                 // Back into the root document: checked once everything is bundled.
                 self.into_root.push(RootRef {
                     file: file.shown.clone(),
-                    at: pointer_from_segments(at),
+                    at: json_pointer::join(at),
                     reference: reference.to_owned(),
                     pointer: parts.pointer.clone(),
                 });
@@ -138,7 +138,7 @@ impl Bundler {
             known => known,
         };
         let dest = self.claim_name(kind, &target_file, &parts.pointer);
-        let local = local_reference(&pointer_from_segments(&dest));
+        let local = local_reference(&json_pointer::join(&dest));
         self.memo.insert(key, local.clone());
         self.jobs.push_back(Job {
             file: target_file,
@@ -221,7 +221,7 @@ pub(super) fn insert_at(doc: &mut Value, dest: &[String], content: Value) -> Res
     let mut node = doc;
     for (depth, segment) in parents.iter().enumerate() {
         let Value::Object(map) = node else {
-            return Err(pointer_from_segments(&dest[..depth]));
+            return Err(json_pointer::join(&dest[..depth]));
         };
         node = map
             .entry(segment.clone())
@@ -232,6 +232,6 @@ pub(super) fn insert_at(doc: &mut Value, dest: &[String], content: Value) -> Res
             map.insert(last.clone(), content);
             Ok(())
         }
-        _ => Err(pointer_from_segments(parents)),
+        _ => Err(json_pointer::join(parents)),
     }
 }

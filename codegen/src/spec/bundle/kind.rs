@@ -1,6 +1,6 @@
 //! What a referenced object is, and the section its copy goes to.
 
-use crate::spec::pointer_segments;
+use mcpgen_core::json_pointer;
 
 /// What a referenced object is: decides the section its copy goes to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,7 +40,7 @@ impl Kind {
     /// Judges a target from its pointer (`/components/parameters/Limit` → parameter); a whole
     /// file or an unknown place is a schema.
     pub(super) fn of_pointer(pointer: &str) -> Kind {
-        let segments = pointer_segments(pointer);
+        let segments = json_pointer::tokens(pointer);
         let n = segments.len();
         if n >= 2 {
             let parent = segments[n - 2].as_str();

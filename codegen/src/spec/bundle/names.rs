@@ -1,10 +1,10 @@
 //! Names of the copies: taken names per section, and a free one for each new copy.
 
+use mcpgen_core::json_pointer;
 use serde_json::Value;
 
 use super::kind::{Kind, section_path};
 use super::{Bundler, File};
-use crate::spec::{pointer_from_segments, pointer_segments};
 
 impl Bundler {
     /// Records the names already used in every section a copy may go to.
@@ -24,7 +24,7 @@ impl Bundler {
         for kind in kinds {
             let section = section_path(kind.section(self.swagger2));
             let names = doc
-                .pointer(&pointer_from_segments(&section))
+                .pointer(&json_pointer::join(&section))
                 .and_then(Value::as_object)
                 .map(|map| map.keys().cloned().collect())
                 .unwrap_or_default();
@@ -58,7 +58,7 @@ pub(super) fn base_name(file: &File, pointer: &str) -> String {
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let last = pointer_segments(pointer).pop().unwrap_or_default();
+    let last = json_pointer::tokens(pointer).pop().unwrap_or_default();
     let raw = if last.is_empty() {
         stem
     } else if last.bytes().all(|b| b.is_ascii_digit()) {

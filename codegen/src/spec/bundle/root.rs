@@ -1,12 +1,12 @@
 //! The root document's own external refs, and root `components` entries that are only one.
 
+use mcpgen_core::json_pointer;
 use serde_json::Value;
 
 use super::kind::Kind;
 use super::reference::{local_reference, parse_reference};
 use super::walk::walk_object;
 use super::{Bundler, Job};
-use crate::spec::pointer_from_segments;
 
 impl Bundler {
     /// Root section entries that are nothing but an external `$ref` are replaced by their
@@ -71,7 +71,7 @@ impl Bundler {
             return;
         }
         self.memo
-            .insert(key, local_reference(&pointer_from_segments(&dest)));
+            .insert(key, local_reference(&json_pointer::join(&dest)));
         self.replaced.insert(dest.clone());
         self.jobs.push_back(Job {
             file,

@@ -4,6 +4,7 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
+use mcpgen_core::json_pointer;
 use serde_json::Value;
 
 use super::kind::Kind;
@@ -11,7 +12,6 @@ use super::reference::parse_reference;
 use super::walk::walk_object;
 use super::{Dangling, Unusable};
 use crate::error::Warning;
-use crate::spec::pointer_segments;
 
 /// The operations of `doc` (bundled) that reach one of `dangling`, each with the error of the
 /// first one it reaches, and warnings for those no operation reaches.
@@ -27,7 +27,7 @@ pub(super) fn unusable_operations(
             && parts.file.is_empty()
         {
             refs_to
-                .entry(pointer_segments(&parts.pointer))
+                .entry(json_pointer::tokens(&parts.pointer))
                 .or_default()
                 .push(at.to_vec());
         }

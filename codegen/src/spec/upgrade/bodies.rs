@@ -2,12 +2,12 @@
 
 use std::collections::HashSet;
 
+use mcpgen_core::json_pointer;
 use serde_json::{Map, Value, json};
 
 use super::parameters::Param;
 use super::schema::{converted_schema, schema_of};
 use super::{MULTIPART, Swagger2, URLENCODED};
-use crate::spec::escape_pointer_segment;
 
 impl Swagger2<'_> {
     /// The operation's `requestBody`, from its own body/form parameters or the path item's.
@@ -49,7 +49,7 @@ impl Swagger2<'_> {
             let global = self.effective(&self.consumes);
             return Some(match reference {
                 Some(name) if consumes == global.as_slice() => {
-                    json!({ "$ref": format!("#/components/requestBodies/{}", escape_pointer_segment(name)) })
+                    json!({ "$ref": format!("#/components/requestBodies/{}", json_pointer::escape(name)) })
                 }
                 _ => body(param, consumes),
             });

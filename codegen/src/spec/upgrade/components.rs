@@ -1,12 +1,12 @@
 //! The top-level sections (`definitions`, `parameters`, `responses`, `securityDefinitions`)
 //! → `components`.
 
+use mcpgen_core::json_pointer;
 use serde_json::{Map, Value};
 
 use super::Swagger2;
 use super::bodies::body;
 use super::schema::converted_schema;
-use crate::spec::escape_pointer_segment;
 
 impl Swagger2<'_> {
     pub(super) fn components(&mut self) -> Map<String, Value> {
@@ -36,7 +36,7 @@ impl Swagger2<'_> {
             let converted = schemes
                 .iter()
                 .map(|(name, s)| {
-                    let pointer = format!("/securityDefinitions/{}", escape_pointer_segment(name));
+                    let pointer = format!("/securityDefinitions/{}", json_pointer::escape(name));
                     (name.clone(), self.security_scheme(s, &pointer))
                 })
                 .collect();
@@ -54,7 +54,7 @@ impl Swagger2<'_> {
         };
         let consumes = self.effective(&self.consumes);
         for (name, param) in params {
-            let pointer = format!("/parameters/{}", escape_pointer_segment(name));
+            let pointer = format!("/parameters/{}", json_pointer::escape(name));
             match param.get("in").and_then(Value::as_str) {
                 Some("body") => {
                     bodies.insert(name.clone(), body(param, &consumes));

@@ -1,5 +1,6 @@
 //! Parameters: sorted into plain ones, bodies and form fields; plain ones converted.
 
+use mcpgen_core::json_pointer;
 use serde_json::{Map, Value, json};
 
 use super::Swagger2;
@@ -49,12 +50,9 @@ impl Swagger2<'_> {
             // Reported by bundling (dangling) or not local; kept as written.
             return Param::Plain(param.clone());
         };
-        let top_level = reference.strip_prefix("#/parameters/").map(|name| {
-            percent_decode_str(name)
-                .decode_utf8_lossy()
-                .replace("~1", "/")
-                .replace("~0", "~")
-        });
+        let top_level = reference
+            .strip_prefix("#/parameters/")
+            .map(|name| json_pointer::unescape(&percent_decode_str(name).decode_utf8_lossy()));
         match (target.get("in").and_then(Value::as_str), top_level) {
             (Some("body"), reference) => Param::Body {
                 param: target.clone(),

@@ -1,10 +1,11 @@
 //! Path items and operations.
 
+use mcpgen_core::json_pointer;
 use serde_json::{Map, Value};
 
 use super::parameters::{Param, plain_params};
 use super::{Swagger2, media_types};
-use crate::spec::{METHODS, escape_pointer_segment};
+use crate::spec::METHODS;
 
 impl Swagger2<'_> {
     pub(super) fn paths(&mut self, paths: &Value) -> Value {
@@ -14,7 +15,7 @@ impl Swagger2<'_> {
         let converted = paths
             .iter()
             .map(|(template, item)| {
-                let pointer = format!("/paths/{}", escape_pointer_segment(template));
+                let pointer = format!("/paths/{}", json_pointer::escape(template));
                 (template.clone(), self.path_item(item, &pointer))
             })
             .collect();
@@ -26,10 +27,7 @@ impl Swagger2<'_> {
         let mut out = value.clone();
         if let Some(Value::Object(items)) = out.get_mut("pathItems") {
             for (name, item) in items.iter_mut() {
-                let pointer = format!(
-                    "/x-mcpgen-bundled/pathItems/{}",
-                    escape_pointer_segment(name)
-                );
+                let pointer = format!("/x-mcpgen-bundled/pathItems/{}", json_pointer::escape(name));
                 *item = self.path_item(item, &pointer);
             }
         }

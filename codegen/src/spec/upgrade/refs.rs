@@ -1,5 +1,6 @@
 //! References to the moved sections follow them into `components`.
 
+use mcpgen_core::json_pointer;
 use serde_json::Value;
 
 use super::Swagger2;
@@ -37,10 +38,7 @@ impl Swagger2<'_> {
         }
         let rest = reference.strip_prefix("#/parameters/")?;
         let name = rest.split('/').next().unwrap_or(rest);
-        let decoded = percent_decode_str(name)
-            .decode_utf8_lossy()
-            .replace("~1", "/")
-            .replace("~0", "~");
+        let decoded = json_pointer::unescape(&percent_decode_str(name).decode_utf8_lossy());
         let section = if self.body_names.contains(&decoded) {
             "requestBodies"
         } else {

@@ -99,26 +99,25 @@ pub(crate) async fn audit_refused(
         metrics.call_finished(def, status, started.elapsed());
     }
     if auditing {
+        let record = AuditEvent::new(
+            new_call_id(),
+            now_rfc3339(),
+            echoed(&tool),
+            status,
+            args_digest(&args),
+        );
         let event = AuditEvent {
-            call_id: new_call_id(),
-            parent_call_id: None,
-            code_sha256: None,
-            inner_calls: None,
-            time: now_rfc3339(),
             request_id: if single { id } else { None },
             principal: principal.map(|p| p.id.clone()),
             key_id: principal.and_then(|p| p.key_id.clone()),
-            tool: echoed(&tool),
             operation_id: def
                 .and_then(|d| d.http.as_ref())
                 .map(|h| h.operation_id.to_owned()),
-            status,
             duration_ms: millis(started.elapsed()),
-            upstream_status: None,
-            args_sha256: args_digest(&args),
             args: inner.audit_args.then(|| Value::Object(args)),
             error,
             trace_id: trace.map(|t| t.trace_id()),
+            ..record
         };
         inner.audit.record(event).await;
     }

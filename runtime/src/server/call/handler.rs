@@ -39,7 +39,7 @@ use crate::server::state::server::Server;
 #[cfg(feature = "http")]
 use crate::toolset::ForwardedHeaders;
 use crate::toolset::{CallContext, CallerCredential};
-use crate::trace::TraceParent;
+use crate::trace::{TraceParent, call_span};
 
 /// How long a client may cache a `tools/list` answer: the lists are fixed at start-up.
 const TOOLS_LIST_TTL_MS: u64 = 60_000;
@@ -544,30 +544,6 @@ pub(crate) async fn complete(
     }
 }
 
-/// The span a call of `tool` runs in. A call continuing a trace runs in a span carrying its
-/// trace id, so every log line of the call (JSON logs included) names the trace. Exported, the
-/// span is a child of the position continued (the HTTP request's span, or the caller's), and
-/// the upstream request continues the span itself.
-pub(crate) fn call_span(call: &mut CallContext, tool: &str) -> tracing::Span {
-    let Some(parent) = call.trace else {
-        return tracing::Span::none();
-    };
-    let span = tracing::info_span!(
-        "tool_call",
-        trace_id = %parent.trace_id(),
-        tool = %tool,
-        status = tracing::field::Empty,
-        upstream_status = tracing::field::Empty,
-        principal = tracing::field::Empty,
-    );
-    #[cfg(feature = "otel")]
-    let own = crate::trace::start_child(&span, &parent).unwrap_or_else(|| parent.child());
-    #[cfg(not(feature = "otel"))]
-    let own = parent.child();
-    call.trace = Some(own);
-    span
-}
-
 /// Answers one `tools/call` of `principal` with the context `call`: a meta-tool of search
 /// mode, `describe_tools`, or a tool through the call pipeline.
 pub(crate) async fn answer_call(
@@ -583,7 +559,7 @@ pub(crate) async fn answer_call(
         .and_then(|mode| Some((mode, mode.meta_tool(&request.name)?)));
     #[cfg(not(feature = "search"))]
     let meta: Option<std::convert::Infallible> = None;
-    let span = call_span(&mut call, &request.name);
+    let span = call_span(&mut call.trace, &request.name);
     // Both calls are boxed: rmcp moves the future of each request several times (into a
     // spawned task among others), so it is kept small.
     let (name, answer) = match meta {

@@ -5,6 +5,7 @@
 pub(crate) mod confirm;
 pub(crate) mod handler;
 pub(crate) mod pipeline;
+mod record;
 #[cfg(feature = "search")]
 pub(crate) mod search_call;
 pub(crate) mod task_call;

@@ -1,5 +1,7 @@
-//! One `tools/call`, independent of the transport: visibility check → rate limit → argument
-//! validation → dispatch to the owning tool set → one audit record.
+//! One `tools/call`, independent of the transport, as named stages in order (`stages`):
+//! visibility → the audit sinks' readiness → rate limit → argument validation → the tool set
+//! → a stateless call's answers → confirmation → the call → its outcome (the output checked)
+//! → one audit record (`record.rs`).
 //!
 //! A tool may ask the client for input (see [`crate::input`]). In stateless calls the answers
 //! the client brought back are opened (and a forged state refused) before dispatch, and a
@@ -16,25 +18,24 @@
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
-use std::time::Instant;
 
 use futures::FutureExt;
-use mcpgen_core::result::{Content, ToolResult};
+use mcpgen_core::result::ToolResult;
 use mcpgen_core::tool::ToolDef;
 use serde_json::{Map, Value};
 
 use super::confirm::{Confirmation, confirm};
-use crate::audit::{
-    AuditEvent, AuditSink, AuditStatus, MAX_ERROR_CHARS, Unrecorded, args_digest, error_text,
-    new_call_id, now_rfc3339,
-};
+use super::record::{Pending, result_text};
+use crate::audit::{AuditSink, AuditStatus};
+use crate::guard_report::GuardReport;
 use crate::input::{self, InputRequired, Refusal, RoundEnd};
 use crate::principal::Principal;
 use crate::server::catalog::echo::echoed;
+use crate::server::catalog::table::Entry;
 use crate::server::config::OutputCheck;
 use crate::server::policy::rate::Refused;
 use crate::server::state::inner::Inner;
-use crate::toolset::{CallContext, ToolError};
+use crate::toolset::{CallContext, ToolError, ToolSet};
 
 /// How a call is answered.
 #[derive(Debug)]
@@ -51,7 +52,7 @@ pub(crate) enum Answer {
 }
 
 /// The binding of a stateless `tools/call`'s sealed state (see [`input::binding`]);
-/// `args_sha256` is the arguments' [`args_digest`].
+/// `args_sha256` is the arguments' [`args_digest`](crate::audit::args_digest).
 pub(crate) fn state_binding(principal: &Principal, tool: &str, args_sha256: &str) -> Vec<u8> {
     input::binding(&principal.id, &format!("tools/call {tool}"), args_sha256)
 }
@@ -87,91 +88,6 @@ pub(crate) fn unknown_tool_message(name: &str) -> String {
     format!("Unknown tool: {}", echoed(name))
 }
 
-/// What the audit record of one call needs besides its outcome.
-struct Pending<'a> {
-    inner: &'a Inner,
-    started: Instant,
-    time: String,
-    request_id: Option<String>,
-    principal: Option<&'a Principal>,
-    tool: &'a str,
-    /// The tool table's entry, once the tool is known to exist.
-    def: Option<&'static ToolDef>,
-    /// The tool's metrics series, once the tool is known to exist.
-    #[cfg(feature = "metrics")]
-    series: Option<&'a crate::metrics::ToolSeries>,
-    trace_id: Option<String>,
-    args_sha256: String,
-    args: Option<Value>,
-    /// Whether a sink keeps the record, decided when the call began.
-    auditing: bool,
-    /// The `call_id` of the `execute` this is an inner call of (code mode).
-    parent_call_id: Option<String>,
-}
-
-impl Pending<'_> {
-    /// Records a call that ended with `status`; `error` says why it failed (`None` on success).
-    /// The call is answered with an error whether or not its record is kept.
-    async fn finish(self, status: AuditStatus, error: Option<String>) {
-        let _ = self.finish_with(status, None, error).await;
-    }
-
-    /// Records a call; `Err` when a sink could not keep the record.
-    async fn finish_with(
-        self,
-        status: AuditStatus,
-        upstream_status: Option<u16>,
-        error: Option<String>,
-    ) -> Result<(), Unrecorded> {
-        #[cfg(feature = "metrics")]
-        if let Some(metrics) = &self.inner.metrics {
-            let duration = self.started.elapsed();
-            match self.series {
-                Some(series) => metrics.call_finished_in(series, status, duration),
-                None => metrics.call_finished(self.def, status, duration),
-            }
-        }
-        // The call's span (when it belongs to a trace) carries its outcome.
-        let span = tracing::Span::current();
-        if !span.is_none() {
-            span.record("status", status.as_str());
-            if let Some(code) = upstream_status {
-                span.record("upstream_status", code);
-            }
-            if let Some(principal) = self.principal {
-                span.record("principal", principal.id.as_str());
-            }
-        }
-        if !self.auditing {
-            return Ok(());
-        }
-        let duration_ms = u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX);
-        let event = AuditEvent {
-            time: self.time,
-            request_id: self.request_id,
-            principal: self.principal.map(|p| p.id.clone()),
-            key_id: self.principal.and_then(|p| p.key_id.clone()),
-            tool: echoed(self.tool),
-            operation_id: self
-                .def
-                .and_then(|def| def.http.as_ref())
-                .map(|http| http.operation_id.to_owned()),
-            status,
-            duration_ms,
-            upstream_status,
-            args_sha256: self.args_sha256,
-            args: self.args,
-            error: error.as_deref().map(error_text),
-            trace_id: self.trace_id,
-            call_id: new_call_id(),
-            parent_call_id: self.parent_call_id,
-            code_sha256: None,
-            inner_calls: None,
-        };
-        self.inner.audit.try_record(event).await
-    }
-}
-
 /// Runs one `tools/call` for `principal` (`None`: nobody was identified, so nothing is visible).
 pub(crate) async fn call_tool(
     inner: &Inner,
@@ -200,6 +116,50 @@ pub(crate) async fn call_inner(
     (answer, ctx.upstream_status())
 }
 
+/// A call answered before its outcome was known (refused, or asking the client something):
+/// the status and error text of its audit record, and its answer.
+struct Stop {
+    status: AuditStatus,
+    error: Option<String>,
+    answer: Answer,
+}
+
+/// What a stage gives the next, or the [`Stop`] that ends the call there (boxed, so what a
+/// stage that goes on returns stays small).
+type Stage<T> = Result<T, Box<Stop>>;
+
+impl Stop {
+    /// Answered with `answer`; `error` is the record's error text.
+    fn new(status: AuditStatus, error: Option<String>, answer: Answer) -> Box<Self> {
+        Box::new(Self {
+            status,
+            error,
+            answer,
+        })
+    }
+
+    /// The tool was not called: answered with `error` as an error result.
+    fn refused(status: AuditStatus, error: String) -> Box<Self> {
+        let answer = Answer::Result(ToolResult::error(error.clone()));
+        Self::new(status, Some(error), answer)
+    }
+
+    /// Answered with `answer`, its error text (if any) in the record.
+    fn answered(status: AuditStatus, answer: Answer) -> Box<Self> {
+        Self::new(status, answer_error(&answer), answer)
+    }
+}
+
+/// How a call that ran ended: the status of its record, the upstream's HTTP status, and the
+/// answer.
+struct Ended {
+    status: AuditStatus,
+    upstream_status: Option<u16>,
+    answer: Answer,
+}
+
+/// One call: its audit record begun, the stages of [`stages`], and the record written before
+/// the answer is returned.
 async fn run(
     inner: &Inner,
     principal: Option<&Principal>,
@@ -209,86 +169,121 @@ async fn run(
 ) -> Answer {
     let _in_flight = inner.inflight.enter();
     let args = args.unwrap_or_default();
-    let auditing = inner.audit.keeps_records();
-    // One digest of the arguments serves the audit record and a stateless call's sealed state.
-    let args_sha256 = if auditing || ctx.input.is_stateless() {
-        args_digest(&args)
-    } else {
-        String::new()
-    };
-    let mut pending = Pending {
-        inner,
-        started: Instant::now(),
-        time: if auditing {
-            now_rfc3339()
-        } else {
-            String::new()
-        },
-        request_id: ctx.request_id.clone(),
-        principal,
-        tool: name,
-        def: None,
-        #[cfg(feature = "metrics")]
-        series: None,
-        trace_id: ctx.trace.as_ref().map(|t| t.trace_id()),
-        args_sha256,
-        args: (auditing && inner.audit_args).then(|| Value::Object(args.clone())),
-        auditing,
-        parent_call_id: ctx
-            .parent
-            .as_ref()
-            .map(|p| p.call_id.to_string())
-            .or_else(|| ctx.task_id.as_deref().map(str::to_owned)),
-    };
-
-    // Visibility: a tool the caller may not call is indistinguishable from one that does not
-    // exist.
-    let (principal, entry) = match (principal, inner.catalog.get(name)) {
-        (Some(p), Some(entry)) if p.may_call(entry.def) => (p, entry),
-        _ => {
-            let error = unknown_tool_message(name);
-            pending.finish(AuditStatus::Denied, Some(error)).await;
-            return Answer::UnknownTool;
+    let mut pending = Pending::begin(inner, principal, name, &args, ctx);
+    match stages(inner, principal, name, args, ctx, &mut pending).await {
+        Ok(ended) => record(pending, ended, name).await,
+        Err(stop) => {
+            pending.finish(stop.status, stop.error).await;
+            stop.answer
         }
+    }
+}
+
+/// The stages of a call, in order: visibility, the audit sinks' readiness, the rate limit,
+/// argument validation, the tool set, a stateless call's answers, confirmation, the call
+/// itself, a question it left unanswered, and its outcome. A stage that answers the call
+/// stops it there.
+async fn stages<'a>(
+    inner: &'a Inner,
+    principal: Option<&'a Principal>,
+    name: &str,
+    args: Map<String, Value>,
+    ctx: &mut CallContext,
+    pending: &mut Pending<'a>,
+) -> Stage<Ended> {
+    let (principal, entry) = visible(inner, principal, name)?;
+    pending.known(entry);
+    audit_ready(inner, name)?;
+    rate_limit(inner, principal, entry.def, name).await?;
+    let args = validate(inner, name, args)?;
+    let Some(set) = inner.sets.get(entry.set) else {
+        let error = "the tool's tool set is missing".to_owned();
+        return Err(Stop::new(
+            AuditStatus::ToolError,
+            Some(error),
+            Answer::UnknownTool,
+        ));
     };
-    pending.def = Some(entry.def);
+    let binding = open_answers(inner, ctx, principal, name, &pending.args_sha256)?;
+    ctx.principal = Some(Arc::new(principal.clone()));
+    ctx.notifier = std::mem::take(&mut ctx.notifier).with_logger(entry.def.name);
+    confirmed(inner, ctx, entry.def, name, &args, &binding).await?;
+    let outcome = call_set(set.as_ref(), entry.def, args, ctx).await;
+    // A tool that fails because it asked the client something is answered with the question;
+    // one that recovered from an unanswered question keeps its own result.
+    let failed = !matches!(&outcome, Ok(Ok(result)) if !result.is_error);
+    if failed && let Some((status, answer)) = pending_input(inner, ctx, &binding) {
+        return Err(Stop::answered(status, answer));
+    }
+    let upstream_status = ctx.upstream_status();
+    let guard = ctx.upstream_guard();
     #[cfg(feature = "metrics")]
-    {
-        pending.series = inner
-            .metrics
-            .as_deref()
-            .and_then(|metrics| metrics.series(&entry.series, entry.def));
-    }
+    upstream_metrics(
+        inner,
+        ctx,
+        pending.series,
+        entry.def,
+        upstream_status,
+        guard,
+    );
+    let (status, answer) = outcome_answer(inner, entry.def, name, ctx, guard, outcome);
+    Ok(Ended {
+        status,
+        upstream_status,
+        answer,
+    })
+}
 
-    if let Some(reason) = inner.audit.unready() {
-        let error = format!(
-            "tool `{name}` was not called: {reason}, and this server refuses calls it cannot \
-             record; retry later"
-        );
-        pending
-            .finish(AuditStatus::Unavailable, Some(error.clone()))
-            .await;
-        return Answer::Result(ToolResult::error(error));
+/// Visibility: the caller and the tool's entry, when the caller may call it. A tool the
+/// caller may not call is indistinguishable from one that does not exist.
+fn visible<'a, 'c>(
+    inner: &'c Inner,
+    principal: Option<&'a Principal>,
+    name: &str,
+) -> Stage<(&'a Principal, &'c Entry)> {
+    match (principal, inner.catalog.get(name)) {
+        (Some(p), Some(entry)) if p.may_call(entry.def) => Ok((p, entry)),
+        _ => Err(Stop::new(
+            AuditStatus::Denied,
+            Some(unknown_tool_message(name)),
+            Answer::UnknownTool,
+        )),
     }
+}
 
-    match inner.rate.admit(principal, entry.def.name).await {
+/// Refuses the call while the audit sinks cannot keep its record and the server refuses
+/// calls it cannot record.
+fn audit_ready(inner: &Inner, name: &str) -> Stage<()> {
+    match inner.audit.unready() {
+        None => Ok(()),
+        Some(reason) => Err(Stop::refused(
+            AuditStatus::Unavailable,
+            format!(
+                "tool `{name}` was not called: {reason}, and this server refuses calls it \
+                 cannot record; retry later"
+            ),
+        )),
+    }
+}
+
+/// The caller's rate limit for the tool `def`.
+async fn rate_limit(inner: &Inner, principal: &Principal, def: &ToolDef, name: &str) -> Stage<()> {
+    match inner.rate.admit(principal, def.name).await {
         Ok(()) => {}
         Err(Refused::Limited(limited)) => {
-            let error = format!("tool `{name}` was not called: {limited}");
-            pending
-                .finish(AuditStatus::RateLimited, Some(error.clone()))
-                .await;
-            return Answer::Result(ToolResult::error(error));
+            return Err(Stop::refused(
+                AuditStatus::RateLimited,
+                format!("tool `{name}` was not called: {limited}"),
+            ));
         }
         Err(Refused::Unavailable) => {
-            let error = format!(
-                "tool `{name}` was not called: the rate limit store is unreachable, and this \
-                 server refuses calls it cannot limit; retry later"
-            );
-            pending
-                .finish(AuditStatus::Unavailable, Some(error.clone()))
-                .await;
-            return Answer::Result(ToolResult::error(error));
+            return Err(Stop::refused(
+                AuditStatus::Unavailable,
+                format!(
+                    "tool `{name}` was not called: the rate limit store is unreachable, and \
+                     this server refuses calls it cannot limit; retry later"
+                ),
+            ));
         }
     }
     #[cfg(feature = "metrics")]
@@ -297,107 +292,140 @@ async fn run(
     {
         metrics.rate_limit_store_error();
     }
+    Ok(())
+}
 
+/// The arguments, checked against the tool's input schema.
+fn validate(inner: &Inner, name: &str, args: Map<String, Value>) -> Stage<Map<String, Value>> {
     let (args, verdict) = inner.catalog.validators().validate_map(name, args);
-    if let Err(problem) = verdict {
-        let error = format!("invalid arguments for tool `{name}`: {problem}");
-        pending
-            .finish(AuditStatus::InvalidArguments, Some(error.clone()))
-            .await;
-        return Answer::Result(ToolResult::error(error));
+    match verdict {
+        Ok(()) => Ok(args),
+        Err(problem) => Err(Stop::refused(
+            AuditStatus::InvalidArguments,
+            format!("invalid arguments for tool `{name}`: {problem}"),
+        )),
     }
+}
 
-    let Some(set) = inner.sets.get(entry.set) else {
-        let error = "the tool's tool set is missing".to_owned();
-        pending.finish(AuditStatus::ToolError, Some(error)).await;
-        return Answer::UnknownTool;
-    };
+/// Opens the answers a stateless call brought back; returns the binding of its sealed state
+/// (empty in sessions).
+fn open_answers(
+    inner: &Inner,
+    ctx: &CallContext,
+    principal: &Principal,
+    name: &str,
+    args_sha256: &str,
+) -> Stage<Vec<u8>> {
     let binding = if ctx.input.is_stateless() {
-        state_binding(principal, name, &pending.args_sha256)
+        state_binding(principal, name, args_sha256)
     } else {
         Vec::new()
     };
-    if let Err(refused) = open_input(inner, ctx, &binding) {
-        let error = answer_error(&refused);
-        pending.finish(AuditStatus::InvalidArguments, error).await;
-        return refused;
+    match open_input(inner, ctx, &binding) {
+        Ok(()) => Ok(binding),
+        Err(refused) => Err(Stop::answered(AuditStatus::InvalidArguments, refused)),
     }
-    ctx.principal = Some(Arc::new(principal.clone()));
-    ctx.notifier = std::mem::take(&mut ctx.notifier).with_logger(entry.def.name);
+}
+
+/// Confirmation, for a tool that needs a person's: asked of the client, or refused in a
+/// program's inner call.
+async fn confirmed(
+    inner: &Inner,
+    ctx: &CallContext,
+    def: &'static ToolDef,
+    name: &str,
+    args: &Map<String, Value>,
+    binding: &[u8],
+) -> Stage<()> {
+    if !def.confirm {
+        return Ok(());
+    }
     // A program cannot have a person confirm its call: a stateless confirmation re-runs the
     // request, which would replay the program's earlier writes.
-    if entry.def.confirm && ctx.parent.is_some() {
-        let error = format!(
-            "tool `{name}` was not called: it needs a person's confirmation, which a program \
-             cannot ask for; call `{name}` directly (not from `execute`), where confirmation applies"
-        );
-        pending
-            .finish(AuditStatus::NotConfirmed, Some(error.clone()))
-            .await;
-        return Answer::Result(ToolResult::error(error));
+    if ctx.parent.is_some() {
+        return Err(Stop::refused(
+            AuditStatus::NotConfirmed,
+            format!(
+                "tool `{name}` was not called: it needs a person's confirmation, which a \
+                 program cannot ask for; call `{name}` directly (not from `execute`), where \
+                 confirmation applies"
+            ),
+        ));
     }
-    if entry.def.confirm {
-        match confirm(inner, ctx, entry.def, &args).await {
-            Confirmation::Confirmed => {}
-            Confirmation::Refused(result) => {
-                let error = Some(result_text(&result));
-                pending.finish(AuditStatus::NotConfirmed, error).await;
-                return Answer::Result(result);
+    match confirm(inner, ctx, def, args).await {
+        Confirmation::Confirmed => Ok(()),
+        Confirmation::Refused(result) => Err(Stop::new(
+            AuditStatus::NotConfirmed,
+            Some(result_text(&result)),
+            Answer::Result(result),
+        )),
+        Confirmation::Pending => match pending_input(inner, ctx, binding) {
+            Some((status, answer)) => Err(Stop::answered(status, answer)),
+            None => Err(Stop::refused(
+                AuditStatus::NotConfirmed,
+                format!("tool `{name}` was not called: not confirmed"),
+            )),
+        },
+    }
+}
+
+/// Calls the tool on its tool set. A panicking tool set (`Err(())`) answers this call with
+/// an error instead of taking the connection (or the session) down with it.
+async fn call_set(
+    set: &dyn ToolSet,
+    def: &'static ToolDef,
+    args: Map<String, Value>,
+    ctx: &CallContext,
+) -> Result<Result<ToolResult, ToolError>, ()> {
+    match std::panic::catch_unwind(AssertUnwindSafe(|| set.call(def, args, ctx))) {
+        Ok(future) => AssertUnwindSafe(future).catch_unwind().await.map_err(drop),
+        Err(_) => Err(()),
+    }
+}
+
+/// Counts the call's upstream request (its latency, status and timeout) and what the
+/// upstream's guard did with it.
+#[cfg(feature = "metrics")]
+fn upstream_metrics(
+    inner: &Inner,
+    ctx: &CallContext,
+    series: Option<&crate::metrics::ToolSeries>,
+    def: &ToolDef,
+    upstream_status: Option<u16>,
+    guard: GuardReport,
+) {
+    let Some(metrics) = &inner.metrics else {
+        return;
+    };
+    if let Some(latency) = ctx.upstream_latency() {
+        let timed_out = ctx.upstream_timed_out();
+        match series {
+            Some(series) => {
+                metrics.upstream_finished_in(series, upstream_status, timed_out, latency);
             }
-            Confirmation::Pending => {
-                if let Some((status, answer)) = pending_input(inner, ctx, &binding) {
-                    let error = answer_error(&answer);
-                    pending.finish(status, error).await;
-                    return answer;
-                }
-                let error = format!("tool `{name}` was not called: not confirmed");
-                pending
-                    .finish(AuditStatus::NotConfirmed, Some(error.clone()))
-                    .await;
-                return Answer::Result(ToolResult::error(error));
-            }
+            None => metrics.upstream_finished(def, upstream_status, timed_out, latency),
         }
     }
-    // A panicking tool set answers this call with an error instead of taking the connection
-    // (or the session) down with it.
-    let outcome =
-        match std::panic::catch_unwind(AssertUnwindSafe(|| set.call(entry.def, args, ctx))) {
-            Ok(future) => AssertUnwindSafe(future).catch_unwind().await.map_err(drop),
-            Err(_) => Err(()),
-        };
-    // A tool that fails because it asked the client something is answered with the question;
-    // one that recovered from an unanswered question keeps its own result.
-    let failed = !matches!(&outcome, Ok(Ok(result)) if !result.is_error);
-    if failed && let Some((status, answer)) = pending_input(inner, ctx, &binding) {
-        let error = answer_error(&answer);
-        pending.finish(status, error).await;
-        return answer;
-    }
-    let upstream_status = ctx.upstream_status();
-    let guard = ctx.upstream_guard();
-    #[cfg(feature = "metrics")]
-    if let Some(metrics) = &inner.metrics {
-        if let Some(latency) = ctx.upstream_latency() {
-            let timed_out = ctx.upstream_timed_out();
-            match pending.series {
-                Some(series) => {
-                    metrics.upstream_finished_in(series, upstream_status, timed_out, latency);
-                }
-                None => metrics.upstream_finished(entry.def, upstream_status, timed_out, latency),
-            }
-        }
-        metrics.upstream_guarded(entry.def, guard);
-    }
-    let (status, answer) = match outcome {
+    metrics.upstream_guarded(def, guard);
+}
+
+/// The answer to a call that ran, and its audit status: a result with its output checked
+/// (and its structured content dropped where MCP does not allow it), or an error.
+fn outcome_answer(
+    inner: &Inner,
+    def: &ToolDef,
+    name: &str,
+    ctx: &CallContext,
+    guard: GuardReport,
+    outcome: Result<Result<ToolResult, ToolError>, ()>,
+) -> (AuditStatus, Answer) {
+    match outcome {
         Ok(Ok(result)) => {
-            let mut result = check_output(inner, entry.def, name, result);
+            let mut result = check_output(inner, def, name, result);
             // MCP ties structuredContent to an advertised outputSchema: a tool without one
             // answers with its text content only. A program's inner call keeps it: the
             // result goes to the program, not to the client.
-            if entry.def.output_schema.is_none()
-                && !result.content.is_empty()
-                && ctx.parent.is_none()
-            {
+            if def.output_schema.is_none() && !result.content.is_empty() && ctx.parent.is_none() {
                 result.structured_content = None;
             }
             let status = if !result.is_error {
@@ -407,7 +435,7 @@ async fn run(
                 AuditStatus::Unavailable
             } else if ctx.upstream_timed_out() {
                 AuditStatus::Timeout
-            } else if entry.def.http.is_some() {
+            } else if def.http.is_some() {
                 AuditStatus::UpstreamError
             } else {
                 AuditStatus::ToolError
@@ -437,15 +465,23 @@ async fn run(
                 ))),
             )
         }
-    };
-    let error = answer_error(&answer);
-    if let Err(unrecorded) = pending.finish_with(status, upstream_status, error).await {
-        return Answer::Result(ToolResult::error(format!(
+    }
+}
+
+/// Writes the record of a call that ran and returns its answer, or, when a sink could not
+/// keep the record, an error in its place.
+async fn record(pending: Pending<'_>, ended: Ended, name: &str) -> Answer {
+    let error = answer_error(&ended.answer);
+    match pending
+        .finish_with(ended.status, ended.upstream_status, error)
+        .await
+    {
+        Ok(()) => ended.answer,
+        Err(unrecorded) => Answer::Result(ToolResult::error(format!(
             "tool `{name}` is unavailable: {unrecorded}; this server reports no call it cannot \
              record, so the outcome is withheld (the tool may have run); retry later"
-        )));
+        ))),
     }
-    answer
 }
 
 /// The error text an answer gave the client, for the audit record (`None` for a success and
@@ -457,23 +493,6 @@ fn answer_error(answer: &Answer) -> Option<String> {
         Answer::UnknownTool => Some("the tool set that lists this tool refused it".to_owned()),
         Answer::Refused(refusal) => Some(refusal.to_error().message.to_string()),
     }
-}
-
-/// The text blocks of a result, joined by newlines, cut for the audit record.
-fn result_text(result: &ToolResult) -> String {
-    let mut text = String::new();
-    for content in &result.content {
-        if let Content::Text(t) = content {
-            if !text.is_empty() {
-                text.push('\n');
-            }
-            text.push_str(t);
-            if text.len() > 4 * MAX_ERROR_CHARS {
-                break;
-            }
-        }
-    }
-    error_text(&text)
 }
 
 /// Checks a successful result's structured content against the tool's output schema, as the

@@ -189,30 +189,27 @@ async fn record_start(
     }
     let empty = serde_json::Map::new();
     let args = request.arguments.as_ref().unwrap_or(&empty);
+    let record = AuditEvent::new(
+        id.to_owned(),
+        now_rfc3339(),
+        request.name.to_string(),
+        AuditStatus::TaskStarted,
+        args_digest(args),
+    );
     let event = AuditEvent {
-        call_id: id.to_owned(),
-        parent_call_id: None,
-        code_sha256: None,
-        inner_calls: None,
-        time: now_rfc3339(),
         request_id: call.request_id.clone(),
         principal: Some(principal.id.clone()),
         key_id: principal.key_id.clone(),
-        tool: request.name.to_string(),
         operation_id: inner
             .catalog
             .get(&request.name)
             .and_then(|entry| entry.def.http.as_ref())
             .map(|http| http.operation_id.to_owned()),
-        status: AuditStatus::TaskStarted,
-        duration_ms: 0,
-        upstream_status: None,
-        args_sha256: args_digest(args),
         args: inner
             .audit_args
             .then(|| serde_json::Value::Object(args.clone())),
-        error: None,
         trace_id: call.trace.as_ref().map(|t| t.trace_id()),
+        ..record
     };
     inner.audit.try_record(event).await
 }

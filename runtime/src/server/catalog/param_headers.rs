@@ -21,6 +21,7 @@ use std::collections::HashMap;
 use axum::http::{HeaderMap, HeaderName};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
+use mcpgen_core::json_pointer;
 use mcpgen_core::tool::ToolDef;
 use serde_json::{Map, Value};
 
@@ -241,7 +242,7 @@ fn misplaced(schema: &Map<String, Value>, pointer: &str, on_chain: bool, wrong: 
         ));
     }
     for (key, value) in schema {
-        let here = format!("{pointer}/{}", key.replace('~', "~0").replace('/', "~1"));
+        let here = json_pointer::child(pointer, key);
         match key.as_str() {
             KEYWORD if !on_chain && !pointer.is_empty() => wrong.push(format!(
                 "`{KEYWORD}` at `{pointer}`; it is only honoured on a property reached from \
@@ -253,8 +254,7 @@ fn misplaced(schema: &Map<String, Value>, pointer: &str, on_chain: bool, wrong: 
                 if let Value::Object(map) = value {
                     for (name, property) in map {
                         if let Value::Object(property) = property {
-                            let at =
-                                format!("{here}/{}", name.replace('~', "~0").replace('/', "~1"));
+                            let at = json_pointer::child(&here, name);
                             misplaced(property, &at, on_chain, wrong);
                         }
                     }

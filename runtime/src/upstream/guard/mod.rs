@@ -1,8 +1,10 @@
 //! What keeps one upstream's faults from becoming everyone's: a cap on concurrent requests,
 //! a circuit breaker, and one retry of idempotent requests.
 //!
-//! - `breaker`: fails calls fast while the upstream is down, and lets one probe through after
-//!   a cool-down to find out whether it is back;
+//! - the circuit breaker ([`mcpgen_core::breaker`]): fails calls fast while the upstream is
+//!   down, and lets one probe through after a cool-down to find out whether it is back; a
+//!   failure is a request that got no answer (connection refused or reset, a timeout) or an
+//!   answer with a 5xx status;
 //! - `retry`: which failed requests are sent once more (idempotent methods, on a refused
 //!   connection or 502/503/504), and the random wait before;
 //! - here: the [`GuardConfig`], and the [`Guard`] shared by every clone of one
@@ -11,16 +13,15 @@
 //! A call the guard refuses is not sent; the tool's result says the upstream is unavailable
 //! and to retry later, the [`GuardReport`] says why, and the audit status is `unavailable`.
 
-mod breaker;
 pub(super) mod retry;
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-pub(super) use breaker::Ticket;
-use breaker::{Breaker, Open};
+use mcpgen_core::breaker::Breaker;
+pub(super) use mcpgen_core::breaker::Ticket;
 
 use super::invoked::{GuardRefusal, GuardReport};
 
@@ -99,9 +100,9 @@ impl Guard {
     /// Admits a call: refused at once while the breaker is open, else after waiting (at most
     /// the queue timeout) for a slot under the cap. Whether it waited goes in `report`.
     pub(super) async fn admit(&self, report: &mut GuardReport) -> Result<Admitted<'_>, String> {
-        let ticket = self.breaker.admit().map_err(|open| {
+        let ticket = self.breaker.admit(Instant::now()).map_err(|retry_in| {
             report.refused = Some(GuardRefusal::CircuitOpen);
-            self.open_message(open)
+            self.open_message(retry_in)
         })?;
         let slot = match self.slots.clone().try_acquire_owned() {
             Ok(slot) => slot,
@@ -131,7 +132,7 @@ impl Guard {
     /// Records one request's outcome (`failed`: no answer or a 5xx); notes in `report` when
     /// it opened the breaker.
     pub(super) fn record(&self, ticket: &mut Ticket<'_>, failed: bool, report: &mut GuardReport) {
-        if self.breaker.record(ticket, failed) {
+        if ticket.record(failed, Instant::now()) {
             report.opened_circuit = true;
             tracing::warn!(
                 failures = self.config.breaker_threshold,
@@ -146,14 +147,13 @@ impl Guard {
         self.config.retry && retry::idempotent(method) && self.breaker.allows_retry(ticket)
     }
 
-    fn open_message(&self, open: Open) -> String {
-        let when = if open.retry_in.is_zero() {
+    /// Why a call is refused while the breaker is open, `retry_in` before it lets a probe
+    /// through (zero while a probe is in flight).
+    fn open_message(&self, retry_in: Duration) -> String {
+        let when = if retry_in.is_zero() {
             "a test request is in flight to see whether it is back".to_owned()
         } else {
-            format!(
-                "it is tried again in {} s",
-                open.retry_in.as_secs_f64().ceil()
-            )
+            format!("it is tried again in {} s", retry_in.as_secs_f64().ceil())
         };
         format!(
             "the upstream API is unavailable: its last {} requests failed, so calls to it are \

@@ -1,6 +1,5 @@
 //! Which failed requests are sent once more, and after how long.
 
-use std::hash::{BuildHasher, Hasher};
 use std::time::Duration;
 
 use reqwest::{Method, StatusCode};
@@ -30,13 +29,8 @@ pub(crate) fn worth_retrying(outcome: Result<StatusCode, &reqwest::Error>) -> bo
 /// How long to wait before the retry: a random time between 50 and 250 ms, so callers that
 /// failed together do not come back together.
 pub(crate) fn jitter() -> Duration {
-    // A fresh `RandomState` is randomly keyed: enough randomness for spreading retries,
-    // without a dependency.
-    let random = std::collections::hash_map::RandomState::new()
-        .build_hasher()
-        .finish();
     let span = u64::try_from((MAX_DELAY - MIN_DELAY).as_millis()).unwrap_or(0);
-    MIN_DELAY + Duration::from_millis(random % (span + 1))
+    MIN_DELAY + Duration::from_millis(fastrand::u64(0..=span))
 }
 
 #[cfg(test)]

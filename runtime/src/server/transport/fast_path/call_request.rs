@@ -7,7 +7,7 @@
 //! `name`, `arguments` and `_meta`, nothing else. It accepts only messages rmcp reads into
 //! the same id, parameters and metadata; any other shape (other fields, duplicate keys,
 //! `null` where rmcp would also take it, a `method` with escapes) gives `None`, and the
-//! caller reads the message with rmcp as before ([`super::tools_list::stateless_request`]).
+//! caller reads the message with rmcp as before ([`super::plain_request::stateless_request`]).
 
 use rmcp::model::{
     CallToolRequestParams, ClientRequest, GetMeta, JsonObject, JsonRpcVersion2_0, MetaObject,
@@ -15,7 +15,7 @@ use rmcp::model::{
 };
 use serde::Deserialize;
 
-use super::tools_list::stateless_request;
+use super::plain_request::stateless_request;
 
 /// A `tools/call` rmcp hands to the handler: its id, its parameters (without `_meta`, which
 /// rmcp keeps apart) and its request metadata.

@@ -9,6 +9,7 @@ use axum::middleware;
 use crate::server::state::inner::Inner;
 
 pub(crate) mod call_request;
+pub(crate) mod plain_request;
 pub(crate) mod stateless;
 pub(crate) mod stateless_reads;
 pub(crate) mod tools_list;

@@ -35,7 +35,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::call_request::{self, CallRequest};
-use super::tools_list::{plain_stateless_post, read_body};
+use super::plain_request::{plain_stateless_post, read_body};
 use crate::notify::{Cancellation, Sink};
 use crate::principal::Principal;
 use crate::server::access::reply::jsonrpc_error;

@@ -23,8 +23,8 @@ use axum::response::{IntoResponse, Response};
 use rmcp::ServerHandler;
 use rmcp::model::{ClientRequest, DiscoverResult, ServerResult};
 
+use super::plain_request::{envelope, plain_stateless_post, read_body, stateless_request};
 use super::stateless::{answer_message, plain_name, status_of};
-use super::tools_list::{envelope, plain_stateless_post, read_body, stateless_request};
 use crate::principal::Principal;
 use crate::server::call::handler::{McpHandler, complete};
 use crate::server::state::inner::Inner;

@@ -24,24 +24,15 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use rmcp::model::{
-    ClientJsonRpcMessage, ClientRequest, GetMeta, ProtocolVersion, RequestId, ServerResult,
-};
+use rmcp::model::{ClientRequest, GetMeta, RequestId, ServerResult};
 
+use super::plain_request::{envelope, plain_stateless_post, read_body, stateless_request};
 use crate::principal::Principal;
-use crate::server::access::reply::jsonrpc_error;
 use crate::server::call::handler::tools_list;
 use crate::server::state::inner::Inner;
 
 /// The most bytes of serialised lists kept; past it, further sets are serialised per request.
 const MAX_CACHED_BYTES: usize = 64 << 20;
-
-/// The header that carries a Streamable HTTP session id.
-const SESSION_HEADER: &str = "mcp-session-id";
-/// The header naming the request's protocol revision.
-const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
-/// The standard header naming the request's method.
-const METHOD_HEADER: &str = "mcp-method";
 
 /// The visible set a list belongs to: `None` for a request without a principal (nothing is
 /// visible, not even the meta-tools of search mode); and whether the client declared the
@@ -99,87 +90,10 @@ fn serialise(inner: &Inner, principal: Option<&Principal>, ui: bool) -> Vec<u8> 
     serde_json::to_vec(&result).unwrap_or_default()
 }
 
-/// The whole JSON-RPC response: `result` in rmcp's envelope, answering `id`.
-pub(crate) fn envelope(id: &RequestId, result: &[u8]) -> Vec<u8> {
-    let id = serde_json::to_vec(id).unwrap_or_default();
-    let mut body = Vec::with_capacity(result.len() + id.len() + 40);
-    body.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
-    body.extend_from_slice(&id);
-    body.extend_from_slice(br#","result":"#);
-    body.extend_from_slice(result);
-    body.push(b'}');
-    body
-}
-
 /// Whether the headers are those of a stateless 2026-07-28 `tools/list` POST that rmcp would
 /// accept as it is.
 fn headers_fit(headers: &HeaderMap) -> bool {
     plain_stateless_post(headers, "tools/list")
-}
-
-/// Whether the headers are those of a stateless 2026-07-28 POST of `method` that rmcp would
-/// accept as they are: no session, one `MCP-Protocol-Version: 2026-07-28`, one matching
-/// `Mcp-Method`, a plain `Accept` naming JSON and SSE, and a JSON body.
-pub(crate) fn plain_stateless_post(headers: &HeaderMap, method: &str) -> bool {
-    let one = |name: &str, expected: &str| {
-        let mut values = headers.get_all(name).iter();
-        values
-            .next()
-            .is_some_and(|v| v.as_bytes() == expected.as_bytes())
-            && values.next().is_none()
-    };
-    !headers.contains_key(SESSION_HEADER)
-        && one(
-            PROTOCOL_VERSION_HEADER,
-            ProtocolVersion::V_2026_07_28.as_str(),
-        )
-        && one(METHOD_HEADER, method)
-        && accepts_json_and_sse(headers)
-        && declares_json(headers)
-}
-
-/// Whether every `Accept` value is a plain list (no parameters, no weights) naming both JSON
-/// and SSE. Lists with parameters are left to rmcp, which weighs them.
-fn accepts_json_and_sse(headers: &HeaderMap) -> bool {
-    let (mut json, mut sse) = (false, false);
-    for value in headers.get_all(header::ACCEPT) {
-        let Ok(value) = value.to_str() else {
-            return false;
-        };
-        if value.contains(';') || value.contains('"') {
-            return false;
-        }
-        for essence in value.split(',').map(str::trim) {
-            json |= essence.eq_ignore_ascii_case("application/json");
-            sse |= essence.eq_ignore_ascii_case("text/event-stream");
-        }
-    }
-    json && sse
-}
-
-/// Whether the `Content-Type` is JSON.
-fn declares_json(headers: &HeaderMap) -> bool {
-    headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|value| {
-            let essence = value.split_once(';').map_or(value, |(essence, _)| essence);
-            essence.trim().eq_ignore_ascii_case("application/json")
-        })
-}
-
-/// The id and request of `bytes` when they are a JSON-RPC request rmcp would hand to the
-/// handler of a stateless 2026-07-28 POST as it is: its `_meta` names 2026-07-28 (as the
-/// header does, checked by [`plain_stateless_post`]) and carries the client capabilities.
-pub(crate) fn stateless_request(bytes: &[u8]) -> Option<(RequestId, ClientRequest)> {
-    let Ok(ClientJsonRpcMessage::Request(request)) = serde_json::from_slice(bytes) else {
-        return None;
-    };
-    let meta = request.request.get_meta();
-    let revision = ProtocolVersion::V_2026_07_28;
-    (meta.protocol_version().as_ref() == Some(&revision)
-        && meta.missing_required_keys(&revision).is_empty())
-    .then_some((request.id, request.request))
 }
 
 /// The id of `bytes` when they are a `tools/list` request rmcp would answer with the list,
@@ -188,18 +102,6 @@ fn list_request_id(bytes: &[u8]) -> Option<(RequestId, bool)> {
     stateless_request(bytes).and_then(|(id, request)| {
         let ui = crate::views::request_wants(request.get_meta(), None);
         matches!(request, ClientRequest::ListToolsRequest(_)).then_some((id, ui))
-    })
-}
-
-/// The body of a request a fast path answers: the body-size layer has already read it into
-/// memory, within its limit; a body that could not be read is answered with -32600.
-pub(crate) async fn read_body(body: Body) -> Result<Bytes, Response> {
-    axum::body::to_bytes(body, usize::MAX).await.map_err(|_| {
-        jsonrpc_error(
-            StatusCode::BAD_REQUEST,
-            -32600,
-            "the request body could not be read",
-        )
     })
 }
 
@@ -234,51 +136,9 @@ pub(crate) async fn answer_tools_list(
 
 #[cfg(test)]
 mod tests {
-    use rmcp::model::{JsonRpcResponse, JsonRpcVersion2_0, ListToolsResult, Tool};
     use serde_json::json;
 
     use super::*;
-
-    fn tool(name: &'static str) -> Tool {
-        let mut tool = Tool::default();
-        tool.name = name.into();
-        tool.description = Some("Says \"hi\" \u{2028} in <b>bold</b>".into());
-        tool.input_schema = Arc::new(
-            json!({"type": "object", "properties": {"q": {"type": "string"}}})
-                .as_object()
-                .cloned()
-                .unwrap_or_default(),
-        );
-        tool
-    }
-
-    #[test]
-    fn the_envelope_is_rmcps_for_every_kind_of_id() {
-        let list = ListToolsResult::with_all_items(vec![tool("a"), tool("b_c")])
-            .with_ttl_ms(60_000)
-            .with_cache_scope(rmcp::model::CacheScope::Private);
-        let mut result = ServerResult::ListToolsResult(list);
-        result.fill_missing_cache_hints();
-        let bytes = serde_json::to_vec(&result).expect("serialises");
-        for id in [
-            RequestId::Number(0),
-            RequestId::Number(-7),
-            RequestId::Number(i64::MAX),
-            RequestId::String("req-1".into()),
-            RequestId::String("quote \" and \u{1F600}".into()),
-        ] {
-            let rmcp = rmcp::model::ServerJsonRpcMessage::Response(JsonRpcResponse {
-                jsonrpc: JsonRpcVersion2_0,
-                id: id.clone(),
-                result: result.clone(),
-            });
-            let expected = serde_json::to_vec(&rmcp).expect("serialises");
-            assert_eq!(
-                String::from_utf8_lossy(&envelope(&id, &bytes)),
-                String::from_utf8_lossy(&expected)
-            );
-        }
-    }
 
     fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
         let mut map = HeaderMap::new();

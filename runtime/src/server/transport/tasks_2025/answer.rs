@@ -18,10 +18,11 @@ use serde_json::{Value, json};
 
 use crate::notify::Sink;
 use crate::principal::Principal;
-use crate::server::call::handler::{call_context, call_span};
+use crate::server::call::handler::call_context;
 use crate::server::call::task_call::{self, Route2025};
 use crate::server::state::inner::Inner;
 use crate::tasks::form_2025;
+use crate::trace::call_span;
 
 /// The answer to the request in `bytes`, or `None` to leave it to rmcp (a message that is
 /// not a request of this form, or a call this form does not decide).
@@ -105,7 +106,7 @@ async fn call(
         Sink::Stream(sender),
         &Arc::default(),
     );
-    let span = call_span(&mut call, &request.name);
+    let span = call_span(&mut call.trace, &request.name);
     // Started in a task of its own: a client that goes away while the start is recorded does
     // not leave a task in the table that never runs.
     let (inner, principal) = (inner.clone(), principal.clone());

@@ -30,7 +30,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use serde::Deserialize;
 
 use self::revision::Revisions;
-use super::fast_path::tools_list::read_body;
+use super::fast_path::plain_request::read_body;
 use crate::server::state::inner::Inner;
 
 mod answer;
