@@ -170,11 +170,42 @@ pub fn generate(
     tools_path: &Path,
     settings: &Settings,
 ) -> Result<Generation, Errors> {
+    let (spec, allowlist) = load(spec_path, tools_path)?;
+    let selected = select_for(&spec, &allowlist, settings)?;
+    // Emission never reads the document: its memory is freed before the crate is written.
+    drop(spec);
+    emit_selected(selected)
+}
+
+/// The tool table of the crate [`generate`] would emit, built in memory instead (for a server
+/// made at start-up), with every warning: the same loading, selection, client profile and
+/// `tools/list` budget. Leaks the table's texts (see [`emit::table`]).
+pub fn table(
+    spec_path: &Path,
+    tools_path: &Path,
+    settings: &Settings,
+) -> Result<(emit::table::Table, Vec<Warning>), Errors> {
+    let (spec, allowlist) = load(spec_path, tools_path)?;
+    let selected = select_for(&spec, &allowlist, settings)?;
+    drop(spec);
+    let mut warnings = selected.warnings;
+    let server = profile::advertised(&selected.server, selected.options.profile, &mut warnings);
+    check_list_budget(
+        &emit::tools_list_json(&server).1,
+        selected.max_list_tokens,
+        &selected.allowlist_path,
+    )?;
+    Ok((emit::table::build(&server), warnings))
+}
+
+/// The spec and the allowlist, or every error of both.
+fn load(spec_path: &Path, tools_path: &Path) -> Result<(spec::Spec, allowlist::Allowlist), Errors> {
     let mut errors = Vec::new();
-    let spec = spec::Spec::load(spec_path);
-    let allowlist = allowlist::Allowlist::load(tools_path);
-    let (spec, allowlist) = match (spec, allowlist) {
-        (Ok(s), Ok(a)) => (s, a),
+    match (
+        spec::Spec::load(spec_path),
+        allowlist::Allowlist::load(tools_path),
+    ) {
+        (Ok(s), Ok(a)) => Ok((s, a)),
         (s, a) => {
             if let Err(e) = s {
                 errors.extend(e);
@@ -182,13 +213,9 @@ pub fn generate(
             if let Err(e) = a {
                 errors.push(e);
             }
-            return Err(Errors(errors));
+            Err(Errors(errors))
         }
-    };
-    let selected = select_for(&spec, &allowlist, settings)?;
-    // Emission never reads the document: its memory is freed before the crate is written.
-    drop(spec);
-    emit_selected(selected)
+    }
 }
 
 /// Like [`generate`], from an already loaded spec and allowlist.
@@ -268,6 +295,26 @@ fn select_for(
     })
 }
 
+/// The allowlist's `server.max_list_tokens`, held against the `tools/list` payload.
+fn check_list_budget(
+    size: &ToolsListSize,
+    budget: Option<u64>,
+    allowlist_path: &Path,
+) -> Result<(), Errors> {
+    match budget {
+        Some(budget) if size.approx_tokens as u64 > budget => Err(Errors(vec![Error::Allowlist {
+            path: allowlist_path.to_path_buf(),
+            location: "server.max_list_tokens".into(),
+            message: format!(
+                "the tools/list payload is about {} tokens ({} bytes), over the budget of {budget}; \
+                 select fewer tools, shorten descriptions, or raise max_list_tokens",
+                size.approx_tokens, size.bytes
+            ),
+        }])),
+        _ => Ok(()),
+    }
+}
+
 /// Emits the crate of what [`select_for`] selected.
 fn emit_selected(selected: Selected) -> Result<Generation, Errors> {
     let Selected {
@@ -278,19 +325,7 @@ fn emit_selected(selected: Selected) -> Result<Generation, Errors> {
         max_list_tokens,
     } = selected;
     let emitted = emit::emit(&server, &options).map_err(|e| Errors(vec![e]))?;
-    if let Some(budget) = max_list_tokens
-        && emitted.list_size.approx_tokens as u64 > budget
-    {
-        return Err(Errors(vec![Error::Allowlist {
-            path: allowlist_path,
-            location: "server.max_list_tokens".into(),
-            message: format!(
-                "the tools/list payload is about {} tokens ({} bytes), over the budget of {budget}; \
-                 select fewer tools, shorten descriptions, or raise max_list_tokens",
-                emitted.list_size.approx_tokens, emitted.list_size.bytes
-            ),
-        }]));
-    }
+    check_list_budget(&emitted.list_size, max_list_tokens, &allowlist_path)?;
     warnings.extend(emitted.warnings.iter().cloned());
     Ok(Generation {
         server,

@@ -62,6 +62,12 @@ pub(crate) enum Command {
     /// and a request that does not fit its operation is refused with 400 and the JSON pointer
     /// of what does not fit. Prints the URL it listens on; logs each request on stderr.
     Mock(MockArgs),
+    /// Serve the MCP server of a spec and its allowlist, made at start-up: the tools `generate`
+    /// would write into a crate (the same `tools/list`, the same calls), with no crate and no
+    /// build, so an edit of `mcp_tools.yaml` takes a restart. Takes every flag of a generated
+    /// server (transports, authentication, audit, limits, tool modes; the book's "Generated
+    /// server flags" page), which `mcpgen serve --help` lists.
+    Serve(Box<ServeCommandArgs>),
 }
 
 #[derive(Subcommand)]
@@ -422,4 +428,30 @@ pub(crate) struct MockArgs {
     /// it).
     #[arg(long, env = "MCPGEN_MOCK_ALLOW_REMOTE")]
     pub(crate) allow_remote: bool,
+}
+
+#[derive(Args)]
+pub(crate) struct ServeCommandArgs {
+    /// Spec file (JSON or YAML), or an `http(s)://` URL to download it from.
+    #[arg(long)]
+    pub(crate) spec: PathBuf,
+    #[command(flatten)]
+    pub(crate) fetch: FetchArgs,
+    /// Allowlist file (`mcp_tools.yaml`).
+    #[arg(long)]
+    pub(crate) tools: PathBuf,
+    /// Server name, overriding the allowlist's `server.name` (default: from the spec's folder).
+    #[arg(long)]
+    pub(crate) name: Option<String>,
+    /// Folder of plugins: each `DIR/<plugin>/manifest.json` adds the tools of its `mcp_tools`
+    /// section, visible only to principals with the plugin.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) plugins: Option<PathBuf>,
+    /// Client profile, overriding the allowlist's `server.profile`: `default`, `inline`,
+    /// `draft-07` or `cursor` (as `generate --profile`).
+    #[arg(long, value_name = "P")]
+    pub(crate) profile: Option<mcpgen_codegen::profile::Profile>,
+    /// The flags of a generated server.
+    #[command(flatten)]
+    pub(crate) server: mcpgen_runtime::cli::ServeArgs,
 }

@@ -12,8 +12,8 @@ mod diff_cmd;
 mod fetch;
 mod generate;
 mod init_list;
-mod mock;
 mod reference;
+mod serving;
 mod sizes;
 mod specs;
 mod table;
@@ -27,6 +27,9 @@ use args::{Cli, Command, GenerateArgs, TokenCommand};
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
+    // Code mode's workers are this binary started again: they serve before anything else.
+    #[cfg(feature = "code-mode")]
+    mcpgen_runtime::code::run_worker_if_asked();
     let cli = Cli::parse();
     mcpgen_codegen::progress::enable();
     let result = match cli
@@ -47,7 +50,8 @@ fn main() -> ExitCode {
             Ok(())
         }
         Command::Bundle(args) => bundle::bundle(args),
-        Command::Mock(args) => mock::mock(args),
+        Command::Mock(args) => serving::mock::mock(args),
+        Command::Serve(args) => return serving::serve::serve(*args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -62,8 +66,18 @@ fn main() -> ExitCode {
 
 /// The book's page of `mcpgen`'s flags.
 fn reference_page() -> String {
+    // `serve` takes every flag of a generated server: the server's own page lists them.
+    let server_flags: Vec<String> = mcpgen_runtime::cli::ServeArgs::command()
+        .get_arguments()
+        .map(|arg| arg.get_id().to_string())
+        .collect();
+    let command = Cli::command().mut_subcommand("serve", |serve| {
+        server_flags
+            .iter()
+            .fold(serve, |serve, id| serve.mut_arg(id, |arg| arg.hide(true)))
+    });
     reference::markdown(
-        &Cli::command(),
+        &command,
         "`mcpgen` commands and flags",
         "Every command and flag of `mcpgen`, with the environment variable that sets it where \
          there is one (a flag given on the command line wins). `mcpgen <command> --help` prints \

@@ -7,6 +7,10 @@ use std::process::{Command, Output};
 #[path = "cli/mock.rs"]
 mod mock;
 
+/// `mcpgen serve` as a child process, against `generate`'s output and a generated server.
+#[path = "cli/serve.rs"]
+mod serve;
+
 fn mcpgen(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_mcpgen"))
         .args(args)

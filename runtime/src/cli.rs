@@ -393,14 +393,18 @@ pub fn main<T: ToolSet>(app: App, make_tools: impl FnOnce(Upstream) -> T) -> Exi
         .name(app.name)
         .version(app.version)
         .about(format!("MCP server for {}: {}", app.title, app.description));
-    let args = match ServeArgs::from_arg_matches(&command.get_matches()) {
-        Ok(args) => args,
+    match ServeArgs::from_arg_matches(&command.get_matches()) {
+        Ok(args) => serve(app, args, make_tools),
         Err(e) => e.exit(),
-    };
+    }
+}
+
+/// [`main`] with flags parsed by a command that flattens [`ServeArgs`] into its own.
+pub fn serve<T: ToolSet>(app: App, args: ServeArgs, tools: impl FnOnce(Upstream) -> T) -> ExitCode {
     let _ = LOG_FORMAT.set(args.log_format);
     #[cfg(feature = "otel")]
     let _ = SERVICE.set(app.name);
-    block_on_main(run(app, args, make_tools))
+    block_on_main(run(app, args, tools))
 }
 
 /// Sets up logging (`RUST_LOG`, to stderr), runs `main` on a multi-threaded async runtime (one

@@ -107,6 +107,17 @@ impl Built {
         }
     }
 
+    /// The declaration of the tool at `index`: its signature and the declarations of the
+    /// named types it reaches, in the order the setter names them.
+    pub(crate) fn values(&self, index: usize) -> Option<(&str, impl Iterator<Item = &str>)> {
+        let tool = self.tools.get(index)?;
+        let types = tool.types.iter().filter_map(|name| {
+            let (_, _, declaration) = self.types.iter().find(|(n, _, _)| n == name)?;
+            Some(declaration.as_str())
+        });
+        Some((tool.signature.as_str(), types))
+    }
+
     /// The `.declaration(...)` setter of the tool at `index`.
     pub(crate) fn setter(&self, index: usize) -> TokenStream {
         let Some(tool) = self.tools.get(index) else {

@@ -8,6 +8,7 @@ pub(crate) mod files;
 pub mod mcpb;
 mod render;
 pub mod search;
+pub mod table;
 mod templates;
 mod tools;
 pub mod typify;

@@ -112,6 +112,14 @@ fn http_binding(http: &ir::HttpBinding) -> TokenStream {
     tokens
 }
 
+/// Whether the allowlist or the access gave any hint (a table without one states none).
+pub(super) fn has_hints(a: ir::Annotations) -> bool {
+    a.read_only.is_some()
+        || a.destructive.is_some()
+        || a.idempotent.is_some()
+        || a.open_world.is_some()
+}
+
 /// The hints, as `ToolAnnotations::NONE` with a setter per hint given.
 fn annotations(a: ir::Annotations) -> TokenStream {
     let mut tokens = quote!(::mcpgen::ToolAnnotations::NONE);
@@ -135,28 +143,28 @@ fn annotations(a: ir::Annotations) -> TokenStream {
 fn tool_def(tool: &ir::Tool, declaration: TokenStream) -> TokenStream {
     let name = &tool.name;
     let description = &tool.description;
-    let input = raw_str(&pretty_json(&tool.input_schema));
+    let input = raw_str(&schema_text(&tool.input_schema));
     let mut tokens = quote!(::mcpgen::ToolDef::new(#name, #description, #input));
     if let Some(title) = &tool.title {
         tokens.extend(quote!(.title(#title)));
     }
     if let Some(schema) = &tool.output_schema {
-        let lit = raw_str(&pretty_json(schema));
+        let lit = raw_str(&schema_text(schema));
         tokens.extend(quote!(.output_schema(#lit)));
     }
     if let Some(schema) = &tool.full_input_schema {
-        let lit = raw_str(&pretty_json(schema));
+        let lit = raw_str(&schema_text(schema));
         tokens.extend(quote!(.full_input_schema(#lit)));
     }
     if let Some(schema) = &tool.full_output_schema {
-        let lit = raw_str(&pretty_json(schema));
+        let lit = raw_str(&schema_text(schema));
         tokens.extend(quote!(.full_output_schema(#lit)));
     }
     if tool.is_summarised() {
         tokens.extend(quote!(.full_defs(&FULL_DEFS)));
     }
     if let Some(schema) = &tool.documented_output_schema {
-        let lit = raw_str(&pretty_json(schema));
+        let lit = raw_str(&schema_text(schema));
         tokens.extend(quote!(.documented_output_schema(#lit)));
     }
     if tool.wrap_output {
@@ -165,13 +173,8 @@ fn tool_def(tool: &ir::Tool, declaration: TokenStream) -> TokenStream {
     if tool.access == ir::Access::Read {
         tokens.extend(quote!(.read()));
     }
-    let a = tool.annotations;
-    if a.read_only.is_some()
-        || a.destructive.is_some()
-        || a.idempotent.is_some()
-        || a.open_world.is_some()
-    {
-        let hints = annotations(a);
+    if has_hints(tool.annotations) {
+        let hints = annotations(tool.annotations);
         tokens.extend(quote!(.annotations(#hints)));
     }
     if tool.confirm {
@@ -226,7 +229,7 @@ fn view_item(tool: &ir::Tool, layout_files: bool) -> Option<TokenStream> {
 
 /// The schema as indented JSON, one key per line, for review; the server parses it once at
 /// start-up, so the layout does not reach the wire.
-fn pretty_json(v: &serde_json::Value) -> String {
+pub(super) fn schema_text(v: &serde_json::Value) -> String {
     serde_json::to_string_pretty(v).unwrap_or_else(|_| v.to_string())
 }
 
@@ -236,16 +239,22 @@ fn pretty_json_of(v: &impl serde::Serialize) -> String {
     serde_json::to_string_pretty(v).unwrap_or_default()
 }
 
+/// The texts of `FULL_DEFS`: the input and the output definitions, each a JSON object.
+pub(super) fn full_defs_texts(server: &ir::Server) -> (String, String) {
+    // A `BTreeMap` prints as a JSON object in name order, as `tools.full.json` lists it.
+    (
+        pretty_json_of(&server.full_defs.input),
+        pretty_json_of(&server.full_defs.output),
+    )
+}
+
 /// `FULL_DEFS`, the definitions the tools' full schemas share, when a tool has a full schema.
 fn full_defs_item(server: &ir::Server) -> TokenStream {
     if !server.tools.iter().any(|t| t.is_summarised()) {
         return TokenStream::new();
     }
-    // A `BTreeMap` prints as a JSON object in name order, as `tools.full.json` lists it.
-    let (input, output) = (
-        raw_str(&pretty_json_of(&server.full_defs.input)),
-        raw_str(&pretty_json_of(&server.full_defs.output)),
-    );
+    let (input, output) = full_defs_texts(server);
+    let (input, output) = (raw_str(&input), raw_str(&output));
     quote! {
         /// The definitions the tools' full schemas share (`#/$defs/NAME`), each held once.
         pub static FULL_DEFS: ::mcpgen::FullDefs = ::mcpgen::FullDefs {

@@ -26,9 +26,7 @@ pub(crate) fn files(server: &ir::Server, header: &str) -> BTreeMap<String, Strin
         .iter()
         .filter_map(|tool| {
             let layout = tool.view.as_ref()?;
-            let mut json = layout.to_json();
-            json.push('\n');
-            Some((path(&tool.name), json))
+            Some((path(&tool.name), layout_file(layout)))
         })
         .collect();
     if files.is_empty() {
@@ -50,6 +48,13 @@ pub(crate) fn files(server: &ir::Server, header: &str) -> BTreeMap<String, Strin
         format!("/* {css_header} */\n{STYLE}"),
     );
     files
+}
+
+/// The text of a view's layout file: the layout as JSON and a newline.
+pub(crate) fn layout_file(layout: &mcpgen_core::view::Layout) -> String {
+    let mut json = layout.to_json();
+    json.push('\n');
+    json
 }
 
 /// Where the layout of the tool `name`'s view is written.

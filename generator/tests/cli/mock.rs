@@ -16,19 +16,19 @@ use serde_json::{Value, json};
 
 // The mock's own value maker, to build requests that fit each operation.
 #[allow(dead_code)]
-#[path = "../../src/mock/pattern.rs"]
+#[path = "../../src/serving/mock/pattern.rs"]
 mod pattern;
 #[allow(dead_code)]
-#[path = "../../src/mock/sample.rs"]
+#[path = "../../src/serving/mock/sample.rs"]
 mod sample;
 #[allow(dead_code)]
-#[path = "../../src/mock/seed.rs"]
+#[path = "../../src/serving/mock/seed.rs"]
 mod seed;
 
 /// A running `mcpgen mock`, stopped when dropped.
-struct Mock {
+pub(super) struct Mock {
     child: Child,
-    address: String,
+    pub(super) address: String,
     log: Arc<Mutex<String>>,
 }
 
@@ -40,7 +40,7 @@ impl Drop for Mock {
 }
 
 impl Mock {
-    fn log(&self) -> String {
+    pub(super) fn log(&self) -> String {
         self.log.lock().map(|l| l.clone()).unwrap_or_default()
     }
 
@@ -63,7 +63,7 @@ fn mcpgen() -> Command {
 }
 
 /// Starts the mock of `spec` on a free loopback port and reads the URL it prints.
-fn start(spec: &Path) -> Mock {
+pub(super) fn start(spec: &Path) -> Mock {
     let mut child = mcpgen()
         .args(["mock", "--listen", "127.0.0.1:0", "--spec"])
         .arg(spec)

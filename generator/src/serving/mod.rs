@@ -1,0 +1,6 @@
+//! The commands that serve something until stopped: `mcpgen mock` (a stand-in of the API a
+//! spec describes) and `mcpgen serve` (the MCP server of a spec and its allowlist, made at
+//! start-up).
+
+pub(crate) mod mock;
+pub(crate) mod serve;
