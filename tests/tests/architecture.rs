@@ -240,8 +240,7 @@ struct PathRef {
 fn read_tree(tokens: &[Token], i: &mut usize, prefix: &[String], out: &mut Vec<PathRef>) {
     let mut segments = prefix.to_vec();
     let mut line = tokens.get(*i).map_or(0, |t| t.line);
-    loop {
-        let Some(token) = tokens.get(*i) else { break };
+    while let Some(token) = tokens.get(*i) {
         let text = token.text.as_str();
         if text == "{" {
             *i += 1;
