@@ -53,25 +53,11 @@
 use serde_json::Value;
 
 use crate::formats::{ToolDefinition, result_text};
-pub use crate::message::Message;
 use crate::message::ToolCall;
+pub use crate::message::{LlmTurn, Message};
 use crate::observe::{NoOrigin, Silent, ToolObserver, observed_call};
 use crate::tool::ToolOrigin;
 use mcpgen_core::{BoxFuture, McpConnection};
-
-/// What the model answered in one turn.
-#[derive(Debug, Clone, PartialEq)]
-pub enum LlmTurn {
-    /// A final answer: the loop ends.
-    Final(String),
-    /// Tools to call (with optional text the model said alongside).
-    ToolCalls {
-        /// Text of the turn, if any.
-        text: Option<String>,
-        /// The calls, in the order the model gave them.
-        calls: Vec<ToolCall>,
-    },
-}
 
 /// A failure of the model call itself (network, provider error, unparsable response).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -41,3 +41,17 @@ pub struct ToolCall {
     /// JSON is kept as a string so the failure can be reported back to the model.
     pub arguments: Value,
 }
+
+/// What the model answered in one turn.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LlmTurn {
+    /// A final answer: the loop ends.
+    Final(String),
+    /// Tools to call (with optional text the model said alongside).
+    ToolCalls {
+        /// Text of the turn, if any.
+        text: Option<String>,
+        /// The calls, in the order the model gave them.
+        calls: Vec<ToolCall>,
+    },
+}

@@ -248,7 +248,14 @@ impl Registry {
                         Err(Listed::Refused(e)) => return (name.clone(), Some(c), Err(e)),
                     }
                 }
-                let c = match Session::connect_for_registry(name, config, &self.options).await {
+                let c = match Session::connect_for_registry(
+                    name,
+                    config,
+                    &self.options.answers,
+                    self.options.oauth_ref(),
+                )
+                .await
+                {
                     Ok(session) => Arc::new(Connected {
                         session,
                         breaker: CircuitBreaker::with_clock(

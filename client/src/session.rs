@@ -23,10 +23,12 @@ use crate::transport::stdio::StdioTransport;
 use crate::{error_chain, ssrf};
 use mcpgen_core::{BoxFuture, CallError, Content, McpConnection, ToolResult};
 
+/// The OAuth settings a connection uses, if any (none without the `oauth` feature).
 #[cfg(feature = "oauth")]
-type OAuthRef<'a> = Option<&'a crate::oauth::OAuthOptions>;
+pub(crate) type OAuthRef<'a> = Option<&'a crate::oauth::OAuthOptions>;
+/// The OAuth settings a connection uses, if any (none without the `oauth` feature).
 #[cfg(not(feature = "oauth"))]
-type OAuthRef<'a> = Option<&'a std::convert::Infallible>;
+pub(crate) type OAuthRef<'a> = Option<&'a std::convert::Infallible>;
 
 /// How long a stdio server gets to exit after its stdin closes before it is killed.
 const EXIT_GRACE: Duration = Duration::from_secs(3);
@@ -85,17 +87,15 @@ impl Session {
         Self::connect_inner(name, config, answers, Some(oauth)).await
     }
 
-    /// Connects with a registry's answers (and OAuth settings).
+    /// Connects with a registry's answers and OAuth settings
+    /// (`registry/options.rs::RegistryOptions::oauth_ref`).
     pub(crate) async fn connect_for_registry(
         name: &str,
         config: &ServerConfig,
-        options: &crate::registry::options::RegistryOptions,
+        answers: &ClientAnswers,
+        oauth: OAuthRef<'_>,
     ) -> Result<Session, ClientError> {
-        #[cfg(feature = "oauth")]
-        let oauth = options.oauth.as_ref();
-        #[cfg(not(feature = "oauth"))]
-        let oauth = None;
-        Self::connect_inner(name, config, &options.answers, oauth).await
+        Self::connect_inner(name, config, answers, oauth).await
     }
 
     async fn connect_inner(

@@ -132,24 +132,24 @@ impl ToolContext {
     /// client calls again with the answer, which this method then returns. Fails with
     /// [`InputError::MissingCapability`] when the client did not declare `elicitation`.
     pub async fn elicit(&self, key: &str, form: Elicitation) -> Result<ElicitAnswer, InputError> {
-        input::elicit(&self.call, key, &form).await
+        input::elicit(&self.call.input, key, &form).await
     }
 
     /// Asks the client's model for a message (`sampling/createMessage`); asked and answered
     /// like [`elicit`](Self::elicit). Needs the client's `sampling` capability.
     pub async fn sample(&self, key: &str, request: Sampling) -> Result<SamplingAnswer, InputError> {
-        input::sample(&self.call, key, &request).await
+        input::sample(&self.call.input, key, &request).await
     }
 
     /// Asks the client for its roots (`roots/list`); asked and answered like
     /// [`elicit`](Self::elicit). Needs the client's `roots` capability.
     pub async fn list_roots(&self, key: &str) -> Result<Vec<Root>, InputError> {
-        input::list_roots(&self.call, key).await
+        input::list_roots(&self.call.input, key).await
     }
 
     /// Whether the client declared `capability`, so a question needing it can be asked.
     pub fn client_supports(&self, capability: ClientCapability) -> bool {
-        input::client_supports(&self.call, capability)
+        input::client_supports(&self.call.input, capability)
     }
 
     /// The whole call context, as tool sets receive it.
@@ -315,7 +315,7 @@ pub struct ToolMeta {
     pub scope: Option<&'static str>,
     /// The view asked for (`ui = "..."`; `None`: `ui = "none"`), given when the output type
     /// has something to show.
-    pub ui: Option<crate::view::Requested>,
+    pub ui: Option<mcpgen_core::view::Requested>,
 }
 
 /// What a tool's return type advertises: its `outputSchema`, if it has one, and whether the
@@ -424,16 +424,17 @@ pub fn tool_def<A: schemars1::JsonSchema>(meta: ToolMeta, output: OutputShape) -
 /// once per tool, as the definition is.
 fn view_def(
     meta: &ToolMeta,
-    requested: crate::view::Requested,
+    requested: mcpgen_core::view::Requested,
     input: &Value,
     schema: &Value,
     wrapped: bool,
-) -> Option<&'static crate::ViewDef> {
+) -> Option<&'static mcpgen_core::view::ViewDef> {
     let title = meta.title.unwrap_or(meta.name);
-    let mut resolve = crate::view::resolve_local(schema);
-    let layout = crate::view::derive(meta.name, title, schema, wrapped, requested, &mut resolve)?
-        .with_paging(input, schema, wrapped, &mut resolve);
-    let view = crate::ViewDef::new(meta.name, leak(layout.to_json()));
+    let mut resolve = mcpgen_core::view::resolve_local(schema);
+    let layout =
+        mcpgen_core::view::derive(meta.name, title, schema, wrapped, requested, &mut resolve)?
+            .with_paging(input, schema, wrapped, &mut resolve);
+    let view = mcpgen_core::view::ViewDef::new(meta.name, leak(layout.to_json()));
     Some(Box::leak(Box::new(view)))
 }
 

@@ -57,8 +57,6 @@ use rmcp::model::{
 use rmcp::service::{Peer, RequestContext};
 use serde_json::{Map, Value, json};
 
-use crate::toolset::CallContext;
-
 mod rounds;
 mod task;
 
@@ -421,7 +419,7 @@ pub(crate) fn rounds(
 
 /// Asks the client to fill in `form`; see [`ToolContext::elicit`](crate::ToolContext::elicit).
 pub(crate) async fn elicit(
-    call: &CallContext,
+    input: &InputChannel,
     key: &str,
     form: &Elicitation,
 ) -> Result<ElicitAnswer, InputError> {
@@ -434,7 +432,7 @@ pub(crate) async fn elicit(
             requested_schema: schema,
         })
     };
-    let answer = match &call.input {
+    let answer = match input {
         InputChannel::None => {
             return Err(InputError::NoClient {
                 key: key.to_owned(),
@@ -464,16 +462,16 @@ pub(crate) async fn elicit(
             .await?
         }
     };
-    parse_answer(call, key, &answer, elicit_answer)
+    parse_answer(input, key, &answer, elicit_answer)
 }
 
 /// Asks the client's model for a message; see [`ToolContext::sample`](crate::ToolContext::sample).
 pub(crate) async fn sample(
-    call: &CallContext,
+    input: &InputChannel,
     key: &str,
     request: &Sampling,
 ) -> Result<SamplingAnswer, InputError> {
-    let answer = match &call.input {
+    let answer = match input {
         InputChannel::None => {
             return Err(InputError::NoClient {
                 key: key.to_owned(),
@@ -505,16 +503,16 @@ pub(crate) async fn sample(
             .await?
         }
     };
-    parse_answer(call, key, &answer, sampling_answer)
+    parse_answer(input, key, &answer, sampling_answer)
 }
 
 /// Asks the client for its roots; see [`ToolContext::list_roots`](crate::ToolContext::list_roots).
-pub(crate) async fn list_roots(call: &CallContext, key: &str) -> Result<Vec<Root>, InputError> {
+pub(crate) async fn list_roots(input: &InputChannel, key: &str) -> Result<Vec<Root>, InputError> {
     let request = || rmcp::model::ListRootsRequest {
         method: Default::default(),
         extensions: Default::default(),
     };
-    let answer = match &call.input {
+    let answer = match input {
         InputChannel::None => {
             return Err(InputError::NoClient {
                 key: key.to_owned(),
@@ -539,12 +537,12 @@ pub(crate) async fn list_roots(call: &CallContext, key: &str) -> Result<Vec<Root
             .await?
         }
     };
-    parse_answer(call, key, &answer, roots_answer)
+    parse_answer(input, key, &answer, roots_answer)
 }
 
 /// Whether the client of `call` declared `capability`.
-pub(crate) fn client_supports(call: &CallContext, capability: ClientCapability) -> bool {
-    match &call.input {
+pub(crate) fn client_supports(input: &InputChannel, capability: ClientCapability) -> bool {
+    match input {
         InputChannel::None => false,
         InputChannel::Session(session) => capability.declared_in(session.capabilities.as_ref()),
         InputChannel::Rounds(rounds) => capability.declared_in(rounds.capabilities()),
@@ -561,13 +559,13 @@ pub(super) fn invalid_question(key: &str, message: String) -> InputError {
 
 /// Reads an answer with `parse`; in a stateless call an unusable answer refuses the call.
 fn parse_answer<T>(
-    call: &CallContext,
+    input: &InputChannel,
     key: &str,
     answer: &Value,
     parse: fn(&Value) -> Result<T, String>,
 ) -> Result<T, InputError> {
     parse(answer).map_err(|message| {
-        if let InputChannel::Rounds(rounds) = &call.input {
+        if let InputChannel::Rounds(rounds) = input {
             rounds.invalid_answer(key, &message);
         }
         InputError::InvalidAnswer {

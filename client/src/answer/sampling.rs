@@ -10,8 +10,7 @@ use std::collections::HashMap;
 use serde_json::{Map, Value, json};
 
 use crate::formats::ToolDefinition;
-use crate::llm::{LlmTurn, Message};
-use crate::message::ToolCall;
+use crate::message::{LlmTurn, Message, ToolCall};
 
 /// The conversation and tools of a sampling request, or why it cannot be passed to a model
 /// (naming the message and block).

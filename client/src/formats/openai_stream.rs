@@ -9,8 +9,7 @@ use serde_json::{Map, Value};
 
 use super::error::{FormatError, format_error};
 use super::names::ToolNames;
-use crate::llm::LlmTurn;
-use crate::message::ToolCall;
+use crate::message::{LlmTurn, ToolCall};
 
 const P: &str = "OpenAI";
 

@@ -6,6 +6,7 @@ use std::time::Duration;
 use super::DEFAULT_TOOLS_TTL;
 use crate::answer::ClientAnswers;
 use crate::breaker::{BreakerConfig, Clock, SystemClock};
+use crate::session::OAuthRef;
 
 /// Registry settings.
 #[derive(Clone)]
@@ -75,5 +76,17 @@ impl RegistryOptions {
     pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
         self.clock = clock;
         self
+    }
+
+    /// The OAuth settings sessions connect with, if any.
+    #[cfg(feature = "oauth")]
+    pub(crate) fn oauth_ref(&self) -> OAuthRef<'_> {
+        self.oauth.as_ref()
+    }
+
+    /// The OAuth settings sessions connect with: none without the `oauth` feature.
+    #[cfg(not(feature = "oauth"))]
+    pub(crate) fn oauth_ref(&self) -> OAuthRef<'_> {
+        None
     }
 }

@@ -16,6 +16,7 @@ use sha2::{Digest, Sha256};
 use tracing::Instrument;
 
 use super::EXECUTE_TOOL;
+use super::host::Host;
 use super::inner::Parent;
 use super::limits::CodeLimits;
 use super::pool::Pool;
@@ -24,8 +25,8 @@ use super::run::{Ran, run};
 use super::slots::Slots;
 use crate::audit::{AuditEvent, AuditSink, AuditStatus, args_digest, error_text, now_rfc3339};
 use crate::principal::Principal;
-use crate::server::for_code::{Answer, Inner};
-use crate::{CallContext, Content, ToolResult};
+use crate::toolset::CallContext;
+use mcpgen_core::result::{Content, ToolResult};
 
 /// Code mode's share of one catalog: its limits, the slots of programs running at once and
 /// the worker processes they run in.
@@ -55,41 +56,33 @@ impl CodeMode {
 
 /// Answers an `execute` of `principal` with `args` (already checked against its schema).
 pub(crate) async fn execute(
-    inner: &Arc<Inner>,
+    host: Arc<dyn Host>,
     mode: &CodeMode,
     principal: &Principal,
     args: &Value,
     ctx: CallContext,
-) -> Answer {
+) -> ToolResult {
     let code = args
         .get("code")
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_owned();
-    let task = answer_and_record(
-        Arc::clone(inner),
-        mode.clone(),
-        principal.clone(),
-        code,
-        ctx,
-    )
-    .instrument(tracing::Span::current());
+    let task = answer_and_record(host, mode.clone(), principal.clone(), code, ctx)
+        .instrument(tracing::Span::current());
     match tokio::spawn(task).await {
         Ok(answer) => answer,
-        Err(error) => Answer::Result(ToolResult::error(format!(
-            "the program could not be run: {error}"
-        ))),
+        Err(error) => ToolResult::error(format!("the program could not be run: {error}")),
     }
 }
 
 async fn answer_and_record(
-    inner: Arc<Inner>,
+    host: Arc<dyn Host>,
     mode: CodeMode,
     principal: Principal,
     code: String,
     ctx: CallContext,
-) -> Answer {
-    let _in_flight = inner.inflight.enter();
+) -> ToolResult {
+    let _in_flight = host.in_flight();
     let started = Instant::now();
     let time = now_rfc3339();
     let call_id: Arc<str> = crate::audit::new_call_id().into();
@@ -99,7 +92,7 @@ async fn answer_and_record(
     let ran = match mode.slots.take(&principal.id, deadline).await {
         Ok(slot) => {
             let parent = Arc::new(Parent {
-                inner: Arc::clone(&inner),
+                host: Arc::clone(&host),
                 principal: principal.clone(),
                 ctx,
                 call_id: Arc::clone(&call_id),
@@ -117,7 +110,7 @@ async fn answer_and_record(
     };
     let (result, status, error) = answer(ran.result, ran.logs, &mode.limits);
     #[cfg(feature = "metrics")]
-    if let Some(metrics) = &inner.metrics {
+    if let Some(metrics) = host.metrics() {
         metrics.call_finished(Some(&super::listing::EXECUTE), status, started.elapsed());
     }
     let span = tracing::Span::current();
@@ -125,7 +118,7 @@ async fn answer_and_record(
         span.record("status", status.as_str());
         span.record("principal", principal.id.as_str());
     }
-    if inner.audit.keeps_records() {
+    if host.audit().keeps_records() {
         let mut arguments = Map::new();
         arguments.insert("code".to_owned(), Value::String(code.clone()));
         let record = AuditEvent::new(
@@ -140,16 +133,16 @@ async fn answer_and_record(
             principal: Some(principal.id.clone()),
             key_id: principal.key_id.clone(),
             duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-            args: inner.audit_args.then_some(Value::Object(arguments)),
+            args: host.audit_args().then_some(Value::Object(arguments)),
             error: error.as_deref().map(error_text),
             trace_id,
             code_sha256: Some(sha256_hex(code.as_bytes())),
             inner_calls: Some(ran.calls),
             ..record
         };
-        inner.audit.record(event).await;
+        host.audit().record(event).await;
     }
-    Answer::Result(result)
+    result
 }
 
 /// The `execute` result of a program's outcome, its audit status, and its error text.

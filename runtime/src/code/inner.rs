@@ -9,17 +9,17 @@ use serde_json::{Map, Value};
 use tracing::Instrument;
 
 use super::engine::{CallReply, CallRequest};
+use super::host::{Host, InnerAnswer};
 use crate::input::InputChannel;
 use crate::principal::Principal;
-use crate::server::for_code::{Answer, Inner, call_inner, unknown_tool_message};
-use crate::toolset::ParentCall;
+use crate::toolset::{CallContext, ParentCall};
 use crate::trace::call_span;
-use crate::{CallContext, Content, ToolResult};
+use mcpgen_core::result::{Content, ToolResult};
 
 /// The parts of an `execute` every inner call of its program shares; each call's task holds
 /// it, so a call outlives the program that asked for it.
 pub(super) struct Parent {
-    pub(super) inner: Arc<Inner>,
+    pub(super) host: Arc<dyn Host>,
     pub(super) principal: Principal,
     /// The `execute`'s own context, which each inner call's is made from.
     pub(super) ctx: CallContext,
@@ -58,26 +58,26 @@ async fn run(parent: &Parent, name: &str, args: Map<String, Value>) -> Result<St
     });
     // Each inner call is a span of its own under the `execute`'s, as a direct call would be.
     let span = call_span(&mut ctx.trace, name);
-    let (answer, upstream_status) =
-        Box::pin(call_inner(&parent.inner, &parent.principal, name, args, ctx).instrument(span))
-            .await;
+    let answer = parent
+        .host
+        .call(&parent.principal, name, args, ctx)
+        .instrument(span)
+        .await;
     match answer {
-        Answer::Result(result) if !result.is_error => {
-            let wrapped = parent
-                .inner
-                .catalog
-                .get(name)
-                .is_some_and(|entry| entry.def.wrap_output);
+        InnerAnswer::Result {
+            result,
+            wrapped,
+            upstream_status,
+        } if !result.is_error => {
             let value = value_of(result, wrapped, upstream_status);
             serde_json::to_string(&value).map_err(|e| format!("tools.{name}: {e}"))
         }
-        Answer::Result(result) => Err(result.joined_text()),
-        Answer::UnknownTool => Err(unknown_tool_message(name)),
-        Answer::InputRequired(_) => Err(format!(
+        InnerAnswer::Result { result, .. } => Err(result.joined_text()),
+        InnerAnswer::Unknown(message) | InnerAnswer::Refused(message) => Err(message),
+        InnerAnswer::AskedClient => Err(format!(
             "tool `{name}` asked the client a question, which a program cannot answer; call \
              `{name}` directly (not from `execute`)"
         )),
-        Answer::Refused(refusal) => Err(refusal.to_error().message.to_string()),
     }
 }
 

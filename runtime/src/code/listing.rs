@@ -6,17 +6,21 @@
 
 use std::sync::Arc;
 
+use mcpgen_core::tool::DESCRIBE_TOOLS;
+use rmcp::model::Tool;
 use serde_json::json;
 
 use super::limits::CodeLimits;
-#[cfg(feature = "code-mode")]
-use crate::server::for_code::Meta;
-use crate::server::for_code::{DESCRIBE_TOOL, MetaTool, SEARCH_TOOL, describe_tool, meta_tool};
+use crate::search::SEARCH_TOOL;
+use crate::wire::{describe_listing, meta_listing};
 #[cfg(all(feature = "code-mode", feature = "metrics"))]
-use crate::{ToolAnnotations, ToolDef};
+use mcpgen_core::tool::{ToolAnnotations, ToolDef};
 
 /// Name of the meta-tool that runs a program, in what is listed with or without the engine.
 const EXECUTE_NAME: &str = "execute";
+
+/// Name of the meta-tool that returns full tool definitions.
+const DESCRIBE_NAME: &str = DESCRIBE_TOOLS.name;
 
 /// Name of the meta-tool that runs a program.
 #[cfg(feature = "code-mode")]
@@ -34,22 +38,6 @@ pub(crate) const EXECUTE: ToolDef = ToolDef::new(
 /// Longest program accepted, in bytes.
 const MAX_CODE_BYTES: usize = 100_000;
 
-/// The meta-tools of code mode over a catalog of `count` tools, programs running under
-/// `limits`; `execute`'s description carries `declarations` if they fit (see [`inlined`]).
-#[cfg(feature = "code-mode")]
-pub(crate) fn meta_tools(
-    count: usize,
-    limits: &CodeLimits,
-    declarations: Option<&str>,
-) -> Vec<(Meta, MetaTool)> {
-    let [search, describe, execute] = listed(count, limits, declarations);
-    vec![
-        (Meta::Search, search),
-        (Meta::Describe, describe),
-        (Meta::Execute, execute),
-    ]
-}
-
 /// The `tools/list` result of a code-mode server over `count` tools whose programs run under
 /// `limits`, with no pinned tools: `{"tools":[…]}` as compact JSON, the three meta-tools as
 /// the server lists them, `execute`'s description carrying `declarations` (the tools' own,
@@ -57,10 +45,7 @@ pub(crate) fn meta_tools(
 /// [`CodeLimits::inline_declarations`]. Available without the `code-mode` feature (its size
 /// is what `mcpgen sizes` reports).
 pub fn tools_list_json(count: usize, limits: &CodeLimits, declarations: Option<&str>) -> String {
-    let tools: Vec<_> = listed(count, limits, declarations)
-        .into_iter()
-        .map(|tool| tool.listed)
-        .collect();
+    let tools = listed(count, limits, declarations);
     serde_json::to_string(&json!({ "tools": tools })).unwrap_or_default()
 }
 
@@ -99,15 +84,17 @@ pub(crate) fn execute_description(limits: &CodeLimits, declarations: Option<&str
     description
 }
 
-/// `search_tools`, `describe_tools` and `execute` over `count` tools, programs running under
-/// `limits`, `execute`'s description carrying `declarations` if they fit.
-fn listed(count: usize, limits: &CodeLimits, declarations: Option<&str>) -> [MetaTool; 3] {
-    let search = meta_tool(
+/// The listings of `search_tools`, `describe_tools` and `execute` over `count` tools,
+/// programs running under `limits`, `execute`'s description carrying `declarations` if they
+/// fit (see [`inlined`]); the server pairs each with the validator of its arguments
+/// (`server/catalog/search.rs`).
+pub(crate) fn listed(count: usize, limits: &CodeLimits, declarations: Option<&str>) -> [Tool; 3] {
+    let search = meta_listing(
         SEARCH_TOOL,
         format!(
             "Find tools of this server ({count} in all) for a task described in a few words. \
              Returns each match's name, one-line description and access (read or write), best \
-             first. Then use `{DESCRIBE_TOOL}` for their declarations and `{EXECUTE_NAME}` to \
+             first. Then use `{DESCRIBE_NAME}` for their declarations and `{EXECUTE_NAME}` to \
              run a program that calls them."
         ),
         json!({
@@ -121,13 +108,13 @@ fn listed(count: usize, limits: &CodeLimits, declarations: Option<&str>) -> [Met
         }),
         true,
     );
-    let describe = describe_tool(format!(
+    let describe = describe_listing(format!(
         "TypeScript declarations of tools found with `{SEARCH_TOOL}`, for `{EXECUTE_NAME}` \
          programs: each tool's `declaration` (arguments and return type, with the \
          descriptions as doc comments) and its full input and output schemas. Names that are \
          not tools are listed under `unknown`."
     ));
-    let mut execute = meta_tool(
+    let mut execute = meta_listing(
         EXECUTE_NAME,
         execute_description(limits, declarations),
         json!({
@@ -154,7 +141,7 @@ fn listed(count: usize, limits: &CodeLimits, declarations: Option<&str>) -> [Met
         "required": ["result", "logs"]
     });
     if let serde_json::Value::Object(map) = output {
-        execute.listed.output_schema = Some(Arc::new(map));
+        execute.output_schema = Some(Arc::new(map));
     }
     [search, describe, execute]
 }

@@ -47,11 +47,11 @@
 #[cfg(feature = "code-mode")]
 mod confine;
 #[cfg(feature = "code-mode")]
-mod describe;
-#[cfg(feature = "code-mode")]
 mod engine;
 #[cfg(feature = "code-mode")]
 mod execute;
+#[cfg(feature = "code-mode")]
+mod host;
 #[cfg(feature = "code-mode")]
 mod inner;
 mod limits;
@@ -77,8 +77,8 @@ pub use listing::tools_list_json;
 pub use worker::run_worker_if_asked;
 
 #[cfg(feature = "code-mode")]
-pub(crate) use describe::describe;
-#[cfg(feature = "code-mode")]
 pub(crate) use execute::execute;
 #[cfg(feature = "code-mode")]
-pub(crate) use listing::{EXECUTE_TOOL, execute_description, inlined, meta_tools};
+pub(crate) use host::{Host, InFlight, InnerAnswer};
+#[cfg(feature = "code-mode")]
+pub(crate) use listing::{EXECUTE_TOOL, execute_description, inlined, listed};

@@ -219,12 +219,12 @@ impl Program<'_> {
             ));
         }
         #[cfg(feature = "http")]
-        if args.len() > self.parent.inner.max_body_bytes {
+        if args.len() > self.parent.host.max_body_bytes() {
             return refuse(format!(
                 "tools.{name}: the arguments are {} bytes, more than the {} a call may carry \
                  (--max-body-bytes); nothing was sent",
                 args.len(),
-                self.parent.inner.max_body_bytes
+                self.parent.host.max_body_bytes()
             ));
         }
         let args = match inner::arguments(&name, args) {

@@ -19,6 +19,8 @@ use crate::metrics::{Metrics, MetricsEndpoint};
 use crate::prompt::PromptSet;
 use crate::resource::ResourceSet;
 use crate::server::catalog::catalog_config::CatalogConfig;
+#[cfg(feature = "code-mode")]
+use crate::server::catalog::catalog_config::CodeLimits;
 use crate::server::catalog::mount::Mount;
 use crate::server::catalog::prompts::Prompts;
 use crate::server::catalog::resources::Resources;
@@ -330,8 +332,8 @@ impl ServerBuilder {
 
     #[cfg(feature = "code-mode")]
     /// Sets the limits of the programs `execute` runs in [`ToolMode::Code`] (default
-    /// [`CodeLimits::default`](crate::code::CodeLimits::default)).
-    pub fn code_limits(mut self, limits: crate::code::CodeLimits) -> Self {
+    /// [`CodeLimits::default`]).
+    pub fn code_limits(mut self, limits: CodeLimits) -> Self {
         self.root.set_code_limits(limits);
         self
     }

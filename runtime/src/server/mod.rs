@@ -58,13 +58,15 @@ pub(crate) mod state;
 mod task_limits;
 pub(crate) mod transport;
 
+#[cfg(feature = "search")]
+pub use crate::search::SEARCH_TOOL;
 #[cfg(feature = "http")]
 pub use access::reply::AUTH_ERROR_CODE;
 pub use builder::ServerBuilder;
 pub use catalog::meta_tool::DESCRIBE_TOOL;
 pub use catalog::mount::{MAX_CATALOG_NAME_LEN, Mount};
 #[cfg(feature = "search")]
-pub use catalog::search::{CALL_TOOL, SEARCH_TOOL};
+pub use catalog::search::CALL_TOOL;
 #[cfg(feature = "search")]
 pub use config::ToolMode;
 #[cfg(feature = "http")]
@@ -83,21 +85,3 @@ pub use state::server::Server;
 #[cfg(not(feature = "http"))]
 pub use transport::no_http::HttpFeature;
 pub use transport::shutdown::shutdown_signal;
-
-/// What code mode (`crate::code`) lists (with the `search` feature alone, for its sizes) and
-/// runs its `execute` and inner calls through (with `code-mode`).
-#[cfg(feature = "search")]
-pub(crate) mod for_code {
-    #[cfg(feature = "code-mode")]
-    pub(crate) use super::call::pipeline::{Answer, call_inner, unknown_tool_message};
-    #[cfg(feature = "code-mode")]
-    pub(crate) use super::catalog::describe::{answer_with, definition};
-    pub(crate) use super::catalog::meta_tool::{DESCRIBE_TOOL, MetaTool, describe_tool, meta_tool};
-    #[cfg(feature = "code-mode")]
-    pub(crate) use super::catalog::search::Meta;
-    pub(crate) use super::catalog::search::SEARCH_TOOL;
-    #[cfg(feature = "code-mode")]
-    pub(crate) use super::catalog::table::Catalog;
-    #[cfg(feature = "code-mode")]
-    pub(crate) use super::state::inner::Inner;
-}

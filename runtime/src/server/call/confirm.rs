@@ -42,7 +42,7 @@ pub(crate) async fn confirm(
     args: &Map<String, Value>,
 ) -> Confirmation {
     let name = def.name;
-    if !input::client_supports(ctx, ClientCapability::Elicitation) {
+    if !input::client_supports(&ctx.input, ClientCapability::Elicitation) {
         return match inner.unconfirmable {
             Unconfirmable::Proceed => {
                 tracing::warn!(
@@ -59,7 +59,7 @@ pub(crate) async fn confirm(
         };
     }
     let question = Elicitation::new(message(def, args), schema());
-    match input::elicit(ctx, KEY, &question).await {
+    match input::elicit(&ctx.input, KEY, &question).await {
         Ok(ElicitAnswer::Accept(content)) if content.get("confirm") == Some(&Value::Bool(true)) => {
             Confirmation::Confirmed
         }

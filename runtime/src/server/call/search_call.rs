@@ -3,6 +3,10 @@
 //!
 //! A principal sees in search results and descriptions exactly the tools it may call; a
 //! hidden tool is reported like an unknown one everywhere.
+//!
+//! In code mode, `describe_tools` adds each tool's declaration, and `execute` runs a program
+//! (`crate::code`) with the server as its [`Host`](crate::code::Host): each inner call goes
+//! through `pipeline::call_inner`.
 
 use std::sync::Arc;
 
@@ -66,7 +70,7 @@ pub(crate) async fn answer(
             routed(Answer::Result(search(inner, mode, principal, query, limit)))
         }
         #[cfg(feature = "code-mode")]
-        Meta::Describe if mode.code.is_some() => routed(Answer::Result(crate::code::describe(
+        Meta::Describe if mode.code.is_some() => routed(Answer::Result(describe::answer_declared(
             &inner.catalog,
             principal,
             &args,
@@ -79,7 +83,10 @@ pub(crate) async fn answer(
         #[cfg(feature = "code-mode")]
         Meta::Execute => {
             let answer = match &mode.code {
-                Some(code) => crate::code::execute(inner, code, principal, &args, ctx).await,
+                Some(code) => {
+                    let host: Arc<dyn crate::code::Host> = Arc::<Inner>::clone(inner);
+                    Answer::Result(crate::code::execute(host, code, principal, &args, ctx).await)
+                }
                 None => Answer::UnknownTool,
             };
             routed(answer)
@@ -157,5 +164,61 @@ fn summary(description: &str) -> String {
         let mut cut: String = line.chars().take(SUMMARY_CHARS).collect();
         cut.push('…');
         cut
+    }
+}
+
+/// The server as code mode sees it: inner calls run through the pipeline as the `execute`'s
+/// caller would call them directly.
+#[cfg(feature = "code-mode")]
+impl crate::code::Host for Inner {
+    fn call<'a>(
+        &'a self,
+        principal: &'a Principal,
+        name: &'a str,
+        args: Map<String, Value>,
+        ctx: CallContext,
+    ) -> mcpgen_core::BoxFuture<'a, crate::code::InnerAnswer> {
+        use crate::code::InnerAnswer;
+        Box::pin(async move {
+            let (answer, upstream_status) =
+                pipeline::call_inner(self, principal, name, args, ctx).await;
+            match answer {
+                Answer::Result(result) => InnerAnswer::Result {
+                    result,
+                    wrapped: self
+                        .catalog
+                        .get(name)
+                        .is_some_and(|entry| entry.def.wrap_output),
+                    upstream_status,
+                },
+                Answer::UnknownTool => InnerAnswer::Unknown(pipeline::unknown_tool_message(name)),
+                Answer::InputRequired(_) => InnerAnswer::AskedClient,
+                Answer::Refused(refusal) => {
+                    InnerAnswer::Refused(refusal.to_error().message.to_string())
+                }
+            }
+        })
+    }
+
+    fn in_flight(&self) -> crate::code::InFlight<'_> {
+        Box::new(self.inflight.enter())
+    }
+
+    fn audit(&self) -> &crate::audit::MultiSink {
+        &self.audit
+    }
+
+    fn audit_args(&self) -> bool {
+        self.audit_args
+    }
+
+    #[cfg(feature = "http")]
+    fn max_body_bytes(&self) -> usize {
+        self.max_body_bytes
+    }
+
+    #[cfg(feature = "metrics")]
+    fn metrics(&self) -> Option<&crate::metrics::Metrics> {
+        self.metrics.as_deref()
     }
 }

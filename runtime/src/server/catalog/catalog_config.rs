@@ -11,6 +11,10 @@ use super::param_headers::ParamHeaders;
 use super::search::SearchMode;
 use super::table::{Catalog, CatalogProblem};
 use crate::auth::{AuthChain, Authenticator};
+/// The limits of code mode's programs, which a catalog's settings carry (the builder names
+/// code mode only through here).
+#[cfg(feature = "code-mode")]
+pub(crate) use crate::code::CodeLimits;
 use crate::server::config::OutputCheck;
 #[cfg(feature = "search")]
 use crate::server::config::ToolMode;
@@ -43,7 +47,7 @@ pub(crate) struct CatalogConfig {
     pub(crate) no_describe: bool,
     /// The limits of code mode's programs.
     #[cfg(feature = "code-mode")]
-    pub(crate) code_limits: crate::code::CodeLimits,
+    pub(crate) code_limits: CodeLimits,
 }
 
 impl CatalogConfig {
@@ -87,7 +91,7 @@ impl CatalogConfig {
 
     /// Sets the limits of code mode's programs.
     #[cfg(feature = "code-mode")]
-    pub(crate) fn set_code_limits(&mut self, limits: crate::code::CodeLimits) {
+    pub(crate) fn set_code_limits(&mut self, limits: CodeLimits) {
         self.code_limits = limits;
     }
 

@@ -23,9 +23,30 @@ pub(crate) fn answer(catalog: &Catalog, principal: &Principal, args: &Value) -> 
     answer_with(catalog, principal, args, definition)
 }
 
+/// The answer to `describe_tools` in code mode: search mode's full definitions, each with the
+/// tool's TypeScript `declaration`, what a program calls it by (`tools.NAME(args):
+/// Promise<…>`, with its description as a doc comment, after the named types it reaches):
+/// compiled into the tool table by generation, or made from the tool's schemas for tools that
+/// have none there (`#[mcp_tool]` tools).
+#[cfg(feature = "code-mode")]
+pub(crate) fn answer_declared(
+    catalog: &Catalog,
+    principal: &Principal,
+    args: &Value,
+) -> ToolResult {
+    answer_with(catalog, principal, args, |entry| {
+        let mut tool = definition(entry);
+        if let Value::Object(map) = &mut tool {
+            let declaration = mcpgen_core::typescript::declaration_for(entry.def);
+            map.insert("declaration".to_owned(), Value::String(declaration));
+        }
+        tool
+    })
+}
+
 /// The answer to `describe_tools`, each tool the principal may call described by `define`
 /// (code mode adds the tool's TypeScript declaration to its [`definition`]).
-pub(crate) fn answer_with(
+fn answer_with(
     catalog: &Catalog,
     principal: &Principal,
     args: &Value,
@@ -49,7 +70,7 @@ pub(crate) fn answer_with(
 }
 
 /// A tool's full definition: its listing, with its own description and its full schemas.
-pub(crate) fn definition(entry: &Entry) -> Value {
+fn definition(entry: &Entry) -> Value {
     let mut tool = entry.listed.clone();
     tool.description = Some(Cow::Borrowed(entry.def.description));
     // The catalog checked both at start-up; they are put together only when asked for.

@@ -1,14 +1,12 @@
 //! Meta-tools: tools of the server itself (`describe_tools`, and in search mode
 //! `search_tools` and `call_tool`), each a listing and a validator of its arguments.
 
-use std::borrow::Cow;
-use std::sync::Arc;
-
 use mcpgen_core::tool::DESCRIBE_TOOLS;
-use rmcp::model::{JsonObject, Tool, ToolAnnotations as McpAnnotations};
+use rmcp::model::Tool;
 use serde_json::Value;
 
 use super::schema::validate::ArgsValidator;
+use crate::wire::{describe_listing, meta_listing};
 
 /// Name of the meta-tool that returns full tool definitions.
 pub const DESCRIBE_TOOL: &str = DESCRIBE_TOOLS.name;
@@ -26,30 +24,21 @@ pub(crate) fn meta_tool(
     schema: Value,
     read_only: bool,
 ) -> MetaTool {
+    listed_tool(meta_listing(name, description, schema, read_only))
+}
+
+/// The meta-tool `listed` lists, with the validator of its input schema.
+pub(crate) fn listed_tool(listed: Tool) -> MetaTool {
     // The schemas are fixed and compile; were one not to, its arguments would go unchecked
     // here and be refused by the checks of the call.
+    let schema = Value::Object(listed.input_schema.as_ref().clone());
     let validator = ArgsValidator::compile(&schema).ok();
-    let mut listed = Tool::default();
-    listed.name = Cow::Borrowed(name);
-    listed.description = Some(Cow::Owned(description));
-    listed.input_schema = Arc::new(match schema {
-        Value::Object(map) => map,
-        _ => JsonObject::new(),
-    });
-    listed.annotations = Some(McpAnnotations::from_raw(
-        None,
-        Some(read_only),
-        Some(false),
-        Some(read_only),
-        Some(!read_only),
-    ));
     MetaTool { listed, validator }
 }
 
 /// `describe_tools` with `description` (and the schema of [`DESCRIBE_TOOLS`]).
 pub(crate) fn describe_tool(description: String) -> MetaTool {
-    let schema = serde_json::from_str(DESCRIBE_TOOLS.input_schema).unwrap_or_default();
-    meta_tool(DESCRIBE_TOOL, description, schema, true)
+    listed_tool(describe_listing(description))
 }
 
 /// `describe_tools` as `all` mode lists it: [`DESCRIBE_TOOLS`].

@@ -12,16 +12,16 @@ use std::sync::Arc;
 use rmcp::model::Tool;
 use serde_json::json;
 
+#[cfg(feature = "code-mode")]
+use super::meta_tool::listed_tool;
 use super::meta_tool::{DESCRIBE_TOOL, MetaTool, describe_tool, meta_tool};
 use super::schema::validate::ArgsValidator;
 use super::table::Catalog;
 use crate::principal::Principal;
-use crate::search::{SearchIndex, index_tools};
+use crate::search::{SEARCH_TOOL, SearchIndex, index_tools};
 use crate::server::error::ConfigProblem;
 use crate::toolset::ToolSet;
 
-/// Name of the meta-tool that searches the tools.
-pub const SEARCH_TOOL: &str = "search_tools";
 /// Name of the meta-tool that calls a tool by name.
 pub const CALL_TOOL: &str = "call_tool";
 
@@ -158,7 +158,7 @@ impl SearchMode {
             return Ok(Self {
                 indexes,
                 pinned,
-                meta: crate::code::meta_tools(count, code.limits(), declarations.as_deref()),
+                meta: code_meta_tools(count, code.limits(), declarations.as_deref()),
                 inline_declarations: declarations.is_some(),
                 code: Some(code),
             });
@@ -264,7 +264,7 @@ impl SearchMode {
         if catalog.entries().iter().all(|e| principal.may_call(e.def)) {
             return listed.clone();
         }
-        let visible: Vec<&crate::ToolDef> = catalog
+        let visible: Vec<&mcpgen_core::tool::ToolDef> = catalog
             .entries()
             .iter()
             .filter(|e| principal.may_call(e.def))
@@ -287,6 +287,22 @@ impl SearchMode {
     }
 }
 
+/// The meta-tools of code mode over a catalog of `count` tools, programs running under
+/// `limits`; `execute`'s description carries `declarations` if they fit.
+#[cfg(feature = "code-mode")]
+fn code_meta_tools(
+    count: usize,
+    limits: &crate::code::CodeLimits,
+    declarations: Option<&str>,
+) -> Vec<(Meta, MetaTool)> {
+    let [search, describe, execute] = crate::code::listed(count, limits, declarations);
+    vec![
+        (Meta::Search, listed_tool(search)),
+        (Meta::Describe, listed_tool(describe)),
+        (Meta::Execute, listed_tool(execute)),
+    ]
+}
+
 /// The declarations of every tool of `catalog`, if they fit in what `execute`'s description
 /// may carry under `limits`.
 #[cfg(feature = "code-mode")]
@@ -301,7 +317,7 @@ fn all_declarations(catalog: &Catalog, limits: &crate::code::CodeLimits) -> Opti
     if signatures > limits.inline_declarations {
         return None;
     }
-    let defs: Vec<&crate::ToolDef> = catalog.entries().iter().map(|e| e.def).collect();
+    let defs: Vec<&mcpgen_core::tool::ToolDef> = catalog.entries().iter().map(|e| e.def).collect();
     let all = mcpgen_core::typescript::declarations_for(&defs);
     crate::code::inlined(limits, Some(&all))
         .is_some()
