@@ -19,15 +19,15 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use futures::FutureExt;
+use mcpgen_audit::{
+    AuditEvent, AuditSink, AuditStatus, MAX_ERROR_CHARS, Unrecorded, args_digest, error_text,
+    new_call_id, now_rfc3339,
+};
 use mcpgen_core::result::{Content, ToolResult};
 use mcpgen_core::tool::ToolDef;
 use serde_json::{Map, Value};
 
 use super::confirm::{Confirmation, confirm};
-use crate::audit::{
-    AuditEvent, AuditSink, AuditStatus, MAX_ERROR_CHARS, Unrecorded, args_digest, error_text,
-    new_call_id, now_rfc3339,
-};
 use crate::input::{self, InputRequired, Refusal, RoundEnd};
 use crate::principal::Principal;
 use crate::server::catalog::echo::echoed;
