@@ -48,9 +48,9 @@ pub use audit_db::AuditDbArgs;
 #[cfg(feature = "metrics")]
 pub use metrics::MetricsArgs;
 
+use mcpgen_audit::{Fsync, JsonlSink};
 use mcpgen_core::tool::{SecurityScheme, SecuritySchemeKind};
 
-use crate::audit::{Fsync, JsonlSink};
 use crate::auth::{AuthChain, Authenticator, DEFAULT_RELOAD_INTERVAL, TokenAuthority, WatchedKeys};
 use crate::principal::Principal;
 use crate::server::builder::ServerBuilder;

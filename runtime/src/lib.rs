@@ -33,7 +33,8 @@
 #![cfg_attr(not(any(feature = "stdio", feature = "http")), allow(dead_code))]
 
 pub mod app;
-pub mod audit;
+/// One audit event per tool call, delivered to pluggable sinks (the `mcpgen-audit` crate).
+pub use mcpgen_audit as audit;
 pub mod auth;
 #[cfg(feature = "cli")]
 pub mod cli;

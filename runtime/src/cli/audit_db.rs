@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use crate::audit::{DbSink, DbSinkConfig, DbUnavailable, Fsync, spool_path};
+use mcpgen_audit::{DbSink, DbSinkConfig, DbUnavailable, Fsync, spool_path};
 
 /// Where audit records go besides the file and the log.
 #[derive(Debug, Clone, clap::Args)]

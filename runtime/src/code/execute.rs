@@ -11,6 +11,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use mcpgen_audit::{AuditEvent, AuditSink, AuditStatus, args_digest, error_text, now_rfc3339};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 use tracing::Instrument;
@@ -23,7 +24,6 @@ use super::pool::Pool;
 use super::report::{Failure, well_formed};
 use super::run::{Ran, run};
 use super::slots::Slots;
-use crate::audit::{AuditEvent, AuditSink, AuditStatus, args_digest, error_text, now_rfc3339};
 use crate::principal::Principal;
 use crate::toolset::CallContext;
 use mcpgen_core::result::{Content, ToolResult};
@@ -85,7 +85,7 @@ async fn answer_and_record(
     let _in_flight = host.in_flight();
     let started = Instant::now();
     let time = now_rfc3339();
-    let call_id: Arc<str> = crate::audit::new_call_id().into();
+    let call_id: Arc<str> = mcpgen_audit::new_call_id().into();
     let deadline = started + mode.limits.timeout;
     let request_id = ctx.request_id.clone();
     let trace_id = ctx.trace.as_ref().map(|t| t.trace_id());

@@ -1,11 +1,11 @@
 //! How a program failed, and the text its `execute` result gives: an uncaught error with
 //! where it was thrown, a syntax error with its line and column, or a limit by name.
 
+use mcpgen_audit::AuditStatus;
 use rquickjs::{Ctx, Exception, Value};
 
 use super::engine::{FILE_NAME, HEADER};
 use super::limits::{CodeLimits, Limit};
-use crate::audit::AuditStatus;
 
 /// Longest error text taken from a program's exception, in characters.
 const MAX_THROWN_CHARS: usize = 2000;

@@ -19,7 +19,7 @@ const STATE_TTL: Duration = Duration::from_secs(60 * 60);
 
 /// What binds a stateless request's sealed state to the request: who (`principal`) asks for
 /// what (`target`: `tools/call NAME`, `prompts/get NAME`) with which arguments
-/// (`args_sha256`: their [`args_digest`](crate::audit::args_digest), the one the audit record
+/// (`args_sha256`: their [`args_digest`](mcpgen_audit::args_digest), the one the audit record
 /// carries). A state made for another caller, target or argument set does not open.
 pub(crate) fn binding(principal: &str, target: &str, args_sha256: &str) -> Vec<u8> {
     format!("{principal}\n{target}\n{args_sha256}").into_bytes()

@@ -46,9 +46,9 @@ pub use endpoint::{METRICS_PATH, MIN_TOKEN_LEN, MetricsEndpoint, MetricsTokenErr
 pub(crate) use tool::ToolSeries;
 use tool::UpstreamCode;
 
+use mcpgen_audit::{AuditSink, AuditStatus};
 use mcpgen_core::tool::ToolDef;
 
-use crate::audit::{AuditSink, AuditStatus};
 use crate::guard_report::GuardReport;
 
 /// The `tool` label of a name that is not in the tool table.

@@ -6,11 +6,11 @@
 
 use std::sync::{OnceLock, PoisonError, RwLock};
 
+use mcpgen_audit::AuditStatus;
 use mcpgen_core::tool::ToolDef;
 use prometheus::{Histogram, IntCounter};
 
 use super::Metrics;
-use crate::audit::AuditStatus;
 
 /// An upstream's answer as counted: an HTTP status, a timeout, or another failure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,6 +4,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use mcpgen_audit::{AuditSink, MultiSink};
+
 #[cfg(feature = "search")]
 use super::config::ToolMode;
 #[cfg(feature = "http")]
@@ -11,7 +13,6 @@ use super::config::{DEFAULT_MAX_BODY_BYTES, forward_header_names};
 use super::config::{DEFAULT_SHUTDOWN_TIMEOUT, OutputCheck, Unconfirmable};
 use super::error::{ConfigProblem, ServerError};
 use super::mounting::{configured, declared_tasks, mounted_inner, name_check};
-use crate::audit::{AuditSink, MultiSink};
 use crate::auth::Authenticator;
 use crate::input::RequestStates;
 #[cfg(feature = "metrics")]

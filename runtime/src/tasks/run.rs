@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use mcpgen_audit::now_rfc3339;
 use rmcp::ErrorData;
 use rmcp::model::{CallToolResult, InputRequest, TaskStatus};
 use serde_json::Value;
@@ -10,7 +11,6 @@ use tokio_util::sync::CancellationToken;
 
 use super::store::{Tasks, error_object};
 use super::table::Outcome;
-use crate::audit::now_rfc3339;
 
 /// A task's running call: asks the client through the task, and ends it.
 #[derive(Debug, Clone)]

@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 #[cfg(feature = "http")]
 use std::time::Instant;
 
+use mcpgen_audit::now_rfc3339;
 use rmcp::ErrorData;
 use rmcp::model::{DetailedTask, InputRequests, JsonObject, Task, TaskPayload, TaskStatus};
 use serde_json::Value;
@@ -17,7 +18,6 @@ use tokio_util::sync::CancellationToken;
 use super::run::TaskRun;
 use super::table::{Entry, Outcome, Table};
 use super::{POLL_INTERVAL, TaskSettings, TaskSupport};
-use crate::audit::now_rfc3339;
 
 /// Every task of a server, in memory; see the [module](super) documentation.
 #[derive(Debug)]

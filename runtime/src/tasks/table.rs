@@ -11,12 +11,11 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use mcpgen_audit::now_rfc3339;
 use rmcp::model::{InputRequest, JsonObject, Task};
 use serde_json::Value;
 use tokio::sync::{oneshot, watch};
 use tokio_util::sync::CancellationToken;
-
-use crate::audit::now_rfc3339;
 
 /// What an ended task costs besides its result: the entry, its ids and its indexes, rounded
 /// up. Counted against the results budget, so that even tasks without a result are bounded.

@@ -3,12 +3,13 @@
 
 mod fields;
 
+use mcpgen_audit::TracingSink;
+
 #[cfg(not(feature = "otel"))]
 use super::missing;
 use super::{LOG_FORMAT, LogFormat, ServeArgs};
 #[cfg(feature = "otel")]
 use super::{SERVICE, otel};
-use crate::audit::TracingSink;
 
 /// What logging set up that must be closed at exit: the trace exporter, when traces are
 /// exported.

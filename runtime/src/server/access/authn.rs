@@ -8,10 +8,10 @@ use std::sync::Arc;
 use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
+use mcpgen_audit::AuditStatus;
 
 use super::refused::{audit_refused, auth_reason};
 use super::reply::{closing, refused};
-use crate::audit::AuditStatus;
 use crate::auth::{AuthError, Authenticator, credential_from_headers};
 use crate::principal::Principal;
 use crate::server::state::inner::Inner;

@@ -8,12 +8,12 @@
 use std::time::{Duration, Instant};
 
 use axum::extract::Request;
+use mcpgen_audit::{
+    AuditEvent, AuditSink, AuditStatus, args_digest, error_text, new_call_id, now_rfc3339,
+};
 use serde_json::{Map, Value};
 
 use super::prefix::{Calls, PREFIX_BYTES, read_prefix, tool_calls};
-use crate::audit::{
-    AuditEvent, AuditSink, AuditStatus, args_digest, error_text, new_call_id, now_rfc3339,
-};
 use crate::auth::AuthError;
 use crate::listener::HeadReceived;
 use crate::principal::Principal;

@@ -347,7 +347,7 @@ impl ServerHandler for McpHandler {
         let binding = crate::input::binding(
             self.principal(&context).map_or("", |p| p.id.as_str()),
             &format!("prompts/get {}", request.name),
-            &crate::audit::args_digest(request.arguments.as_ref().unwrap_or(&no_arguments)),
+            &mcpgen_audit::args_digest(request.arguments.as_ref().unwrap_or(&no_arguments)),
         );
         let states = &self.inner.request_states;
         call.input

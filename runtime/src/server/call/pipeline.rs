@@ -20,13 +20,13 @@ use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
 use futures::FutureExt;
+use mcpgen_audit::{AuditSink, AuditStatus};
 use mcpgen_core::result::ToolResult;
 use mcpgen_core::tool::ToolDef;
 use serde_json::{Map, Value};
 
 use super::confirm::{Confirmation, confirm};
 use super::record::{Pending, result_text};
-use crate::audit::{AuditSink, AuditStatus};
 use crate::guard_report::GuardReport;
 use crate::input::{self, InputRequired, Refusal, RoundEnd};
 use crate::principal::Principal;
@@ -52,7 +52,7 @@ pub(crate) enum Answer {
 }
 
 /// The binding of a stateless `tools/call`'s sealed state (see [`input::binding`]);
-/// `args_sha256` is the arguments' [`args_digest`](crate::audit::args_digest).
+/// `args_sha256` is the arguments' [`args_digest`](mcpgen_audit::args_digest).
 pub(crate) fn state_binding(principal: &Principal, tool: &str, args_sha256: &str) -> Vec<u8> {
     input::binding(&principal.id, &format!("tools/call {tool}"), args_sha256)
 }

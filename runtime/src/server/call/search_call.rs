@@ -204,7 +204,7 @@ impl crate::code::Host for Inner {
         Box::new(self.inflight.enter())
     }
 
-    fn audit(&self) -> &crate::audit::MultiSink {
+    fn audit(&self) -> &mcpgen_audit::MultiSink {
         &self.audit
     }
 

@@ -5,12 +5,12 @@
 
 use std::sync::Arc;
 
+use mcpgen_audit::{AuditEvent, AuditSink, AuditStatus, Unrecorded, args_digest, now_rfc3339};
 use rmcp::ErrorData;
 use rmcp::model::{CallToolRequestParams, CallToolResponse, ClientCapabilities, CreateTaskResult};
 use tracing::Instrument;
 
 use super::pipeline::{self, Answer};
-use crate::audit::{AuditEvent, AuditSink, AuditStatus, Unrecorded, args_digest, now_rfc3339};
 use crate::input::{InputChannel, TaskAsking};
 use crate::notify::{Cancellation, Notifier};
 use crate::principal::Principal;

@@ -6,13 +6,13 @@ use std::time::Duration;
 
 #[cfg(feature = "http")]
 use ::http::HeaderName;
+use mcpgen_audit::{AuditSink, MultiSink};
 
 use super::inflight::InFlight;
 #[cfg(feature = "http")]
 use super::placement::Placement;
 #[cfg(feature = "http")]
 use super::resource_site::ResourceSite;
-use crate::audit::{AuditSink, MultiSink};
 use crate::auth::AuthChain;
 use crate::input::RequestStates;
 use crate::server::catalog::prompts::Prompts;

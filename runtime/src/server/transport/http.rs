@@ -48,13 +48,13 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use futures::StreamExt;
+use mcpgen_audit::AuditStatus;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
 use super::card;
 use super::session::{SessionOwners, bind_session};
-use crate::audit::AuditStatus;
 #[cfg(feature = "metrics")]
 use crate::listener::ConnectionEvent;
 use crate::principal::Principal;

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use mcpgen_audit::AuditSink;
 
-use crate::audit::AuditSink;
 use crate::server::state::inner::Inner;
 
 /// `200 ready`, or `503 not ready` naming what is missing.

@@ -28,12 +28,12 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use futures::channel::mpsc;
 use futures::{SinkExt, StreamExt};
+use mcpgen_audit::AuditStatus;
 use rmcp::ServiceExt;
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use tokio_util::sync::CancellationToken;
 
 use super::malformed::{INVALID_REQUEST, PARSE_ERROR};
-use crate::audit::AuditStatus;
 use crate::auth::AuthError;
 use crate::principal::Principal;
 use crate::server::access::refused::audit_refused;

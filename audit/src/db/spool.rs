@@ -15,7 +15,7 @@ use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
-use crate::audit::AuditEvent;
+use crate::event::AuditEvent;
 
 /// Why a spool cannot be opened.
 #[derive(Debug)]
@@ -266,7 +266,7 @@ fn in_file(path: &Path, action: &str, e: io::Error) -> io::Error {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::audit::{AuditStatus, new_call_id};
+    use crate::event::{AuditStatus, new_call_id};
 
     fn event(n: u64) -> AuditEvent {
         AuditEvent {

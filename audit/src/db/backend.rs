@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use super::DbUrlError;
-use crate::audit::AuditEvent;
+use crate::event::AuditEvent;
 
 /// Migrations, in order: (version, PostgreSQL, SQLite). Applied once each, recorded in
 /// `mcpgen_audit_migrations`. Version 2 adds the call id (unique: the key of the idempotent

@@ -90,7 +90,7 @@ fn optional_number(out: &mut Vec<u8>, n: Option<u64>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::audit::AuditStatus;
+    use crate::event::AuditStatus;
 
     fn event() -> AuditEvent {
         AuditEvent {

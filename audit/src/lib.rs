@@ -1,7 +1,10 @@
-//! Audit hooks: one [`AuditEvent`] per `tools/call`, delivered to pluggable [`AuditSink`]s.
+//! The audit of mcpgen's servers: one [`AuditEvent`] per `tools/call`, delivered to pluggable
+//! [`AuditSink`]s.
 //!
 //! Sinks: [`JsonlSink`] (a JSON-lines file with an [`Fsync`] durability setting),
-//! [`TracingSink`] (a `tracing` event, target `mcpgen::audit`) and [`MultiSink`] (fan-out).
+//! [`TracingSink`] (a `tracing` event, target `mcpgen::audit`) and [`MultiSink`] (fan-out);
+//! with the `postgres` or `sqlite` feature, `DbSink` (a database table, with a spool file
+//! while the database is away).
 //!
 //! The contract a caller relies on: when [`AuditSink::record`] returns, the sink has taken the
 //! record as far as its durability setting promises (for [`JsonlSink`], written to the file and,
@@ -11,6 +14,10 @@
 //!
 //! Events never carry credentials: the principal and key id name the caller, and the
 //! arguments appear only as a digest unless the operator asks for them (`--audit-args`).
+//!
+//! Servers use this crate through `mcpgen_runtime::audit` (and `mcpgen::audit`), which is
+//! this crate re-exported; it depends on nothing of the server.
+#![deny(missing_docs)]
 
 #[cfg(any(feature = "postgres", feature = "sqlite"))]
 mod db;

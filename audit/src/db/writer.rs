@@ -11,7 +11,8 @@ use tokio::sync::mpsc;
 use super::backend::Backend;
 use super::spool::Spool;
 use super::{BATCH, Message, Shared};
-use crate::audit::{AuditEvent, Fsync};
+use crate::event::AuditEvent;
+use crate::jsonl::Fsync;
 
 /// How often the writer retries a database that is away (and a spool that could not be
 /// written).

@@ -47,7 +47,7 @@ const BATCH: usize = 1024;
 /// What the server does while the audit database is unreachable
 /// (`--audit-db-unavailable`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum DbUnavailable {
     /// Keep serving; records go to the spool file and are replayed when the database is back.
     #[default]
