@@ -49,10 +49,12 @@ pub use audit_db::AuditDbArgs;
 pub use metrics::MetricsArgs;
 
 use mcpgen_core::tool::{SecurityScheme, SecuritySchemeKind};
+use mcpgen_identity::Principal;
+use mcpgen_identity::auth::{
+    AuthChain, Authenticator, DEFAULT_RELOAD_INTERVAL, TokenAuthority, WatchedKeys,
+};
 
 use crate::audit::{Fsync, JsonlSink};
-use crate::auth::{AuthChain, Authenticator, DEFAULT_RELOAD_INTERVAL, TokenAuthority, WatchedKeys};
-use crate::principal::Principal;
 use crate::server::builder::ServerBuilder;
 use crate::server::config::{OutputCheck, ToolMode, Unconfirmable};
 use crate::server::state::server::Server;

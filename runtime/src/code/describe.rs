@@ -1,9 +1,9 @@
 //! `describe_tools` in code mode: the full definitions search mode returns, each with the
 //! tool's TypeScript declaration, what a program calls it by.
 
+use mcpgen_identity::Principal;
 use serde_json::Value;
 
-use crate::principal::Principal;
 use crate::server::for_code::{Catalog, answer_with, definition};
 use crate::{ToolDef, ToolResult};
 

@@ -11,6 +11,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use mcpgen_identity::Principal;
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 use tracing::Instrument;
@@ -23,7 +24,6 @@ use super::report::{Failure, well_formed};
 use super::run::{Ran, run};
 use super::slots::Slots;
 use crate::audit::{AuditEvent, AuditSink, AuditStatus, args_digest, error_text, now_rfc3339};
-use crate::principal::Principal;
 use crate::server::for_code::{Answer, Inner};
 use crate::{CallContext, Content, ToolResult};
 

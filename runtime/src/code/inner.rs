@@ -5,12 +5,12 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use mcpgen_identity::Principal;
 use serde_json::{Map, Value};
 use tracing::Instrument;
 
 use super::engine::{CallReply, CallRequest};
 use crate::input::InputChannel;
-use crate::principal::Principal;
 use crate::server::for_code::{Answer, Inner, call_inner, unknown_tool_message};
 use crate::toolset::ParentCall;
 use crate::{CallContext, Content, ToolResult};

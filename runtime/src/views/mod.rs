@@ -12,6 +12,7 @@
 
 use std::collections::HashMap;
 
+use mcpgen_identity::Principal;
 use rmcp::model::{
     CacheScope, ClientCapabilities, JsonObject, MetaObject, ReadResourceResult, ResourceContents,
     Tool,
@@ -19,7 +20,6 @@ use rmcp::model::{
 use serde_json::{Value, json};
 
 use crate::ToolDef;
-use crate::principal::Principal;
 use crate::view::{EXTENSION_ID, MIME_TYPE, ViewDef, document, resource_uri};
 use mcpgen_core::view::html::CSP_DOMAINS;
 

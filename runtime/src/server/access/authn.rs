@@ -8,12 +8,12 @@ use std::sync::Arc;
 use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
+use mcpgen_identity::Principal;
+use mcpgen_identity::auth::{AuthError, Authenticator, credential_from_headers};
 
 use super::refused::{audit_refused, auth_reason};
 use super::reply::{closing, refused};
 use crate::audit::AuditStatus;
-use crate::auth::{AuthError, Authenticator, credential_from_headers};
-use crate::principal::Principal;
 use crate::server::state::inner::Inner;
 use crate::toolset::CallerCredential;
 
@@ -77,7 +77,7 @@ fn is_oauth(principal: &Principal) -> bool {
     return principal
         .key_id
         .as_deref()
-        .is_some_and(|id| id.starts_with(crate::auth::oauth::OAUTH_KEY_ID_PREFIX));
+        .is_some_and(|id| id.starts_with(mcpgen_identity::auth::oauth::OAUTH_KEY_ID_PREFIX));
     #[cfg(not(feature = "oauth"))]
     {
         let _ = principal;

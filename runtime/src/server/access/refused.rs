@@ -8,15 +8,15 @@
 use std::time::{Duration, Instant};
 
 use axum::extract::Request;
+use mcpgen_identity::Principal;
+use mcpgen_identity::auth::AuthError;
 use serde_json::{Map, Value};
 
 use super::prefix::{Calls, PREFIX_BYTES, read_prefix, tool_calls};
 use crate::audit::{
     AuditEvent, AuditSink, AuditStatus, args_digest, error_text, new_call_id, now_rfc3339,
 };
-use crate::auth::AuthError;
 use crate::listener::HeadReceived;
-use crate::principal::Principal;
 use crate::server::catalog::echo::echoed;
 use crate::server::state::inner::Inner;
 use crate::trace::{TRACEPARENT, TraceParent};

@@ -21,6 +21,7 @@ use std::time::Instant;
 use futures::FutureExt;
 use mcpgen_core::result::{Content, ToolResult};
 use mcpgen_core::tool::ToolDef;
+use mcpgen_identity::Principal;
 use serde_json::{Map, Value};
 
 use super::confirm::{Confirmation, confirm};
@@ -29,7 +30,6 @@ use crate::audit::{
     new_call_id, now_rfc3339,
 };
 use crate::input::{self, InputRequired, Refusal, RoundEnd};
-use crate::principal::Principal;
 use crate::server::catalog::echo::echoed;
 use crate::server::config::OutputCheck;
 use crate::server::policy::rate::Refused;

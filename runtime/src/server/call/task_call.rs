@@ -5,6 +5,7 @@
 
 use std::sync::Arc;
 
+use mcpgen_identity::Principal;
 use rmcp::ErrorData;
 use rmcp::model::{CallToolRequestParams, CallToolResponse, ClientCapabilities, CreateTaskResult};
 use tracing::Instrument;
@@ -13,7 +14,6 @@ use super::pipeline::{self, Answer};
 use crate::audit::{AuditEvent, AuditSink, AuditStatus, Unrecorded, args_digest, now_rfc3339};
 use crate::input::{InputChannel, TaskAsking};
 use crate::notify::{Cancellation, Notifier};
-use crate::principal::Principal;
 use crate::server::state::inner::Inner;
 use crate::tasks::TaskSupport;
 use crate::toolset::CallContext;

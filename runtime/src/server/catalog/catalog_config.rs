@@ -5,12 +5,13 @@
 
 use std::sync::Arc;
 
+use mcpgen_identity::auth::{AuthChain, Authenticator};
+
 #[cfg(feature = "http")]
 use super::param_headers::ParamHeaders;
 #[cfg(feature = "search")]
 use super::search::SearchMode;
 use super::table::{Catalog, CatalogProblem};
-use crate::auth::{AuthChain, Authenticator};
 use crate::server::config::OutputCheck;
 #[cfg(feature = "search")]
 use crate::server::config::ToolMode;

@@ -9,13 +9,13 @@
 
 use std::sync::Arc;
 
+use mcpgen_identity::Principal;
 use rmcp::model::Tool;
 use serde_json::json;
 
 use super::meta_tool::{DESCRIBE_TOOL, MetaTool, describe_tool, meta_tool};
 use super::schema::validate::ArgsValidator;
 use super::table::Catalog;
-use crate::principal::Principal;
 use crate::search::{SearchIndex, index_tools};
 use crate::server::error::ConfigProblem;
 use crate::toolset::ToolSet;

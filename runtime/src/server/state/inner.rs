@@ -6,6 +6,7 @@ use std::time::Duration;
 
 #[cfg(feature = "http")]
 use ::http::HeaderName;
+use mcpgen_identity::auth::AuthChain;
 
 use super::inflight::InFlight;
 #[cfg(feature = "http")]
@@ -13,7 +14,6 @@ use super::placement::Placement;
 #[cfg(feature = "http")]
 use super::resource_site::ResourceSite;
 use crate::audit::{AuditSink, MultiSink};
-use crate::auth::AuthChain;
 use crate::input::RequestStates;
 use crate::server::catalog::prompts::Prompts;
 use crate::server::catalog::resources::Resources;

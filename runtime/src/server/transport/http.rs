@@ -48,6 +48,7 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use futures::StreamExt;
+use mcpgen_identity::Principal;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
@@ -57,7 +58,6 @@ use super::session::{SessionOwners, bind_session};
 use crate::audit::AuditStatus;
 #[cfg(feature = "metrics")]
 use crate::listener::ConnectionEvent;
-use crate::principal::Principal;
 use crate::server::access::authn::authenticate;
 #[cfg(feature = "oauth")]
 use crate::server::access::oauth;

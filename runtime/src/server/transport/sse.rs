@@ -28,14 +28,14 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use futures::channel::mpsc;
 use futures::{SinkExt, StreamExt};
+use mcpgen_identity::Principal;
+use mcpgen_identity::auth::AuthError;
 use rmcp::ServiceExt;
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use tokio_util::sync::CancellationToken;
 
 use super::malformed::{INVALID_REQUEST, PARSE_ERROR};
 use crate::audit::AuditStatus;
-use crate::auth::AuthError;
-use crate::principal::Principal;
 use crate::server::access::refused::audit_refused;
 use crate::server::access::reply::{jsonrpc_error, unauthorized};
 use crate::server::call::handler::McpHandler;

@@ -20,12 +20,12 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use mcpgen_identity::Principal;
 use rmcp::ServerHandler;
 use rmcp::model::{ClientRequest, DiscoverResult, ServerResult};
 
 use super::stateless::{answer_message, plain_name, status_of};
 use super::tools_list::{envelope, plain_stateless_post, read_body, stateless_request};
-use crate::principal::Principal;
 use crate::server::call::handler::{McpHandler, complete};
 use crate::server::state::inner::Inner;
 

@@ -24,11 +24,11 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use mcpgen_identity::Principal;
 use rmcp::model::{
     ClientJsonRpcMessage, ClientRequest, GetMeta, ProtocolVersion, RequestId, ServerResult,
 };
 
-use crate::principal::Principal;
 use crate::server::access::reply::jsonrpc_error;
 use crate::server::call::handler::tools_list;
 use crate::server::state::inner::Inner;

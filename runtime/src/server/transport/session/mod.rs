@@ -20,14 +20,14 @@ use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::Response;
 use hyper::body::{Frame, SizeHint};
+use mcpgen_identity::Principal;
+use mcpgen_identity::auth::AuthError;
 use rmcp::transport::common::server_side_http::SessionId;
 use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
 use self::owners::{Owners, Refusal};
 use crate::audit::AuditStatus;
-use crate::auth::AuthError;
-use crate::principal::Principal;
 use crate::server::access::refused::audit_refused;
 use crate::server::access::reply::{AUTH_ERROR_CODE, jsonrpc_error, unauthorized};
 use crate::server::state::inner::Inner;

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use axum::http::request::Parts;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use mcpgen_identity::Principal;
 use rmcp::ErrorData;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, JsonObject, MetaObject, RequestId, RequestMetaObject,
@@ -17,7 +18,6 @@ use rmcp::model::{
 use serde_json::{Value, json};
 
 use crate::notify::Sink;
-use crate::principal::Principal;
 use crate::server::call::handler::{call_context, call_span};
 use crate::server::call::task_call::{self, Route2025};
 use crate::server::state::inner::Inner;
