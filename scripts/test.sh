@@ -79,7 +79,7 @@ mdbook build docs
 
 step "the published crates' documentation builds without warnings (broken or private intra-doc links included)"
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --locked --features mcpgen-runtime/code-mode -p mcpgen -p mcpgen-runtime -p mcpgen-macros \
-  -p mcpgen-client -p mcpgen-codegen -p mcpgen-core -p mcpgen-search
+  -p mcpgen-client -p mcpgen-codegen -p mcpgen-core -p mcpgen-identity -p mcpgen-search
 
 step "generated/ matches a fresh generation"
 cargo run --quiet --locked -p generator -- generate --check
