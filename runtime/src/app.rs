@@ -13,13 +13,13 @@ use std::sync::{Arc, OnceLock};
 use mcpgen_core::BoxFuture;
 use mcpgen_core::result::ToolResult;
 use mcpgen_core::tool::{Access, ToolAnnotations, ToolDef};
+use mcpgen_identity::Principal;
 use serde_json::{Map, Value};
 
 use crate::input::{
     self, ClientCapability, ElicitAnswer, Elicitation, InputError, Root, Sampling, SamplingAnswer,
 };
 use crate::notify::{Cancellation, LogLevel, Notifier, NotifyError};
-use crate::principal::Principal;
 use crate::tasks::TaskSupport;
 use crate::toolset::{CallContext, CallerCredential, ForwardedHeaders, ToolError, ToolSet};
 

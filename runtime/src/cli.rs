@@ -51,14 +51,16 @@ pub use metrics::MetricsArgs;
 use mcpgen_audit::{Fsync, JsonlSink};
 use mcpgen_core::tool::{SecurityScheme, SecuritySchemeKind};
 
-use crate::auth::{AuthChain, Authenticator, DEFAULT_RELOAD_INTERVAL, TokenAuthority, WatchedKeys};
-use crate::principal::Principal;
 use crate::server::builder::ServerBuilder;
 use crate::server::config::{OutputCheck, ToolMode, Unconfirmable};
 use crate::server::state::server::Server;
 use crate::server::transport::shutdown::shutdown_signal;
 use crate::toolset::{CallerCredential, ToolSet};
 use crate::upstream::{Credential, DEFAULT_MAX_RESPONSE_BYTES, Upstream, UpstreamConfig};
+use mcpgen_identity::auth::{
+    AuthChain, Authenticator, DEFAULT_RELOAD_INTERVAL, TokenAuthority, WatchedKeys,
+};
+use mcpgen_identity::principal::Principal;
 
 /// What a generated binary tells [`main`] about itself.
 #[derive(Debug, Clone, Copy)]

@@ -22,7 +22,8 @@
 //! - [`connection`]: [`McpConnection`] and [`call_typed`], what typed client stubs call
 //!   through, failing with a [`CallError`] (from `mcpgen-core`; sessions to remote servers live
 //!   in `mcpgen-client`), and [`LocalConnection`] to an in-process tool set.
-//! - [`auth`]: API keys, signed tokens, and the [`Principal`] they yield.
+//! - [`auth`]: API keys, signed tokens, and the [`Principal`] they yield (from
+//!   `mcpgen-identity`).
 //! - [`audit`]: one audit event per tool call, delivered to pluggable sinks.
 //! - [`search`]: the tool search index of search mode (`--tool-mode search`).
 //! - `code` (feature `code-mode`): code mode (`--tool-mode code`), whose `execute` runs a
@@ -35,7 +36,9 @@
 pub mod app;
 /// One audit event per tool call, delivered to pluggable sinks (the `mcpgen-audit` crate).
 pub use mcpgen_audit as audit;
-pub mod auth;
+/// Authentication: credentials → [`Principal`] (API keys, signed tokens, the product's key
+/// check, OAuth access tokens), from `mcpgen-identity`.
+pub use mcpgen_identity::auth;
 #[cfg(feature = "cli")]
 pub mod cli;
 #[cfg(feature = "search")]
@@ -51,7 +54,8 @@ pub mod metrics;
 pub mod notify;
 #[cfg(feature = "openapi")]
 pub mod openapi;
-pub mod principal;
+/// Who is calling, and what they may call ([`Principal::may_call`]), from `mcpgen-identity`.
+pub use mcpgen_identity::principal;
 pub mod prompt;
 pub mod resource;
 #[cfg(feature = "search")]
@@ -79,10 +83,10 @@ pub use mcpgen_core::{
 };
 pub use mcpgen_core::{CallError, McpConnection, call_typed};
 pub use mcpgen_core::{Content, ToolResult};
+pub use mcpgen_identity::Principal;
 pub use notify::{Cancellation, LogLevel, Notifier, NotifyError};
 #[cfg(feature = "openapi")]
 pub use openapi::OpenApiTools;
-pub use principal::Principal;
 pub use prompt::{Prompt, PromptArgs, PromptArgument, PromptError, PromptMessage, PromptSet};
 pub use resource::{
     Resource, ResourceBody, ResourceContents, ResourceError, ResourceSet, ResourceTemplate,

@@ -7,12 +7,12 @@ use std::time::{Duration, Instant};
 use mcpgen_core::BoxFuture;
 use mcpgen_core::result::ToolResult;
 use mcpgen_core::tool::ToolDef;
+use mcpgen_identity::Principal;
 use serde_json::{Map, Value};
 
 use crate::guard_report::GuardReport;
 use crate::input::InputChannel;
 use crate::notify::{Cancellation, Notifier};
-use crate::principal::Principal;
 use crate::trace::TraceParent;
 
 /// A credential the MCP caller presented (an API key or bearer token), handed on so an upstream

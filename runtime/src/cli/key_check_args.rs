@@ -4,9 +4,9 @@ use std::time::Duration;
 
 use clap::Args;
 use mcpgen_core::tool::SecuritySchemeKind;
+use mcpgen_identity::auth::{KeyCheck, KeyCheckConfig, KeyPlacement};
 
 use super::App;
-use crate::auth::{KeyCheck, KeyCheckConfig, KeyPlacement};
 
 /// Keys checked against the product's own API.
 #[derive(Debug, Clone, Args)]

@@ -4,8 +4,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Args;
-
-use crate::auth::oauth::{OAuthConfig, OAuthResourceServer, ScopeMap};
+use mcpgen_identity::auth::oauth::{OAuthConfig, OAuthResourceServer, ScopeMap};
 
 /// Accepting OAuth 2.1 access tokens (JWTs) from an authorization server, next to keys and
 /// signed tokens.

@@ -24,9 +24,9 @@ use super::pool::Pool;
 use super::report::{Failure, well_formed};
 use super::run::{Ran, run};
 use super::slots::Slots;
-use crate::principal::Principal;
 use crate::toolset::CallContext;
 use mcpgen_core::result::{Content, ToolResult};
+use mcpgen_identity::principal::Principal;
 
 /// Code mode's share of one catalog: its limits, the slots of programs running at once and
 /// the worker processes they run in.

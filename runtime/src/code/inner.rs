@@ -11,10 +11,10 @@ use tracing::Instrument;
 use super::engine::{CallReply, CallRequest};
 use super::host::{Host, InnerAnswer};
 use crate::input::InputChannel;
-use crate::principal::Principal;
 use crate::toolset::{CallContext, ParentCall};
 use crate::trace::call_span;
 use mcpgen_core::result::{Content, ToolResult};
+use mcpgen_identity::principal::Principal;
 
 /// The parts of an `execute` every inner call of its program shares; each call's task holds
 /// it, so a call outlives the program that asked for it.

@@ -236,8 +236,9 @@ impl RequestStates {
         }
         // Key ids derived from the keys, so that every replica names a key alike whatever
         // order it was given in.
-        let kid =
-            |key: &[u8]| crate::auth::hash_key(&String::from_utf8_lossy(key))[..16].to_owned();
+        let kid = |key: &[u8]| {
+            mcpgen_identity::auth::hash_key(&String::from_utf8_lossy(key))[..16].to_owned()
+        };
         let active = kid(&key);
         let mut ring: Vec<(String, Vec<u8>)> = vec![(active.clone(), key)];
         for old in previous {

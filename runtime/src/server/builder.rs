@@ -13,7 +13,6 @@ use super::config::{DEFAULT_MAX_BODY_BYTES, forward_header_names};
 use super::config::{DEFAULT_SHUTDOWN_TIMEOUT, OutputCheck, Unconfirmable};
 use super::error::{ConfigProblem, ServerError};
 use super::mounting::{configured, declared_tasks, mounted_inner, name_check};
-use crate::auth::Authenticator;
 use crate::input::RequestStates;
 #[cfg(feature = "metrics")]
 use crate::metrics::{Metrics, MetricsEndpoint};
@@ -42,6 +41,7 @@ use crate::server::state::server::Server;
 use crate::server::transport::replica;
 use crate::tasks::{TaskSettings, Tasks};
 use crate::toolset::ToolSet;
+use mcpgen_identity::auth::Authenticator;
 
 /// Builds a [`Server`]; see [`Server::builder`].
 #[must_use = "a builder does nothing until `build` is called"]
@@ -203,7 +203,7 @@ impl ServerBuilder {
     }
 
     /// Authenticates HTTP requests with `authenticator`. Called again, adds another one; the
-    /// first that accepts a credential wins (see [`AuthChain`](crate::auth::AuthChain)). Mounts
+    /// first that accepts a credential wins (see [`AuthChain`](mcpgen_identity::auth::AuthChain)). Mounts
     /// try their own authenticators first, then these.
     pub fn authenticator(mut self, authenticator: impl Authenticator) -> Self {
         self.root.add_authenticator(authenticator);
@@ -394,7 +394,7 @@ impl ServerBuilder {
     /// `/.well-known/oauth-protected-resource` (and its path-suffixed forms), points 401
     /// answers at it, and answers a `tools/call` beyond the token's scopes with 403
     /// `insufficient_scope`.
-    pub fn oauth(mut self, server: crate::auth::oauth::OAuthResourceServer) -> Self {
+    pub fn oauth(mut self, server: mcpgen_identity::auth::oauth::OAuthResourceServer) -> Self {
         let server = Arc::new(server);
         self.root.add_authenticator(server.clone());
         self.site.oauth = Some(server);

@@ -22,7 +22,7 @@
 //! ```
 //!
 //! Every `tools/call` goes through the same steps whatever the transport: the tool must be
-//! visible to the caller ([`Principal::may_call`](crate::principal::Principal::may_call); a
+//! visible to the caller ([`Principal::may_call`](mcpgen_identity::Principal::may_call); a
 //! hidden tool is answered exactly like an unknown one), the caller's rate limit must allow
 //! it, the arguments must match the tool's input schema (otherwise an `isError` result names
 //! the field and the tool is not called), then the owning tool set runs it, and one audit

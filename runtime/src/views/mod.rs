@@ -18,10 +18,10 @@ use rmcp::model::{
 };
 use serde_json::{Value, json};
 
-use crate::principal::Principal;
 use mcpgen_core::tool::ToolDef;
 use mcpgen_core::view::html::CSP_DOMAINS;
 use mcpgen_core::view::{EXTENSION_ID, MIME_TYPE, ViewDef, document, resource_uri};
+use mcpgen_identity::principal::Principal;
 
 /// How long a client may cache a view's document: the views are fixed at start-up.
 const VIEW_TTL_MS: u64 = 60_000;

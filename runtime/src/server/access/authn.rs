@@ -12,10 +12,10 @@ use mcpgen_audit::AuditStatus;
 
 use super::refused::{audit_refused, auth_reason};
 use super::reply::{closing, refused};
-use crate::auth::{AuthError, Authenticator, credential_from_headers};
-use crate::principal::Principal;
 use crate::server::state::inner::Inner;
 use crate::toolset::CallerCredential;
+use mcpgen_identity::auth::{AuthError, Authenticator, credential_from_headers};
+use mcpgen_identity::principal::Principal;
 
 /// Authenticates the request and puts the [`Principal`] into its extensions, together with the
 /// credential presented (as a [`CallerCredential`], for pass-through to upstreams).
@@ -77,7 +77,7 @@ fn is_oauth(principal: &Principal) -> bool {
     return principal
         .key_id
         .as_deref()
-        .is_some_and(|id| id.starts_with(crate::auth::oauth::OAUTH_KEY_ID_PREFIX));
+        .is_some_and(|id| id.starts_with(mcpgen_identity::auth::oauth::OAUTH_KEY_ID_PREFIX));
     #[cfg(not(feature = "oauth"))]
     {
         let _ = principal;

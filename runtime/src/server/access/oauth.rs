@@ -13,11 +13,11 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use mcpgen_core::tool::{Access, ToolDef};
+use mcpgen_identity::Principal;
+use mcpgen_identity::auth::quoted_text;
 use serde_json::{Value, json};
 
 use super::reply::jsonrpc_error;
-use crate::auth::quoted_text;
-use crate::principal::Principal;
 use crate::server::state::inner::Inner;
 use crate::server::state::mounts::MountTable;
 use crate::server::state::resource_site::{METADATA_PATH, ResourceSite};
@@ -174,7 +174,7 @@ fn refused_tool(
     let from_token = principal
         .key_id
         .as_deref()
-        .is_some_and(|id| id.starts_with(crate::auth::oauth::OAUTH_KEY_ID_PREFIX));
+        .is_some_and(|id| id.starts_with(mcpgen_identity::auth::oauth::OAUTH_KEY_ID_PREFIX));
     if !from_token {
         return None;
     }

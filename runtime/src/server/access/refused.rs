@@ -14,12 +14,12 @@ use mcpgen_audit::{
 use serde_json::{Map, Value};
 
 use super::prefix::{Calls, PREFIX_BYTES, read_prefix, tool_calls};
-use crate::auth::AuthError;
 use crate::listener::HeadReceived;
-use crate::principal::Principal;
 use crate::server::catalog::echo::echoed;
 use crate::server::state::inner::Inner;
 use crate::trace::{TRACEPARENT, TraceParent};
+use mcpgen_identity::auth::AuthError;
+use mcpgen_identity::principal::Principal;
 
 /// The `tool` of a record whose call was cut off before its name.
 const UNREAD_TOOL: &str = "(unread)";

@@ -4,8 +4,7 @@
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-
-use crate::auth::AuthError;
+use mcpgen_identity::auth::AuthError;
 
 /// JSON-RPC error code of an authentication failure.
 pub const AUTH_ERROR_CODE: i64 = -32001;

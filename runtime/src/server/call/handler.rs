@@ -15,6 +15,7 @@
 use std::sync::Arc;
 
 use mcpgen_core::result::ToolResult;
+use mcpgen_identity::Principal;
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CancelTaskParams, GetTaskParams,
     GetTaskResult, Implementation, ListToolsResult, PaginatedRequestParams, RequestId,
@@ -29,7 +30,6 @@ use super::pipeline::{self, Answer};
 use super::search_call;
 use super::task_call;
 use crate::notify::{Cancellation, LogLevel, Notifier, SessionLogLevel, Sink};
-use crate::principal::Principal;
 use crate::resource::Subscriber;
 use crate::server::catalog::describe;
 use crate::server::catalog::meta_tool::DESCRIBE_TOOL;

@@ -23,13 +23,13 @@ use futures::FutureExt;
 use mcpgen_audit::{AuditSink, AuditStatus};
 use mcpgen_core::result::ToolResult;
 use mcpgen_core::tool::ToolDef;
+use mcpgen_identity::Principal;
 use serde_json::{Map, Value};
 
 use super::confirm::{Confirmation, confirm};
 use super::record::{Pending, result_text};
 use crate::guard_report::GuardReport;
 use crate::input::{self, InputRequired, Refusal, RoundEnd};
-use crate::principal::Principal;
 use crate::server::catalog::echo::echoed;
 use crate::server::catalog::table::Entry;
 use crate::server::config::OutputCheck;

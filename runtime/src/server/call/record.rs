@@ -9,7 +9,6 @@ use mcpgen_core::result::{Content, ToolResult};
 use mcpgen_core::tool::ToolDef;
 use serde_json::{Map, Value};
 
-use crate::principal::Principal;
 use crate::server::catalog::echo::echoed;
 use crate::server::catalog::table::Entry;
 use crate::server::state::inner::Inner;
@@ -18,6 +17,7 @@ use mcpgen_audit::{
     AuditEvent, AuditSink, AuditStatus, MAX_ERROR_CHARS, Unrecorded, args_digest, error_text,
     new_call_id, now_rfc3339,
 };
+use mcpgen_identity::principal::Principal;
 
 /// What the audit record of one call needs besides its outcome.
 pub(super) struct Pending<'a> {

@@ -12,10 +12,10 @@ use std::sync::Arc;
 
 use mcpgen_core::result::ToolResult;
 use mcpgen_core::tool::Access;
+use mcpgen_identity::Principal;
 use serde_json::{Map, Value, json};
 
 use super::pipeline::{self, Answer};
-use crate::principal::Principal;
 use crate::server::catalog::describe::{self, structured};
 use crate::server::catalog::search::{DEFAULT_LIMIT, MAX_LIMIT, Meta, SearchMode};
 use crate::server::state::inner::Inner;

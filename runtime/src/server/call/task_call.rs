@@ -13,11 +13,11 @@ use tracing::Instrument;
 use super::pipeline::{self, Answer};
 use crate::input::{InputChannel, TaskAsking};
 use crate::notify::{Cancellation, Notifier};
-use crate::principal::Principal;
 use crate::server::state::inner::Inner;
 use crate::tasks::TaskSupport;
 use crate::toolset::CallContext;
 use crate::wire::call_tool_result;
+use mcpgen_identity::principal::Principal;
 
 /// How a call of a tool goes.
 pub(crate) enum Route<'a> {

@@ -10,7 +10,6 @@ use super::param_headers::ParamHeaders;
 #[cfg(feature = "search")]
 use super::search::SearchMode;
 use super::table::{Catalog, CatalogProblem};
-use crate::auth::{AuthChain, Authenticator};
 /// The limits of code mode's programs, which a catalog's settings carry (the builder names
 /// code mode only through here).
 #[cfg(feature = "code-mode")]
@@ -20,6 +19,7 @@ use crate::server::config::OutputCheck;
 use crate::server::config::ToolMode;
 use crate::server::error::ConfigProblem;
 use crate::toolset::ToolSet;
+use mcpgen_identity::auth::{AuthChain, Authenticator};
 
 /// What [`CatalogConfig::build_tools`] makes: the catalog and, in search mode, its index.
 pub(crate) struct BuiltTools {

@@ -11,12 +11,12 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use mcpgen_core::result::ToolResult;
+use mcpgen_identity::Principal;
 use serde_json::{Value, json};
 
 use super::echo::echoed;
 use super::schema::full_schema::{Which, full_schema};
 use super::table::{Catalog, Entry};
-use crate::principal::Principal;
 
 /// The answer to `describe_tools` with `args` (already checked against its schema).
 pub(crate) fn answer(catalog: &Catalog, principal: &Principal, args: &Value) -> ToolResult {

@@ -4,8 +4,9 @@
 
 use std::sync::Arc;
 
+use mcpgen_identity::auth::{AuthChain, Authenticator};
+
 use super::catalog_config::CatalogConfig;
-use crate::auth::{AuthChain, Authenticator};
 #[cfg(feature = "search")]
 use crate::server::config::ToolMode;
 use crate::toolset::ToolSet;
@@ -26,8 +27,8 @@ const RESERVED_NAMES: &[&str] = &["server-card"];
 ///
 /// A request to `/mcp/<name>` is authenticated by the mount's authenticators first, then by
 /// the server's ([`ServerBuilder::authenticator`](crate::server::ServerBuilder::authenticator)); the
-/// first that accepts wins. Give each mount a [`TokenAuthority`](crate::auth::TokenAuthority)
-/// for its own audience ([`with_audience`](crate::auth::TokenAuthority::with_audience)) and
+/// first that accepts wins. Give each mount a [`TokenAuthority`](mcpgen_identity::auth::TokenAuthority)
+/// for its own audience ([`with_audience`](mcpgen_identity::auth::TokenAuthority::with_audience)) and
 /// a token issued for one catalog is refused by the others with 401. A mount with no
 /// authenticator of its own, on a server with none, serves every caller as `anonymous`.
 ///

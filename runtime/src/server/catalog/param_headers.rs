@@ -23,10 +23,10 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use mcpgen_core::json_pointer;
 use mcpgen_core::tool::ToolDef;
+use mcpgen_identity::Principal;
 use serde_json::{Map, Value};
 
 use super::table::Catalog;
-use crate::principal::Principal;
 
 /// The keyword that marks a property as mirrored into a header.
 const KEYWORD: &str = "x-mcp-header";

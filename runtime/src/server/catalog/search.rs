@@ -17,10 +17,10 @@ use super::meta_tool::listed_tool;
 use super::meta_tool::{DESCRIBE_TOOL, MetaTool, describe_tool, meta_tool};
 use super::schema::validate::ArgsValidator;
 use super::table::Catalog;
-use crate::principal::Principal;
 use crate::search::{SEARCH_TOOL, SearchIndex, index_tools};
 use crate::server::error::ConfigProblem;
 use crate::toolset::ToolSet;
+use mcpgen_identity::principal::Principal;
 
 /// Name of the meta-tool that calls a tool by name.
 pub const CALL_TOOL: &str = "call_tool";

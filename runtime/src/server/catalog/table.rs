@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use mcpgen_core::tool::ToolDef;
+use mcpgen_identity::Principal;
 use rmcp::model::{Tool, ToolAnnotations as McpAnnotations};
 use serde_json::Value;
 
@@ -13,7 +14,6 @@ use super::meta_tool::{self, DESCRIBE_TOOL, MetaTool};
 use super::schema::full_schema;
 use super::schema::parse::{check_schema, parse_object};
 use super::schema::validate::{LazyValidator, Validators};
-use crate::principal::Principal;
 use crate::server::config::OutputCheck;
 use crate::toolset::ToolSet;
 

@@ -17,8 +17,7 @@ use std::time::Duration;
 use governor::Quota;
 use governor::clock::{Clock, DefaultClock};
 use governor::state::keyed::HashMapStateStore;
-
-use crate::principal::Principal;
+use mcpgen_identity::Principal;
 
 /// Above this many keys in one limiter, idle keys (indistinguishable from fresh ones) are
 /// dropped.

@@ -13,7 +13,6 @@ use super::inflight::InFlight;
 use super::placement::Placement;
 #[cfg(feature = "http")]
 use super::resource_site::ResourceSite;
-use crate::auth::AuthChain;
 use crate::input::RequestStates;
 use crate::server::catalog::prompts::Prompts;
 use crate::server::catalog::resources::Resources;
@@ -26,6 +25,7 @@ use crate::server::policy::rate::RateLimiter;
 use crate::server::policy::rebinding::RebindingConfig;
 use crate::tasks::Tasks;
 use crate::toolset::ToolSet;
+use mcpgen_identity::auth::AuthChain;
 
 /// Everything a running server shares between connections.
 pub(crate) struct Inner {

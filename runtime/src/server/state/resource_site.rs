@@ -5,11 +5,11 @@
 use std::sync::Arc;
 
 use axum::http::HeaderMap;
+#[cfg(feature = "oauth")]
+use mcpgen_identity::auth::oauth::ScopeMap;
 
 use super::placement::Placement;
 
-#[cfg(feature = "oauth")]
-use crate::auth::oauth::ScopeMap;
 use crate::server::catalog::table::Catalog;
 
 /// The well-known path of RFC 9728 protected-resource metadata.
@@ -22,7 +22,7 @@ pub(crate) const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
 pub(crate) struct SiteConfig {
     /// As given to `ServerBuilder::oauth`.
     #[cfg(feature = "oauth")]
-    pub(crate) oauth: Option<Arc<crate::auth::oauth::OAuthResourceServer>>,
+    pub(crate) oauth: Option<Arc<mcpgen_identity::auth::oauth::OAuthResourceServer>>,
 }
 
 impl SiteConfig {
@@ -52,7 +52,7 @@ impl SiteConfig {
 /// and each tool's own scope, in the provider's names.
 #[cfg(feature = "oauth")]
 fn oauth_site(
-    server: &crate::auth::oauth::OAuthResourceServer,
+    server: &mcpgen_identity::auth::oauth::OAuthResourceServer,
     catalog: &Catalog,
 ) -> Arc<OAuthSite> {
     let map = server.scope_map().clone();

@@ -5,11 +5,12 @@
 use std::net::IpAddr;
 use std::sync::Arc;
 
+use mcpgen_identity::Principal;
+
 use super::inner::Inner;
 use super::mounts::MountTable;
 #[cfg(feature = "http")]
 use super::placement::Placement;
-use crate::principal::Principal;
 #[cfg(feature = "http")]
 use crate::server::error::ServerError;
 use mcpgen_core::tool::ToolDef;

@@ -57,7 +57,6 @@ use super::card;
 use super::session::{SessionOwners, bind_session};
 #[cfg(feature = "metrics")]
 use crate::listener::ConnectionEvent;
-use crate::principal::Principal;
 use crate::server::access::authn::authenticate;
 #[cfg(feature = "oauth")]
 use crate::server::access::oauth;
@@ -69,6 +68,7 @@ use crate::server::error::ServerError;
 use crate::server::policy::rebinding::{Rebinding, Refusal};
 use crate::server::state::inner::Inner;
 use crate::server::state::server::Server;
+use mcpgen_identity::principal::Principal;
 
 /// The header naming the request's protocol revision.
 const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";

@@ -34,12 +34,12 @@ use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use tokio_util::sync::CancellationToken;
 
 use super::malformed::{INVALID_REQUEST, PARSE_ERROR};
-use crate::auth::AuthError;
-use crate::principal::Principal;
 use crate::server::access::refused::audit_refused;
 use crate::server::access::reply::{jsonrpc_error, unauthorized};
 use crate::server::call::handler::McpHandler;
 use crate::server::state::inner::Inner;
+use mcpgen_identity::auth::AuthError;
+use mcpgen_identity::principal::Principal;
 
 /// Interval of the keep-alive comments on an open stream.
 const KEEP_ALIVE: Duration = Duration::from_secs(15);

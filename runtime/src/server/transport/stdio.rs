@@ -2,11 +2,11 @@
 //!
 //! Messages go over stdout, so nothing else may: configure logging to stderr.
 
+use mcpgen_identity::Principal;
 use rmcp::ServiceExt;
 use rmcp::service::ServerInitializeError;
 use tokio::io::{AsyncRead, AsyncWrite};
 
-use crate::principal::Principal;
 use crate::server::error::ServerError;
 use crate::server::state::server::Server;
 use crate::toolset::CallerCredential;

@@ -18,6 +18,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use mcpgen_core::tool::{SecurityScheme, SecuritySchemeKind, ToolDef};
+use mcpgen_identity::auth::oauth::{Fetcher, check_secure};
 use reqwest::header::HeaderValue;
 use sha2::{Digest, Sha256};
 use tokio::sync::OnceCell;
@@ -25,7 +26,6 @@ use url::Url;
 
 use super::UpstreamConfig;
 use super::error::UpstreamError;
-use crate::auth::oauth::{Fetcher, check_secure};
 use crate::toolset::CallContext;
 
 /// Timeout of one request to the token endpoint.
@@ -365,8 +365,8 @@ mod tests {
     use mcpgen_core::tool::HttpBinding;
 
     use super::*;
-    use crate::principal::Principal;
     use crate::toolset::CallerCredential;
+    use mcpgen_identity::Principal;
 
     const BEARER: SecurityScheme = SecurityScheme {
         name: "bearerAuth",

@@ -25,9 +25,9 @@ use rmcp::model::{ClientRequest, DiscoverResult, ServerResult};
 
 use super::plain_request::{envelope, plain_stateless_post, read_body, stateless_request};
 use super::stateless::{answer_message, plain_name, status_of};
-use crate::principal::Principal;
 use crate::server::call::handler::{McpHandler, complete};
 use crate::server::state::inner::Inner;
+use mcpgen_identity::principal::Principal;
 
 /// The methods answered here.
 const METHODS: [&str; 6] = [

@@ -27,9 +27,9 @@ use axum::response::{IntoResponse, Response};
 use rmcp::model::{ClientRequest, GetMeta, RequestId, ServerResult};
 
 use super::plain_request::{envelope, plain_stateless_post, read_body, stateless_request};
-use crate::principal::Principal;
 use crate::server::call::handler::tools_list;
 use crate::server::state::inner::Inner;
+use mcpgen_identity::principal::Principal;
 
 /// The most bytes of serialised lists kept; past it, further sets are serialised per request.
 const MAX_CACHED_BYTES: usize = 64 << 20;

@@ -26,11 +26,11 @@ use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
 use self::owners::{Owners, Refusal};
-use crate::auth::AuthError;
-use crate::principal::Principal;
 use crate::server::access::refused::audit_refused;
 use crate::server::access::reply::{AUTH_ERROR_CODE, jsonrpc_error, unauthorized};
 use crate::server::state::inner::Inner;
+use mcpgen_identity::auth::AuthError;
+use mcpgen_identity::principal::Principal;
 
 /// The header that carries a Streamable HTTP session id.
 pub(crate) const SESSION_HEADER: &str = "mcp-session-id";

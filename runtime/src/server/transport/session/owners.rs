@@ -7,7 +7,8 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
-use crate::principal::Principal;
+use mcpgen_identity::Principal;
+
 use crate::server::config::SessionLimits;
 
 /// One session's owner and use.

@@ -30,7 +30,7 @@ pub use scope_map::ScopeMap;
 
 use introspect::{IntrospectionConfig, Introspector, check_claims};
 use keys::KeyCache;
-pub(crate) use keys::{FetchError, Fetcher, check_secure};
+pub use keys::{FetchError, Fetcher, check_secure};
 
 /// How the key id of an OAuth principal starts (`oauth:<jti or sub>`). Requests of such
 /// principals never carry the access token upstream: OAuth callers reach the API with the

@@ -64,7 +64,8 @@ impl AuthError {
 }
 
 /// `text` as the content of an HTTP quoted string: printable ASCII, without `"` and `\\`.
-pub(crate) fn quoted_text(text: &str) -> String {
+/// The runtime writes its OAuth challenges' `error_description` with it.
+pub fn quoted_text(text: &str) -> String {
     text.chars()
         .map(|c| match c {
             '"' | '\\' => '\'',
@@ -80,8 +81,8 @@ pub(crate) fn quoted_text(text: &str) -> String {
 /// Implement it with an `async fn`:
 ///
 /// ```
-/// use mcpgen_runtime::Principal;
-/// use mcpgen_runtime::auth::{AuthError, Authenticator};
+/// use mcpgen_identity::Principal;
+/// use mcpgen_identity::auth::{AuthError, Authenticator};
 ///
 /// /// Keys kept in the product's own store (here a map; a database query fits the same way).
 /// struct ProductKeys(std::collections::HashMap<String, String>);

@@ -22,7 +22,7 @@ const FETCH_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Why the keys (or the metadata) could not be fetched.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub(crate) enum FetchError {
+pub enum FetchError {
     /// The authorization server or its JWKS could not be reached or answered with an error.
     #[error("{0}")]
     Unreachable(String),
@@ -32,7 +32,7 @@ pub(crate) enum FetchError {
 }
 
 /// Whether `url` may be fetched: https, or http to a loopback address (tests, development).
-pub(crate) fn check_secure(url: &Url, what: &str) -> Result<(), String> {
+pub fn check_secure(url: &Url, what: &str) -> Result<(), String> {
     match url.scheme() {
         "https" => Ok(()),
         "http" if is_loopback(url) => Ok(()),
@@ -67,13 +67,16 @@ pub(super) struct KeyCache {
     pub(super) last_error: Option<String>,
 }
 
-/// Fetches documents with the limits above.
-pub(crate) struct Fetcher {
+/// Fetches an authorization server's metadata and keys with the limits above (https or
+/// loopback only, no redirects, a size cap, a timeout). The runtime's token exchange discovers
+/// the token endpoint with it ([`Fetcher::endpoint`]).
+pub struct Fetcher {
     client: reqwest::Client,
 }
 
 impl Fetcher {
-    pub(crate) fn new() -> Result<Self, String> {
+    /// A fetcher with its own HTTP client; fails when the client cannot be built.
+    pub fn new() -> Result<Self, String> {
         let client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .timeout(FETCH_TIMEOUT)
@@ -145,7 +148,7 @@ impl Fetcher {
     /// appended to the issuer). The metadata's `issuer` must be exactly `issuer`, and the URL
     /// https or loopback; `what` names the URL and `flag` the flag that configures it instead,
     /// in errors.
-    pub(crate) async fn endpoint(
+    pub async fn endpoint(
         &self,
         issuer: &Url,
         field: &str,

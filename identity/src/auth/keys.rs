@@ -16,7 +16,7 @@ use crate::principal::Principal;
 ///
 /// ```
 /// assert_eq!(
-///     mcpgen_runtime::auth::hash_key("test"),
+///     mcpgen_identity::auth::hash_key("test"),
 ///     "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
 /// );
 /// ```

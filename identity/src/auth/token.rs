@@ -89,7 +89,7 @@ pub enum TokenConfigError {
 ///
 /// ```
 /// use std::time::{Duration, SystemTime};
-/// use mcpgen_runtime::auth::{AuthError, TokenAuthority};
+/// use mcpgen_identity::auth::{AuthError, TokenAuthority};
 ///
 /// let authority = TokenAuthority::new(&[7u8; 32], "billing-mcp")?;
 /// let token = authority.issue("ci", &["mcp:read".to_owned()], Duration::from_secs(600));
@@ -142,7 +142,7 @@ impl TokenAuthority {
     ///
     /// ```
     /// use std::time::{Duration, SystemTime};
-    /// use mcpgen_runtime::auth::TokenAuthority;
+    /// use mcpgen_identity::auth::TokenAuthority;
     ///
     /// let old = TokenAuthority::new(&[1u8; 32], "billing-mcp")?;
     /// let token = old.issue("ci", &["mcp:read".to_owned()], Duration::from_secs(600));
