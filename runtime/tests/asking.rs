@@ -5,7 +5,7 @@
 //! repeats it with the answers.
 #![allow(deprecated)] // rmcp marks sampling and roots for removal (SEP-2577); the protocol has them.
 
-mod support;
+use crate::support;
 
 use std::sync::{Arc, Mutex};
 

@@ -10,6 +10,8 @@ use mcpgen_runtime::auth::{
 };
 use mcpgen_runtime::{Access, Principal, ToolAnnotations, ToolDef};
 
+use crate::support::child::ran_in_child_with;
+
 const ALICE_KEY: &str = "alice-secret-key-0123456789";
 const DEV_KEY: &str = "let-me-in";
 
@@ -457,7 +459,17 @@ fn empty_secret_or_audience_is_refused() {
 
 #[test]
 fn from_env_requires_a_long_enough_secret() {
-    // Each test uses its own variable; nothing else in this binary reads them.
+    let short_value = "too-short-secret";
+    let good = std::str::from_utf8(SECRET).unwrap();
+    if ran_in_child_with(
+        "auth::from_env_requires_a_long_enough_secret",
+        &[
+            ("MCPGEN_TEST_AUTH_SHORT_SECRET", short_value),
+            ("MCPGEN_TEST_AUTH_GOOD_SECRET", good),
+        ],
+    ) {
+        return;
+    }
     let missing = TokenAuthority::from_env("MCPGEN_TEST_AUTH_MISSING_SECRET", "a").unwrap_err();
     assert_eq!(
         missing,
@@ -467,15 +479,6 @@ fn from_env_requires_a_long_enough_secret() {
     );
     assert!(missing.to_string().contains("is not set"), "{missing}");
 
-    let short_value = "too-short-secret";
-    // SAFETY: this test is the only code touching these variables.
-    unsafe {
-        std::env::set_var("MCPGEN_TEST_AUTH_SHORT_SECRET", short_value);
-        std::env::set_var(
-            "MCPGEN_TEST_AUTH_GOOD_SECRET",
-            std::str::from_utf8(SECRET).unwrap(),
-        );
-    }
     let short = TokenAuthority::from_env("MCPGEN_TEST_AUTH_SHORT_SECRET", "a").unwrap_err();
     assert_eq!(
         short,
@@ -618,10 +621,11 @@ fn rotated_token_secrets_sign_with_the_first_and_verify_with_all() {
     const NEW_VAR: &str = "MCPGEN_TEST_ROTATION_NEW_SECRET";
     let old_secret = "an old token secret of at least thirty-two bytes";
     let new_secret = "a new token secret of at least thirty-two bytes!";
-    // SAFETY: these variables are read only by this test.
-    unsafe {
-        std::env::set_var(OLD_VAR, old_secret);
-        std::env::set_var(NEW_VAR, new_secret);
+    if ran_in_child_with(
+        "auth::rotated_token_secrets_sign_with_the_first_and_verify_with_all",
+        &[(OLD_VAR, old_secret), (NEW_VAR, new_secret)],
+    ) {
+        return;
     }
     let rotated =
         TokenAuthority::from_env_all(&[NEW_VAR.to_owned(), OLD_VAR.to_owned()], "billing-mcp")

@@ -3,10 +3,9 @@
 //! against a real server on loopback whose authenticator is the real one: a [`KeyStore`] loaded
 //! from keys-file YAML chained with a [`TokenAuthority`].
 
-mod support;
-
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use crate::support::{Client, Notes, Running, http_transport};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use mcpgen_runtime::auth::{AuthChain, KeyStore, TokenAuthority, TokenClaims, hash_key};
@@ -15,7 +14,6 @@ use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::ServiceError;
 use serde_json::{Value, json};
-use support::{Client, Notes, Running, http_transport};
 
 /// Bound on every network wait, so a bug cannot hang the suite.
 const WAIT: Duration = Duration::from_secs(5);

@@ -4,7 +4,7 @@
 //! connection closing.
 #![allow(deprecated)] // rmcp marks MCP logging for removal (SEP-2577); the protocol still has it.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

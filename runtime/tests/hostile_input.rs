@@ -7,13 +7,11 @@
 //! being read, and closes its connection; a refused batch is one audit record; two `Host`
 //! headers are a 400, and an absolute-form request target's authority is checked like `Host`.
 
-mod support;
-
 use std::time::Duration;
 
+use crate::support::*;
 use futures::StreamExt;
 use serde_json::{Value, json};
-use support::*;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// Bound on every wait, so a bug cannot hang the suite.

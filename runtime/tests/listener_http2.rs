@@ -1,6 +1,7 @@
 //! What the HTTP listener speaks: HTTP/1.1 always; HTTP/2 with prior knowledge (h2c) only
 //! with the `http2` feature, which generated servers leave off unless asked for.
 
+#[allow(dead_code)] // the shared helpers of `main`; this binary uses some of them
 mod support;
 
 use mcpgen_runtime::server::Server;

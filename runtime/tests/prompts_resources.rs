@@ -2,10 +2,9 @@
 //! Streamable HTTP on loopback and exercised with rmcp's client (sessions, and the stateless
 //! 2026-07-28 protocol for `subscriptions/listen`).
 
-mod support;
-
 use std::time::Duration;
 
+use crate::support::*;
 use mcpgen_runtime::server::{ConfigProblem, Server, ServerError};
 use mcpgen_runtime::{
     Completer, Completion, Content, Prompt, PromptArgs, PromptArgument, PromptError, PromptMessage,
@@ -20,7 +19,6 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RoleClient, RunningService, ServiceError};
 use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, ServiceExt};
 use serde_json::json;
-use support::*;
 use tokio::sync::mpsc;
 
 fn prompts() -> PromptSet {

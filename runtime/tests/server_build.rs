@@ -1,10 +1,8 @@
 //! Building a server: what `build` and `serve_http` refuse, and what they say.
 
-mod support;
-
+use crate::support::*;
 use mcpgen_runtime::server::{ConfigProblem, Server, ServerError};
 use mcpgen_runtime::{ToolAnnotations, ToolDef};
-use support::*;
 
 fn tool(name: &'static str, input_schema: &'static str) -> ToolDef {
     ToolDef {

@@ -1,7 +1,7 @@
 //! Code mode over Streamable HTTP on loopback, driven by rmcp's client: `execute` runs a
 //! program whose inner calls go through the same checks, limits and audit as direct calls.
-#![cfg(feature = "code-mode")]
 
+#[allow(dead_code)] // the shared helpers of `main`; this binary uses some of them
 mod support;
 
 use std::sync::{Arc, Mutex};

@@ -3,12 +3,10 @@
 //! the tools and says so in the summarised tools' descriptions, and `describe_tools` returns
 //! the full schemas to callers that may call the tool.
 
-mod support;
-
+use crate::support::*;
 use mcpgen_runtime::{SUMMARISED_NOTE, ToolDef};
 use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
-use support::*;
 
 /// `add_note` as a budget leaves it: `items` lost its item shape in the listed schema.
 const SUMMARISED_ADD_NOTE: ToolDef = ToolDef::new(

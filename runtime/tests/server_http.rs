@@ -2,18 +2,16 @@
 //! stateless eras) and by plain HTTP requests for what a client library hides (status codes,
 //! headers, bodies).
 
-mod support;
-
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
+use crate::support::*;
 use mcpgen_runtime::BoxFuture;
 use mcpgen_runtime::audit::{AuditEvent, AuditSink, AuditStatus};
 use rmcp::model::{ErrorCode, ProtocolVersion};
 use rmcp::service::ServiceError;
 use rmcp::{ClientLifecycleMode, ClientServiceExt, ServiceExt};
 use serde_json::{Value, json};
-use support::*;
 
 const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
 

@@ -1,7 +1,7 @@
 //! Several catalogs on one HTTP server (`/mcp/<name>`), each with its own tool sets and its own
 //! signed-token audience, driven by rmcp's client and by raw HTTP on a real loopback server.
 
-mod support;
+use crate::support;
 
 use std::collections::HashMap;
 use std::time::Duration;

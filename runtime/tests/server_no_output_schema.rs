@@ -1,11 +1,9 @@
 //! A tool without an output schema (`output_schema: none` in the allowlist) answers with text
 //! only: MCP ties `structuredContent` to an advertised `outputSchema`.
 
-mod support;
-
+use crate::support::*;
 use mcpgen_runtime::ToolDef;
 use serde_json::json;
-use support::*;
 
 /// `list_notes` (which answers with JSON) advertised without an output schema.
 const UNTYPED_LIST_NOTES: ToolDef = ToolDef {

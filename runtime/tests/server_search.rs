@@ -2,15 +2,13 @@
 //! describe and call tools under the caller's visibility, and `call_tool` goes through the same
 //! checks and audit as a direct call.
 
-mod support;
-
+use crate::support::*;
 use mcpgen_runtime::audit::AuditStatus;
 use mcpgen_runtime::server::{ConfigProblem, ServerError, ToolMode};
 use mcpgen_runtime::{Access, ToolAnnotations, ToolDef};
 use rmcp::model::CallToolResult;
 use rmcp::service::ServiceError;
 use serde_json::{Value, json};
-use support::*;
 
 async fn start(pinned: &[&str]) -> (Running, Notes, Recorder) {
     let notes = Notes::default();

@@ -1,13 +1,11 @@
 //! The legacy HTTP+SSE transport (MCP 2024-11-05) on loopback, driven by hand with reqwest:
 //! `GET /sse`, the `endpoint` event, POSTs to the announced URL, answers on the stream.
 
-mod support;
-
 use std::time::Duration;
 
+use crate::support::*;
 use mcpgen_runtime::audit::AuditStatus;
 use serde_json::{Value, json};
-use support::*;
 
 /// Bound on every wait in these tests, so a bug cannot hang the suite.
 const WAIT: Duration = Duration::from_secs(5);

@@ -1,8 +1,7 @@
 //! The server over the stdio framing (newline-delimited JSON-RPC), through an in-memory pipe,
 //! driven by rmcp's client. The caller is fixed when serving starts.
 
-mod support;
-
+use crate::support::*;
 use mcpgen_runtime::Principal;
 use mcpgen_runtime::audit::AuditStatus;
 use mcpgen_runtime::server::Server;
@@ -10,7 +9,6 @@ use rmcp::ServiceExt;
 use rmcp::model::ErrorCode;
 use rmcp::service::ServiceError;
 use serde_json::json;
-use support::*;
 
 /// Serves `server` as `principal` over a duplex pipe and connects a client to the other end.
 async fn connect_stdio(

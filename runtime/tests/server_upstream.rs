@@ -4,6 +4,7 @@
 //! response cap; timeouts in the audit log; and no secret ever reaches the logs (captured at
 //! trace level) or the audit file.
 
+#[allow(dead_code)] // the shared helpers of `main`; this binary uses some of them
 mod support;
 
 use std::io::Write as _;

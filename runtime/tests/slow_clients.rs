@@ -2,15 +2,13 @@
 //! by byte (slowloris) are closed after the header read timeout, and while they are open a
 //! normal client is served as usual.
 
-mod support;
-
 use std::time::{Duration, Instant};
 
+use crate::support::{Notes, Recorder, Running, builder, call, connect, text};
 use clap::Parser as _;
 use mcpgen_runtime::cli::ServeArgs;
 use mcpgen_runtime::server::{DEFAULT_HEADER_READ_TIMEOUT, Server};
 use serde_json::json;
-use support::{Notes, Recorder, Running, builder, call, connect, text};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 

@@ -6,7 +6,7 @@
 //! `Content-Type` and body, byte for byte (the sealed `requestState` of an `input_required`
 //! answer is random, so there the bodies are compared without it).
 
-mod support;
+use crate::support;
 
 use mcpgen_runtime::input::Elicitation;
 use mcpgen_runtime::server::Server;

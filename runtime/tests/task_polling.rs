@@ -9,14 +9,13 @@
 //! `--task-polls-max` requests; a `text/html` answer, or a JSON array where the output schema
 //! is an object, is an error result.
 
-mod support;
-
 use std::collections::BTreeMap;
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::support::{Running, stateless_request, task_meta};
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
@@ -28,7 +27,6 @@ use mcpgen_runtime::{
     cli,
 };
 use serde_json::{Value, json};
-use support::{Running, stateless_request, task_meta};
 
 /// The API key the server sends upstream; it must never reach another origin.
 const API_KEY: &str = "upstream-secret-5d1c";

@@ -6,7 +6,7 @@
 //! bytes they keep (`--tasks-results-max-bytes`); with a replica name, task ids start with it.
 //! A session's revision is the one it agreed on at `initialize`.
 
-mod support;
+use crate::support;
 
 use mcpgen_runtime::audit::AuditStatus;
 use mcpgen_runtime::server::Server;

@@ -5,10 +5,8 @@
 //! the serialised path, so each request is sent both ways and the answers compared byte for
 //! byte.
 
-mod support;
-
+use crate::support::*;
 use serde_json::{Value, json};
-use support::*;
 
 /// One stateless `tools/list` with `id`, as `key`; `accept` decides the path it takes.
 async fn list(url: &str, key: &str, id: Value, accept: &str) -> Answer {

@@ -1,10 +1,9 @@
 //! `Upstream::invoke` against a real HTTP server on loopback: the exact request on the wire,
 //! and how each kind of response maps to a tool result.
 
-mod support;
-
 use std::time::Duration;
 
+use crate::support::recording::{Recording, Routes};
 use axum::body::Body;
 use axum::http::{HeaderName, HeaderValue};
 use axum::http::{StatusCode, header};
@@ -15,7 +14,6 @@ use mcpgen_runtime::{
     ToolResult, Upstream, UpstreamConfig,
 };
 use serde_json::{Map, Value, json};
-use support::recording::{Recording, Routes};
 
 // ---------------------------------------------------------------------------------------------
 // The recording server.

@@ -1,14 +1,12 @@
 //! Request bodies on the wire: `Upstream::invoke` against a loopback server that records the
 //! raw `Content-Type` and body bytes, for every body content type.
 
-mod support;
-
+use crate::support::recording::{Recorded, Recording};
 use mcpgen_runtime::{
     ArgBinding, BodyBinding, HttpBinding, Location, PropertyEncoding, ToolAnnotations, ToolDef,
     ToolResult,
 };
 use serde_json::{Map, Value, json};
-use support::recording::{Recorded, Recording};
 
 // ---------------------------------------------------------------------------------------------
 // The recording server.

@@ -4,7 +4,7 @@
 //! fails fast while open and closes once the server is back, a concurrency cap the server
 //! can count, and the audit records and `/metrics` of a served tool set showing each.
 
-mod support;
+use crate::support;
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU16, AtomicU64, AtomicUsize, Ordering};

@@ -7,14 +7,12 @@
 //! RFC 6570) for a parameter `color` with the values `"blue"`, `["blue","black","brown"]` and
 //! `{"R":100,"G":200,"B":150}`.
 
-mod support;
-
+use crate::support::recording::{Recorded, Recording};
 use mcpgen_runtime::{
     ArgBinding, Credential, HttpBinding, Location, ToolAnnotations, ToolDef, ToolResult, Upstream,
     UpstreamConfig,
 };
 use serde_json::{Map, Value, json};
-use support::recording::{Recorded, Recording};
 
 // ---------------------------------------------------------------------------------------------
 // The recording server.

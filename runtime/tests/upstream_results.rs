@@ -1,8 +1,7 @@
 //! The result contract of `Upstream::invoke` against a real HTTP server on loopback: how each
 //! kind of upstream response maps to a tool result, and which redirects are followed.
 
-mod support;
-
+use crate::support::recording::{Recording, Routes};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use base64::Engine as _;
@@ -11,7 +10,6 @@ use mcpgen_runtime::{
     Content, HttpBinding, Invoked, ToolAnnotations, ToolDef, ToolResult, Upstream, UpstreamConfig,
 };
 use serde_json::{Map, json};
-use support::recording::{Recording, Routes};
 
 // ---------------------------------------------------------------------------------------------
 // The recording server.

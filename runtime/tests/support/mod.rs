@@ -1,8 +1,9 @@
 //! Shared pieces of the server tests: a small tool set, a fixed-key authenticator, a recording
 //! audit sink, and helpers that start a real server on loopback and connect rmcp's clients;
-//! in [`recording`], a recording upstream REST server.
-#![allow(dead_code)] // each test file uses a different part
+//! in [`recording`], a recording upstream REST server; in [`child`], a test run in a child
+//! process with its own environment.
 
+pub mod child;
 pub mod recording;
 
 use std::collections::HashMap;

@@ -112,6 +112,7 @@ impl<R> Recording<R> {
     }
 
     /// The requests received so far, removed from the log.
+    #[allow(dead_code)] // only the `server_upstream` binary takes them
     pub fn take(&self) -> Vec<Recorded> {
         std::mem::take(&mut *self.log.lock().unwrap())
     }
