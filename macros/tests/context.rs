@@ -3,7 +3,7 @@
 //! client.
 #![allow(deprecated)] // rmcp marks MCP logging for removal (SEP-2577); the protocol still has it.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

@@ -3,7 +3,7 @@
 //! and HeaderMismatch (-32020); matching ones, and requests of earlier revisions, are served.
 //! A tool whose annotation clients could not honour stops the server's build.
 
-mod support;
+use crate::support;
 
 use std::net::SocketAddr;
 use std::sync::Arc;

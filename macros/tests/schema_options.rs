@@ -3,7 +3,7 @@
 //! refused), and `#[schemars(...)]` on the function adds keywords at the schema's root. Checked
 //! on the definitions and through a server on loopback driven by rmcp's client.
 
-mod support;
+use crate::support;
 
 use support::{call, text};
 

@@ -1,7 +1,7 @@
 //! `#[mcp_tool]` tools served over Streamable HTTP on loopback and driven by rmcp's client:
 //! schemas from the Rust types, structured results that fit them, errors as `isError`.
 
-mod support;
+use crate::support;
 
 use support::{call, text};
 

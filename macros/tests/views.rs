@@ -2,7 +2,7 @@
 //! its output schema when the server starts; `ui = "none"` opts out. Served over Streamable
 //! HTTP on loopback and read with rmcp's client, declaring the extension or not.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

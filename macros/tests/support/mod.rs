@@ -1,7 +1,5 @@
 //! Shared by the macro tests: a built server on loopback, and rmcp's client connected to it.
 
-#![allow(dead_code)] // each test binary uses its own part
-
 use std::net::SocketAddr;
 use std::time::Duration;
 
