@@ -19,7 +19,7 @@ pub fn markdown(command: &Command, title: &str, intro: &str, features: FeatureMa
     command.build();
     let mut page = format!(
         "<!-- Generated from the clap definitions: do not edit. Regenerate with\n     \
-         MCPGEN_UPDATE_REFERENCE=1 cargo test -p generator --test reference -->\n\n# {title}\n\n{intro}\n"
+         MCPGEN_UPDATE_REFERENCE=1 cargo test -p generator --test generator reference -->\n\n# {title}\n\n{intro}\n"
     );
     let name = command.get_name().to_owned();
     render_command(&mut page, &mut command, &name, 2, features);

@@ -1,7 +1,7 @@
 //! A tool's access (`read` / `write`): from the HTTP method, overridden by the allowlist's
 //! `access:`, never by annotation hints; and what a `mcp:read` principal may call as a result.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 

@@ -4,11 +4,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// `mcpgen mock` as a child process.
-#[path = "cli/mock.rs"]
 mod mock;
 
 /// `mcpgen serve` as a child process, against `generate`'s output and a generated server.
-#[path = "cli/serve.rs"]
 mod serve;
 
 fn mcpgen(args: &[&str]) -> Output {

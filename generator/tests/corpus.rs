@@ -6,7 +6,7 @@
 //! `MCPGEN_CORPUS_SPEC=<path to api.github.com.json>` uses a copy already on disk instead of
 //! fetching the package.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

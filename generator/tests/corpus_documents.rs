@@ -11,7 +11,7 @@
 //! Graph's generation time and memory are measured on a release build (BENCHMARKS.md); here
 //! they are only printed.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::Command;

@@ -7,7 +7,7 @@
 //! `MCPGEN_CORPUS_SPEC=<api.github.com.json>` and `MCPGEN_CORPUS_STRIPE_SPEC=<stripe.com.json>`
 //! use copies already on disk.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::Command;

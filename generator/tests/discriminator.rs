@@ -6,7 +6,7 @@
 //! Calls go through an in-process server (the generator's IR turned into the runtime's tool
 //! table, `support::preview`) over the stdio framing, against a loopback upstream.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -16,10 +16,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-mod support;
-
+use crate::support::standalone::root;
 use mcpgen_tests::standalone_target;
-use support::standalone::root;
 
 /// Folders never part of the context (`.dockerignore`) or not sources.
 const SKIPPED: &[&str] = &[".git", "target", "node_modules", ".venv"];

@@ -3,7 +3,7 @@
 //! and Stripe's crates did): 400 tools whose arguments have 60 fields each, generated with
 //! `mcpgen generate`, built with `cargo build` as a new user would, and called over stdio.
 
-mod support;
+use crate::support;
 
 use std::process::Command;
 

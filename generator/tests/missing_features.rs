@@ -8,10 +8,8 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-mod support;
-
+use crate::support::standalone::root;
 use mcpgen_tests::standalone_build;
-use support::standalone::root;
 
 /// Generates the Synaplan crate into `out` (outside the workspace) and builds it with its
 /// default features; the binary.

@@ -8,10 +8,8 @@ use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
-mod support;
-
+use crate::support::standalone::root;
 use mcpgen_tests::standalone_build as cargo_build;
-use support::standalone::root;
 
 #[test]
 fn a_draft_07_crate_builds_starts_and_lists_its_tools_json() {

@@ -14,7 +14,8 @@ use mcpgen_runtime::cli::{AuditDbArgs, CodeArgs, MetricsArgs, ServeArgs};
 #[path = "../src/reference.rs"]
 mod reference;
 
-const REGENERATE: &str = "MCPGEN_UPDATE_REFERENCE=1 cargo test -p generator --test reference";
+const REGENERATE: &str =
+    "MCPGEN_UPDATE_REFERENCE=1 cargo test -p generator --test generator reference";
 
 fn book() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/src/reference")

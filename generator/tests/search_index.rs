@@ -4,7 +4,7 @@
 //! API, whose spec comes from the npm package `@octokit/openapi` as in `corpus.rs`
 //! (`MCPGEN_CORPUS_SPEC=<path to api.github.com.json>` uses a copy on disk).
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -5,10 +5,8 @@
 use std::path::Path;
 use std::process::Command;
 
-mod support;
-
+use crate::support::standalone::root;
 use mcpgen_tests::standalone_build as cargo_build;
-use support::standalone::root;
 
 fn generate_into(spec: &Path, tools: &Path, out: &Path) {
     let o = Command::new(env!("CARGO_BIN_EXE_mcpgen"))

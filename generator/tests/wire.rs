@@ -4,7 +4,7 @@
 //! `collectionFormat`), the allowlist's `content_type` choice, and path-item and operation
 //! `servers`.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 

@@ -1,5 +1,4 @@
 //! Helpers shared by the generator's integration tests; each test uses some of them.
-#![allow(dead_code)]
 
 pub mod corpus;
 pub mod preview;
