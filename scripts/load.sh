@@ -58,8 +58,8 @@ if [[ $spool_runs -gt 0 ]]; then
   cargo build --locked -p synaplan-mcp --features postgres,sqlite,redis,otel
   spool_log=$(mktemp /tmp/mcpgen-spool.XXXXXX)
   started_load=$(loadavg)
-  MCPGEN_SPOOL_RUNS=$spool_runs cargo test --locked -p mcpgen-tests --test audit_spool \
-    two_named_replicas_keep_every_acknowledged_call_once -- --nocapture 2>&1 | tee "$spool_log" >&2
+  MCPGEN_SPOOL_RUNS=$spool_runs cargo test --locked -p mcpgen-tests --test main \
+    audit_spool::two_named_replicas_keep_every_acknowledged_call_once -- --nocapture 2>&1 | tee "$spool_log" >&2
   mark='<!-- scripts/load.sh --spool -->'
   {
     echo "$mark"

@@ -98,6 +98,9 @@ cargo build --workspace --bins --locked
 cargo build -p synaplan-mcp --features postgres,sqlite,redis,otel,code-mode --locked
 
 step "cargo test"
+# Each crate's integration tests are one binary of modules (`tests/main.rs`: `main` for tests/,
+# `runtime`, `generator`, `codegen`, `macros`); apart from those, only what needs other features
+# or a process of its own (the `[[test]]` entries of runtime/Cargo.toml and macros/Cargo.toml).
 # The listener with the runtime's http2 feature (off in the workspace build below).
 cargo test -p mcpgen-runtime --features http2 --test listener_http2 --locked
 # Code mode in process (the runtime's code-mode feature, off in the workspace build below).

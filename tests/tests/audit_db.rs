@@ -20,9 +20,7 @@ use std::time::Duration;
 use mcpgen_tests::{free_port, synaplan_stand_in, wait_ready, workspace_binary};
 use serde_json::{Value, json};
 
-mod support;
-
-use support::postgres::Postgres;
+use crate::support::postgres::Postgres;
 
 // ---------------------------------------------------------------------------------------------
 // The server and its calls.

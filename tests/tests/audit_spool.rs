@@ -24,9 +24,7 @@ use std::time::{Duration, Instant};
 use mcpgen_tests::{free_port, synaplan_stand_in, wait_ready, workspace_binary};
 use serde_json::{Value, json};
 
-mod support;
-
-use support::postgres::Postgres;
+use crate::support::postgres::Postgres;
 
 const KEY: &str = "read-key-0123456789";
 

@@ -1,6 +1,8 @@
 //! The registry against real servers: our Streamable HTTP server on loopback, a command that
 //! does not exist, and an address with nothing listening.
 
+/// The runtime tests' helpers: a notes server on loopback and rmcp's clients.
+#[allow(dead_code)] // the runtime's own tests use the rest
 #[path = "../../runtime/tests/support/mod.rs"]
 mod support;
 

@@ -17,7 +17,6 @@ use serde_json::{Value, json};
 
 /// The edge limits (connections, bodies without a credential, refused batches, sessions) on a
 /// real synaplan-mcp process.
-#[path = "synaplan_server/edge_limits.rs"]
 mod edge_limits;
 
 /// Every tool, with the `chat-organizer` plugin's `synaplan_rename_chat`: what `--no-auth` and

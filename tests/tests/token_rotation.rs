@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use mcpgen_runtime::auth::TokenAuthority;
-use mcpgen_tests::{start_synaplan_http, synaplan_stand_in};
+use mcpgen_tests::{KillOnDrop, free_port, listening_command, synaplan_stand_in, wait_ready};
 use serde_json::json;
 
 const NEW_VAR: &str = "MCPGEN_E2E_NEW_TOKEN_SECRET";
@@ -38,24 +38,34 @@ async fn list_prompts(url: &str, token: &str) -> u16 {
 
 #[tokio::test]
 async fn tokens_signed_with_either_of_two_secrets_verify() {
-    // SAFETY: set before any child is spawned; only this test reads them.
-    unsafe {
-        std::env::set_var(NEW_VAR, NEW);
-        std::env::set_var(OLD_VAR, OLD);
-    }
     let upstream = synaplan_stand_in().await;
-    let (_server, url) = start_synaplan_http(
-        &upstream.url,
-        &[
-            "--token-secret-env",
-            NEW_VAR,
-            "--token-secret-env",
-            OLD_VAR,
-            "--token-audience",
-            "synaplan",
-        ],
-    )
-    .await;
+    let port = free_port();
+    let args = [
+        "--transport",
+        "http",
+        "--upstream-url",
+        upstream.url.as_str(),
+        "--token-secret-env",
+        NEW_VAR,
+        "--token-secret-env",
+        OLD_VAR,
+        "--token-audience",
+        "synaplan",
+    ];
+    // The secrets go to the server's environment only: this process's is shared by the tests
+    // running beside this one.
+    let _server = KillOnDrop(
+        listening_command("synaplan-mcp", port, &args)
+            .env(NEW_VAR, NEW)
+            .env(OLD_VAR, OLD)
+            .spawn()
+            .expect("synaplan-mcp starts"),
+    );
+    let url = format!("http://127.0.0.1:{port}");
+    assert!(
+        wait_ready(&format!("{url}/healthz")).await,
+        "synaplan-mcp did not come up"
+    );
     let scopes = ["mcp:read".to_owned()];
     for secret in [NEW, OLD] {
         let token = TokenAuthority::new(secret.as_bytes(), "synaplan")

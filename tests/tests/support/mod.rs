@@ -1,5 +1,3 @@
 //! What the audit tests share.
 
-#![allow(dead_code)]
-
 pub mod postgres;
