@@ -12,7 +12,7 @@ use mcpgen_runtime::cli::{AuditDbArgs, CodeArgs, MetricsArgs, ServeArgs};
 
 #[allow(dead_code)]
 #[path = "../src/reference.rs"]
-mod reference;
+mod render;
 
 const REGENERATE: &str =
     "MCPGEN_UPDATE_REFERENCE=1 cargo test -p generator --test generator reference";
@@ -101,7 +101,7 @@ fn server_page_matches_its_flags() {
         );
     }
     let marks: Vec<(&str, &str)> = marks.iter().map(|(l, f)| (l.as_str(), *f)).collect();
-    let page = reference::markdown(
+    let page = render::markdown(
         &command,
         "Generated server flags",
         "Every flag of a generated server (`synaplan-mcp`, or any `<name>-mcp`), with the \
