@@ -5,6 +5,7 @@
 mod support;
 
 mod app_crate;
+mod architecture;
 mod audit_db;
 mod audit_metrics;
 mod audit_spool;
