@@ -23,7 +23,6 @@
 mod db;
 mod event;
 mod jsonl;
-mod jsonl_direct;
 mod line;
 mod multi;
 mod time;

@@ -6,7 +6,7 @@
 //! moment, appends them with one write, syncs, and only then acknowledges each — so under
 //! concurrency many records share one `fsync` (group commit). With [`Fsync::Batch`] and
 //! [`Fsync::Never`], which do not sync before `record` returns, the recording task appends its
-//! line itself ([`super::jsonl_direct`]).
+//! line itself ([`direct`]).
 
 use std::fmt;
 use std::fs::{File, OpenOptions};
@@ -19,13 +19,15 @@ use std::sync::mpsc::{self, Receiver, Sender};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+mod direct;
+
 use mcpgen_core::BoxFuture;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
 
 use super::event::AuditEvent;
-use super::jsonl_direct::Direct;
 use super::line::write_json;
 use super::{AuditHealth, AuditSink, Unrecorded};
+use direct::Direct;
 
 /// Bytes reserved for one record's line.
 const LINE_CAPACITY: usize = 512;

@@ -15,7 +15,7 @@ use std::sync::mpsc::{self, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 
-use super::jsonl::{BATCH_INTERVAL, Fsync, sync_file, write_failed, write_recovered};
+use super::{BATCH_INTERVAL, Fsync, sync_file, write_failed, write_recovered};
 
 /// The file and what its next write must know.
 struct Appender {
