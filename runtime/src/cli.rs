@@ -50,6 +50,9 @@ pub use metrics::MetricsArgs;
 
 use mcpgen_audit::{Fsync, JsonlSink};
 use mcpgen_core::tool::{SecurityScheme, SecuritySchemeKind};
+use mcpgen_identity::auth::{AuthChain, Authenticator, DEFAULT_RELOAD_INTERVAL as RELOAD};
+use mcpgen_identity::auth::{TokenAuthority, WatchedKeys};
+use mcpgen_identity::principal::Principal;
 
 use crate::server::builder::ServerBuilder;
 use crate::server::config::{OutputCheck, ToolMode, Unconfirmable};
@@ -57,10 +60,6 @@ use crate::server::state::server::Server;
 use crate::server::transport::shutdown::shutdown_signal;
 use crate::toolset::{CallerCredential, ToolSet};
 use crate::upstream::{Credential, DEFAULT_MAX_RESPONSE_BYTES, Upstream, UpstreamConfig};
-use mcpgen_identity::auth::{
-    AuthChain, Authenticator, DEFAULT_RELOAD_INTERVAL, TokenAuthority, WatchedKeys,
-};
-use mcpgen_identity::principal::Principal;
 
 /// What a generated binary tells [`main`] about itself.
 #[derive(Debug, Clone, Copy)]
@@ -527,7 +526,7 @@ pub fn upstream(app: &App, args: &ServeArgs) -> Result<Upstream, String> {
 fn authenticator(app: &App, args: &ServeArgs) -> Result<Option<AuthChain>, String> {
     let mut chain = AuthChain::new();
     if let Some(path) = &args.keys {
-        let keys = WatchedKeys::load(path, DEFAULT_RELOAD_INTERVAL).map_err(|e| e.to_string())?;
+        let keys = WatchedKeys::load(path, RELOAD).map_err(|e| e.to_string())?;
         for id in keys.current().plain_key_ids() {
             tracing::warn!(
                 key = id,
@@ -660,13 +659,11 @@ async fn run<T: ToolSet>(
     let upstream = upstream(&app, &args)?;
     let auth = authenticator(&app, &args)?;
     let builder = builder_with_auth(&app, &args, make_tools(upstream), auth.clone())?;
-    let stdio_credential = match args.transport {
-        Transport::Stdio => std::env::var("MCPGEN_API_KEY")
-            .ok()
-            .map(|key| key.trim().to_owned())
-            .filter(|key| !key.is_empty()),
-        Transport::Http => None,
-    };
+    let stdio_credential = (args.transport == Transport::Stdio)
+        .then(|| std::env::var("MCPGEN_API_KEY").ok())
+        .flatten()
+        .map(|key| key.trim().to_owned())
+        .filter(|key| !key.is_empty());
     let principal_for_stdio = match (&auth, args.transport) {
         (Some(chain), Transport::Stdio) => {
             Some(chain.authenticate(stdio_credential.as_deref()).await.map_err(|e| {
