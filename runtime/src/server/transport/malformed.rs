@@ -33,7 +33,7 @@ pub(crate) const PARSE_ERROR: i64 = -32700;
 pub(crate) const INVALID_REQUEST: i64 = -32600;
 
 /// Whether the request declares a JSON body (`application/json`, any parameters).
-fn declares_json(headers: &HeaderMap) -> bool {
+pub(crate) fn declares_json(headers: &HeaderMap) -> bool {
     headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())

@@ -8,6 +8,7 @@ use axum::response::Response;
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, GetMeta, ProtocolVersion, RequestId};
 
 use crate::server::access::reply::jsonrpc_error;
+use crate::server::transport::malformed::declares_json;
 
 /// The header that carries a Streamable HTTP session id.
 const SESSION_HEADER: &str = "mcp-session-id";
@@ -66,17 +67,6 @@ fn accepts_json_and_sse(headers: &HeaderMap) -> bool {
         }
     }
     json && sse
-}
-
-/// Whether the `Content-Type` is JSON.
-fn declares_json(headers: &HeaderMap) -> bool {
-    headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|value| {
-            let essence = value.split_once(';').map_or(value, |(essence, _)| essence);
-            essence.trim().eq_ignore_ascii_case("application/json")
-        })
 }
 
 /// The id and request of `bytes` when they are a JSON-RPC request rmcp would hand to the
