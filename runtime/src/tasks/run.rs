@@ -71,7 +71,7 @@ impl TaskRun {
     /// as failed when the call failed unexpectedly. The result is written once, before the
     /// table is locked, and kept as that text.
     pub(crate) fn finish(&self, result: &CallToolResult) {
-        let written = serde_json::to_string(result);
+        let written = written_exactly(result);
         let mut table = self.tasks.lock();
         let unexpected = table
             .entries
@@ -109,6 +109,29 @@ impl TaskRun {
         self.tasks
             .end_in(&mut table, &self.id, failed(error), TaskStatus::Failed);
     }
+}
+
+/// `value` as JSON text in a buffer of exactly its length. The text is kept for the task's
+/// lifetime and counted by its length against the results budget; a buffer grown by doubling
+/// would hold up to twice that, unseen by the budget.
+fn written_exactly<T: serde::Serialize>(value: &T) -> serde_json::Result<String> {
+    /// Counts the bytes written, keeping none.
+    struct Counter(usize);
+    impl std::io::Write for Counter {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut counter = Counter(0);
+    serde_json::to_writer(&mut counter, value)?;
+    let mut buffer = Vec::with_capacity(counter.0);
+    serde_json::to_writer(&mut buffer, value)?;
+    // serde_json writes UTF-8 only.
+    String::from_utf8(buffer).map_err(|e| serde::ser::Error::custom(e.to_string()))
 }
 
 fn failed(error: &ErrorData) -> Outcome {

@@ -82,7 +82,12 @@ pub(super) async fn read_capped(
     resp: &mut reqwest::Response,
     cap: usize,
 ) -> Result<CappedBody, reqwest::Error> {
-    let mut bytes = Vec::new();
+    // Sized once from the declared length (at most the cap), so that a large answer is not
+    // copied from buffer to buffer as it grows, and holds no more than it needs.
+    let declared = resp
+        .content_length()
+        .map_or(0, |len| usize::try_from(len).unwrap_or(cap).min(cap));
+    let mut bytes = Vec::with_capacity(declared);
     while let Some(chunk) = resp.chunk().await? {
         let room = cap - bytes.len();
         if chunk.len() > room {
