@@ -11,7 +11,7 @@ use std::alloc::{GlobalAlloc, Layout};
 use std::ffi::c_void;
 
 use libmimalloc_sys::{
-    mi_free, mi_malloc, mi_malloc_aligned, mi_realloc, mi_realloc_aligned, mi_zalloc,
+    mi_collect, mi_free, mi_malloc, mi_malloc_aligned, mi_realloc, mi_realloc_aligned, mi_zalloc,
     mi_zalloc_aligned,
 };
 
@@ -22,6 +22,13 @@ const MIN_ALIGN: usize = if cfg!(target_pointer_width = "64") {
 } else {
     8
 };
+
+/// Freeing a block of at least this many bytes gives the memory the thread's heap no longer
+/// uses back to the system at once. mimalloc otherwise purges freed pages only after a delay,
+/// and only when the thread that freed them allocates again: a task's 1 MB answer, freed on a
+/// worker thread that then idles, would stay resident. Blocks this large are rare on the call
+/// path (an answer of that size costs far more to make than the collection does).
+const GIVE_BACK: usize = 1 << 20;
 
 /// Whether a plain mimalloc block of `size` bytes is already aligned to `align`: the
 /// alignment is at most the guaranteed one and no larger than the size (a block smaller than
@@ -63,9 +70,14 @@ unsafe impl GlobalAlloc for MiMalloc {
     }
 
     #[inline]
-    unsafe fn dealloc(&self, ptr: *mut u8, _layout: Layout) {
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         // SAFETY: `ptr` was allocated by this allocator, so by mimalloc.
         unsafe { mi_free(ptr.cast::<c_void>()) }
+        if layout.size() >= GIVE_BACK {
+            // SAFETY: a plain C call on the calling thread's own heap; it allocates nothing
+            // through this allocator.
+            unsafe { mi_collect(true) }
+        }
     }
 
     #[inline]
