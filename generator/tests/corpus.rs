@@ -92,7 +92,7 @@ fn every_operation_builds_and_answers(dir: &Path, spec: &Path, name: &str, at_le
     let count = list["tools"].as_array().map(Vec::len).unwrap_or_default();
     assert_eq!(count, selected, "every selected operation became a tool");
 
-    let exe = mcpgen_tests::standalone_target().join(format!("debug/{name}-mcp"));
+    let exe = mcpgen_tests::standalone_bins().join(format!("{name}-mcp"));
     let answered = support::stdio_server::call_spread_tools(&exe, &list["tools"], 20, example_args);
     assert!(answered >= 20, "only {answered} calls answered");
 }

@@ -9,7 +9,9 @@
 //! No Docker engine runs here, so the base images' tools are this machine's (cargo, sh, sed).
 //! Cargo runs offline (every crate is in the local registry cache; network stays on
 //! loopback), and the release profile is made cheap through `CARGO_PROFILE_RELEASE_*`
-//! variables: the commands are the Dockerfile's own, only faster to compile.
+//! variables (`mcpgen_tests::STANDALONE_ENV`, those of every build outside the workspace, whose
+//! compiled dependencies it shares through Cargo's build folder): the commands are the
+//! Dockerfile's own, only faster to compile.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -17,7 +19,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use crate::support::standalone::root;
-use mcpgen_tests::standalone_target;
+use mcpgen_tests::{STANDALONE_ENV, standalone_target};
 
 /// Folders never part of the context (`.dockerignore`) or not sources.
 const SKIPPED: &[&str] = &[".git", "target", "node_modules", ".venv"];
@@ -92,8 +94,8 @@ fn in_container(fs_root: &Path, cwd: &Path, path: &str) -> PathBuf {
 const BUILD_ARGS: &[(&str, &str)] = &[("FEATURES", "postgres,redis")];
 
 /// Runs the builder stage's instructions with the container's `/` at `fs_root`. Once the
-/// crate is copied in, its `target/` is linked to `cache` (what a build cache mount does), so
-/// the dependencies compiled stay for the next run. An `ARG` takes its value from
+/// crate is copied in, its `target/` is linked to `cache` (what a build cache mount does),
+/// outside the scratch root. An `ARG` takes its value from
 /// [`BUILD_ARGS`], or its default, and reaches the `RUN` commands as a variable.
 fn run_builder_stage(stage: &[(String, String)], context: &Path, fs_root: &Path, cache: &Path) {
     let mut cwd = fs_root.to_owned();
@@ -131,11 +133,10 @@ fn run_builder_stage(stage: &[(String, String)], context: &Path, fs_root: &Path,
                     .envs(build_args.iter().map(|(k, v)| (k, v)))
                     .current_dir(&cwd)
                     .env("CARGO_NET_OFFLINE", "true")
-                    .env("CARGO_INCREMENTAL", "0")
-                    .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "0")
-                    .env("CARGO_PROFILE_RELEASE_LTO", "false")
-                    .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "256")
-                    .env("CARGO_PROFILE_RELEASE_DEBUG", "false")
+                    .envs(STANDALONE_ENV.iter().copied())
+                    // What is compiled on the way is shared with the other builds outside the
+                    // workspace; the binaries stay in this build's own `target/`.
+                    .env("CARGO_BUILD_BUILD_DIR", standalone_target())
                     .env_remove("CARGO_TARGET_DIR")
                     .env_remove("RUSTFLAGS")
                     .output()
@@ -227,7 +228,7 @@ fn the_builder_stage_builds_a_crate_generated_outside_the_repository() {
     assert!(has("HEALTHCHECK", "/healthz"), "a health check on /healthz");
 
     let fs_root = scratch.path().join("root");
-    let cache = standalone_target().join("docker-build");
+    let cache = scratch.path().join("target");
     run_builder_stage(&stages[0], &context, &fs_root, &cache);
 
     let binary = fs_root.join("build/out/synaplan-mcp");

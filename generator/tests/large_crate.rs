@@ -1,7 +1,9 @@
 //! A generated crate large enough that a dispatcher with one `match` over every tool, in one
 //! async function, overflows the stack of its debug build on every `tools/call` (as GitHub's
 //! and Stripe's crates did): 400 tools whose arguments have 60 fields each, generated with
-//! `mcpgen generate`, built with `cargo build` as a new user would, and called over stdio.
+//! `mcpgen generate`, built unoptimised as `cargo build` builds it for a new user (here in the
+//! release profile made the dev profile's equal, `mcpgen_tests::STANDALONE_ENV`, which every
+//! build outside the workspace shares), and called over stdio.
 
 use crate::support;
 
@@ -72,13 +74,13 @@ fn a_large_crate_built_in_debug_answers_tools_call() {
             .arg(root().join("mcpgen")),
         "mcpgen generate",
     );
-    let target = cargo_build(&out);
+    let bins = cargo_build(&out);
 
     let list: Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("tools.json")).expect("tools.json"))
             .expect("tools.json is JSON");
     assert_eq!(list["tools"].as_array().map(Vec::len), Some(TOOLS));
-    let exe = target.join("debug").join("many-mcp");
+    let exe = bins.join("many-mcp");
     let answered =
         support::stdio_server::call_spread_tools(&exe, &list["tools"], 20, |_| Map::new());
     assert_eq!(answered, 20);

@@ -31,7 +31,7 @@ fn build_without_backends(out: &Path) -> std::path::PathBuf {
         "{}",
         String::from_utf8_lossy(&generated.stderr)
     );
-    standalone_build(out).join("debug/synaplan-mcp")
+    standalone_build(out).join("synaplan-mcp")
 }
 
 /// The server over HTTP on a free loopback port, with `env` set, in `dir`.

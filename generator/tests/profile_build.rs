@@ -44,9 +44,9 @@ fn a_draft_07_crate_builds_starts_and_lists_its_tools_json() {
         tools_json.contains("\"additionalItems\""),
         "events31 has a tuple schema"
     );
-    let target = cargo_build(&out);
+    let bins = cargo_build(&out);
 
-    let bin = target.join("debug").join("events31-mcp");
+    let bin = bins.join("events31-mcp");
     let mut child = Command::new(&bin)
         .args(["--no-auth"])
         .env_remove("MCPGEN_API_KEY")

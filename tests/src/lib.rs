@@ -164,27 +164,54 @@ pub fn standalone_target() -> PathBuf {
         .join("standalone")
 }
 
+/// The profile settings of every build outside the workspace ([`standalone_cargo`], the
+/// README walkthrough's, the Dockerfile builder stage's): the release profile, made the dev
+/// profile's equal (no optimisation, LTO or debug info; debug assertions and overflow checks
+/// on), whatever a crate's own `[profile.release]` says. The image build asks for `--release`,
+/// so with every other build in the same profile they all share one set of compiled
+/// dependencies in [`standalone_target`], instead of compiling them once per profile.
+pub const STANDALONE_ENV: &[(&str, &str)] = &[
+    ("CARGO_INCREMENTAL", "0"),
+    ("CARGO_PROFILE_RELEASE_OPT_LEVEL", "0"),
+    ("CARGO_PROFILE_RELEASE_LTO", "false"),
+    ("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "256"),
+    ("CARGO_PROFILE_RELEASE_DEBUG", "false"),
+    ("CARGO_PROFILE_RELEASE_STRIP", "debuginfo"),
+    ("CARGO_PROFILE_RELEASE_DEBUG_ASSERTIONS", "true"),
+    ("CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS", "true"),
+    ("CARGO_PROFILE_RELEASE_PANIC", "unwind"),
+];
+
+/// Where the binaries of builds outside the workspace are: the release folder of
+/// [`standalone_target`] (see [`STANDALONE_ENV`]).
+pub fn standalone_bins() -> PathBuf {
+    standalone_target().join("release")
+}
+
 /// `cargo <args>` for the crate in `dir`, built outside the workspace: with the workspace's lock
-/// file (copied in, so nothing new is resolved), offline, in [`standalone_target`]. Every such
-/// build uses the same settings, so the dependencies compiled for one are reused by the next:
-/// no `RUSTFLAGS`, no incremental state and no debug info (a generated crate is large, and
-/// these builds are only run, never debugged).
+/// file (copied in, so nothing new is resolved), offline, in [`standalone_target`], with the
+/// settings of [`STANDALONE_ENV`] (`build` and `run` get `--release`) and no `RUSTFLAGS`. Every
+/// such build uses the same settings, so the dependencies compiled for one are reused by the
+/// next.
 pub fn standalone_cargo(dir: &Path, args: &[&str]) -> Command {
     std::fs::copy(repo_root().join("Cargo.lock"), dir.join("Cargo.lock")).expect("copy Cargo.lock");
     let mut cargo = Command::new(env!("CARGO"));
+    cargo.args(args);
+    if matches!(args.first(), Some(&"build" | &"run")) {
+        cargo.arg("--release");
+    }
     cargo
-        .args(args)
         .arg("--offline")
         .current_dir(dir)
         .env("CARGO_TARGET_DIR", standalone_target())
-        .env("CARGO_INCREMENTAL", "0")
-        .env("CARGO_PROFILE_DEV_DEBUG", "false")
+        .envs(STANDALONE_ENV.iter().copied())
         .env_remove("RUSTFLAGS");
     cargo
 }
 
 /// Runs `cargo build --quiet` for the crate in `dir` (see [`standalone_cargo`]), failing the
-/// test with cargo's output if it fails; returns the target folder.
+/// test with cargo's output if it fails; returns the folder of the built binaries
+/// ([`standalone_bins`]).
 pub fn standalone_build(dir: &Path) -> PathBuf {
     let out = standalone_cargo(dir, &["build", "--quiet"])
         .output()
@@ -195,7 +222,7 @@ pub fn standalone_build(dir: &Path) -> PathBuf {
         dir.display(),
         String::from_utf8_lossy(&out.stderr)
     );
-    standalone_target()
+    standalone_bins()
 }
 
 /// A built binary of the workspace (`target/<profile>/<name>`), next to the running test.

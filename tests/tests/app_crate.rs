@@ -90,7 +90,7 @@ fn an_application_on_mcpgen_alone_serves_its_tools_over_stdio() {
     }
 
     cargo(dir.path(), &["build", "--quiet"]);
-    let exe = mcpgen_tests::standalone_target().join("debug/rooms-app");
+    let exe = mcpgen_tests::standalone_bins().join("rooms-app");
     let mut child = Command::new(&exe)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -13,13 +13,17 @@
 //! not repeated here: the test command has built the same binary already, and building it again
 //! in a target folder of its own would add minutes to every run. The generated crate builds
 //! offline in the target folder that crates built outside the workspace share
-//! (`mcpgen_tests::standalone_target`), so nothing is fetched and its dependencies are compiled
-//! once for every test that builds such a crate.
+//! (`mcpgen_tests::standalone_target`), in their profile (`mcpgen_tests::STANDALONE_ENV`: the
+//! crate's `cargo build` and `cargo run` get `--release`, a release profile made the dev
+//! profile's equal), so nothing is fetched and its dependencies are compiled once for every
+//! test that builds such a crate.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
-use mcpgen_tests::{free_port, repo_root, standalone_target, wait_ready, workspace_binary};
+use mcpgen_tests::{
+    STANDALONE_ENV, free_port, repo_root, standalone_target, wait_ready, workspace_binary,
+};
 
 /// The fenced blocks between the README's walkthrough anchors: `(language, text)`.
 fn walkthrough_blocks() -> Vec<(String, String)> {
@@ -68,7 +72,9 @@ fn bash(script: &str, places: &Places) -> Command {
     let prelude = format!(
         "set -euo pipefail\n\
          cargo() {{ if [ \"${{1:-}} ${{2:-}} ${{3:-}} ${{4:-}}\" = 'run -p generator --' ]; then \
-         shift 4; '{mcpgen}' \"$@\"; else command cargo \"$@\"; fi; }}\n",
+         shift 4; '{mcpgen}' \"$@\"; \
+         elif [ \"${{1:-}}\" = build ] || [ \"${{1:-}}\" = run ]; then \
+         command cargo \"$1\" --release \"${{@:2}}\"; else command cargo \"$@\"; fi; }}\n",
         mcpgen = workspace_binary("mcpgen").display()
     );
     let mut command = Command::new("bash");
@@ -78,8 +84,7 @@ fn bash(script: &str, places: &Places) -> Command {
         .current_dir(repo_root())
         .env("CARGO_TARGET_DIR", standalone_target())
         .env("CARGO_NET_OFFLINE", "true")
-        .env("CARGO_INCREMENTAL", "0")
-        .env("CARGO_PROFILE_DEV_DEBUG", "false")
+        .envs(STANDALONE_ENV.iter().copied())
         .env_remove("RUSTFLAGS");
     command
 }

@@ -13,8 +13,8 @@ fn root() -> PathBuf {
 }
 
 /// Runs the scratch crate's binary: it prints every tool's input schema as one JSON line.
-fn tool_schemas(target: &Path) -> String {
-    let out = Command::new(target.join("debug").join("spec-macro-rebuild"))
+fn tool_schemas(bins: &Path) -> String {
+    let out = Command::new(bins.join("spec-macro-rebuild"))
         .output()
         .expect("the binary runs");
     assert!(
@@ -55,8 +55,8 @@ fn editing_the_spec_and_rebuilding_changes_the_tools() {
     )
     .expect("main.rs");
     // Shared with the other standalone builds, so the runtime is compiled once.
-    let target = mcpgen_tests::standalone_build(dir);
-    let before = tool_schemas(&target);
+    let bins = mcpgen_tests::standalone_build(dir);
+    let before = tool_schemas(&bins);
     assert!(
         before.contains("Two-letter language code to filter by"),
         "{before}"
@@ -72,7 +72,7 @@ fn editing_the_spec_and_rebuilding_changes_the_tools() {
     std::fs::write(&spec, edited).expect("edit the spec");
 
     mcpgen_tests::standalone_build(dir);
-    let after = tool_schemas(&target);
+    let after = tool_schemas(&bins);
     assert!(
         after.contains("ISO 639-1 code of the prompts' language"),
         "{after}"
