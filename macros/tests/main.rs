@@ -1,7 +1,6 @@
 //! The macros' integration tests, one binary: each file is a module, `support` what they share.
 //!
-//! A binary of its own (`[[test]]` in `macros/Cargo.toml`): `ui`, the compile failures through
-//! trybuild, which sets `MCPGEN_REPO` in its process's environment for the compilers it starts.
+//! The compile failures are checked apart, by trybuild, in the package `tests/macros_ui`.
 
 mod support;
 

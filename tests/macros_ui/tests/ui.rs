@@ -7,7 +7,7 @@
 
 #[test]
 fn ui() {
-    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let repo = repo.canonicalize().expect("the repository folder");
     // SAFETY: set before trybuild starts any thread or child process, and this test binary
     // runs this one test.
