@@ -451,6 +451,12 @@ pub(crate) struct ServeCommandArgs {
     /// `draft-07` or `cursor` (as `generate --profile`).
     #[arg(long, value_name = "P")]
     pub(crate) profile: Option<mcpgen_codegen::profile::Profile>,
+    /// Rebuild the tools when the spec file or the allowlist changes, and swap them in while
+    /// serving (open sessions get `notifications/tools/list_changed`); an edit that does not
+    /// build is logged and the tools served stay. With a spec URL, only the allowlist is
+    /// watched (the spec is downloaded again on each change).
+    #[arg(long)]
+    pub(crate) watch: bool,
     /// The flags of a generated server.
     #[command(flatten)]
     pub(crate) server: mcpgen_runtime::cli::ServeArgs,

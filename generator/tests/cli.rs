@@ -9,6 +9,9 @@ mod mock;
 /// `mcpgen serve` as a child process, against `generate`'s output and a generated server.
 mod serve;
 
+/// `mcpgen serve --watch` held by the official Python client, through edits good and bad.
+mod watch;
+
 fn mcpgen(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_mcpgen"))
         .args(args)

@@ -19,8 +19,9 @@ mod schemes;
 mod token_exchange_args;
 mod upstream_guard;
 mod values;
+pub use async_runtime::block_on_main;
 pub use key_check_args::KeyCheckArgs;
-use logging::{init_logging, log_sink};
+use logging::log_sink;
 pub use missing::MissingFeatureArgs;
 pub use oauth_args::OAuthArgs;
 pub use placement::PlacementArgs;
@@ -402,42 +403,35 @@ pub fn main<T: ToolSet>(app: App, make_tools: impl FnOnce(Upstream) -> T) -> Exi
 
 /// [`main`] with flags parsed by a command that flattens [`ServeArgs`] into its own.
 pub fn serve<T: ToolSet>(app: App, args: ServeArgs, tools: impl FnOnce(Upstream) -> T) -> ExitCode {
+    serve_with(app, args, tools, None)
+}
+
+/// [`serve`] whose tools may be replaced while it serves (`mcpgen serve --watch`): the server
+/// declares `tools.listChanged`, and once it is built `live` gets it and the upstream client
+/// (to make the next tools with), to call [`Server::replace_tools`] on. `live` is called on
+/// the async runtime and must return at once (start a thread or a task).
+pub fn serve_live<T: ToolSet>(
+    app: App,
+    args: ServeArgs,
+    tools: impl FnOnce(Upstream) -> T,
+    live: impl FnOnce(Server, Upstream) + Send + 'static,
+) -> ExitCode {
+    serve_with(app, args, tools, Some(Box::new(live)))
+}
+
+/// What [`serve_live`] calls once the server is built.
+type Live = Box<dyn FnOnce(Server, Upstream) + Send>;
+
+fn serve_with<T: ToolSet>(
+    app: App,
+    args: ServeArgs,
+    tools: impl FnOnce(Upstream) -> T,
+    live: Option<Live>,
+) -> ExitCode {
     let _ = LOG_FORMAT.set(args.log_format);
     #[cfg(feature = "otel")]
     let _ = SERVICE.set(app.name);
-    block_on_main(run(app, args, tools))
-}
-
-/// Sets up logging (`RUST_LOG`, to stderr), runs `main` on a multi-threaded async runtime (one
-/// worker thread per core, or `TOKIO_WORKER_THREADS` of them) and turns its outcome into an
-/// exit code, printing the error: the body of a server binary's `main`, for servers built by
-/// hand (application tools) as for generated ones.
-pub fn block_on_main(main: impl Future<Output = Result<(), String>>) -> ExitCode {
-    let (tracing, runtime) = match init_logging().and_then(|t| Ok((t, async_runtime::build()?))) {
-        Ok(started) => started,
-        Err(message) => return failure(&message),
-    };
-    let outcome = runtime.block_on(main);
-    drop(runtime);
-    // Spans still in the batch go out before the process ends.
-    #[cfg(feature = "otel")]
-    if let Some(provider) = tracing
-        && let Err(error) = provider.shutdown()
-    {
-        eprintln!("warning: OpenTelemetry export at exit: {error}");
-    }
-    #[cfg(not(feature = "otel"))]
-    let () = tracing;
-    match outcome {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(message) => failure(&message),
-    }
-}
-
-/// Prints `message` as the error that ends the process, and says it failed.
-fn failure(message: &str) -> ExitCode {
-    eprintln!("error: {message}");
-    ExitCode::FAILURE
+    block_on_main(run(app, args, tools, live))
 }
 
 /// The upstream client from flags: base URL and credentials for the spec's schemes.
@@ -655,10 +649,11 @@ async fn run<T: ToolSet>(
     app: App,
     args: ServeArgs,
     make_tools: impl FnOnce(Upstream) -> T,
+    live: Option<Live>,
 ) -> Result<(), String> {
     let upstream = upstream(&app, &args)?;
     let auth = authenticator(&app, &args)?;
-    let builder = builder_with_auth(&app, &args, make_tools(upstream), auth.clone())?;
+    let builder = builder_with_auth(&app, &args, make_tools(upstream.clone()), auth.clone())?;
     let stdio_credential = (args.transport == Transport::Stdio)
         .then(|| std::env::var("MCPGEN_API_KEY").ok())
         .flatten()
@@ -682,7 +677,11 @@ async fn run<T: ToolSet>(
              each client sends; set --public-url to the address clients use"
         );
     }
+    let builder = builder.tools_list_changed(live.is_some());
     let server = builder.build().map_err(|e| e.to_string())?;
+    if let Some(live) = live {
+        live(server.clone(), upstream);
+    }
     match args.transport {
         Transport::Stdio => {
             let principal = principal_for_stdio.unwrap_or_else(|| Principal::unrestricted("local"));

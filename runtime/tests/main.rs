@@ -15,6 +15,7 @@ mod context;
 mod hostile_input;
 mod oauth_bad_input;
 mod prompts_resources;
+mod replace_tools;
 mod server_build;
 mod server_describe;
 mod server_http;

@@ -1,18 +1,54 @@
 //! The multi-threaded async runtime a server binary runs on: one worker thread per core the
-//! process may use, or as many as `TOKIO_WORKER_THREADS` says.
+//! process may use, or as many as `TOKIO_WORKER_THREADS` says; and [`block_on_main`], which
+//! runs a server's `main` on it.
 //!
 //! The runtime library reads that variable itself and panics on a value it cannot use; read
 //! here first, a bad value stops the start with an error that names the variable.
 
 use std::ffi::OsString;
+use std::process::ExitCode;
 
 use tokio::runtime::{Builder, Runtime};
+
+use super::logging::init_logging;
 
 /// The variable that sets the number of worker threads (the runtime library's own name).
 const WORKER_THREADS: &str = "TOKIO_WORKER_THREADS";
 
 /// The most worker threads the variable may ask for.
 const MAX_WORKER_THREADS: usize = 1024;
+
+/// Sets up logging (`RUST_LOG`, to stderr), runs `main` on a multi-threaded async runtime (one
+/// worker thread per core, or `TOKIO_WORKER_THREADS` of them) and turns its outcome into an
+/// exit code, printing the error: the body of a server binary's `main`, for servers built by
+/// hand (application tools) as for generated ones.
+pub fn block_on_main(main: impl Future<Output = Result<(), String>>) -> ExitCode {
+    let (tracing, runtime) = match init_logging().and_then(|t| Ok((t, build()?))) {
+        Ok(started) => started,
+        Err(message) => return failure(&message),
+    };
+    let outcome = runtime.block_on(main);
+    drop(runtime);
+    // Spans still in the batch go out before the process ends.
+    #[cfg(feature = "otel")]
+    if let Some(provider) = tracing
+        && let Err(error) = provider.shutdown()
+    {
+        eprintln!("warning: OpenTelemetry export at exit: {error}");
+    }
+    #[cfg(not(feature = "otel"))]
+    let () = tracing;
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => failure(&message),
+    }
+}
+
+/// Prints `message` as the error that ends the process, and says it failed.
+fn failure(message: &str) -> ExitCode {
+    eprintln!("error: {message}");
+    ExitCode::FAILURE
+}
 
 /// Builds the runtime, with the worker count from `TOKIO_WORKER_THREADS` when it is set.
 pub(super) fn build() -> Result<Runtime, String> {

@@ -21,6 +21,7 @@ use crate::resource::ResourceSet;
 use crate::server::catalog::catalog_config::CatalogConfig;
 #[cfg(feature = "code-mode")]
 use crate::server::catalog::catalog_config::CodeLimits;
+use crate::server::catalog::live::LiveTools;
 use crate::server::catalog::mount::Mount;
 use crate::server::catalog::prompts::Prompts;
 use crate::server::catalog::resources::Resources;
@@ -356,6 +357,13 @@ impl ServerBuilder {
         self
     }
 
+    /// Declares `tools.listChanged` in `initialize`, and sends the sessions open
+    /// `notifications/tools/list_changed` each time [`Server::replace_tools`] swaps the tools.
+    pub fn tools_list_changed(mut self, on: bool) -> Self {
+        self.root.set_list_changed(on);
+        self
+    }
+
     /// Whether tools with a view (MCP Apps) offer it to clients that declared the
     /// `io.modelcontextprotocol/ui` extension (default on; `--no-ui` turns it off).
     pub fn views(mut self, on: bool) -> Self {
@@ -556,19 +564,16 @@ impl ServerBuilder {
         let inner = configured(Inner {
             name: self.name,
             version: self.version,
-            title: self.root.title,
-            description: self.root.description,
+            title: self.root.title.clone(),
+            description: self.root.description.clone(),
             #[cfg(feature = "http")]
             card_name: self.card_name,
             #[cfg(feature = "http")]
             placement,
             #[cfg(feature = "http")]
             replica: replica.map(Arc::from),
-            sets: self.root.sets,
-            catalog: tools.catalog,
-            #[cfg(feature = "search")]
-            search: tools.search,
-            auth: self.root.auth,
+            auth: self.root.auth.clone(),
+            tools: LiveTools::first(self.root, tools, views),
             #[cfg(feature = "http")]
             resource,
             #[cfg(feature = "http")]
@@ -594,7 +599,6 @@ impl ServerBuilder {
             tasks,
             prompts,
             resources,
-            views,
             server_config: rmcp::model::ServerConfig::default(),
             #[cfg(feature = "metrics")]
             metrics: self.metrics,

@@ -39,6 +39,9 @@
 //! a signed-token audience per catalog. The server's own tool sets stay at `/mcp`; a server
 //! with mounts and no tool sets of its own serves only the mounts. [`Server::mount`] and
 //! [`Server::unmount`] add and remove catalogs while the server runs.
+//! [`Server::replace_tools`] swaps the tools of the server's own catalog while it serves
+//! (`mcpgen serve --watch`), telling open sessions when built with
+//! [`ServerBuilder::tools_list_changed`].
 //!
 //! Prompts ([`ServerBuilder::prompts`]) and resources ([`ServerBuilder::resources`]) are served
 //! at `/mcp`, next to the server's own tools.
@@ -54,6 +57,7 @@ pub(crate) mod edge_limits;
 pub(crate) mod error;
 mod mounting;
 pub(crate) mod policy;
+mod replacing;
 pub(crate) mod state;
 mod task_limits;
 pub(crate) mod transport;

@@ -10,6 +10,7 @@ use std::sync::{Arc, PoisonError};
 use super::error::{ConfigProblem, ServerError};
 use crate::server::call::handler;
 use crate::server::catalog::catalog_config::{BuiltTools, CatalogConfig};
+use crate::server::catalog::live::LiveTools;
 use crate::server::catalog::mount::{self, Mount};
 use crate::server::catalog::prompts::Prompts;
 use crate::server::catalog::resources::Resources;
@@ -75,24 +76,24 @@ pub(super) fn mounted_inner(
     let views = crate::views::Views::build(
         &format!("{}/{name}", root.name),
         tools.catalog.entries().iter().map(|e| &e.def),
-        root.views.enabled(),
+        root.tools.load().views.enabled(),
     );
     let inner = Inner {
         name: format!("{}/{name}", root.name),
         version: root.version.clone(),
-        title: config.title.or_else(|| root.title.clone()),
-        description: config.description.or_else(|| root.description.clone()),
+        title: config.title.clone().or_else(|| root.title.clone()),
+        description: config
+            .description
+            .clone()
+            .or_else(|| root.description.clone()),
         #[cfg(feature = "http")]
         card_name: None,
         #[cfg(feature = "http")]
         placement: root.placement.clone(),
         #[cfg(feature = "http")]
         replica: root.replica.clone(),
-        sets: config.sets,
-        catalog: tools.catalog,
-        #[cfg(feature = "search")]
-        search: tools.search,
-        auth: mount::mount_auth(config.auth, root.auth.as_ref()),
+        auth: mount::mount_auth(config.auth.clone(), root.auth.as_ref()),
+        tools: LiveTools::first(config, tools, views),
         #[cfg(feature = "http")]
         resource,
         #[cfg(feature = "http")]
@@ -118,7 +119,6 @@ pub(super) fn mounted_inner(
         tasks: root.tasks.clone(),
         prompts: Prompts::default(),
         resources: Resources::default(),
-        views,
         server_config: rmcp::model::ServerConfig::default(),
         #[cfg(feature = "metrics")]
         metrics: root.metrics.clone(),

@@ -179,7 +179,7 @@ fn refused_tool(
         return None;
     }
     let name = message.pointer("/params/name").and_then(Value::as_str)?;
-    let tool = inner.catalog.get(name)?.def;
+    let tool = inner.tools.load().catalog.get(name)?.def;
     (has_plugin(principal, tool) && !principal.may_call(tool))
         .then(|| (name.to_owned(), needed_scope(tool)))
 }

@@ -93,7 +93,7 @@ pub(crate) async fn audit_refused(
         Some(header) => Some(request_span.unwrap_or(header)),
         None => call_trace.or(request_span),
     };
-    let def = inner.catalog.get(&tool).map(|entry| entry.def);
+    let def = inner.tools.load().catalog.get(&tool).map(|entry| entry.def);
     #[cfg(feature = "metrics")]
     if let Some(metrics) = &inner.metrics {
         metrics.call_finished(def, status, started.elapsed());

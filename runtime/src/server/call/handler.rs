@@ -32,7 +32,9 @@ use super::task_call;
 use crate::notify::{Cancellation, LogLevel, Notifier, SessionLogLevel, Sink};
 use crate::resource::Subscriber;
 use crate::server::catalog::describe;
+use crate::server::catalog::live::Served;
 use crate::server::catalog::meta_tool::DESCRIBE_TOOL;
+use crate::server::catalog::table::Catalog;
 use crate::server::state::inner::Inner;
 #[cfg(feature = "stdio")]
 use crate::server::state::server::Server;
@@ -41,7 +43,7 @@ use crate::toolset::ForwardedHeaders;
 use crate::toolset::{CallContext, CallerCredential};
 use crate::trace::{TraceParent, call_span};
 
-/// How long a client may cache a `tools/list` answer: the lists are fixed at start-up.
+/// How long a client may cache a `tools/list` answer when the lists are fixed at start-up.
 const TOOLS_LIST_TTL_MS: u64 = 60_000;
 
 /// Serves the MCP protocol for a [`Server`].
@@ -94,7 +96,12 @@ pub(crate) fn server_config(inner: &Inner) -> ServerConfig {
     if inner.prompts.has_completions() || inner.resources.has_completions() {
         capabilities.completions = Some(rmcp::model::JsonObject::new());
     }
-    if !inner.views.is_empty() {
+    if inner.tools.announced()
+        && let Some(tools) = capabilities.tools.as_mut()
+    {
+        tools.list_changed = Some(true);
+    }
+    if !inner.tools.load().views.is_empty() {
         let (id, settings) = crate::views::declaration();
         capabilities
             .extensions
@@ -262,14 +269,14 @@ fn incoming_trace(
 
 /// What `tools/list` shows `principal`: the meta-tools and pinned tools in search mode, else
 /// every tool it may call.
-fn listed_tools(inner: &Inner, principal: Option<&Principal>) -> Vec<rmcp::model::Tool> {
+fn listed_tools(served: &Served, principal: Option<&Principal>) -> Vec<rmcp::model::Tool> {
     #[cfg(feature = "search")]
-    if let Some(mode) = &inner.search {
-        return mode.listed(&inner.catalog, principal);
+    if let Some(mode) = &served.search {
+        return mode.listed(&served.catalog, principal);
     }
-    let visible = inner.catalog.visible(principal);
+    let visible = served.catalog.visible(principal);
     // `describe_tools` follows the tools when the caller sees a summarised one.
-    let describe = inner
+    let describe = served
         .catalog
         .describe_tool()
         .filter(|_| visible.iter().any(|e| e.def.is_summarised()));
@@ -288,23 +295,29 @@ pub(crate) fn tools_list(
     principal: Option<&Principal>,
     ui: bool,
 ) -> ListToolsResult {
-    let mut tools = listed_tools(inner, principal);
+    let served = inner.tools.load();
+    let mut tools = listed_tools(&served, principal);
     if ui {
-        inner.views.decorate(&mut tools);
+        served.views.decorate(&mut tools);
     }
-    ListToolsResult::with_all_items(tools)
-        .with_ttl_ms(TOOLS_LIST_TTL_MS)
-        .with_cache_scope(CacheScope::Private)
+    let listed = ListToolsResult::with_all_items(tools).with_cache_scope(CacheScope::Private);
+    // Tools that may be replaced are not cached: the list-changed notification says when to
+    // ask again.
+    if inner.tools.announced() {
+        listed
+    } else {
+        listed.with_ttl_ms(TOOLS_LIST_TTL_MS)
+    }
 }
 
 /// `describe_tools` in `all` mode: like an unknown tool without a principal, an error
 /// result for arguments its schema refuses.
 fn describe_call(
-    inner: &Inner,
+    catalog: &Catalog,
     principal: Option<&Principal>,
     arguments: Option<serde_json::Map<String, serde_json::Value>>,
 ) -> Answer {
-    let (Some(principal), Some(tool)) = (principal, inner.catalog.describe_tool()) else {
+    let (Some(principal), Some(tool)) = (principal, catalog.describe_tool()) else {
         return Answer::UnknownTool;
     };
     let args = serde_json::Value::Object(arguments.unwrap_or_default());
@@ -313,12 +326,18 @@ fn describe_call(
             "invalid arguments for tool `{DESCRIBE_TOOL}`: {problem}"
         )));
     }
-    Answer::Result(describe::answer(&inner.catalog, principal, &args))
+    Answer::Result(describe::answer(catalog, principal, &args))
 }
 
 impl ServerHandler for McpHandler {
     fn get_info(&self) -> ServerConfig {
         self.inner.server_config.clone()
+    }
+
+    /// A session that finished initializing is told when the tools are replaced (when the
+    /// server declares `tools.listChanged`).
+    async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
+        self.inner.tools.remember(context.peer);
     }
 
     async fn list_prompts(
@@ -392,7 +411,7 @@ impl ServerHandler for McpHandler {
         context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::ReadResourceResponse, ErrorData> {
         let principal = self.principal(&context);
-        if let Some(view) = self.inner.views.read(&request.uri, principal) {
+        if let Some(view) = self.inner.tools.load().views.read(&request.uri, principal) {
             return Ok(view.into());
         }
         Ok(self.inner.resources.read(&request.uri).await?.into())
@@ -552,11 +571,13 @@ pub(crate) async fn answer_call(
     request: CallToolRequestParams,
     mut call: CallContext,
 ) -> Result<CallToolResponse, ErrorData> {
+    // The tools served now, for this call's routing.
+    let served = inner.tools.load();
     #[cfg(feature = "search")]
-    let meta = inner
+    let meta = served
         .search
         .as_ref()
-        .and_then(|mode| Some((mode, mode.meta_tool(&request.name)?)));
+        .and_then(|mode| mode.meta_tool(&request.name));
     #[cfg(not(feature = "search"))]
     let meta: Option<std::convert::Infallible> = None;
     let span = call_span(&mut call.trace, &request.name);
@@ -566,11 +587,11 @@ pub(crate) async fn answer_call(
         // `call_tool` names the inner tool in its answer, so a hidden or unknown inner
         // tool is answered as if it had been called directly.
         #[cfg(feature = "search")]
-        Some((mode, meta)) => {
+        Some(meta) => {
             let routed = Box::pin(
                 search_call::answer(
                     inner,
-                    mode,
+                    &served,
                     principal,
                     meta,
                     &request.name,
@@ -582,8 +603,8 @@ pub(crate) async fn answer_call(
             .await;
             (routed.name, routed.answer)
         }
-        None if request.name == DESCRIBE_TOOL && inner.catalog.describe_tool().is_some() => {
-            let answer = describe_call(inner, principal, request.arguments);
+        None if request.name == DESCRIBE_TOOL && served.catalog.describe_tool().is_some() => {
+            let answer = describe_call(&served.catalog, principal, request.arguments);
             (request.name.to_string(), answer)
         }
         None => match task_call::route(inner, principal, &request.name, &call) {

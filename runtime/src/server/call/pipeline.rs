@@ -31,7 +31,8 @@ use super::record::{Pending, result_text};
 use crate::guard_report::GuardReport;
 use crate::input::{self, InputRequired, Refusal, RoundEnd};
 use crate::server::catalog::echo::echoed;
-use crate::server::catalog::table::Entry;
+use crate::server::catalog::live::Served;
+use crate::server::catalog::table::{Catalog, Entry};
 use crate::server::config::OutputCheck;
 use crate::server::policy::rate::Refused;
 use crate::server::state::inner::Inner;
@@ -169,8 +170,10 @@ async fn run(
 ) -> Answer {
     let _in_flight = inner.inflight.enter();
     let args = args.unwrap_or_default();
+    // The tools served now, for the whole call, even if they are replaced meanwhile.
+    let served = inner.tools.load();
     let mut pending = Pending::begin(inner, principal, name, &args, ctx);
-    match stages(inner, principal, name, args, ctx, &mut pending).await {
+    match stages(inner, &served, principal, name, args, ctx, &mut pending).await {
         Ok(ended) => record(pending, ended, name).await,
         Err(stop) => {
             pending.finish(stop.status, stop.error).await;
@@ -185,18 +188,19 @@ async fn run(
 /// stops it there.
 async fn stages<'a>(
     inner: &'a Inner,
+    served: &'a Served,
     principal: Option<&'a Principal>,
     name: &str,
     args: Map<String, Value>,
     ctx: &mut CallContext,
     pending: &mut Pending<'a>,
 ) -> Stage<Ended> {
-    let (principal, entry) = visible(inner, principal, name)?;
+    let (principal, entry) = visible(&served.catalog, principal, name)?;
     pending.known(entry);
     audit_ready(inner, name)?;
     rate_limit(inner, principal, entry.def, name).await?;
-    let args = validate(inner, name, args)?;
-    let Some(set) = inner.sets.get(entry.set) else {
+    let args = validate(&served.catalog, name, args)?;
+    let Some(set) = served.sets.get(entry.set) else {
         let error = "the tool's tool set is missing".to_owned();
         return Err(Stop::new(
             AuditStatus::ToolError,
@@ -226,7 +230,8 @@ async fn stages<'a>(
         upstream_status,
         guard,
     );
-    let (status, answer) = outcome_answer(inner, entry.def, name, ctx, guard, outcome);
+    let (status, answer) =
+        outcome_answer(inner, &served.catalog, entry.def, name, ctx, guard, outcome);
     Ok(Ended {
         status,
         upstream_status,
@@ -237,11 +242,11 @@ async fn stages<'a>(
 /// Visibility: the caller and the tool's entry, when the caller may call it. A tool the
 /// caller may not call is indistinguishable from one that does not exist.
 fn visible<'a, 'c>(
-    inner: &'c Inner,
+    catalog: &'c Catalog,
     principal: Option<&'a Principal>,
     name: &str,
 ) -> Stage<(&'a Principal, &'c Entry)> {
-    match (principal, inner.catalog.get(name)) {
+    match (principal, catalog.get(name)) {
         (Some(p), Some(entry)) if p.may_call(entry.def) => Ok((p, entry)),
         _ => Err(Stop::new(
             AuditStatus::Denied,
@@ -296,8 +301,8 @@ async fn rate_limit(inner: &Inner, principal: &Principal, def: &ToolDef, name: &
 }
 
 /// The arguments, checked against the tool's input schema.
-fn validate(inner: &Inner, name: &str, args: Map<String, Value>) -> Stage<Map<String, Value>> {
-    let (args, verdict) = inner.catalog.validators().validate_map(name, args);
+fn validate(catalog: &Catalog, name: &str, args: Map<String, Value>) -> Stage<Map<String, Value>> {
+    let (args, verdict) = catalog.validators().validate_map(name, args);
     match verdict {
         Ok(()) => Ok(args),
         Err(problem) => Err(Stop::refused(
@@ -413,6 +418,7 @@ fn upstream_metrics(
 /// (and its structured content dropped where MCP does not allow it), or an error.
 fn outcome_answer(
     inner: &Inner,
+    catalog: &Catalog,
     def: &ToolDef,
     name: &str,
     ctx: &CallContext,
@@ -421,7 +427,7 @@ fn outcome_answer(
 ) -> (AuditStatus, Answer) {
     match outcome {
         Ok(Ok(result)) => {
-            let mut result = check_output(inner, def, name, result);
+            let mut result = check_output(inner, catalog, def, name, result);
             // MCP ties structuredContent to an advertised outputSchema: a tool without one
             // answers with its text content only. A program's inner call keeps it: the
             // result goes to the program, not to the client.
@@ -499,7 +505,13 @@ fn answer_error(answer: &Answer) -> Option<String> {
 /// server's [`OutputCheck`] mode says. Structured content that is not an object (a JSON array
 /// where the schema is an object) is an error result in every mode that checks, the tolerant
 /// one included; with the check off it is wrapped as `{"result": …}`.
-fn check_output(inner: &Inner, def: &ToolDef, name: &str, mut result: ToolResult) -> ToolResult {
+fn check_output(
+    inner: &Inner,
+    catalog: &Catalog,
+    def: &ToolDef,
+    name: &str,
+    mut result: ToolResult,
+) -> ToolResult {
     if result.is_error || def.output_schema.is_none() {
         return result;
     }
@@ -529,7 +541,7 @@ fn check_output(inner: &Inner, def: &ToolDef, name: &str, mut result: ToolResult
     if inner.output_check == OutputCheck::Off {
         return result;
     }
-    let Err(problem) = inner.catalog.validators().validate_output(name, output) else {
+    let Err(problem) = catalog.validators().validate_output(name, output) else {
         return result;
     };
     match inner.output_check {

@@ -17,7 +17,9 @@ use serde_json::{Map, Value, json};
 
 use super::pipeline::{self, Answer};
 use crate::server::catalog::describe::{self, structured};
+use crate::server::catalog::live::Served;
 use crate::server::catalog::search::{DEFAULT_LIMIT, MAX_LIMIT, Meta, SearchMode};
+use crate::server::catalog::table::Catalog;
 use crate::server::state::inner::Inner;
 use crate::toolset::CallContext;
 
@@ -31,10 +33,11 @@ pub(crate) struct Routed {
     pub(crate) answer: Answer,
 }
 
-/// Answers a call of the meta-tool `meta`.
+/// Answers a call of the meta-tool `meta` of the search mode of `served` (the tools served
+/// when the call began).
 pub(crate) async fn answer(
     inner: &Arc<Inner>,
-    mode: &SearchMode,
+    served: &Served,
     principal: Option<&Principal>,
     meta: Meta,
     name: &str,
@@ -45,9 +48,10 @@ pub(crate) async fn answer(
         name: name.to_owned(),
         answer,
     };
-    let Some(principal) = principal else {
+    let (Some(principal), Some(mode)) = (principal, &served.search) else {
         return routed(Answer::UnknownTool);
     };
+    let catalog = &served.catalog;
     let args = Value::Object(args.unwrap_or_default());
     if let Some(validator) = mode.validator(meta)
         && let Err(problem) = validator.check(&args)
@@ -67,19 +71,15 @@ pub(crate) async fn answer(
                 .and_then(Value::as_u64)
                 .unwrap_or(DEFAULT_LIMIT)
                 .clamp(1, MAX_LIMIT);
-            routed(Answer::Result(search(inner, mode, principal, query, limit)))
+            routed(Answer::Result(search(
+                catalog, mode, principal, query, limit,
+            )))
         }
         #[cfg(feature = "code-mode")]
         Meta::Describe if mode.code.is_some() => routed(Answer::Result(describe::answer_declared(
-            &inner.catalog,
-            principal,
-            &args,
+            catalog, principal, &args,
         ))),
-        Meta::Describe => routed(Answer::Result(describe::answer(
-            &inner.catalog,
-            principal,
-            &args,
-        ))),
+        Meta::Describe => routed(Answer::Result(describe::answer(catalog, principal, &args))),
         #[cfg(feature = "code-mode")]
         Meta::Execute => {
             let answer = match &mode.code {
@@ -114,19 +114,14 @@ pub(crate) async fn answer(
 
 /// The best `limit` tools for `query` that `principal` may call, across every index.
 fn search(
-    inner: &Inner,
+    catalog: &Catalog,
     mode: &SearchMode,
     principal: &Principal,
     query: &str,
     limit: u64,
 ) -> ToolResult {
     let limit = usize::try_from(limit).unwrap_or(usize::MAX);
-    let keep = |name: &str| {
-        inner
-            .catalog
-            .get(name)
-            .is_some_and(|e| principal.may_call(e.def))
-    };
+    let keep = |name: &str| catalog.get(name).is_some_and(|e| principal.may_call(e.def));
     let mut hits: Vec<_> = mode
         .indexes
         .iter()
@@ -136,7 +131,7 @@ fn search(
     hits.truncate(limit);
     let tools: Vec<Value> = hits
         .iter()
-        .filter_map(|hit| inner.catalog.get(hit.name))
+        .filter_map(|hit| catalog.get(hit.name))
         .map(|entry| {
             json!({
                 "name": entry.def.name,
@@ -186,6 +181,8 @@ impl crate::code::Host for Inner {
                 Answer::Result(result) => InnerAnswer::Result {
                     result,
                     wrapped: self
+                        .tools
+                        .load()
                         .catalog
                         .get(name)
                         .is_some_and(|entry| entry.def.wrap_output),

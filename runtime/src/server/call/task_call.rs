@@ -201,6 +201,8 @@ async fn record_start(
         principal: Some(principal.id.clone()),
         key_id: principal.key_id.clone(),
         operation_id: inner
+            .tools
+            .load()
             .catalog
             .get(&request.name)
             .and_then(|entry| entry.def.http.as_ref())
@@ -223,6 +225,8 @@ fn caller<'a>(
 ) -> Option<&'a Principal> {
     principal.filter(|p| {
         inner
+            .tools
+            .load()
             .catalog
             .get(name)
             .is_some_and(|entry| p.may_call(entry.def))

@@ -24,6 +24,9 @@ use mcpgen_identity::auth::{AuthChain, Authenticator};
 /// What [`CatalogConfig::build_tools`] makes: the catalog and, in search mode, its index.
 pub(crate) struct BuiltTools {
     pub(crate) catalog: Catalog,
+    /// The tools' `Mcp-Param-*` headers.
+    #[cfg(feature = "http")]
+    pub(crate) param_headers: ParamHeaders,
     #[cfg(feature = "search")]
     pub(crate) search: Option<SearchMode>,
 }
@@ -48,6 +51,9 @@ pub(crate) struct CatalogConfig {
     /// The limits of code mode's programs.
     #[cfg(feature = "code-mode")]
     pub(crate) code_limits: CodeLimits,
+    /// Whether `initialize` declares `tools.listChanged` and sessions are told when the tools
+    /// are replaced.
+    pub(crate) list_changed: bool,
 }
 
 impl CatalogConfig {
@@ -95,9 +101,33 @@ impl CatalogConfig {
         self.code_limits = limits;
     }
 
+    /// Declares `tools.listChanged` and tells sessions when the tools are replaced.
+    pub(crate) fn set_list_changed(&mut self, on: bool) {
+        self.list_changed = on;
+    }
+
     /// Turns `all` mode's `describe_tools` (and the summarised tools' note) on or off.
     pub(crate) fn set_describe_tools(&mut self, on: bool) {
         self.no_describe = !on;
+    }
+
+    /// These settings without the tool sets and authenticators: what the next tools of a
+    /// catalog whose tools are replaced while serving are built with.
+    pub(crate) fn settings_only(&self) -> Self {
+        Self {
+            title: self.title.clone(),
+            description: self.description.clone(),
+            sets: Vec::new(),
+            auth: None,
+            #[cfg(feature = "search")]
+            tool_mode: self.tool_mode,
+            #[cfg(feature = "search")]
+            pinned: self.pinned.clone(),
+            no_describe: self.no_describe,
+            #[cfg(feature = "code-mode")]
+            code_limits: self.code_limits.clone(),
+            list_changed: self.list_changed,
+        }
     }
 
     /// Builds the catalog (and, in search mode, the search index) of these tool sets, adding
@@ -138,16 +168,19 @@ impl CatalogConfig {
             }
         };
         #[cfg(feature = "http")]
-        if let Err(found) = ParamHeaders::build(&catalog) {
-            problems.extend(found.into_iter().map(|(tool, message)| {
-                ConfigProblem::InvalidSchema {
-                    tool,
-                    which: "input",
-                    message,
-                }
-            }));
-            return None;
-        }
+        let param_headers = match ParamHeaders::build(&catalog) {
+            Ok(headers) => headers,
+            Err(found) => {
+                problems.extend(found.into_iter().map(|(tool, message)| {
+                    ConfigProblem::InvalidSchema {
+                        tool,
+                        which: "input",
+                        message,
+                    }
+                }));
+                return None;
+            }
+        };
         #[cfg(feature = "search")]
         let search = match self.tool_mode {
             ToolMode::All => None,
@@ -182,6 +215,8 @@ impl CatalogConfig {
         };
         Some(BuiltTools {
             catalog,
+            #[cfg(feature = "http")]
+            param_headers,
             #[cfg(feature = "search")]
             search,
         })

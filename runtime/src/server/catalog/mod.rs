@@ -1,10 +1,11 @@
-//! What a server serves, built once at start-up: the tool table of each catalog and its
+//! What a server serves, built at start-up (and again when its tools are replaced): the tool table of each catalog and its
 //! schemas, the meta-tools, `describe_tools`, search mode, parameter headers, catalog settings
 //! and mounts, prompts and resources.
 
 pub(crate) mod catalog_config;
 pub(crate) mod describe;
 pub(crate) mod echo;
+pub(crate) mod live;
 pub(crate) mod meta_tool;
 pub(crate) mod mount;
 #[cfg(feature = "http")]

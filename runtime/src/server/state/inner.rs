@@ -1,5 +1,5 @@
 //! [`Inner`]: what every connection, transport and call of one catalog reads, built once
-//! when the server is built (or the catalog mounted).
+//! when the server is built (or the catalog mounted); its tools are swapped whole.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -14,17 +14,14 @@ use super::placement::Placement;
 #[cfg(feature = "http")]
 use super::resource_site::ResourceSite;
 use crate::input::RequestStates;
+use crate::server::catalog::live::LiveTools;
 use crate::server::catalog::prompts::Prompts;
 use crate::server::catalog::resources::Resources;
-#[cfg(feature = "search")]
-use crate::server::catalog::search::SearchMode;
-use crate::server::catalog::table::Catalog;
 use crate::server::config::{OutputCheck, Unconfirmable};
 use crate::server::policy::rate::RateLimiter;
 #[cfg(feature = "http")]
 use crate::server::policy::rebinding::RebindingConfig;
 use crate::tasks::Tasks;
-use crate::toolset::ToolSet;
 use mcpgen_identity::auth::AuthChain;
 
 /// Everything a running server shares between connections.
@@ -41,11 +38,9 @@ pub(crate) struct Inner {
     /// The name session ids start with (`--replica-name`); shared by every catalog.
     #[cfg(feature = "http")]
     pub(crate) replica: Option<Arc<str>>,
-    pub(crate) sets: Vec<Arc<dyn ToolSet>>,
-    pub(crate) catalog: Catalog,
-    /// Set in search mode.
-    #[cfg(feature = "search")]
-    pub(crate) search: Option<SearchMode>,
+    /// The tool sets and what is built from them (table, search index, views); load once
+    /// per request.
+    pub(crate) tools: LiveTools,
     pub(crate) auth: Option<AuthChain>,
     /// The catalog's path, public URL and OAuth metadata.
     #[cfg(feature = "http")]
@@ -80,8 +75,6 @@ pub(crate) struct Inner {
     pub(crate) prompts: Prompts,
     /// Served at `/mcp` only; empty for mounts.
     pub(crate) resources: Resources,
-    /// The tools' views (MCP Apps); empty with `--no-ui`.
-    pub(crate) views: crate::views::Views,
     pub(crate) server_config: rmcp::model::ServerConfig,
     /// Shared by every catalog of the server.
     #[cfg(feature = "metrics")]

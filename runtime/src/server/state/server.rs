@@ -42,7 +42,7 @@ impl std::fmt::Debug for Server {
         f.debug_struct("Server")
             .field("name", &self.inner.name)
             .field("version", &self.inner.version)
-            .field("tools", &self.inner.catalog.entries().len())
+            .field("tools", &self.inner.tools.load().catalog.entries().len())
             .field(
                 "catalogs",
                 &self
@@ -86,7 +86,14 @@ impl Server {
 
     /// Every tool served at `/mcp`, in the order the tool sets list them.
     pub fn tools(&self) -> Vec<&'static ToolDef> {
-        self.inner.catalog.entries().iter().map(|e| e.def).collect()
+        self.inner
+            .tools
+            .load()
+            .catalog
+            .entries()
+            .iter()
+            .map(|e| e.def)
+            .collect()
     }
 
     /// The names of the catalogs mounted at `/mcp/<name>` now, in the order they were mounted.
@@ -97,12 +104,23 @@ impl Server {
     /// Every tool the catalog mounted as `name` serves (`None`: no such catalog).
     pub fn catalog_tools(&self, name: &str) -> Option<Vec<&'static ToolDef>> {
         let mount = self.mounts.get(name)?;
-        Some(mount.catalog.entries().iter().map(|e| e.def).collect())
+        Some(
+            mount
+                .tools
+                .load()
+                .catalog
+                .entries()
+                .iter()
+                .map(|e| e.def)
+                .collect(),
+        )
     }
 
     /// The tools `principal` may see and call.
     pub fn tools_for(&self, principal: &Principal) -> Vec<&'static ToolDef> {
         self.inner
+            .tools
+            .load()
             .catalog
             .visible(Some(principal))
             .into_iter()

@@ -63,7 +63,6 @@ use crate::server::access::oauth;
 use crate::server::access::refused::audit_refused;
 use crate::server::access::reply::{closing, jsonrpc_error};
 use crate::server::call::handler::McpHandler;
-use crate::server::catalog::param_headers::ParamHeaders;
 use crate::server::error::ServerError;
 use crate::server::policy::rebinding::{Rebinding, Refusal};
 use crate::server::state::inner::Inner;
@@ -203,11 +202,15 @@ async fn limit_body(State(limits): State<BodyLimits>, request: Request, next: Ne
 /// 2026-07-28 protocol only, and only when some tool declares custom headers): a mismatch is
 /// answered with 400 and a HeaderMismatch error carrying the request's id.
 async fn check_param_headers(
-    State(table): State<Arc<ParamHeaders>>,
+    State(inner): State<Arc<Inner>>,
     request: Request,
     next: Next,
 ) -> Response {
-    let applies = request.method() == Method::POST
+    // The tools served now: their headers, even if they are replaced meanwhile.
+    let served = inner.tools.load();
+    let table = &served.param_headers;
+    let applies = !table.is_empty()
+        && request.method() == Method::POST
         && request
             .headers()
             .get(PROTOCOL_VERSION_HEADER)
@@ -260,8 +263,6 @@ fn mcp_routes(inner: &Arc<Inner>, path: &str, sessions: CancellationToken) -> Ro
         .with_cancellation_token(sessions);
     let manager = Arc::new(LocalSessionManager::default());
     let owners = SessionOwners::new(inner, manager.clone());
-    // Checked when the server was built; a table that fails here has no tool to check.
-    let param_headers = ParamHeaders::build(&inner.catalog).unwrap_or_default();
     let replica = inner.replica.clone();
     let own = inner.clone();
     let inner = inner.clone();
@@ -276,13 +277,8 @@ fn mcp_routes(inner: &Arc<Inner>, path: &str, sessions: CancellationToken) -> Ro
         .route_service(path, super::shared_service::Shared::new(service))
         .route_layer(middleware::from_fn(super::malformed::answer_malformed));
     let routes = super::tasks_2025::served(routes, &own, &sessions_of_rmcp);
-    let mut router = super::fast_path::answered_here(routes, own);
-    if !param_headers.is_empty() {
-        router = router.route_layer(middleware::from_fn_with_state(
-            Arc::new(param_headers),
-            check_param_headers,
-        ));
-    }
+    let router = super::fast_path::answered_here(routes, own.clone())
+        .route_layer(middleware::from_fn_with_state(own, check_param_headers));
     let router = router.route_layer(middleware::from_fn_with_state(owners, bind_session));
     match &replica {
         Some(name) => router.route_layer(middleware::from_fn_with_state(

@@ -150,6 +150,8 @@ pub(crate) async fn answer_reads(
         ClientRequest::ListResourcesRequest(_) => return fixed(&reads.fixed().resources),
         ClientRequest::ListResourceTemplatesRequest(_) => return fixed(&reads.fixed().templates),
         ClientRequest::ReadResourceRequest(read) => match inner
+            .tools
+            .load()
             .views
             .read(&read.params.uri, parts.extensions.get::<Principal>())
         {

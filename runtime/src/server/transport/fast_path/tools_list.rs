@@ -1,9 +1,9 @@
 //! `tools/list` of the stateless 2026-07-28 protocol, answered from bytes serialised once per
 //! visible set.
 //!
-//! What a caller sees depends only on which tools it may call (its visible set), and the
-//! lists are fixed at start-up; the answer for a set is therefore serialised once, on its
-//! first request, and every later request with the same set gets those bytes with its own
+//! What a caller sees depends only on which tools it may call (its visible set) among the
+//! tools served (fixed at start-up, or until they are replaced); the answer for a set is
+//! therefore serialised once per set of tools served, on its first request, and every later request with the same set gets those bytes with its own
 //! JSON-RPC `id` around them. With a thousand tools that answer is over a megabyte of JSON,
 //! which rmcp would write anew for every request.
 //!
@@ -47,6 +47,9 @@ pub(crate) struct ListAnswers {
 
 #[derive(Default)]
 struct Cached {
+    /// The generation of the tools the lists were made from; lists of earlier tools are
+    /// dropped when the tools are replaced.
+    generation: u64,
     by_set: HashMap<SetKey, Bytes>,
     held: usize,
 }
@@ -63,13 +66,27 @@ impl ListAnswers {
     /// The `result` member of the `tools/list` answer for `principal`, as JSON; `ui`: the
     /// client declared the views extension.
     pub(crate) fn result(&self, principal: Option<&Principal>, ui: bool) -> Bytes {
-        let key: SetKey = (principal.map(|p| self.inner.catalog.visible_indices(p)), ui);
-        if let Some(hit) = self.lock().by_set.get(&key) {
-            return hit.clone();
+        let served = self.inner.tools.load();
+        let key: SetKey = (principal.map(|p| served.catalog.visible_indices(p)), ui);
+        {
+            let mut cache = self.lock();
+            if cache.generation != served.generation {
+                *cache = Cached {
+                    generation: served.generation,
+                    ..Cached::default()
+                };
+            }
+            if let Some(hit) = cache.by_set.get(&key) {
+                return hit.clone();
+            }
         }
         let bytes = Bytes::from(serialise(&self.inner, principal, ui));
         let mut cache = self.lock();
-        if cache.held + bytes.len() <= MAX_CACHED_BYTES && !cache.by_set.contains_key(&key) {
+        // Kept only while the tools it lists are still the ones served.
+        if cache.generation == served.generation
+            && cache.held + bytes.len() <= MAX_CACHED_BYTES
+            && !cache.by_set.contains_key(&key)
+        {
             cache.held += bytes.len();
             cache.by_set.insert(key, bytes.clone());
         }
