@@ -119,7 +119,8 @@ pub(crate) struct GenerateArgs {
     #[arg(long, value_name = "DIR", requires = "spec", alias = "runtime-path")]
     pub(crate) mcpgen_path: Option<PathBuf>,
     /// Folder of templates for --spec that replace the built-in ones by file name
-    /// (`Cargo.toml.jinja`, `README.md.jinja`; minijinja syntax, strict about undefined values).
+    /// (`Cargo.toml.jinja`, `README.md.jinja`, `Dockerfile.jinja`, `compose.yaml.jinja`,
+    /// `server.json.jinja`; minijinja syntax, strict about undefined values).
     #[arg(long, value_name = "DIR", requires = "spec")]
     pub(crate) templates: Option<PathBuf>,
     /// Folder of plugins for --spec: each `DIR/<plugin>/manifest.json` adds the tools of its
