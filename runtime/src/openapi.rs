@@ -10,9 +10,9 @@ use mcpgen_core::result::ToolResult;
 use mcpgen_core::tool::ToolDef;
 use serde_json::{Map, Value};
 
-use crate::tasks::TaskSupport;
-use crate::toolset::{CallContext, ToolError, ToolSet};
 use crate::upstream::Upstream;
+use mcpgen_contract::tasks::TaskSupport;
+use mcpgen_contract::toolset::{CallContext, ToolError, ToolSet};
 
 /// The tools of an OpenAPI-derived tool table, each calling its operation through `upstream`.
 #[derive(Debug)]
@@ -20,7 +20,7 @@ pub struct OpenApiTools {
     tools: &'static [ToolDef],
     upstream: Upstream,
     search_index: Option<&'static str>,
-    rate_limits: &'static [crate::toolset::ToolRate],
+    rate_limits: &'static [mcpgen_contract::toolset::ToolRate],
 }
 
 impl OpenApiTools {
@@ -42,7 +42,10 @@ impl OpenApiTools {
     }
 
     /// Attaches the per-tool rate limits compiled into the crate (its `RATE_LIMITS`).
-    pub fn with_rate_limits(mut self, limits: &'static [crate::toolset::ToolRate]) -> Self {
+    pub fn with_rate_limits(
+        mut self,
+        limits: &'static [mcpgen_contract::toolset::ToolRate],
+    ) -> Self {
         self.rate_limits = limits;
         self
     }
@@ -81,7 +84,7 @@ impl ToolSet for OpenApiTools {
         self.search_index
     }
 
-    fn rate_limits(&self) -> &'static [crate::toolset::ToolRate] {
+    fn rate_limits(&self) -> &'static [mcpgen_contract::toolset::ToolRate] {
         self.rate_limits
     }
 

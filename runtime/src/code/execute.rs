@@ -24,7 +24,7 @@ use super::pool::Pool;
 use super::report::{Failure, well_formed};
 use super::run::{Ran, run};
 use super::slots::Slots;
-use crate::toolset::CallContext;
+use mcpgen_contract::toolset::CallContext;
 use mcpgen_core::result::{Content, ToolResult};
 use mcpgen_identity::principal::Principal;
 

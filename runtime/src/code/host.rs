@@ -6,8 +6,8 @@ use mcpgen_core::BoxFuture;
 use mcpgen_core::result::ToolResult;
 use serde_json::{Map, Value};
 
-use crate::toolset::CallContext;
 use mcpgen_audit::MultiSink;
+use mcpgen_contract::toolset::CallContext;
 use mcpgen_identity::principal::Principal;
 
 /// Held while an `execute` runs: the server counts it as a call in progress, which shutdown

@@ -10,9 +10,9 @@ use tracing::Instrument;
 
 use super::engine::{CallReply, CallRequest};
 use super::host::{Host, InnerAnswer};
-use crate::input::InputChannel;
-use crate::toolset::{CallContext, ParentCall};
-use crate::trace::call_span;
+use mcpgen_contract::input::InputChannel;
+use mcpgen_contract::toolset::{CallContext, ParentCall};
+use mcpgen_contract::trace::call_span;
 use mcpgen_core::result::{Content, ToolResult};
 use mcpgen_identity::principal::Principal;
 

@@ -12,7 +12,7 @@ use serde_json::json;
 
 use super::limits::CodeLimits;
 use crate::search::SEARCH_TOOL;
-use crate::wire::{describe_listing, meta_listing};
+use mcpgen_contract::wire::{describe_listing, meta_listing};
 #[cfg(all(feature = "code-mode", feature = "metrics"))]
 use mcpgen_core::tool::{ToolAnnotations, ToolDef};
 

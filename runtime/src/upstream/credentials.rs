@@ -15,7 +15,7 @@ use reqwest::header::{AUTHORIZATION, COOKIE, HeaderMap, HeaderName, HeaderValue}
 
 use super::error::UpstreamError;
 use super::style;
-use crate::toolset::CallContext;
+use mcpgen_contract::toolset::CallContext;
 
 /// A credential attached to every upstream request.
 #[derive(Clone)]

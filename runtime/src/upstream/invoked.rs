@@ -5,7 +5,7 @@ use std::ops::Deref;
 
 use mcpgen_core::result::ToolResult;
 
-pub use crate::guard_report::{GuardRefusal, GuardReport};
+pub use mcpgen_contract::guard_report::{GuardRefusal, GuardReport};
 
 /// The outcome of one [`Upstream`](super::Upstream) call.
 ///

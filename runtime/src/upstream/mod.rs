@@ -65,7 +65,7 @@ use redirect::{is_safe_method, redirect_stop_reason, same_origin_redirects};
 use mcpgen_core::result::{Content, ToolResult};
 use mcpgen_core::tool::{HttpBinding, SecurityScheme, ToolDef};
 
-use crate::toolset::CallContext;
+use mcpgen_contract::toolset::CallContext;
 
 /// The default cap on how much of a response body is read: 1 MiB.
 pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 1024 * 1024;
@@ -356,7 +356,9 @@ impl Upstream {
                     if let Some(trace) = &ctx.trace
                         && let Ok(value) = http::HeaderValue::from_str(&trace.to_string())
                     {
-                        prepared.headers.insert(crate::trace::TRACEPARENT, value);
+                        prepared
+                            .headers
+                            .insert(mcpgen_contract::trace::TRACEPARENT, value);
                     }
                     self.pass_through.apply(
                         &mut prepared.headers,

@@ -21,7 +21,7 @@ use crate::server::catalog::live::Served;
 use crate::server::catalog::search::{DEFAULT_LIMIT, MAX_LIMIT, Meta, SearchMode};
 use crate::server::catalog::table::Catalog;
 use crate::server::state::inner::Inner;
-use crate::toolset::CallContext;
+use mcpgen_contract::toolset::CallContext;
 
 /// Longest one-line description in search results, in characters.
 const SUMMARY_CHARS: usize = 160;

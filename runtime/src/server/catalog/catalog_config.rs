@@ -18,7 +18,7 @@ use crate::server::config::OutputCheck;
 #[cfg(feature = "search")]
 use crate::server::config::ToolMode;
 use crate::server::error::ConfigProblem;
-use crate::toolset::ToolSet;
+use mcpgen_contract::toolset::ToolSet;
 use mcpgen_identity::auth::{AuthChain, Authenticator};
 
 /// What [`CatalogConfig::build_tools`] makes: the catalog and, in search mode, its index.

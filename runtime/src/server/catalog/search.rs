@@ -19,7 +19,7 @@ use super::schema::validate::ArgsValidator;
 use super::table::Catalog;
 use crate::search::{SEARCH_TOOL, SearchIndex, index_tools};
 use crate::server::error::ConfigProblem;
-use crate::toolset::ToolSet;
+use mcpgen_contract::toolset::ToolSet;
 use mcpgen_identity::principal::Principal;
 
 /// Name of the meta-tool that calls a tool by name.

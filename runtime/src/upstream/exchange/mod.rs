@@ -26,7 +26,7 @@ use url::Url;
 
 use super::UpstreamConfig;
 use super::error::UpstreamError;
-use crate::toolset::CallContext;
+use mcpgen_contract::toolset::CallContext;
 
 /// Timeout of one request to the token endpoint.
 const TIMEOUT: Duration = Duration::from_secs(10);
@@ -365,7 +365,7 @@ mod tests {
     use mcpgen_core::tool::HttpBinding;
 
     use super::*;
-    use crate::toolset::CallerCredential;
+    use mcpgen_contract::toolset::CallerCredential;
     use mcpgen_identity::Principal;
 
     const BEARER: SecurityScheme = SecurityScheme {

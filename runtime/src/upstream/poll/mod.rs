@@ -35,7 +35,7 @@ use super::invoked::GuardReport;
 use super::redirect::MAX_REDIRECTS;
 use super::response::Call;
 use super::{Exchange, Upstream, UpstreamError};
-use crate::toolset::CallContext;
+use mcpgen_contract::toolset::CallContext;
 
 /// The most a server waits between two polls of an operation's status, by default: 30 s.
 pub const DEFAULT_TASK_POLL_MAX_INTERVAL: Duration = Duration::from_secs(30);
@@ -46,7 +46,7 @@ pub const DEFAULT_TASK_POLLS_MAX: usize = 1000;
 
 /// How long polling goes on for a call with no time limit of its own: the default time to
 /// live of a task, past which the task ends anyway.
-const POLL_LIMIT: Duration = crate::tasks::DEFAULT_TASK_TTL;
+const POLL_LIMIT: Duration = mcpgen_contract::tasks::DEFAULT_TASK_TTL;
 
 /// How operations that run long are polled.
 #[derive(Debug, Clone)]

@@ -14,7 +14,8 @@ use super::table::Outcome;
 
 /// A task's running call: asks the client through the task, and ends it.
 #[derive(Debug, Clone)]
-pub(crate) struct TaskRun {
+#[doc(hidden)]
+pub struct TaskRun {
     tasks: Arc<Tasks>,
     id: String,
     cancel: CancellationToken,
@@ -26,19 +27,22 @@ impl TaskRun {
     }
 
     /// The task's id.
-    pub(crate) fn id(&self) -> &str {
+    #[doc(hidden)]
+    pub fn id(&self) -> &str {
         &self.id
     }
 
     /// Cancelled when the task is cancelled or expires.
-    pub(crate) fn cancellation(&self) -> CancellationToken {
+    #[doc(hidden)]
+    pub fn cancellation(&self) -> CancellationToken {
         self.cancel.clone()
     }
 
     /// Asks the client `request` under `key` through the task (status `input_required`
     /// until every open question is answered) and waits for the answer of `tasks/update`.
     /// `Err` says why no answer can come.
-    pub(crate) async fn ask(&self, key: &str, request: InputRequest) -> Result<Value, String> {
+    #[doc(hidden)]
+    pub async fn ask(&self, key: &str, request: InputRequest) -> Result<Value, String> {
         let (sender, answer) = oneshot::channel();
         {
             let mut table = self.tasks.lock();
@@ -61,7 +65,8 @@ impl TaskRun {
     }
 
     /// Marks the call as failed unexpectedly (the tool panicked): the task fails.
-    pub(crate) fn failed_unexpectedly(&self) {
+    #[doc(hidden)]
+    pub fn failed_unexpectedly(&self) {
         if let Some(entry) = self.tasks.lock().entries.get_mut(&self.id) {
             entry.failed_unexpectedly = true;
         }
@@ -70,7 +75,8 @@ impl TaskRun {
     /// Ends the task with the call's result (`completed`, even when it is a tool error), or
     /// as failed when the call failed unexpectedly. The result is written once, before the
     /// table is locked, and kept as that text.
-    pub(crate) fn finish(&self, result: &CallToolResult) {
+    #[doc(hidden)]
+    pub fn finish(&self, result: &CallToolResult) {
         let written = written_exactly(result);
         let mut table = self.tasks.lock();
         let unexpected = table
@@ -104,7 +110,8 @@ impl TaskRun {
     }
 
     /// Ends the task as failed with `error`.
-    pub(crate) fn fail(&self, error: &ErrorData) {
+    #[doc(hidden)]
+    pub fn fail(&self, error: &ErrorData) {
         let mut table = self.tasks.lock();
         self.tasks
             .end_in(&mut table, &self.id, failed(error), TaskStatus::Failed);

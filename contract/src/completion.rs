@@ -65,7 +65,8 @@ impl Completion {
 
     /// The answer as sent: at most [`MAX_COMPLETION_VALUES`] values, with the number left out
     /// reflected in `total` and `has_more`.
-    pub(crate) fn limited(mut self) -> Self {
+    #[doc(hidden)]
+    pub fn limited(mut self) -> Self {
         if self.values.len() > MAX_COMPLETION_VALUES {
             let all = self.values.len();
             self.values.truncate(MAX_COMPLETION_VALUES);
@@ -117,14 +118,16 @@ impl Completer {
     }
 
     /// Runs the completer; the answer is cut to what one reply may carry.
-    pub(crate) async fn complete(&self, request: CompletionRequest) -> Completion {
+    #[doc(hidden)]
+    pub async fn complete(&self, request: CompletionRequest) -> Completion {
         (self.0)(request).await.limited()
     }
 }
 
 /// The request as the server hands it to a [`Completer`]: the typed value and the other
 /// arguments the client already resolved.
-pub(crate) fn request_from_wire(
+#[doc(hidden)]
+pub fn request_from_wire(
     argument: &rmcp::model::ArgumentInfo,
     context: Option<&rmcp::model::CompletionContext>,
 ) -> CompletionRequest {
@@ -143,7 +146,8 @@ pub(crate) fn request_from_wire(
 }
 
 /// The `completion/complete` answer for `completion` (already limited), or for no completer.
-pub(crate) fn result_to_wire(completion: Option<Completion>) -> rmcp::model::CompleteResult {
+#[doc(hidden)]
+pub fn result_to_wire(completion: Option<Completion>) -> rmcp::model::CompleteResult {
     let completion = completion.unwrap_or_default().limited();
     let mut info = rmcp::model::CompletionInfo::default();
     info.values = completion.values;

@@ -9,9 +9,12 @@ use crate::tasks::TaskRun;
 
 /// The questions of a task's call, with what the client declared when it started the task.
 #[derive(Debug)]
-pub(crate) struct TaskAsking {
-    pub(crate) run: TaskRun,
-    pub(crate) capabilities: Option<ClientCapabilities>,
+#[doc(hidden)]
+pub struct TaskAsking {
+    #[doc(hidden)]
+    pub run: TaskRun,
+    #[doc(hidden)]
+    pub capabilities: Option<ClientCapabilities>,
 }
 
 impl TaskAsking {

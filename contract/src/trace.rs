@@ -30,7 +30,8 @@ pub fn exporting() -> bool {
 /// runs in no span. Exported, the span is a child of the position continued (the HTTP request's
 /// span, or the caller's), and `trace` becomes the span's own position, which the upstream
 /// request continues.
-pub(crate) fn call_span(trace: &mut Option<TraceParent>, tool: &str) -> tracing::Span {
+#[doc(hidden)]
+pub fn call_span(trace: &mut Option<TraceParent>, tool: &str) -> tracing::Span {
     let Some(parent) = *trace else {
         return tracing::Span::none();
     };
@@ -54,7 +55,8 @@ pub(crate) fn call_span(trace: &mut Option<TraceParent>, tool: &str) -> tracing:
 /// extensions by the HTTP layer: the calls of the request continue it, so the request's span
 /// is their parent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct RequestSpan(pub(crate) TraceParent);
+#[doc(hidden)]
+pub struct RequestSpan(pub TraceParent);
 
 /// A position in a W3C trace: the trace id, the id of the span that is the parent of what
 /// happens next, and the trace flags.
@@ -190,14 +192,16 @@ mod export {
     /// starts it; returns the span's own position, which what happens inside it continues (the
     /// upstream request, a call inside an HTTP request), or `None` when the span is not exported
     /// (filtered out by the log level).
-    pub(crate) fn start_child(span: &tracing::Span, parent: &TraceParent) -> Option<TraceParent> {
+    #[doc(hidden)]
+    pub fn start_child(span: &tracing::Span, parent: &TraceParent) -> Option<TraceParent> {
         continue_trace(span, parent);
         start(span)
     }
 
     /// Starts `span` (the child of the span it was created in, or the root of a new trace) and
     /// returns its own position; `None` when it is not exported.
-    pub(crate) fn start(span: &tracing::Span) -> Option<TraceParent> {
+    #[doc(hidden)]
+    pub fn start(span: &tracing::Span) -> Option<TraceParent> {
         let context = span.context();
         let own = context.span().span_context().clone();
         if !own.is_valid() {
@@ -230,7 +234,8 @@ mod export {
 }
 
 #[cfg(feature = "otel")]
-pub(crate) use export::{start, start_child};
+#[doc(hidden)]
+pub use export::{start, start_child};
 
 /// `N` bytes from exactly `2 * N` lowercase hex digits.
 fn hex_bytes<const N: usize>(s: &str) -> Option<[u8; N]> {

@@ -4,10 +4,11 @@
 //! A [`Prompt`] has a name, an optional title and description, the [`PromptArgument`]s it
 //! takes (strings, some required) and a handler that turns the arguments into
 //! [`PromptMessage`]s. Collect prompts in a [`PromptSet`] and serve them with
-//! [`ServerBuilder::prompts`](crate::server::ServerBuilder::prompts):
+//! `ServerBuilder::prompts`:
 //!
 //! ```
-//! use mcpgen_runtime::{Completer, Content, Prompt, PromptArgument, PromptMessage, PromptSet};
+//! use mcpgen_contract::{Completer, Prompt, PromptArgument, PromptMessage, PromptSet};
+//! use mcpgen_core::Content;
 //!
 //! let prompts = PromptSet::new()
 //!     .prompt(Prompt::fixed("greeting", vec![PromptMessage::user_text("Say hello.")])
@@ -126,11 +127,16 @@ pub enum PromptError {
 /// One argument a prompt takes. Argument values are strings.
 #[derive(Debug, Clone)]
 pub struct PromptArgument {
-    pub(crate) name: String,
-    pub(crate) title: Option<String>,
-    pub(crate) description: Option<String>,
-    pub(crate) required: bool,
-    pub(crate) completer: Option<Completer>,
+    #[doc(hidden)]
+    pub name: String,
+    #[doc(hidden)]
+    pub title: Option<String>,
+    #[doc(hidden)]
+    pub description: Option<String>,
+    #[doc(hidden)]
+    pub required: bool,
+    #[doc(hidden)]
+    pub completer: Option<Completer>,
 }
 
 impl PromptArgument {
@@ -194,11 +200,16 @@ impl From<InputError> for PromptError {
 /// A prompt: its name, description, arguments and the handler that fills it in.
 #[derive(Clone)]
 pub struct Prompt {
-    pub(crate) name: String,
-    pub(crate) title: Option<String>,
-    pub(crate) description: Option<String>,
-    pub(crate) arguments: Vec<PromptArgument>,
-    pub(crate) handler: Arc<PromptFn>,
+    #[doc(hidden)]
+    pub name: String,
+    #[doc(hidden)]
+    pub title: Option<String>,
+    #[doc(hidden)]
+    pub description: Option<String>,
+    #[doc(hidden)]
+    pub arguments: Vec<PromptArgument>,
+    #[doc(hidden)]
+    pub handler: Arc<PromptFn>,
 }
 
 impl std::fmt::Debug for Prompt {
@@ -286,11 +297,12 @@ impl Prompt {
 }
 
 /// The prompts a server offers, listed in the order they are added. Names must be unique;
-/// [`ServerBuilder::build`](crate::server::ServerBuilder::build) reports a repeated name, or an
+/// `ServerBuilder::build` reports a repeated name, or an
 /// argument named twice.
 #[derive(Debug, Clone, Default)]
 pub struct PromptSet {
-    pub(crate) prompts: Vec<Prompt>,
+    #[doc(hidden)]
+    pub prompts: Vec<Prompt>,
 }
 
 impl PromptSet {

@@ -7,10 +7,10 @@
 //!   `/`); its reader produces the content of any URI that matches.
 //!
 //! Collect both in a [`ResourceSet`] and serve it with
-//! [`ServerBuilder::resources`](crate::server::ServerBuilder::resources):
+//! `ServerBuilder::resources`:
 //!
 //! ```
-//! use mcpgen_runtime::{Resource, ResourceContents, ResourceError, ResourceSet, ResourceTemplate};
+//! use mcpgen_contract::{Resource, ResourceContents, ResourceError, ResourceSet, ResourceTemplate};
 //!
 //! let resources = ResourceSet::new()
 //!     .resource(Resource::text("notes://readme", "readme", "Notes for the team.")
@@ -98,12 +98,18 @@ impl ResourceContents {
 /// A resource with a fixed URI and fixed content.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Resource {
-    pub(crate) uri: String,
-    pub(crate) name: String,
-    pub(crate) title: Option<String>,
-    pub(crate) description: Option<String>,
-    pub(crate) mime_type: Option<String>,
-    pub(crate) body: ResourceBody,
+    #[doc(hidden)]
+    pub uri: String,
+    #[doc(hidden)]
+    pub name: String,
+    #[doc(hidden)]
+    pub title: Option<String>,
+    #[doc(hidden)]
+    pub description: Option<String>,
+    #[doc(hidden)]
+    pub mime_type: Option<String>,
+    #[doc(hidden)]
+    pub body: ResourceBody,
 }
 
 impl Resource {
@@ -192,13 +198,20 @@ type ReadFn = dyn Fn(TemplateRead) -> BoxFuture<'static, Result<Vec<ResourceCont
 /// A family of resources named by a URI template, read by a handler.
 #[derive(Clone)]
 pub struct ResourceTemplate {
-    pub(crate) uri_template: String,
-    pub(crate) name: String,
-    pub(crate) title: Option<String>,
-    pub(crate) description: Option<String>,
-    pub(crate) mime_type: Option<String>,
-    pub(crate) reader: Arc<ReadFn>,
-    pub(crate) completers: BTreeMap<String, Completer>,
+    #[doc(hidden)]
+    pub uri_template: String,
+    #[doc(hidden)]
+    pub name: String,
+    #[doc(hidden)]
+    pub title: Option<String>,
+    #[doc(hidden)]
+    pub description: Option<String>,
+    #[doc(hidden)]
+    pub mime_type: Option<String>,
+    #[doc(hidden)]
+    pub reader: Arc<ReadFn>,
+    #[doc(hidden)]
+    pub completers: BTreeMap<String, Completer>,
 }
 
 impl std::fmt::Debug for ResourceTemplate {
@@ -251,7 +264,7 @@ impl ResourceTemplate {
 
     /// Suggests values for the template's `variable` (`completion/complete`). A variable the
     /// template does not have is reported by
-    /// [`ServerBuilder::build`](crate::server::ServerBuilder::build).
+    /// `ServerBuilder::build`.
     pub fn complete(mut self, variable: impl Into<String>, completer: Completer) -> Self {
         self.completers.insert(variable.into(), completer);
         self
@@ -264,14 +277,18 @@ impl ResourceTemplate {
 }
 
 /// The resources and templates a server offers, listed in the order they are added.
-/// [`ServerBuilder::build`](crate::server::ServerBuilder::build) reports a repeated URI or
+/// `ServerBuilder::build` reports a repeated URI or
 /// template, and a template it cannot match URIs against.
 #[derive(Debug, Clone, Default)]
 pub struct ResourceSet {
-    pub(crate) resources: Vec<Resource>,
-    pub(crate) templates: Vec<ResourceTemplate>,
-    pub(crate) subscriptions: bool,
-    pub(crate) updates: ResourceUpdates,
+    #[doc(hidden)]
+    pub resources: Vec<Resource>,
+    #[doc(hidden)]
+    pub templates: Vec<ResourceTemplate>,
+    #[doc(hidden)]
+    pub subscriptions: bool,
+    #[doc(hidden)]
+    pub updates: ResourceUpdates,
 }
 
 impl ResourceSet {
@@ -368,7 +385,8 @@ impl ResourceUpdates {
 
     /// Registers a `subscriptions/listen` stream watching `uris`; it is watched as long as the
     /// answer is held.
-    pub(crate) fn listen(&self, sink: SubscriptionSink, uris: Vec<String>) -> Arc<Subscriber> {
+    #[doc(hidden)]
+    pub fn listen(&self, sink: SubscriptionSink, uris: Vec<String>) -> Arc<Subscriber> {
         let subscriber = Arc::new(Subscriber {
             state: Mutex::new(SubscriberState {
                 route: Some(Route::Listen(sink)),
@@ -387,12 +405,8 @@ impl ResourceUpdates {
     }
 
     /// Records that the session of `subscriber`, reachable through `peer`, watches `uri`.
-    pub(crate) fn subscribe(
-        &self,
-        subscriber: &Arc<Subscriber>,
-        peer: Peer<RoleServer>,
-        uri: String,
-    ) {
+    #[doc(hidden)]
+    pub fn subscribe(&self, subscriber: &Arc<Subscriber>, peer: Peer<RoleServer>, uri: String) {
         let first = {
             let mut state = lock(&subscriber.state);
             state.route = Some(Route::Session(peer));
@@ -408,7 +422,8 @@ impl ResourceUpdates {
 /// The subscriptions of one session (held by its connection handler) or of one
 /// `subscriptions/listen` stream (held while it is open); forgotten when dropped.
 #[derive(Debug, Default)]
-pub(crate) struct Subscriber {
+#[doc(hidden)]
+pub struct Subscriber {
     state: Mutex<SubscriberState>,
 }
 
@@ -431,7 +446,8 @@ struct SubscriberState {
 
 impl Subscriber {
     /// Stops watching `uri`; answers whether it was watched.
-    pub(crate) fn unsubscribe(&self, uri: &str) -> bool {
+    #[doc(hidden)]
+    pub fn unsubscribe(&self, uri: &str) -> bool {
         lock(&self.state).uris.remove(uri)
     }
 

@@ -4,14 +4,12 @@
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-#[cfg(feature = "http")]
 use std::time::Instant;
 
 use mcpgen_audit::now_rfc3339;
 use rmcp::ErrorData;
 use rmcp::model::{DetailedTask, InputRequests, JsonObject, Task, TaskPayload, TaskStatus};
 use serde_json::Value;
-#[cfg(feature = "http")]
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
@@ -30,7 +28,8 @@ pub struct Tasks {
 
 /// A call refused because as many tasks run as may.
 #[derive(Debug, Clone, Copy, thiserror::Error)]
-pub(crate) enum Full {
+#[doc(hidden)]
+pub enum Full {
     /// The server runs as many as it may.
     #[error(
         "this server runs {max} tasks, the most it may (--tasks-max); wait for some to end, \
@@ -53,7 +52,8 @@ pub(crate) enum Full {
 
 /// What `tasks/list` and the 2025-11-25 `tasks/get` show of a task: never its result.
 #[derive(Debug, Clone)]
-pub(crate) struct Summary {
+#[doc(hidden)]
+pub struct Summary {
     /// The task's metadata, its status included.
     pub task: Task,
     /// How it is now.
@@ -62,7 +62,8 @@ pub(crate) struct Summary {
 
 /// A task's state, without its result.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum State {
+#[doc(hidden)]
+pub enum State {
     /// Running.
     Working,
     /// Running, waiting for answers (`tasks/update`).
@@ -84,9 +85,9 @@ pub(crate) enum State {
 }
 
 /// How a task ended, as `tasks/result` (2025-11-25) answers it.
-#[cfg(feature = "http")]
 #[derive(Debug)]
-pub(crate) enum Ending {
+#[doc(hidden)]
+pub enum Ending {
     /// Not yet.
     Running,
     /// The tool's result.
@@ -164,7 +165,8 @@ impl Tasks {
     /// Starts a task for `owner`: its first state (for the `CreateTaskResult`) and the handle
     /// of its running call. The task is in the table before this returns. Refused when the
     /// server runs `--tasks-max` tasks, or `owner` runs `--tasks-max-per-principal`.
-    pub(crate) fn start(self: &Arc<Self>, owner: &str) -> Result<(Task, TaskRun), Full> {
+    #[doc(hidden)]
+    pub fn start(self: &Arc<Self>, owner: &str) -> Result<(Task, TaskRun), Full> {
         let mut table = self.lock();
         let (all, own) = table.running(owner);
         if all >= self.settings.max {
@@ -191,7 +193,8 @@ impl Tasks {
 
     /// `tasks/get`: the task `id` of `owner` as it is now, its result inlined once it has
     /// ended. The result is written out after the table's lock is let go.
-    pub(crate) fn get(&self, owner: &str, id: &str) -> Result<DetailedTask, ErrorData> {
+    #[doc(hidden)]
+    pub fn get(&self, owner: &str, id: &str) -> Result<DetailedTask, ErrorData> {
         let (task, payload) = {
             let table = self.lock();
             let entry = owned(&table, owner, id)?;
@@ -209,8 +212,8 @@ impl Tasks {
 
     /// What `tasks/list` and the 2025-11-25 `tasks/get` show of the task `id` of `owner`;
     /// an expired one is refused, saying so.
-    #[cfg(feature = "http")]
-    pub(crate) fn summary(&self, owner: &str, id: &str) -> Result<Summary, ErrorData> {
+    #[doc(hidden)]
+    pub fn summary(&self, owner: &str, id: &str) -> Result<Summary, ErrorData> {
         let table = self.lock();
         let summary = summary(owned(&table, owner, id)?);
         if summary.state == State::Expired {
@@ -221,7 +224,8 @@ impl Tasks {
 
     /// `tasks/update`: hands the answers to the questions they answer; answers to keys not
     /// asked (or answered already) are ignored.
-    pub(crate) fn update(
+    #[doc(hidden)]
+    pub fn update(
         &self,
         owner: &str,
         id: &str,
@@ -244,7 +248,8 @@ impl Tasks {
 
     /// `tasks/cancel`: a running task ends as cancelled, and its call is told to stop; an
     /// ended task stays as it ended.
-    pub(crate) fn cancel(&self, owner: &str, id: &str) -> Result<(), ErrorData> {
+    #[doc(hidden)]
+    pub fn cancel(&self, owner: &str, id: &str) -> Result<(), ErrorData> {
         let mut table = self.lock();
         owned(&table, owner, id)?.cancel.cancel();
         self.end_in(&mut table, id, Outcome::Cancelled, TaskStatus::Cancelled);
@@ -253,8 +258,8 @@ impl Tasks {
 
     /// `tasks/list` (2025-11-25): up to `count` of the tasks of `owner` from the `start`th,
     /// oldest first, as summaries (no result is copied), and how many `owner` has.
-    #[cfg(feature = "http")]
-    pub(crate) fn list(&self, owner: &str, start: usize, count: usize) -> (Vec<Summary>, usize) {
+    #[doc(hidden)]
+    pub fn list(&self, owner: &str, start: usize, count: usize) -> (Vec<Summary>, usize) {
         let table = self.lock();
         let ids: Vec<&String> = table.ids_of(owner).collect();
         let page = ids
@@ -270,7 +275,6 @@ impl Tasks {
     /// What `tasks/result` (2025-11-25) waits on for the task `id` of `owner`: a receiver that
     /// turns `true` when the task ends (or errs when the task is dropped), and the time its
     /// TTL passes (the task then ends as failed on the next look).
-    #[cfg(feature = "http")]
     pub(crate) fn watch_end(
         &self,
         owner: &str,
@@ -286,8 +290,8 @@ impl Tasks {
 
     /// How the task `id` of `owner` ended, for `tasks/result` (2025-11-25); its result is
     /// written out after the table's lock is let go. An expired one is refused, saying so.
-    #[cfg(feature = "http")]
-    pub(crate) fn ending(&self, owner: &str, id: &str) -> Result<Ending, ErrorData> {
+    #[doc(hidden)]
+    pub fn ending(&self, owner: &str, id: &str) -> Result<Ending, ErrorData> {
         let outcome = {
             let table = self.lock();
             match &owned(&table, owner, id)?.ended {
@@ -310,7 +314,6 @@ impl Tasks {
     /// `tasks/cancel` as the 2025-11-25 revision has it: a running task ends as cancelled
     /// (its call told to stop) and is answered as it is then; an ended task is refused with
     /// invalid params.
-    #[cfg(feature = "http")]
     pub(crate) fn cancel_running(&self, owner: &str, id: &str) -> Result<Summary, ErrorData> {
         let mut table = self.lock();
         let entry = owned(&table, owner, id)?;

@@ -21,14 +21,16 @@ const STATE_TTL: Duration = Duration::from_secs(60 * 60);
 /// what (`target`: `tools/call NAME`, `prompts/get NAME`) with which arguments
 /// (`args_sha256`: their [`args_digest`](mcpgen_audit::args_digest), the one the audit record
 /// carries). A state made for another caller, target or argument set does not open.
-pub(crate) fn binding(principal: &str, target: &str, args_sha256: &str) -> Vec<u8> {
+#[doc(hidden)]
+pub fn binding(principal: &str, target: &str, args_sha256: &str) -> Vec<u8> {
     format!("{principal}\n{target}\n{args_sha256}").into_bytes()
 }
 
 /// The rounds of one stateless call: the answers the client brought, and what this run of
 /// the tool asked.
 #[derive(Debug)]
-pub(crate) struct Rounds {
+#[doc(hidden)]
+pub struct Rounds {
     capabilities: Option<ClientCapabilities>,
     /// This round's `inputResponses`.
     responses: BTreeMap<String, Value>,
@@ -51,7 +53,8 @@ struct Record {
 
 /// A stateless call that cannot go on: answered with a JSON-RPC error.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Refusal {
+#[doc(hidden)]
+pub enum Refusal {
     /// The client did not declare a capability a question needs (`-32021`).
     MissingCapability(ClientCapability),
     /// An answer or the echoed state is not valid (`-32602`).
@@ -60,7 +63,8 @@ pub(crate) enum Refusal {
 
 impl Refusal {
     /// The JSON-RPC error answering the call.
-    pub(crate) fn to_error(&self) -> ErrorData {
+    #[doc(hidden)]
+    pub fn to_error(&self) -> ErrorData {
         match self {
             Self::MissingCapability(capability) => {
                 let mut required = Map::new();
@@ -80,23 +84,28 @@ impl Refusal {
 
 /// What a stateless call asks of the client before it can finish.
 #[derive(Debug)]
-pub(crate) struct InputRequired {
+#[doc(hidden)]
+pub struct InputRequired {
     /// The questions, by key.
-    pub(crate) requests: InputRequests,
+    #[doc(hidden)]
+    pub requests: InputRequests,
     /// The sealed state to echo back.
-    pub(crate) request_state: String,
+    #[doc(hidden)]
+    pub request_state: String,
 }
 
 impl InputRequired {
     /// The `input_required` result.
-    pub(crate) fn into_result(self) -> rmcp::model::InputRequiredResult {
+    #[doc(hidden)]
+    pub fn into_result(self) -> rmcp::model::InputRequiredResult {
         rmcp::model::InputRequiredResult::new(Some(self.requests), Some(self.request_state))
     }
 }
 
 /// How a stateless call ends once its tool has run and failed.
 #[derive(Debug)]
-pub(crate) enum RoundEnd {
+#[doc(hidden)]
+pub enum RoundEnd {
     /// The tool asked questions: answer `input_required`.
     Ask(InputRequired),
     /// Answer with an error.
@@ -135,7 +144,8 @@ impl Rounds {
 
     /// Opens the echoed state (bound to `binding`: who calls what with which arguments) and
     /// takes its answers, then this round's. A state that fails verification refuses the call.
-    pub(crate) fn open(&self, states: &RequestStates, binding: &[u8]) -> Result<(), Refusal> {
+    #[doc(hidden)]
+    pub fn open(&self, states: &RequestStates, binding: &[u8]) -> Result<(), Refusal> {
         let mut answers = match &self.request_state {
             Some(sealed) => states
                 .open(binding, sealed)
@@ -151,7 +161,8 @@ impl Rounds {
 
     /// What the call must answer instead of the tool's failure, if the tool asked something
     /// it has no answer to or got an answer it could not use.
-    pub(crate) fn end(&self, states: &RequestStates, binding: &[u8]) -> Option<RoundEnd> {
+    #[doc(hidden)]
+    pub fn end(&self, states: &RequestStates, binding: &[u8]) -> Option<RoundEnd> {
         let mut record = self.lock();
         if let Some(refusal) = record.refusal.take() {
             return Some(RoundEnd::Refuse(refusal));
@@ -207,7 +218,8 @@ impl Rounds {
 }
 
 /// Seals and opens the `requestState` of stateless calls with the server's key.
-pub(crate) struct RequestStates {
+#[doc(hidden)]
+pub struct RequestStates {
     codec: RequestStateCodec,
 }
 
@@ -218,13 +230,14 @@ impl std::fmt::Debug for RequestStates {
 }
 
 /// The shortest key [`RequestStates::new`] takes, in bytes.
-#[cfg(feature = "cli")]
-pub(crate) const MIN_KEY_BYTES: usize = RequestStateCodec::MIN_KEY_LENGTH;
+#[doc(hidden)]
+pub const MIN_KEY_BYTES: usize = RequestStateCodec::MIN_KEY_LENGTH;
 
 impl RequestStates {
     /// States sealed with `key`, or with a random key for this process when `None`; states
     /// sealed with any of `previous` (keys being rotated out) still open.
-    pub(crate) fn new(key: Option<&[u8]>, previous: &[Vec<u8>]) -> Result<Self, String> {
+    #[doc(hidden)]
+    pub fn new(key: Option<&[u8]>, previous: &[Vec<u8>]) -> Result<Self, String> {
         let key = match key {
             Some(key) => key.to_vec(),
             None => random_key(),

@@ -100,7 +100,8 @@ impl LogLevel {
         }
     }
 
-    pub(crate) fn from_wire(level: LoggingLevel) -> Self {
+    #[doc(hidden)]
+    pub fn from_wire(level: LoggingLevel) -> Self {
         match level {
             LoggingLevel::Debug => LogLevel::Debug,
             LoggingLevel::Info => LogLevel::Info,
@@ -146,11 +147,13 @@ pub enum NotifyError {
 /// The lowest level a connection's client asked for with `logging/setLevel`, shared by the
 /// calls of that connection so a change applies to calls already running.
 #[derive(Debug, Default)]
-pub(crate) struct SessionLogLevel(AtomicU8);
+#[doc(hidden)]
+pub struct SessionLogLevel(AtomicU8);
 
 impl SessionLogLevel {
     /// `0`: never set; otherwise the level's position in [`LogLevel::ALL`] plus one.
-    pub(crate) fn set(&self, level: LogLevel) {
+    #[doc(hidden)]
+    pub fn set(&self, level: LogLevel) {
         let position = LogLevel::ALL
             .iter()
             .position(|l| *l == level)
@@ -168,11 +171,11 @@ impl SessionLogLevel {
 }
 
 /// Where the notifications of a call go.
-pub(crate) enum Sink {
+#[doc(hidden)]
+pub enum Sink {
     /// rmcp's peer of the connection or request.
     Peer(Peer<RoleServer>),
     /// The response stream of a stateless request the runtime answers itself.
-    #[cfg(feature = "http")]
     Stream(tokio::sync::mpsc::UnboundedSender<rmcp::model::ServerJsonRpcMessage>),
 }
 
@@ -180,7 +183,6 @@ impl Sink {
     async fn send(&self, notification: ServerNotification) -> Result<(), ()> {
         match self {
             Self::Peer(peer) => peer.send_notification(notification).await.map_err(|_| ()),
-            #[cfg(feature = "http")]
             Self::Stream(stream) => stream
                 .send(rmcp::model::ServerJsonRpcMessage::notification(
                     notification,
@@ -231,7 +233,8 @@ impl Notifier {
     /// The notifier of one request on `peer`: its progress token and requested log level
     /// (from `_meta`), the connection's `logging/setLevel`, and whether the request carries its
     /// protocol version in `_meta` (the 2026-07-28 protocol).
-    pub(crate) fn for_request(
+    #[doc(hidden)]
+    pub fn for_request(
         sink: Sink,
         progress_token: Option<ProgressToken>,
         request_level: Option<LoggingLevel>,
@@ -251,7 +254,8 @@ impl Notifier {
     }
 
     /// The same notifier, naming `logger` (the tool) in its log messages.
-    pub(crate) fn with_logger(mut self, logger: &'static str) -> Self {
+    #[doc(hidden)]
+    pub fn with_logger(mut self, logger: &'static str) -> Self {
         self.logger = Some(logger);
         self
     }
@@ -353,7 +357,8 @@ impl Cancellation {
         Self::default()
     }
 
-    pub(crate) fn from_token(token: CancellationToken) -> Self {
+    #[doc(hidden)]
+    pub fn from_token(token: CancellationToken) -> Self {
         Self(token)
     }
 

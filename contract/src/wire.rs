@@ -14,7 +14,8 @@ use serde_json::Value;
 /// The listing of a meta-tool named `name` with `description` and the argument schema
 /// `schema`: read-only (and idempotent) or not, never destructive to what it reads, closed
 /// world when read-only.
-pub(crate) fn meta_listing(
+#[doc(hidden)]
+pub fn meta_listing(
     name: &'static str,
     description: String,
     schema: Value,
@@ -38,13 +39,15 @@ pub(crate) fn meta_listing(
 }
 
 /// The listing of `describe_tools` with `description` (and the schema of [`DESCRIBE_TOOLS`]).
-pub(crate) fn describe_listing(description: String) -> Tool {
+#[doc(hidden)]
+pub fn describe_listing(description: String) -> Tool {
     let schema = serde_json::from_str(DESCRIBE_TOOLS.input_schema).unwrap_or_default();
     meta_listing(DESCRIBE_TOOLS.name, description, schema, true)
 }
 
 /// A content block as MCP sends it (in tool results and prompt messages).
-pub(crate) fn content_block(content: Content) -> rmcp::model::ContentBlock {
+#[doc(hidden)]
+pub fn content_block(content: Content) -> rmcp::model::ContentBlock {
     use rmcp::model::{ContentBlock, ResourceContents};
     match content {
         Content::Text(text) => ContentBlock::text(text),
@@ -64,7 +67,8 @@ pub(crate) fn content_block(content: Content) -> rmcp::model::ContentBlock {
 }
 
 /// Maps our result to rmcp's.
-pub(crate) fn call_tool_result(result: mcpgen_core::ToolResult) -> rmcp::model::CallToolResult {
+#[doc(hidden)]
+pub fn call_tool_result(result: mcpgen_core::ToolResult) -> rmcp::model::CallToolResult {
     let content = result.content.into_iter().map(content_block).collect();
     let mut mapped = if result.is_error {
         rmcp::model::CallToolResult::error(content)

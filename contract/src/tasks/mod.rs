@@ -18,13 +18,14 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-#[cfg(feature = "http")]
-pub(crate) mod form_2025;
+#[doc(hidden)]
+pub mod form_2025;
 mod run;
 mod store;
 mod table;
 
-pub(crate) use run::TaskRun;
+#[doc(hidden)]
+pub use run::TaskRun;
 pub use store::Tasks;
 
 /// The default number of tasks running at once (`--tasks-max`).
@@ -91,11 +92,9 @@ impl TaskSettings {
 
     /// The same settings with the tools that tool sets declare as tasks
     /// ([`ToolSet::task_support`](crate::ToolSet::task_support)) added; a tool named with
-    /// [`ServerBuilder::task_tool`](crate::server::ServerBuilder::task_tool) keeps its setting.
-    pub(crate) fn declared<'a>(
-        mut self,
-        tools: impl IntoIterator<Item = (&'a str, TaskSupport)>,
-    ) -> Self {
+    /// `ServerBuilder::task_tool` keeps its setting.
+    #[doc(hidden)]
+    pub fn declared<'a>(mut self, tools: impl IntoIterator<Item = (&'a str, TaskSupport)>) -> Self {
         for (name, support) in tools {
             self.tools.entry(name.to_owned()).or_insert(support);
         }

@@ -43,9 +43,9 @@ impl std::fmt::Debug for CallerCredential {
 /// The OAuth access token a caller authenticated with, as the auth layer keeps it in the
 /// request's extensions. It was issued for this server, so it is never passed through; an
 /// upstream with token exchange trades it for a token of the API's own.
-#[cfg(feature = "oauth")]
 #[derive(Clone, Debug)]
-pub(crate) struct OAuthAccessToken(pub(crate) CallerCredential);
+#[doc(hidden)]
+pub struct OAuthAccessToken(pub CallerCredential);
 
 /// Headers of the caller's HTTP request that the server was told to forward to upstreams
 /// (`--forward-header`). Their values may be sensitive, so `Debug` shows only the names.
@@ -90,17 +90,15 @@ pub struct CallContext {
     /// The JSON-RPC request id, if known.
     pub request_id: Option<String>,
     /// The credential the caller authenticated with (HTTP: `X-API-Key` or
-    /// `Authorization: Bearer`; stdio: `MCPGEN_API_KEY`), if any. An [`Upstream`] sends it on
+    /// `Authorization: Bearer`; stdio: `MCPGEN_API_KEY`), if any. An `Upstream` sends it on
     /// only when configured for pass-through.
-    ///
-    /// [`Upstream`]: crate::Upstream
     pub caller_credential: Option<CallerCredential>,
     /// The OAuth access token the caller authenticated with, if it is an OAuth caller: only an
     /// upstream with token exchange uses it, to get a token of the API's own.
-    #[cfg(feature = "oauth")]
-    pub(crate) oauth_token: Option<CallerCredential>,
+    #[doc(hidden)]
+    pub oauth_token: Option<CallerCredential>,
     /// Headers of the caller's HTTP request named by the server's forwarding allowlist; an
-    /// [`Upstream`](crate::Upstream) copies them onto its requests.
+    /// `Upstream` copies them onto its requests.
     pub forwarded_headers: ForwardedHeaders,
     /// Who is calling, as the transport authenticated them. The server sets it once the
     /// caller has passed the visibility check, so a tool set always sees who it serves.
@@ -112,30 +110,32 @@ pub struct CallContext {
     pub cancellation: Cancellation,
     /// How questions to the client travel (elicitation, sampling, roots); nobody to ask
     /// unless the call came from an MCP client.
-    pub(crate) input: InputChannel,
+    #[doc(hidden)]
+    pub input: InputChannel,
     /// The call's position in a W3C trace, when the request continued one (its
-    /// `traceparent`); an [`Upstream`](crate::Upstream) sends the trace on as `traceparent`,
+    /// `traceparent`); an `Upstream` sends the trace on as `traceparent`,
     /// and the audit record carries its trace id.
     pub trace: Option<TraceParent>,
     /// What the call's upstream request reported, for the audit record.
     upstream: UpstreamReport,
     /// The program this call is an inner call of (code mode's `execute`), if any.
-    pub(crate) parent: Option<ParentCall>,
+    #[doc(hidden)]
+    pub parent: Option<ParentCall>,
     /// The task this call runs for, if any: its audit record names the task's.
-    pub(crate) task_id: Option<Arc<str>>,
+    #[doc(hidden)]
+    pub task_id: Option<Arc<str>>,
 }
 
 /// The `execute` an inner call runs for: its audit record's `call_id`, which the inner
 /// call's record names as `parent_call_id`, and the moment the program's time runs out, which
 /// caps the inner call's upstream timeout.
 #[derive(Debug, Clone)]
-pub(crate) struct ParentCall {
-    pub(crate) call_id: Arc<str>,
-    #[cfg_attr(
-        not(feature = "openapi"),
-        allow(dead_code, reason = "read by upstream calls only")
-    )]
-    pub(crate) deadline: Instant,
+#[doc(hidden)]
+pub struct ParentCall {
+    #[doc(hidden)]
+    pub call_id: Arc<str>,
+    #[doc(hidden)]
+    pub deadline: Instant,
 }
 
 /// What a tool's upstream request reported: its HTTP status and whether it timed out. The
@@ -271,8 +271,8 @@ impl CallContext {
     /// How long an upstream request of this call may take at most: what is left of its
     /// program's time for an inner call of code mode, `None` (no cap beyond the upstream's own
     /// timeout) for any other call.
-    #[cfg(feature = "openapi")]
-    pub(crate) fn time_left(&self) -> Option<Duration> {
+    #[doc(hidden)]
+    pub fn time_left(&self) -> Option<Duration> {
         self.parent
             .as_ref()
             .map(|p| p.deadline.saturating_duration_since(Instant::now()))
@@ -315,7 +315,7 @@ pub trait ToolSet: Send + Sync + 'static {
         self.tools().iter().find(|t| t.name == name)
     }
 
-    /// The search index of these tools in its text form (see [`crate::search`]), for servers in
+    /// The search index of these tools in its text form (see `mcpgen_runtime::search`), for servers in
     /// search mode. Generated crates compile one in; `None` (the default) has the server index
     /// the static table at start-up instead.
     fn search_index(&self) -> Option<&'static str> {

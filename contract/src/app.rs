@@ -3,7 +3,7 @@
 //! that serves a group of them.
 //!
 //! A generated crate holds a `static` tool table. An application tool's schemas come from
-//! its Rust types (through [`schemars`](crate::schemars)) and are only known at run time, so
+//! its Rust types (through [`schemars`](schemars1)) and are only known at run time, so
 //! each tool builds its [`ToolDef`] once, on first use, and keeps it for the life of the
 //! process; a set's table is likewise built once per place the set is declared.
 
@@ -23,16 +23,18 @@ use crate::notify::{Cancellation, LogLevel, Notifier, NotifyError};
 use crate::tasks::TaskSupport;
 use crate::toolset::{CallContext, CallerCredential, ForwardedHeaders, ToolError, ToolSet};
 
-pub(crate) mod args;
-pub(crate) mod output;
+#[doc(hidden)]
+pub mod args;
+#[doc(hidden)]
+pub mod output;
 
 /// What a tool may learn about the call it serves, and what it may tell the caller while it
 /// works: take `ctx: ToolContext` (or `ctx: &ToolContext`) as one parameter of an
 /// `#[mcp_tool]` function. It is not part of the tool's input schema.
 ///
 /// ```
-/// use mcpgen_runtime::ToolContext;
-/// use mcpgen_runtime::notify::LogLevel;
+/// use mcpgen_contract::ToolContext;
+/// use mcpgen_contract::notify::LogLevel;
 ///
 /// async fn import(ctx: &ToolContext, files: &[String]) -> Result<usize, String> {
 ///     let total = files.len() as f64;

@@ -51,7 +51,8 @@ fn task_object(summary: &Summary) -> Value {
 }
 
 /// The `CreateTaskResult` of a task that has just started.
-pub(crate) fn created(task: &Task) -> Value {
+#[doc(hidden)]
+pub fn created(task: &Task) -> Value {
     let summary = Summary {
         task: task.clone(),
         state: State::Working,
@@ -60,18 +61,21 @@ pub(crate) fn created(task: &Task) -> Value {
 }
 
 /// `tasks/get`: the task `id` of `owner` as it is now.
-pub(crate) fn get(tasks: &Tasks, owner: &str, id: &str) -> Result<Value, ErrorData> {
+#[doc(hidden)]
+pub fn get(tasks: &Tasks, owner: &str, id: &str) -> Result<Value, ErrorData> {
     Ok(task_object(&tasks.summary(owner, id)?))
 }
 
 /// `tasks/cancel`: the task, now cancelled; a task that has ended is refused.
-pub(crate) fn cancel(tasks: &Tasks, owner: &str, id: &str) -> Result<Value, ErrorData> {
+#[doc(hidden)]
+pub fn cancel(tasks: &Tasks, owner: &str, id: &str) -> Result<Value, ErrorData> {
     Ok(task_object(&tasks.cancel_running(owner, id)?))
 }
 
 /// `tasks/list`: a page of the tasks of `owner`, oldest first; the cursor is where the page
 /// starts. Only the page is taken from the table, without results, and written after.
-pub(crate) fn list(tasks: &Tasks, owner: &str, cursor: Option<&str>) -> Result<Value, ErrorData> {
+#[doc(hidden)]
+pub fn list(tasks: &Tasks, owner: &str, cursor: Option<&str>) -> Result<Value, ErrorData> {
     let start = match cursor {
         None => 0,
         Some(cursor) => cursor.parse::<usize>().map_err(|_| bad_cursor(cursor))?,
@@ -99,7 +103,8 @@ fn bad_cursor(cursor: &str) -> ErrorData {
 /// `tasks/result`: waits until the task `id` of `owner` ends (or its time to live passes),
 /// then answers what the call would have: the tool's result, naming the task in its `_meta`,
 /// or the task's error.
-pub(crate) async fn result(tasks: &Tasks, owner: &str, id: &str) -> Result<Value, ErrorData> {
+#[doc(hidden)]
+pub async fn result(tasks: &Tasks, owner: &str, id: &str) -> Result<Value, ErrorData> {
     loop {
         let (mut ended, deadline) = tasks.watch_end(owner, id)?;
         tokio::select! {

@@ -22,8 +22,8 @@
 //! one round, ask them all before returning the first error:
 //!
 //! ```
-//! use mcpgen_runtime::ToolContext;
-//! use mcpgen_runtime::input::{Elicitation, InputError, Sampling};
+//! use mcpgen_contract::ToolContext;
+//! use mcpgen_contract::input::{Elicitation, InputError, Sampling};
 //!
 //! async fn greet(ctx: &ToolContext) -> Result<String, InputError> {
 //!     let schema = serde_json::json!({
@@ -60,10 +60,12 @@ use serde_json::{Map, Value, json};
 mod rounds;
 mod task;
 
-#[cfg(feature = "cli")]
-pub(crate) use rounds::MIN_KEY_BYTES;
-pub(crate) use rounds::{InputRequired, Refusal, RequestStates, RoundEnd, Rounds, binding};
-pub(crate) use task::TaskAsking;
+#[doc(hidden)]
+pub use rounds::MIN_KEY_BYTES;
+#[doc(hidden)]
+pub use rounds::{InputRequired, Refusal, RequestStates, RoundEnd, Rounds, binding};
+#[doc(hidden)]
+pub use task::TaskAsking;
 
 /// A client capability a question needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -308,7 +310,8 @@ pub enum InputError {
 
 /// How the questions of one call reach the client.
 #[derive(Debug, Clone, Default)]
-pub(crate) enum InputChannel {
+#[doc(hidden)]
+pub enum InputChannel {
     /// Not an MCP call: nobody to ask.
     #[default]
     None,
@@ -323,7 +326,8 @@ pub(crate) enum InputChannel {
 impl InputChannel {
     /// Opens the answers a stateless call brought back, with its sealed state bound to
     /// `binding` (see [`binding`]); nothing to do in sessions.
-    pub(crate) fn open(&self, states: &RequestStates, binding: &[u8]) -> Result<(), Refusal> {
+    #[doc(hidden)]
+    pub fn open(&self, states: &RequestStates, binding: &[u8]) -> Result<(), Refusal> {
         match self {
             Self::Rounds(rounds) => rounds.open(states, binding),
             Self::None | Self::Session(_) | Self::Task(_) => Ok(()),
@@ -332,7 +336,8 @@ impl InputChannel {
 
     /// What answers a stateless call whose handler failed after asking something; `None` in
     /// sessions and when nothing was asked.
-    pub(crate) fn end(&self, states: &RequestStates, binding: &[u8]) -> Option<RoundEnd> {
+    #[doc(hidden)]
+    pub fn end(&self, states: &RequestStates, binding: &[u8]) -> Option<RoundEnd> {
         match self {
             Self::Rounds(rounds) => rounds.end(states, binding),
             Self::None | Self::Session(_) | Self::Task(_) => None,
@@ -340,17 +345,20 @@ impl InputChannel {
     }
 
     /// Whether this is a stateless call, whose questions go in rounds.
-    pub(crate) fn is_stateless(&self) -> bool {
+    #[doc(hidden)]
+    pub fn is_stateless(&self) -> bool {
         matches!(self, Self::Rounds(_))
     }
 
     /// Whether this is a later round of a stateless call (it brings answers back).
-    pub(crate) fn continues_rounds(&self) -> bool {
+    #[doc(hidden)]
+    pub fn continues_rounds(&self) -> bool {
         matches!(self, Self::Rounds(rounds) if rounds.continues())
     }
 
     /// What the client declared, when known.
-    pub(crate) fn capabilities(&self) -> Option<&ClientCapabilities> {
+    #[doc(hidden)]
+    pub fn capabilities(&self) -> Option<&ClientCapabilities> {
         match self {
             Self::None => None,
             Self::Session(session) => session.capabilities.as_ref(),
@@ -361,7 +369,8 @@ impl InputChannel {
 
     /// Notes that the call failed unexpectedly (the tool panicked): a task's call then fails
     /// the task rather than completing it with an error result.
-    pub(crate) fn failed_unexpectedly(&self) {
+    #[doc(hidden)]
+    pub fn failed_unexpectedly(&self) {
         if let Self::Task(task) = self {
             task.run.failed_unexpectedly();
         }
@@ -370,7 +379,8 @@ impl InputChannel {
 
 /// The client's connection and what it declared.
 #[derive(Clone)]
-pub(crate) struct SessionPeer {
+#[doc(hidden)]
+pub struct SessionPeer {
     peer: Peer<RoleServer>,
     capabilities: Option<ClientCapabilities>,
 }
@@ -383,7 +393,8 @@ impl std::fmt::Debug for SessionPeer {
 
 /// The channel of a `tools/call` (or any request that may ask) in `context`, with the
 /// answers and state the client sent back if it is a later round of a stateless call.
-pub(crate) fn channel(
+#[doc(hidden)]
+pub fn channel(
     context: &RequestContext<RoleServer>,
     responses: Option<BTreeMap<String, Value>>,
     request_state: Option<String>,
@@ -405,7 +416,8 @@ pub(crate) fn channel(
 /// The input channel of a stateless (2026-07-28) request from a client with `capabilities`:
 /// rounds answered `input_required`, continued with `responses` and the sealed
 /// `request_state` the client sent back.
-pub(crate) fn rounds(
+#[doc(hidden)]
+pub fn rounds(
     capabilities: Option<ClientCapabilities>,
     responses: Option<BTreeMap<String, Value>>,
     request_state: Option<String>,
@@ -418,7 +430,8 @@ pub(crate) fn rounds(
 }
 
 /// Asks the client to fill in `form`; see [`ToolContext::elicit`](crate::ToolContext::elicit).
-pub(crate) async fn elicit(
+#[doc(hidden)]
+pub async fn elicit(
     input: &InputChannel,
     key: &str,
     form: &Elicitation,
@@ -541,7 +554,8 @@ pub(crate) async fn list_roots(input: &InputChannel, key: &str) -> Result<Vec<Ro
 }
 
 /// Whether the client of `call` declared `capability`.
-pub(crate) fn client_supports(input: &InputChannel, capability: ClientCapability) -> bool {
+#[doc(hidden)]
+pub fn client_supports(input: &InputChannel, capability: ClientCapability) -> bool {
     match input {
         InputChannel::None => false,
         InputChannel::Session(session) => capability.declared_in(session.capabilities.as_ref()),
