@@ -59,8 +59,8 @@ use crate::server::builder::ServerBuilder;
 use crate::server::config::{OutputCheck, ToolMode, Unconfirmable};
 use crate::server::state::server::Server;
 use crate::server::transport::shutdown::shutdown_signal;
-use crate::upstream::{Credential, DEFAULT_MAX_RESPONSE_BYTES, Upstream, UpstreamConfig};
 use mcpgen_contract::toolset::{CallerCredential, ToolSet};
+use mcpgen_upstream::{Credential, DEFAULT_MAX_RESPONSE_BYTES, Upstream, UpstreamConfig};
 
 /// What a generated binary tells [`main`] about itself.
 #[derive(Debug, Clone, Copy)]

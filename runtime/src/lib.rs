@@ -50,20 +50,21 @@ mod listener;
 #[cfg(feature = "metrics")]
 pub mod metrics;
 pub use mcpgen_contract::notify;
-#[cfg(feature = "openapi")]
-pub mod openapi;
 pub use mcpgen_contract::prompt;
 pub use mcpgen_contract::resource;
 /// Who is calling, and what they may call ([`Principal::may_call`]), from `mcpgen-identity`.
 pub use mcpgen_identity::principal;
+#[cfg(feature = "openapi")]
+pub use mcpgen_upstream::openapi;
 #[cfg(feature = "search")]
 pub mod search;
 pub mod server;
 pub use mcpgen_contract::tasks;
 pub use mcpgen_contract::toolset;
 pub use mcpgen_contract::trace;
+/// The HTTP call an OpenAPI-derived tool makes to its REST API (the `mcpgen-upstream` crate).
 #[cfg(feature = "openapi")]
-pub mod upstream;
+pub use mcpgen_upstream as upstream;
 mod views;
 
 pub use mcpgen_core::{BoxFuture, connection, json_kind, result, tool, typescript, view};
@@ -93,11 +94,11 @@ pub use mcpgen_core::{CallError, McpConnection, call_typed};
 pub use mcpgen_core::{Content, ToolResult};
 pub use mcpgen_identity::Principal;
 #[cfg(feature = "openapi")]
-pub use openapi::OpenApiTools;
+pub use mcpgen_upstream::OpenApiTools;
 #[cfg(all(feature = "openapi", feature = "oauth"))]
-pub use upstream::TokenExchange;
+pub use mcpgen_upstream::TokenExchange;
 #[cfg(feature = "openapi")]
-pub use upstream::{
+pub use mcpgen_upstream::{
     Credential, GuardConfig, Invoked, PreparedRequest, TaskPolling, Upstream, UpstreamConfig,
     UpstreamError,
 };

@@ -5,10 +5,10 @@
 use std::time::Duration;
 
 use super::values::parse_positive_bytes;
-use crate::upstream::{
+use mcpgen_contract::tasks::{DEFAULT_TASKS_MAX, DEFAULT_TASKS_RESULTS_MAX_BYTES};
+use mcpgen_upstream::{
     DEFAULT_TASK_POLL_MAX_INTERVAL, DEFAULT_TASK_POLLS_MAX, TaskPolling, UpstreamConfig,
 };
-use mcpgen_contract::tasks::{DEFAULT_TASKS_MAX, DEFAULT_TASKS_RESULTS_MAX_BYTES};
 
 /// The bound of the task table: tools that run as MCP tasks keep their state in memory, private
 /// to the principal that started each task, for one hour from its creation. Operations that

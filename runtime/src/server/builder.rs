@@ -312,7 +312,7 @@ impl ServerBuilder {
     #[cfg(feature = "http")]
     /// Names headers of the caller's HTTP request (Streamable HTTP and legacy SSE) that are
     /// copied into each call's [`CallContext::forwarded_headers`](crate::CallContext), from
-    /// where an [`Upstream`](crate::upstream::Upstream) sends them on. None by default.
+    /// where an [`Upstream`](mcpgen_upstream::Upstream) sends them on. None by default.
     /// Hop-by-hop and framing headers (`Host`, `Content-Length`, `Connection`,
     /// `Transfer-Encoding`, …) and the headers carrying the caller's credential for this server
     /// (`Authorization`, `X-API-Key`: see pass-through instead) are refused by

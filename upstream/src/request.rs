@@ -9,9 +9,9 @@ use reqwest::Method;
 use reqwest::header::{COOKIE, HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Map, Value};
 
-use super::args::{Problems, provided};
-use super::body::{self, RequestBody};
-use super::style::{self, Style};
+use crate::args::{Problems, provided};
+use crate::body::{self, RequestBody};
+use crate::style::{self, Style};
 
 /// A request ready to send.
 pub(super) struct Prepared {

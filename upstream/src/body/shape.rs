@@ -4,7 +4,7 @@
 use mcpgen_core::tool::{HttpBinding, Location};
 use serde_json::{Map, Value};
 
-use crate::upstream::args::{Problems, provided};
+use crate::args::{Problems, provided};
 
 /// The body to send, in the shape the arguments give it before encoding.
 pub(super) enum Shape<'a> {

@@ -8,7 +8,7 @@
 //! - `retry`: which failed requests are sent once more (idempotent methods, on a refused
 //!   connection or 502/503/504), and the random wait before;
 //! - here: the [`GuardConfig`], and the [`Guard`] shared by every clone of one
-//!   [`Upstream`](super::Upstream) that admits calls (the cap is a Tokio semaphore).
+//!   [`Upstream`](crate::Upstream) that admits calls (the cap is a Tokio semaphore).
 //!
 //! A call the guard refuses is not sent; the tool's result says the upstream is unavailable
 //! and to retry later, the [`GuardReport`] says why, and the audit status is `unavailable`.
@@ -23,7 +23,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use mcpgen_core::breaker::Breaker;
 pub(super) use mcpgen_core::breaker::Ticket;
 
-use super::invoked::{GuardRefusal, GuardReport};
+use crate::invoked::{GuardRefusal, GuardReport};
 
 /// The default cap on concurrent requests to one upstream.
 pub const DEFAULT_MAX_CONCURRENCY: usize = 64;

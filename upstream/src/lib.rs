@@ -1,4 +1,8 @@
-//! The HTTP call an OpenAPI-derived tool makes to its REST API.
+//! The HTTP call an OpenAPI-derived tool makes to its REST API, and [`OpenApiTools`]
+//! (module [`openapi`]), a generated crate's tool table driven through one [`Upstream`].
+//!
+//! The server runtime (`mcpgen-runtime`) re-exports this crate as `mcpgen_runtime::upstream`
+//! and its `openapi` module as `mcpgen_runtime::openapi`.
 //!
 //! [`Upstream::invoke`] turns a tool call into one HTTP request and its response into a
 //! [`ToolResult`]. The work is split by job:
@@ -22,6 +26,8 @@
 //! Failures of any kind — a missing argument, an unreachable upstream, a timeout, a 4xx/5xx — come
 //! back as a result with `is_error` set, never as a success that hides them.
 
+#![deny(missing_docs)]
+
 mod args;
 mod base_url;
 mod body;
@@ -32,6 +38,7 @@ mod exchange;
 mod guard;
 mod invoked;
 mod media;
+pub mod openapi;
 mod poll;
 mod prepared;
 mod redirect;
@@ -48,6 +55,7 @@ pub use guard::{
     DEFAULT_QUEUE_TIMEOUT, GuardConfig,
 };
 pub use invoked::{GuardRefusal, GuardReport, Invoked};
+pub use openapi::OpenApiTools;
 pub use poll::{DEFAULT_TASK_POLL_MAX_INTERVAL, DEFAULT_TASK_POLLS_MAX, TaskPolling};
 pub use prepared::PreparedRequest;
 

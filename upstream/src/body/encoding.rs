@@ -3,7 +3,7 @@
 
 use mcpgen_core::tool::PropertyEncoding;
 
-use crate::upstream::style::Style;
+use crate::style::Style;
 
 /// The encoding the binding gives for the property named `name` on the wire, if any.
 pub(super) fn encoding_of<'e>(

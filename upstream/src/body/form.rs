@@ -4,8 +4,8 @@ use mcpgen_core::tool::PropertyEncoding;
 
 use super::encoding::{body_style, encoding_of, styled};
 use super::shape::Property;
-use crate::upstream::media::is_json_media_type;
-use crate::upstream::style::{self, Escape, Target, form_encode};
+use crate::media::is_json_media_type;
+use crate::style::{self, Escape, Target, form_encode};
 
 /// Encodes an object body as `application/x-www-form-urlencoded` pairs.
 pub(super) fn form(

@@ -9,9 +9,9 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use mcpgen_core::result::{Content, ToolResult};
 
-use super::base_url::redact_url_text;
-use super::invoked::Invoked;
-use super::media::{essence, is_json_media_type};
+use crate::base_url::redact_url_text;
+use crate::invoked::Invoked;
+use crate::media::{essence, is_json_media_type};
 
 /// How much of an error response's body goes into the error result.
 const ERROR_BODY_LIMIT: usize = 4 * 1024;
@@ -353,7 +353,7 @@ fn shown_location(location: &str) -> String {
 /// The synthetic URI naming a binary response of an operation: `mcpgen://response/<operationId>`,
 /// with anything but unreserved characters percent-encoded.
 fn resource_uri(operation_id: &str) -> String {
-    format!("mcpgen://response/{}", super::style::encode(operation_id))
+    format!("mcpgen://response/{}", crate::style::encode(operation_id))
 }
 
 /// Whether a media type (essence) is text a model can read as is.

@@ -4,7 +4,7 @@ use serde_json::{Map, Value};
 
 use mcpgen_core::tool::ToolDef;
 
-use super::Upstream;
+use crate::Upstream;
 
 /// A request built for a tool call but not sent: exactly what [`Upstream::invoke`] would put on
 /// the wire (apart from the random multipart boundary). For previews, dry runs and tests.

@@ -7,7 +7,7 @@ use mcpgen_core::result::ToolResult;
 
 pub use mcpgen_contract::guard_report::{GuardRefusal, GuardReport};
 
-/// The outcome of one [`Upstream`](super::Upstream) call.
+/// The outcome of one [`Upstream`](crate::Upstream) call.
 ///
 /// It dereferences to its [`ToolResult`], so `invoked.is_error` and `invoked.content` read the
 /// result directly.

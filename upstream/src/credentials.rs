@@ -13,8 +13,8 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use mcpgen_core::tool::{HttpBinding, SecurityScheme, SecuritySchemeKind};
 use reqwest::header::{AUTHORIZATION, COOKIE, HeaderMap, HeaderName, HeaderValue};
 
-use super::error::UpstreamError;
-use super::style;
+use crate::error::UpstreamError;
+use crate::style;
 use mcpgen_contract::toolset::CallContext;
 
 /// A credential attached to every upstream request.

@@ -10,7 +10,7 @@ use mcpgen_core::result::ToolResult;
 use mcpgen_core::tool::ToolDef;
 use serde_json::{Map, Value};
 
-use crate::upstream::Upstream;
+use crate::Upstream;
 use mcpgen_contract::tasks::TaskSupport;
 use mcpgen_contract::toolset::{CallContext, ToolError, ToolSet};
 

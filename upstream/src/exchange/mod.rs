@@ -24,8 +24,8 @@ use sha2::{Digest, Sha256};
 use tokio::sync::OnceCell;
 use url::Url;
 
-use super::UpstreamConfig;
-use super::error::UpstreamError;
+use crate::UpstreamConfig;
+use crate::error::UpstreamError;
 use mcpgen_contract::toolset::CallContext;
 
 /// Timeout of one request to the token endpoint.
@@ -41,7 +41,7 @@ const MAX_SKEW: Duration = Duration::from_secs(30);
 const MAX_ENTRIES: usize = 10_000;
 
 /// How an upstream exchanges OAuth callers' access tokens (RFC 8693) for tokens of its own
-/// API; see [`UpstreamConfig::with_token_exchange`](super::UpstreamConfig::with_token_exchange).
+/// API; see [`UpstreamConfig::with_token_exchange`](crate::UpstreamConfig::with_token_exchange).
 ///
 /// Its `Debug` output does not show the client secret.
 #[derive(Clone)]

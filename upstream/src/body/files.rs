@@ -6,7 +6,7 @@ use base64::alphabet;
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use serde_json::{Map, Value};
 
-use crate::upstream::media::essence;
+use crate::media::essence;
 
 /// File contents from a `data:` URI or a file object.
 pub(super) struct File {

@@ -4,7 +4,7 @@
 use mcpgen_core::tool::{ArgBinding, Location};
 use serde_json::{Map, Value};
 
-use super::style;
+use crate::style;
 
 /// What is wrong with a call's arguments, collected so they are reported together.
 #[derive(Default)]

@@ -9,8 +9,8 @@ use serde_json::Value;
 use super::encoding::{body_style, encoding_of, styled};
 use super::files::{File, data_uri, decode_base64, file_object, is_data_uri, is_file};
 use super::shape::Property;
-use crate::upstream::media::{essence, is_json_media_type, is_text};
-use crate::upstream::style::{self, Escape, Target};
+use crate::media::{essence, is_json_media_type, is_text};
+use crate::style::{self, Escape, Target};
 
 /// One part of a multipart body.
 #[derive(Debug, PartialEq, Eq)]

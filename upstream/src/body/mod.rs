@@ -42,7 +42,7 @@
 //!   URI or a file object. When the declared type has a wildcard (`image/*`, `*/*`), the data
 //!   URI's or file object's media type is sent instead (or `application/octet-stream`).
 //!
-//! The OpenAPI `encoding` object ([`BodyBinding::encoding`](crate::BodyBinding)) changes
+//! The OpenAPI `encoding` object ([`BodyBinding::encoding`](mcpgen_core::BodyBinding)) changes
 //! these defaults per property:
 //!
 //! - In a **form** body, a property whose encoding sets `style` or `explode` is written as a
@@ -83,8 +83,8 @@ use shape::{Shape, flattened_body};
 
 use mcpgen_core::tool::{HttpBinding, PropertyEncoding};
 
-use super::args::Problems;
-use super::media::{essence, is_json_media_type, is_text};
+use crate::args::Problems;
+use crate::media::{essence, is_json_media_type, is_text};
 
 /// An encoded request body.
 pub(super) struct RequestBody {

@@ -28,7 +28,7 @@ pub enum UpstreamError {
     /// An origin polling may follow ([`TaskPolling::follow_origins`]) is not
     /// `scheme://host[:port]`.
     ///
-    /// [`TaskPolling::follow_origins`]: super::TaskPolling::follow_origins
+    /// [`TaskPolling::follow_origins`]: crate::TaskPolling::follow_origins
     #[error("invalid origin to follow when polling `{origin}`: {reason}")]
     FollowOrigin {
         /// The origin given.

@@ -31,10 +31,11 @@ use reqwest::header::HeaderMap;
 
 use mcpgen_core::result::ToolResult;
 
-use super::invoked::GuardReport;
-use super::redirect::MAX_REDIRECTS;
-use super::response::Call;
-use super::{Exchange, Upstream, UpstreamError};
+use crate::error::UpstreamError;
+use crate::invoked::GuardReport;
+use crate::redirect::MAX_REDIRECTS;
+use crate::response::Call;
+use crate::{Exchange, Upstream};
 use mcpgen_contract::toolset::CallContext;
 
 /// The most a server waits between two polls of an operation's status, by default: 30 s.
@@ -140,7 +141,7 @@ impl Course<'_> {
             ToolResult::error(format!(
                 "{} was accepted, but its status `Location` `{}` is not a valid URL: {e}",
                 self.started,
-                super::base_url::redact_url_text(location)
+                crate::base_url::redact_url_text(location)
             ))
         })?;
         self.check(&next)?;

@@ -8,8 +8,8 @@
 use std::time::Duration;
 
 use super::Accepted;
-use crate::upstream::Upstream;
-use crate::upstream::invoked::GuardReport;
+use crate::Upstream;
+use crate::invoked::GuardReport;
 
 /// The longest a cancelling `DELETE` may take.
 const CANCEL_TIMEOUT: Duration = Duration::from_secs(10);
