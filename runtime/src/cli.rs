@@ -390,7 +390,7 @@ pub struct ServeArgs {
 pub fn main<T: ToolSet>(app: App, make_tools: impl FnOnce(Upstream) -> T) -> ExitCode {
     // Code mode's workers are this binary started again: they serve before anything else.
     #[cfg(feature = "code-mode")]
-    crate::code::run_worker_if_asked();
+    mcpgen_code::run_worker_if_asked();
     let command = ServeArgs::command()
         .name(app.name)
         .version(app.version)

@@ -41,8 +41,10 @@ pub use mcpgen_contract::app;
 pub use mcpgen_identity::auth;
 #[cfg(feature = "cli")]
 pub mod cli;
+/// Code mode (`--tool-mode code`), from `mcpgen-code`: the engine with the `code-mode`
+/// feature, the listing and limits alone with `search`.
 #[cfg(feature = "search")]
-pub mod code;
+pub use mcpgen_code as code;
 pub use mcpgen_contract::completion;
 pub use mcpgen_contract::input;
 #[cfg(feature = "http")]

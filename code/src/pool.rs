@@ -15,8 +15,8 @@ use std::time::{Duration, Instant};
 
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
-use super::limits::CodeLimits;
-use super::protocol::{
+use crate::limits::CodeLimits;
+use crate::protocol::{
     self, FrameError, Frames, FromWorker, HOOKS_ENV, MAGIC, ToWorker, VERSION, WORKER_ENV,
 };
 

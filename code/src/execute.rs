@@ -16,14 +16,14 @@ use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 use tracing::Instrument;
 
-use super::EXECUTE_TOOL;
-use super::host::Host;
-use super::inner::Parent;
-use super::limits::CodeLimits;
-use super::pool::Pool;
-use super::report::{Failure, well_formed};
-use super::run::{Ran, run};
-use super::slots::Slots;
+use crate::host::Host;
+use crate::inner::Parent;
+use crate::limits::CodeLimits;
+use crate::listing::EXECUTE_TOOL;
+use crate::pool::Pool;
+use crate::report::{Failure, well_formed};
+use crate::run::{Ran, run};
+use crate::slots::Slots;
 use mcpgen_contract::toolset::CallContext;
 use mcpgen_core::result::{Content, ToolResult};
 use mcpgen_identity::principal::Principal;
@@ -31,7 +31,8 @@ use mcpgen_identity::principal::Principal;
 /// Code mode's share of one catalog: its limits, the slots of programs running at once and
 /// the worker processes they run in.
 #[derive(Debug, Clone)]
-pub(crate) struct CodeMode {
+#[doc(hidden)]
+pub struct CodeMode {
     limits: CodeLimits,
     slots: Arc<Slots>,
     pool: Arc<Pool>,
@@ -39,7 +40,8 @@ pub(crate) struct CodeMode {
 
 impl CodeMode {
     /// Code mode with `limits`, once a first worker has answered as one.
-    pub(crate) fn new(limits: CodeLimits) -> Result<Self, String> {
+    #[doc(hidden)]
+    pub fn new(limits: CodeLimits) -> Result<Self, String> {
         let pool = Arc::new(Pool::new(limits.clone())?);
         Ok(Self {
             slots: Arc::new(Slots::new(&limits)),
@@ -49,13 +51,15 @@ impl CodeMode {
     }
 
     /// The limits programs run under.
-    pub(crate) fn limits(&self) -> &CodeLimits {
+    #[doc(hidden)]
+    pub fn limits(&self) -> &CodeLimits {
         &self.limits
     }
 }
 
 /// Answers an `execute` of `principal` with `args` (already checked against its schema).
-pub(crate) async fn execute(
+#[doc(hidden)]
+pub async fn execute(
     host: Arc<dyn Host>,
     mode: &CodeMode,
     principal: &Principal,
@@ -109,10 +113,7 @@ async fn answer_and_record(
         },
     };
     let (result, status, error) = answer(ran.result, ran.logs, &mode.limits);
-    #[cfg(feature = "metrics")]
-    if let Some(metrics) = host.metrics() {
-        metrics.call_finished(Some(&super::listing::EXECUTE), status, started.elapsed());
-    }
+    host.execute_finished(&crate::listing::EXECUTE, status, started.elapsed());
     let span = tracing::Span::current();
     if !span.is_none() {
         span.record("status", status.as_str());

@@ -21,10 +21,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use super::confine;
-use super::engine::{CallReply, Link, NoReply, Outcome, Sandbox, Stop};
-use super::limits::CodeLimits;
-use super::protocol::{self, FromWorker, HOOKS_ENV, MAGIC, ToWorker, VERSION, WORKER_ENV};
+use crate::confine;
+use crate::engine::{CallReply, Link, NoReply, Outcome, Sandbox, Stop};
+use crate::limits::CodeLimits;
+use crate::protocol::{self, FromWorker, HOOKS_ENV, MAGIC, ToWorker, VERSION, WORKER_ENV};
 
 /// Set by the stop signal's handler: the running program is to stop.
 static SIGNALLED: AtomicBool = AtomicBool::new(false);

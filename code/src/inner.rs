@@ -8,8 +8,8 @@ use std::time::Instant;
 use serde_json::{Map, Value};
 use tracing::Instrument;
 
-use super::engine::{CallReply, CallRequest};
-use super::host::{Host, InnerAnswer};
+use crate::engine::{CallReply, CallRequest};
+use crate::host::{Host, InnerAnswer};
 use mcpgen_contract::input::InputChannel;
 use mcpgen_contract::toolset::{CallContext, ParentCall};
 use mcpgen_contract::trace::call_span;
@@ -43,7 +43,7 @@ pub(super) async fn call(
 /// `args` of `tools.<name>(args)` as a JSON object, or the error the program's promise is
 /// rejected with (no call made).
 pub(super) fn arguments(name: &str, args: &str) -> Result<Map<String, Value>, String> {
-    serde_json::from_str::<Map<String, Value>>(&super::report::well_formed(args))
+    serde_json::from_str::<Map<String, Value>>(&crate::report::well_formed(args))
         .map_err(|_| format!("tools.{name}: the arguments must be a JSON object"))
 }
 

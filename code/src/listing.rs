@@ -6,14 +6,13 @@
 
 use std::sync::Arc;
 
-use mcpgen_core::tool::DESCRIBE_TOOLS;
+use mcpgen_core::tool::{DESCRIBE_TOOLS, SEARCH_TOOL};
 use rmcp::model::Tool;
 use serde_json::json;
 
-use super::limits::CodeLimits;
-use crate::search::SEARCH_TOOL;
+use crate::limits::CodeLimits;
 use mcpgen_contract::wire::{describe_listing, meta_listing};
-#[cfg(all(feature = "code-mode", feature = "metrics"))]
+#[cfg(feature = "code-mode")]
 use mcpgen_core::tool::{ToolAnnotations, ToolDef};
 
 /// Name of the meta-tool that runs a program, in what is listed with or without the engine.
@@ -24,10 +23,11 @@ const DESCRIBE_NAME: &str = DESCRIBE_TOOLS.name;
 
 /// Name of the meta-tool that runs a program.
 #[cfg(feature = "code-mode")]
-pub(crate) const EXECUTE_TOOL: &str = EXECUTE_NAME;
+#[doc(hidden)]
+pub const EXECUTE_TOOL: &str = EXECUTE_NAME;
 
 /// `execute` as the metrics name it (its `tool` label).
-#[cfg(all(feature = "code-mode", feature = "metrics"))]
+#[cfg(feature = "code-mode")]
 pub(crate) const EXECUTE: ToolDef = ToolDef::new(
     EXECUTE_NAME,
     "Runs a JavaScript program against the tools.",
@@ -50,13 +50,15 @@ pub fn tools_list_json(count: usize, limits: &CodeLimits, declarations: Option<&
 }
 
 /// `declarations` if `execute`'s description may carry them under `limits`.
-pub(crate) fn inlined<'a>(limits: &CodeLimits, declarations: Option<&'a str>) -> Option<&'a str> {
+#[doc(hidden)]
+pub fn inlined<'a>(limits: &CodeLimits, declarations: Option<&'a str>) -> Option<&'a str> {
     declarations.filter(|d| !d.is_empty() && d.len() <= limits.inline_declarations)
 }
 
 /// `execute`'s description for programs running under `limits`, ending with `declarations`
 /// if they fit.
-pub(crate) fn execute_description(limits: &CodeLimits, declarations: Option<&str>) -> String {
+#[doc(hidden)]
+pub fn execute_description(limits: &CodeLimits, declarations: Option<&str>) -> String {
     let mut description = format!(
         "Run a JavaScript program that calls this server's tools, and get back only what \
          it returns: one call instead of a round trip per tool call. The code is the body \
@@ -88,7 +90,8 @@ pub(crate) fn execute_description(limits: &CodeLimits, declarations: Option<&str
 /// programs running under `limits`, `execute`'s description carrying `declarations` if they
 /// fit (see [`inlined`]); the server pairs each with the validator of its arguments
 /// (`server/catalog/search.rs`).
-pub(crate) fn listed(count: usize, limits: &CodeLimits, declarations: Option<&str>) -> [Tool; 3] {
+#[doc(hidden)]
+pub fn listed(count: usize, limits: &CodeLimits, declarations: Option<&str>) -> [Tool; 3] {
     let search = meta_listing(
         SEARCH_TOOL,
         format!(

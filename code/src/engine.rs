@@ -25,17 +25,11 @@ use rquickjs::context::{EvalOptions, intrinsic};
 use rquickjs::promise::PromiseState;
 use rquickjs::{Context, Ctx, Exception, Function, Object, Persistent, Promise, Runtime, Value};
 
-use super::limits::{CodeLimits, JS_STACK_BYTES, Limit};
-use super::report::{Failure, describe_thrown};
+use crate::limits::{CodeLimits, JS_STACK_BYTES, Limit};
+use crate::report::{FILE_NAME, Failure, HEADER, describe_thrown};
 
 const PRELUDE: &str = include_str!("prelude.js");
 
-/// The name programs are compiled under, which error positions name.
-pub(crate) const FILE_NAME: &str = "program.js";
-
-/// What the program's code is wrapped in: the body of an async function taking `tools` and
-/// `console`. The code starts on the header's line, so its line numbers are the program's own.
-pub(crate) const HEADER: &str = "(async function (tools, console) {";
 const FOOTER: &str = "\n})";
 
 /// The built-ins a program's context has: the language without timers, typed arrays, weak

@@ -1,9 +1,13 @@
 //! What code mode needs of the server that runs it, as a trait the server implements
-//! (`server/call/search_call.rs`) and hands to [`execute`](super::execute): code mode names
+//! (`server/call/search_call.rs`) and hands to [`execute`](crate::execute): code mode names
 //! nothing of `server/`, so the server can depend on it and it can leave the crate.
 
+use std::time::Duration;
+
+use mcpgen_audit::AuditStatus;
 use mcpgen_core::BoxFuture;
 use mcpgen_core::result::ToolResult;
+use mcpgen_core::tool::ToolDef;
 use serde_json::{Map, Value};
 
 use mcpgen_audit::MultiSink;
@@ -12,10 +16,12 @@ use mcpgen_identity::principal::Principal;
 
 /// Held while an `execute` runs: the server counts it as a call in progress, which shutdown
 /// waits for.
-pub(crate) type InFlight<'a> = Box<dyn Send + 'a>;
+#[doc(hidden)]
+pub type InFlight<'a> = Box<dyn Send + 'a>;
 
 /// How one inner call ended, as the server's pipeline answered it.
-pub(crate) enum InnerAnswer {
+#[doc(hidden)]
+pub enum InnerAnswer {
     /// The tool's result (possibly `is_error`).
     Result {
         result: ToolResult,
@@ -33,7 +39,8 @@ pub(crate) enum InnerAnswer {
 }
 
 /// The server a program's inner calls go to, with what the `execute`'s own record needs.
-pub(crate) trait Host: Send + Sync {
+#[doc(hidden)]
+pub trait Host: Send + Sync {
     /// Runs tool `name` with `args` as `principal` through the call pipeline (visibility,
     /// scopes, validation, limits, audit), with `ctx` made from the `execute`'s.
     fn call<'a>(
@@ -53,11 +60,11 @@ pub(crate) trait Host: Send + Sync {
     /// Whether audit records carry the arguments (`--audit-args`).
     fn audit_args(&self) -> bool;
 
-    /// Largest request body accepted, which an inner call's arguments are held to.
-    #[cfg(feature = "http")]
-    fn max_body_bytes(&self) -> usize;
+    /// Largest request body accepted, which an inner call's arguments are held to; `None` when
+    /// the server reads no request bodies (built without its HTTP transport).
+    fn max_body_bytes(&self) -> Option<usize>;
 
-    /// The server's metrics, if it keeps them.
-    #[cfg(feature = "metrics")]
-    fn metrics(&self) -> Option<&crate::metrics::Metrics>;
+    /// Counts a finished `execute` (`def`, its audit `status`, the time it took) into the
+    /// server's metrics, if it keeps them.
+    fn execute_finished(&self, def: &ToolDef, status: AuditStatus, elapsed: Duration);
 }

@@ -4,8 +4,14 @@
 use mcpgen_audit::AuditStatus;
 use rquickjs::{Ctx, Exception, Value};
 
-use super::engine::{FILE_NAME, HEADER};
-use super::limits::{CodeLimits, Limit};
+use crate::limits::{CodeLimits, Limit};
+
+/// The name programs are compiled under (by `engine`), which error positions name.
+pub(crate) const FILE_NAME: &str = "program.js";
+
+/// What the program's code is wrapped in: the body of an async function taking `tools` and
+/// `console`. The code starts on the header's line, so its line numbers are the program's own.
+pub(crate) const HEADER: &str = "(async function (tools, console) {";
 
 /// Longest error text taken from a program's exception, in characters.
 const MAX_THROWN_CHARS: usize = 2000;

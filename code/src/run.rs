@@ -14,12 +14,12 @@ use std::time::Instant;
 
 use tokio::task::JoinSet;
 
-use super::engine::{CallReply, CallRequest};
-use super::inner::{self, Parent};
-use super::limits::{CodeLimits, Limit, STOP_GRACE};
-use super::pool::{Pool, Worker};
-use super::protocol::{FromWorker, ToWorker};
-use super::report::Failure;
+use crate::engine::{CallReply, CallRequest};
+use crate::inner::{self, Parent};
+use crate::limits::{CodeLimits, Limit, STOP_GRACE};
+use crate::pool::{Pool, Worker};
+use crate::protocol::{FromWorker, ToWorker};
+use crate::report::Failure;
 
 /// What a program came to, as the server saw it.
 #[derive(Debug)]
@@ -218,13 +218,13 @@ impl Program<'_> {
                 self.limits.max_calls
             ));
         }
-        #[cfg(feature = "http")]
-        if args.len() > self.parent.host.max_body_bytes() {
+        if let Some(max) = self.parent.host.max_body_bytes()
+            && args.len() > max
+        {
             return refuse(format!(
-                "tools.{name}: the arguments are {} bytes, more than the {} a call may carry \
+                "tools.{name}: the arguments are {} bytes, more than the {max} a call may carry \
                  (--max-body-bytes); nothing was sent",
                 args.len(),
-                self.parent.host.max_body_bytes()
             ));
         }
         let args = match inner::arguments(&name, args) {

@@ -143,7 +143,7 @@ pub(crate) enum Limit {
 
 #[cfg(feature = "code-mode")]
 impl Limit {
-    /// The code [`Stop`](super::engine::Stop) keeps (never 0, which means "running").
+    /// The code [`Stop`](crate::engine::Stop) keeps (never 0, which means "running").
     pub(crate) fn code(self) -> u8 {
         match self {
             Self::Time => 1,

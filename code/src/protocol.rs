@@ -17,7 +17,7 @@ use std::io::{Read, Write};
 use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
-use super::report::Failure;
+use crate::report::Failure;
 
 /// The environment variable that starts the server's own binary as a worker.
 pub(crate) const WORKER_ENV: &str = "MCPGEN_CODE_WORKER";

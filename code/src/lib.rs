@@ -1,4 +1,4 @@
-//! Code mode (`--tool-mode code`, [`ToolMode::Code`](crate::server::ToolMode::Code)): a whole
+//! Code mode (`--tool-mode code`, `ToolMode::Code`): a whole
 //! API behind one `execute` tool that runs a JavaScript program against the tools.
 //!
 //! `tools/list` shows `search_tools`, `describe_tools` (which adds each tool's TypeScript
@@ -39,10 +39,16 @@
 //!
 //! # Without the engine
 //!
-//! With the `search` feature alone, this module holds what code mode lists and the limits
+//! Without the `code-mode` feature, this crate holds what code mode lists and the limits
 //! its description names ([`tools_list_json`], [`CodeLimits`]), so that tools can report the
 //! `tools/list` size of code mode without linking the engine; serving code mode needs the
 //! `code-mode` feature.
+//!
+//! The server runtime (`mcpgen-runtime`) re-exports this crate as `mcpgen_runtime::code` (with
+//! its `search` feature) and forwards its `code-mode` feature; the server hands itself in as a
+//! `Host` (with `code-mode`), so this crate names nothing of the server.
+
+#![deny(missing_docs)]
 
 #[cfg(feature = "code-mode")]
 mod confine;
@@ -70,15 +76,19 @@ mod slots;
 mod worker;
 
 #[cfg(feature = "code-mode")]
-pub(crate) use execute::CodeMode;
+#[doc(hidden)]
+pub use execute::CodeMode;
 pub use limits::CodeLimits;
 pub use listing::tools_list_json;
 #[cfg(feature = "code-mode")]
 pub use worker::run_worker_if_asked;
 
 #[cfg(feature = "code-mode")]
-pub(crate) use execute::execute;
+#[doc(hidden)]
+pub use execute::execute;
 #[cfg(feature = "code-mode")]
-pub(crate) use host::{Host, InFlight, InnerAnswer};
+#[doc(hidden)]
+pub use host::{Host, InFlight, InnerAnswer};
 #[cfg(feature = "code-mode")]
-pub(crate) use listing::{EXECUTE_TOOL, execute_description, inlined, listed};
+#[doc(hidden)]
+pub use listing::{EXECUTE_TOOL, execute_description, inlined, listed};

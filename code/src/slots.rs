@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use super::limits::{CodeLimits, Limit};
+use crate::limits::{CodeLimits, Limit};
 
 /// The slots of one code mode.
 #[derive(Debug)]
