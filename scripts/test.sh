@@ -85,7 +85,8 @@ mdbook build docs
 
 step "the published crates' documentation builds without warnings (broken or private intra-doc links included)"
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --locked --features mcpgen-runtime/code-mode -p mcpgen -p mcpgen-runtime -p mcpgen-macros \
-  -p mcpgen-client -p mcpgen-codegen -p mcpgen-core -p mcpgen-identity -p mcpgen-search
+  -p mcpgen-client -p mcpgen-codegen -p mcpgen-core -p mcpgen-identity -p mcpgen-search -p mcpgen-contract \
+  -p mcpgen-upstream -p mcpgen-code
 # The audit's database sink is documented only with its features (the runtime's defaults leave them off).
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --locked --all-features -p mcpgen-audit
 

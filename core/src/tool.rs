@@ -389,6 +389,9 @@ impl ToolDef {
 /// is repeated in every summarised tool's `tools/list` entry.
 pub const SUMMARISED_NOTE: &str = "Full schema: describe_tools.";
 
+/// Name of the meta-tool that searches the tools (in search mode and in code mode).
+pub const SEARCH_TOOL: &str = "search_tools";
+
 /// `describe_tools` as a server's `all` mode lists it, next to the tools, when some tool's
 /// listed schemas are summaries. Generation writes the same entry into `tools.json`, so the
 /// two agree.

@@ -59,8 +59,8 @@ use crate::server::builder::ServerBuilder;
 use crate::server::config::{OutputCheck, ToolMode, Unconfirmable};
 use crate::server::state::server::Server;
 use crate::server::transport::shutdown::shutdown_signal;
-use crate::toolset::{CallerCredential, ToolSet};
-use crate::upstream::{Credential, DEFAULT_MAX_RESPONSE_BYTES, Upstream, UpstreamConfig};
+use mcpgen_contract::toolset::{CallerCredential, ToolSet};
+use mcpgen_upstream::{Credential, DEFAULT_MAX_RESPONSE_BYTES, Upstream, UpstreamConfig};
 
 /// What a generated binary tells [`main`] about itself.
 #[derive(Debug, Clone, Copy)]
@@ -390,7 +390,7 @@ pub struct ServeArgs {
 pub fn main<T: ToolSet>(app: App, make_tools: impl FnOnce(Upstream) -> T) -> ExitCode {
     // Code mode's workers are this binary started again: they serve before anything else.
     #[cfg(feature = "code-mode")]
-    crate::code::run_worker_if_asked();
+    mcpgen_code::run_worker_if_asked();
     let command = ServeArgs::command()
         .name(app.name)
         .version(app.version)

@@ -33,49 +33,60 @@
 // Without a transport a server can be built but not served: what only serving reaches is unused.
 #![cfg_attr(not(any(feature = "stdio", feature = "http")), allow(dead_code))]
 
-pub mod app;
 /// One audit event per tool call, delivered to pluggable sinks (the `mcpgen-audit` crate).
 pub use mcpgen_audit as audit;
+pub use mcpgen_contract::app;
 /// Authentication: credentials → [`Principal`] (API keys, signed tokens, the product's key
 /// check, OAuth access tokens), from `mcpgen-identity`.
 pub use mcpgen_identity::auth;
 #[cfg(feature = "cli")]
 pub mod cli;
+/// Code mode (`--tool-mode code`), from `mcpgen-code`: the engine with the `code-mode`
+/// feature, the listing and limits alone with `search`.
 #[cfg(feature = "search")]
-pub mod code;
-pub mod completion;
-mod guard_report;
-pub mod input;
+pub use mcpgen_code as code;
+pub use mcpgen_contract::completion;
+pub use mcpgen_contract::input;
 #[cfg(feature = "http")]
 mod listener;
-mod local;
 #[cfg(feature = "metrics")]
 pub mod metrics;
-pub mod notify;
-#[cfg(feature = "openapi")]
-pub mod openapi;
+pub use mcpgen_contract::notify;
+pub use mcpgen_contract::prompt;
+pub use mcpgen_contract::resource;
 /// Who is calling, and what they may call ([`Principal::may_call`]), from `mcpgen-identity`.
 pub use mcpgen_identity::principal;
-pub mod prompt;
-pub mod resource;
+#[cfg(feature = "openapi")]
+pub use mcpgen_upstream::openapi;
 #[cfg(feature = "search")]
 pub mod search;
 pub mod server;
-pub mod tasks;
-pub mod toolset;
-pub mod trace;
+pub use mcpgen_contract::tasks;
+pub use mcpgen_contract::toolset;
+pub use mcpgen_contract::trace;
+/// The HTTP call an OpenAPI-derived tool makes to its REST API (the `mcpgen-upstream` crate).
 #[cfg(feature = "openapi")]
-pub mod upstream;
+pub use mcpgen_upstream as upstream;
 mod views;
-mod wire;
 
 pub use mcpgen_core::{BoxFuture, connection, json_kind, result, tool, typescript, view};
 
-pub use app::args::Args;
-pub use app::{AppTool, AppToolSet, ToolContext};
-pub use completion::{Completer, Completion, CompletionRequest};
-pub use guard_report::{GuardRefusal, GuardReport};
-pub use local::LocalConnection;
+pub use mcpgen_contract::app::args::Args;
+pub use mcpgen_contract::app::{AppTool, AppToolSet, ToolContext};
+pub use mcpgen_contract::completion::{Completer, Completion, CompletionRequest};
+pub use mcpgen_contract::guard_report::{GuardRefusal, GuardReport};
+pub use mcpgen_contract::local::LocalConnection;
+pub use mcpgen_contract::notify::{Cancellation, LogLevel, Notifier, NotifyError};
+pub use mcpgen_contract::prompt::{
+    Prompt, PromptArgs, PromptArgument, PromptError, PromptMessage, PromptSet,
+};
+pub use mcpgen_contract::resource::{
+    Resource, ResourceBody, ResourceContents, ResourceError, ResourceSet, ResourceTemplate,
+    ResourceUpdates, TemplateRead,
+};
+pub use mcpgen_contract::toolset::{
+    CallContext, CallerCredential, ForwardedHeaders, ToolError, ToolRate, ToolSet,
+};
 pub use mcpgen_core::{
     Access, ArgBinding, BodyBinding, DESCRIBE_TOOLS, Declaration, FullDefs, HttpBinding, Location,
     PropertyEncoding, SUMMARISED_NOTE, SecurityScheme, SecuritySchemeKind, ToolAnnotations,
@@ -84,19 +95,12 @@ pub use mcpgen_core::{
 pub use mcpgen_core::{CallError, McpConnection, call_typed};
 pub use mcpgen_core::{Content, ToolResult};
 pub use mcpgen_identity::Principal;
-pub use notify::{Cancellation, LogLevel, Notifier, NotifyError};
 #[cfg(feature = "openapi")]
-pub use openapi::OpenApiTools;
-pub use prompt::{Prompt, PromptArgs, PromptArgument, PromptError, PromptMessage, PromptSet};
-pub use resource::{
-    Resource, ResourceBody, ResourceContents, ResourceError, ResourceSet, ResourceTemplate,
-    ResourceUpdates, TemplateRead,
-};
-pub use toolset::{CallContext, CallerCredential, ForwardedHeaders, ToolError, ToolRate, ToolSet};
+pub use mcpgen_upstream::OpenApiTools;
 #[cfg(all(feature = "openapi", feature = "oauth"))]
-pub use upstream::TokenExchange;
+pub use mcpgen_upstream::TokenExchange;
 #[cfg(feature = "openapi")]
-pub use upstream::{
+pub use mcpgen_upstream::{
     Credential, GuardConfig, Invoked, PreparedRequest, TaskPolling, Upstream, UpstreamConfig,
     UpstreamError,
 };
@@ -108,11 +112,11 @@ pub use schemars1 as schemars;
 /// Items generated code needs but applications should not call directly.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::app::output::{
+    pub use mcpgen_contract::app::output::{
         OutputTag, RawOutput, ResultFallback, ResultOutput, ToolErrorText, ToolOutput,
         ValueFallback, ValueOutput,
     };
-    pub use crate::app::{OutputShape, ToolMeta, name_taken, tool_def};
+    pub use mcpgen_contract::app::{OutputShape, ToolMeta, name_taken, tool_def};
     pub use schemars1 as schemars;
     pub use serde;
     pub use serde_json;

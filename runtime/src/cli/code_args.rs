@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use super::values::parse_positive_bytes;
-use crate::code::CodeLimits;
+use mcpgen_code::CodeLimits;
 
 /// Limits of the programs `execute` runs in code mode (`--tool-mode code`). Each breach ends
 /// the program with an error result naming the limit.

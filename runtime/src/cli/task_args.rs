@@ -5,8 +5,8 @@
 use std::time::Duration;
 
 use super::values::parse_positive_bytes;
-use crate::tasks::{DEFAULT_TASKS_MAX, DEFAULT_TASKS_RESULTS_MAX_BYTES};
-use crate::upstream::{
+use mcpgen_contract::tasks::{DEFAULT_TASKS_MAX, DEFAULT_TASKS_RESULTS_MAX_BYTES};
+use mcpgen_upstream::{
     DEFAULT_TASK_POLL_MAX_INTERVAL, DEFAULT_TASK_POLLS_MAX, TaskPolling, UpstreamConfig,
 };
 

@@ -5,7 +5,7 @@ use clap::Args;
 
 use super::App;
 use super::oauth_args::OAuthArgs;
-use crate::upstream::{TokenExchange, UpstreamConfig};
+use mcpgen_upstream::{TokenExchange, UpstreamConfig};
 
 /// Exchanging OAuth callers' access tokens for tokens of the API (RFC 8693).
 #[derive(Debug, Clone, Args)]

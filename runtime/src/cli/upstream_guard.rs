@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use clap::builder::TypedValueParser as _;
 
-use crate::upstream::{
+use mcpgen_upstream::{
     DEFAULT_BREAKER_COOLDOWN, DEFAULT_BREAKER_THRESHOLD, DEFAULT_MAX_CONCURRENCY,
     DEFAULT_QUEUE_TIMEOUT, GuardConfig,
 };

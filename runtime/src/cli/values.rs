@@ -55,14 +55,14 @@ pub(super) fn request_state_keys(path: &std::path::Path) -> Result<Vec<Vec<u8>>,
         if key.is_empty() {
             continue;
         }
-        if key.len() < crate::input::MIN_KEY_BYTES {
+        if key.len() < mcpgen_contract::input::MIN_KEY_BYTES {
             return Err(format!(
                 "--request-state-key-file {} line {}: the key has {} bytes, at least {} are needed \
                  (e.g. `openssl rand -hex 32 > FILE`)",
                 path.display(),
                 i + 1,
                 key.len(),
-                crate::input::MIN_KEY_BYTES
+                mcpgen_contract::input::MIN_KEY_BYTES
             ));
         }
         keys.push(key.to_vec());

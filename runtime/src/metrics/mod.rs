@@ -49,7 +49,7 @@ use tool::UpstreamCode;
 use mcpgen_audit::{AuditSink, AuditStatus};
 use mcpgen_core::tool::ToolDef;
 
-use crate::guard_report::GuardReport;
+use mcpgen_contract::guard_report::GuardReport;
 
 /// The `tool` label of a name that is not in the tool table.
 pub const UNKNOWN_TOOL: &str = "(unknown)";

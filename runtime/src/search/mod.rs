@@ -23,8 +23,7 @@
 //! assert_eq!(hits[0].name, "star_repo");
 //! ```
 
-/// Name of the meta-tool that searches the tools (in search mode and in code mode).
-pub const SEARCH_TOOL: &str = "search_tools";
+pub use mcpgen_core::tool::SEARCH_TOOL;
 
 pub use mcpgen_search::{
     DocTerms, FORMAT_VERSION, Field, Hit, IndexError, MAGIC, STOPWORDS, SearchIndex,

@@ -13,11 +13,8 @@ use super::config::{DEFAULT_MAX_BODY_BYTES, forward_header_names};
 use super::config::{DEFAULT_SHUTDOWN_TIMEOUT, OutputCheck, Unconfirmable};
 use super::error::{ConfigProblem, ServerError};
 use super::mounting::{configured, declared_tasks, mounted_inner, name_check};
-use crate::input::RequestStates;
 #[cfg(feature = "metrics")]
 use crate::metrics::{Metrics, MetricsEndpoint};
-use crate::prompt::PromptSet;
-use crate::resource::ResourceSet;
 use crate::server::catalog::catalog_config::CatalogConfig;
 #[cfg(feature = "code-mode")]
 use crate::server::catalog::catalog_config::CodeLimits;
@@ -40,8 +37,11 @@ use crate::server::state::resource_site::SiteConfig;
 use crate::server::state::server::Server;
 #[cfg(feature = "http")]
 use crate::server::transport::replica;
-use crate::tasks::{TaskSettings, Tasks};
-use crate::toolset::ToolSet;
+use mcpgen_contract::input::RequestStates;
+use mcpgen_contract::prompt::PromptSet;
+use mcpgen_contract::resource::ResourceSet;
+use mcpgen_contract::tasks::{TaskSettings, Tasks};
+use mcpgen_contract::toolset::ToolSet;
 use mcpgen_identity::auth::Authenticator;
 
 /// Builds a [`Server`]; see [`Server::builder`].
@@ -312,7 +312,7 @@ impl ServerBuilder {
     #[cfg(feature = "http")]
     /// Names headers of the caller's HTTP request (Streamable HTTP and legacy SSE) that are
     /// copied into each call's [`CallContext::forwarded_headers`](crate::CallContext), from
-    /// where an [`Upstream`](crate::upstream::Upstream) sends them on. None by default.
+    /// where an [`Upstream`](mcpgen_upstream::Upstream) sends them on. None by default.
     /// Hop-by-hop and framing headers (`Host`, `Content-Length`, `Connection`,
     /// `Transfer-Encoding`, …) and the headers carrying the caller's credential for this server
     /// (`Authorization`, `X-API-Key`: see pass-through instead) are refused by
@@ -521,7 +521,7 @@ impl ServerBuilder {
         };
         #[cfg(feature = "http")]
         let serve_root = !self.root.sets.is_empty() || self.mounts.is_empty();
-        let tool_limits: Vec<crate::toolset::ToolRate> = self
+        let tool_limits: Vec<mcpgen_contract::toolset::ToolRate> = self
             .root
             .sets
             .iter()

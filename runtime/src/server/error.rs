@@ -200,7 +200,7 @@ pub enum ConfigProblem {
     )]
     CodeModeNotBuilt,
     /// Code mode's first worker process did not start or did not answer as one (see
-    /// [`run_worker_if_asked`](crate::code::run_worker_if_asked)).
+    /// [`run_worker_if_asked`](mcpgen_code::run_worker_if_asked)).
     #[cfg(feature = "code-mode")]
     #[error("code mode cannot run programs: {reason}")]
     CodeWorker {

@@ -17,7 +17,7 @@ use crate::server::catalog::resources::Resources;
 use crate::server::state::inner::Inner;
 use crate::server::state::mounts::Mounted;
 use crate::server::state::server::Server;
-use crate::tasks::TaskSupport;
+use mcpgen_contract::tasks::TaskSupport;
 use mcpgen_core::ToolDef;
 
 /// Where catalogs are placed: the server's [`Placement`](super::Placement) with HTTP, nothing

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::error::ServerError;
 use super::state::server::Server;
-use crate::toolset::ToolSet;
+use mcpgen_contract::toolset::ToolSet;
 
 impl Server {
     /// Replaces the tool sets of the server's own catalog (at `/mcp`, and over stdio) while

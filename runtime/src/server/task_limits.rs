@@ -2,7 +2,7 @@
 //! principal, the byte budget of ended tasks' results, and which tools run as tasks.
 
 use super::builder::ServerBuilder;
-use crate::tasks::TaskSupport;
+use mcpgen_contract::tasks::TaskSupport;
 
 impl ServerBuilder {
     /// Runs at most `max` tasks at once (`--tasks-max`, default 1,000); ended tasks do not

@@ -45,7 +45,7 @@ pub(super) fn init_logging() -> Result<Tracing, String> {
         if otel::wanted() {
             let provider = otel::provider(SERVICE.get().copied().unwrap_or("mcpgen"))?;
             let _ = registry.with(otel::layer(&provider)).try_init();
-            crate::trace::set_exporting(true);
+            mcpgen_contract::trace::set_exporting(true);
             return Ok(Some(provider));
         }
         let _ = registry.try_init();

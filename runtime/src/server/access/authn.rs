@@ -13,7 +13,7 @@ use mcpgen_audit::AuditStatus;
 use super::refused::{audit_refused, auth_reason};
 use super::reply::{closing, refused};
 use crate::server::state::inner::Inner;
-use crate::toolset::CallerCredential;
+use mcpgen_contract::toolset::CallerCredential;
 use mcpgen_identity::auth::{AuthError, Authenticator, credential_from_headers};
 use mcpgen_identity::principal::Principal;
 
@@ -64,7 +64,7 @@ pub(crate) async fn authenticate(
         Some(credential) => {
             request
                 .extensions_mut()
-                .insert(crate::toolset::OAuthAccessToken(credential));
+                .insert(mcpgen_contract::toolset::OAuthAccessToken(credential));
         }
         _ => {}
     }

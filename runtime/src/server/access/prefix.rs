@@ -9,7 +9,7 @@ use axum::body::Body;
 use futures::StreamExt;
 use serde_json::{Map, Value};
 
-use crate::trace::{TRACEPARENT, TraceParent};
+use mcpgen_contract::trace::{TRACEPARENT, TraceParent};
 
 /// The most of a refused request's body that is read.
 pub(crate) const PREFIX_BYTES: usize = 64 * 1024;

@@ -17,7 +17,7 @@ use super::prefix::{Calls, PREFIX_BYTES, read_prefix, tool_calls};
 use crate::listener::HeadReceived;
 use crate::server::catalog::echo::echoed;
 use crate::server::state::inner::Inner;
-use crate::trace::{TRACEPARENT, TraceParent};
+use mcpgen_contract::trace::{TRACEPARENT, TraceParent};
 use mcpgen_identity::auth::AuthError;
 use mcpgen_identity::principal::Principal;
 
@@ -81,7 +81,7 @@ pub(crate) async fn audit_refused(
     // With traces exported, the request's own span (see the handler's `incoming_trace`).
     let request_span = parts
         .extensions
-        .get::<crate::trace::RequestSpan>()
+        .get::<mcpgen_contract::trace::RequestSpan>()
         .map(|span| span.0);
     let error = Some(error_text(&refusal_text(reason, &calls)));
     let single = !calls.batch;

@@ -12,10 +12,10 @@ use mcpgen_core::result::ToolResult;
 use mcpgen_core::tool::ToolDef;
 use serde_json::{Map, Value, json};
 
-use crate::input::{self, ClientCapability, ElicitAnswer, Elicitation, InputError};
 use crate::server::config::Unconfirmable;
 use crate::server::state::inner::Inner;
-use crate::toolset::CallContext;
+use mcpgen_contract::input::{self, ClientCapability, ElicitAnswer, Elicitation, InputError};
+use mcpgen_contract::toolset::CallContext;
 
 /// The key of the confirmation question; tools' own questions use other keys.
 const KEY: &str = "mcpgen_confirm";

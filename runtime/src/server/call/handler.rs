@@ -29,8 +29,6 @@ use super::pipeline::{self, Answer};
 #[cfg(feature = "search")]
 use super::search_call;
 use super::task_call;
-use crate::notify::{Cancellation, LogLevel, Notifier, SessionLogLevel, Sink};
-use crate::resource::Subscriber;
 use crate::server::catalog::describe;
 use crate::server::catalog::live::Served;
 use crate::server::catalog::meta_tool::DESCRIBE_TOOL;
@@ -38,10 +36,12 @@ use crate::server::catalog::table::Catalog;
 use crate::server::state::inner::Inner;
 #[cfg(feature = "stdio")]
 use crate::server::state::server::Server;
+use mcpgen_contract::notify::{Cancellation, LogLevel, Notifier, SessionLogLevel, Sink};
+use mcpgen_contract::resource::Subscriber;
 #[cfg(feature = "http")]
-use crate::toolset::ForwardedHeaders;
-use crate::toolset::{CallContext, CallerCredential};
-use crate::trace::{TraceParent, call_span};
+use mcpgen_contract::toolset::ForwardedHeaders;
+use mcpgen_contract::toolset::{CallContext, CallerCredential};
+use mcpgen_contract::trace::{TraceParent, call_span};
 
 /// How long a client may cache a `tools/list` answer when the lists are fixed at start-up.
 const TOOLS_LIST_TTL_MS: u64 = 60_000;
@@ -217,13 +217,17 @@ pub(crate) fn call_context(
         .with_notifier(notifier);
     // The position the call continues; each kind of request makes its own span below it.
     call.trace = incoming_trace(parts, meta)
-        .or_else(|| crate::trace::exporting().then(TraceParent::new_root));
+        .or_else(|| mcpgen_contract::trace::exporting().then(TraceParent::new_root));
     call.caller_credential =
         parts.and_then(|parts| parts.extensions.get::<CallerCredential>().cloned());
     #[cfg(feature = "oauth")]
     {
         call.oauth_token = parts
-            .and_then(|parts| parts.extensions.get::<crate::toolset::OAuthAccessToken>())
+            .and_then(|parts| {
+                parts
+                    .extensions
+                    .get::<mcpgen_contract::toolset::OAuthAccessToken>()
+            })
             .map(|token| token.0.clone());
     }
     #[cfg(feature = "http")]
@@ -252,16 +256,20 @@ fn incoming_trace(
     meta: &RequestMetaObject,
 ) -> Option<TraceParent> {
     let from_header = parts
-        .and_then(|parts| parts.headers.get(crate::trace::TRACEPARENT))
+        .and_then(|parts| parts.headers.get(mcpgen_contract::trace::TRACEPARENT))
         .and_then(|value| value.to_str().ok())
         .and_then(TraceParent::parse);
     let request_span = parts
-        .and_then(|parts| parts.extensions.get::<crate::trace::RequestSpan>())
+        .and_then(|parts| {
+            parts
+                .extensions
+                .get::<mcpgen_contract::trace::RequestSpan>()
+        })
         .map(|span| span.0);
     if from_header.is_some() {
         return request_span.or(from_header);
     }
-    meta.get(crate::trace::TRACEPARENT)
+    meta.get(mcpgen_contract::trace::TRACEPARENT)
         .and_then(|value| value.as_str())
         .and_then(TraceParent::parse)
         .or(request_span)
@@ -357,13 +365,13 @@ impl ServerHandler for McpHandler {
     ) -> Result<rmcp::model::GetPromptResponse, ErrorData> {
         let mut call = self.call_context(&context);
         call.trace = call.trace.map(|parent| parent.child());
-        call.input = crate::input::channel(
+        call.input = mcpgen_contract::input::channel(
             &context,
             request.input_responses.take(),
             request.request_state.take(),
         );
         let no_arguments = rmcp::model::JsonObject::new();
-        let binding = crate::input::binding(
+        let binding = mcpgen_contract::input::binding(
             self.principal(&context).map_or("", |p| p.id.as_str()),
             &format!("prompts/get {}", request.name),
             &mcpgen_audit::args_digest(request.arguments.as_ref().unwrap_or(&no_arguments)),
@@ -380,8 +388,10 @@ impl ServerHandler for McpHandler {
         {
             Ok(result) => Ok(result.into()),
             Err(error) => match call.input.end(states, &binding) {
-                Some(crate::input::RoundEnd::Ask(required)) => Ok(required.into_result().into()),
-                Some(crate::input::RoundEnd::Refuse(refusal)) => Err(refusal.to_error()),
+                Some(mcpgen_contract::input::RoundEnd::Ask(required)) => {
+                    Ok(required.into_result().into())
+                }
+                Some(mcpgen_contract::input::RoundEnd::Refuse(refusal)) => Err(refusal.to_error()),
                 None => Err(error),
             },
         }
@@ -524,7 +534,7 @@ impl ServerHandler for McpHandler {
         let mut call = self.call_context(&context);
         // Tools may ask the client: over the session, or, in stateless calls, in rounds whose
         // answers and sealed state come back with the repeated call.
-        call.input = crate::input::channel(
+        call.input = mcpgen_contract::input::channel(
             &context,
             request.input_responses.take(),
             request.request_state.take(),
@@ -623,7 +633,7 @@ pub(crate) async fn answer_call(
         },
     };
     match answer {
-        Answer::Result(result) => Ok(crate::wire::call_tool_result(result).into()),
+        Answer::Result(result) => Ok(mcpgen_contract::wire::call_tool_result(result).into()),
         Answer::UnknownTool => Err(ErrorData::invalid_params(
             pipeline::unknown_tool_message(&name),
             None,

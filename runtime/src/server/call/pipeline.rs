@@ -28,15 +28,15 @@ use serde_json::{Map, Value};
 
 use super::confirm::{Confirmation, confirm};
 use super::record::{Pending, result_text};
-use crate::guard_report::GuardReport;
-use crate::input::{self, InputRequired, Refusal, RoundEnd};
 use crate::server::catalog::echo::echoed;
 use crate::server::catalog::live::Served;
 use crate::server::catalog::table::{Catalog, Entry};
 use crate::server::config::OutputCheck;
 use crate::server::policy::rate::Refused;
 use crate::server::state::inner::Inner;
-use crate::toolset::{CallContext, ToolError, ToolSet};
+use mcpgen_contract::guard_report::GuardReport;
+use mcpgen_contract::input::{self, InputRequired, Refusal, RoundEnd};
+use mcpgen_contract::toolset::{CallContext, ToolError, ToolSet};
 
 /// How a call is answered.
 #[derive(Debug)]

@@ -12,11 +12,11 @@ use serde_json::{Map, Value};
 use crate::server::catalog::echo::echoed;
 use crate::server::catalog::table::Entry;
 use crate::server::state::inner::Inner;
-use crate::toolset::CallContext;
 use mcpgen_audit::{
     AuditEvent, AuditSink, AuditStatus, MAX_ERROR_CHARS, Unrecorded, args_digest, error_text,
     new_call_id, now_rfc3339,
 };
+use mcpgen_contract::toolset::CallContext;
 use mcpgen_identity::principal::Principal;
 
 /// What the audit record of one call needs besides its outcome.

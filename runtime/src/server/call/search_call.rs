@@ -5,7 +5,7 @@
 //! hidden tool is reported like an unknown one everywhere.
 //!
 //! In code mode, `describe_tools` adds each tool's declaration, and `execute` runs a program
-//! (`crate::code`) with the server as its [`Host`](crate::code::Host): each inner call goes
+//! (`crate::code`) with the server as its [`Host`](mcpgen_code::Host): each inner call goes
 //! through `pipeline::call_inner`.
 
 use std::sync::Arc;
@@ -21,7 +21,7 @@ use crate::server::catalog::live::Served;
 use crate::server::catalog::search::{DEFAULT_LIMIT, MAX_LIMIT, Meta, SearchMode};
 use crate::server::catalog::table::Catalog;
 use crate::server::state::inner::Inner;
-use crate::toolset::CallContext;
+use mcpgen_contract::toolset::CallContext;
 
 /// Longest one-line description in search results, in characters.
 const SUMMARY_CHARS: usize = 160;
@@ -84,8 +84,8 @@ pub(crate) async fn answer(
         Meta::Execute => {
             let answer = match &mode.code {
                 Some(code) => {
-                    let host: Arc<dyn crate::code::Host> = Arc::<Inner>::clone(inner);
-                    Answer::Result(crate::code::execute(host, code, principal, &args, ctx).await)
+                    let host: Arc<dyn mcpgen_code::Host> = Arc::<Inner>::clone(inner);
+                    Answer::Result(mcpgen_code::execute(host, code, principal, &args, ctx).await)
                 }
                 None => Answer::UnknownTool,
             };
@@ -165,15 +165,15 @@ fn summary(description: &str) -> String {
 /// The server as code mode sees it: inner calls run through the pipeline as the `execute`'s
 /// caller would call them directly.
 #[cfg(feature = "code-mode")]
-impl crate::code::Host for Inner {
+impl mcpgen_code::Host for Inner {
     fn call<'a>(
         &'a self,
         principal: &'a Principal,
         name: &'a str,
         args: Map<String, Value>,
         ctx: CallContext,
-    ) -> mcpgen_core::BoxFuture<'a, crate::code::InnerAnswer> {
-        use crate::code::InnerAnswer;
+    ) -> mcpgen_core::BoxFuture<'a, mcpgen_code::InnerAnswer> {
+        use mcpgen_code::InnerAnswer;
         Box::pin(async move {
             let (answer, upstream_status) =
                 pipeline::call_inner(self, principal, name, args, ctx).await;
@@ -197,7 +197,7 @@ impl crate::code::Host for Inner {
         })
     }
 
-    fn in_flight(&self) -> crate::code::InFlight<'_> {
+    fn in_flight(&self) -> mcpgen_code::InFlight<'_> {
         Box::new(self.inflight.enter())
     }
 
@@ -210,12 +210,26 @@ impl crate::code::Host for Inner {
     }
 
     #[cfg(feature = "http")]
-    fn max_body_bytes(&self) -> usize {
-        self.max_body_bytes
+    fn max_body_bytes(&self) -> Option<usize> {
+        Some(self.max_body_bytes)
     }
 
-    #[cfg(feature = "metrics")]
-    fn metrics(&self) -> Option<&crate::metrics::Metrics> {
-        self.metrics.as_deref()
+    #[cfg(not(feature = "http"))]
+    fn max_body_bytes(&self) -> Option<usize> {
+        None
+    }
+
+    fn execute_finished(
+        &self,
+        def: &mcpgen_core::tool::ToolDef,
+        status: mcpgen_audit::AuditStatus,
+        elapsed: std::time::Duration,
+    ) {
+        #[cfg(feature = "metrics")]
+        if let Some(metrics) = self.metrics.as_deref() {
+            metrics.call_finished(Some(def), status, elapsed);
+        }
+        #[cfg(not(feature = "metrics"))]
+        let _ = (def, status, elapsed);
     }
 }

@@ -11,12 +11,12 @@ use rmcp::model::{CallToolRequestParams, CallToolResponse, ClientCapabilities, C
 use tracing::Instrument;
 
 use super::pipeline::{self, Answer};
-use crate::input::{InputChannel, TaskAsking};
-use crate::notify::{Cancellation, Notifier};
 use crate::server::state::inner::Inner;
-use crate::tasks::TaskSupport;
-use crate::toolset::CallContext;
-use crate::wire::call_tool_result;
+use mcpgen_contract::input::{InputChannel, TaskAsking};
+use mcpgen_contract::notify::{Cancellation, Notifier};
+use mcpgen_contract::tasks::TaskSupport;
+use mcpgen_contract::toolset::CallContext;
+use mcpgen_contract::wire::call_tool_result;
 use mcpgen_identity::principal::Principal;
 
 /// How a call of a tool goes.

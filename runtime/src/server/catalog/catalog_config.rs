@@ -10,15 +10,15 @@ use super::param_headers::ParamHeaders;
 #[cfg(feature = "search")]
 use super::search::SearchMode;
 use super::table::{Catalog, CatalogProblem};
-/// The limits of code mode's programs, which a catalog's settings carry (the builder names
-/// code mode only through here).
-#[cfg(feature = "code-mode")]
-pub(crate) use crate::code::CodeLimits;
 use crate::server::config::OutputCheck;
 #[cfg(feature = "search")]
 use crate::server::config::ToolMode;
 use crate::server::error::ConfigProblem;
-use crate::toolset::ToolSet;
+/// The limits of code mode's programs, which a catalog's settings carry (the builder names
+/// code mode only through here).
+#[cfg(feature = "code-mode")]
+pub(crate) use mcpgen_code::CodeLimits;
+use mcpgen_contract::toolset::ToolSet;
 use mcpgen_identity::auth::{AuthChain, Authenticator};
 
 /// What [`CatalogConfig::build_tools`] makes: the catalog and, in search mode, its index.
@@ -187,7 +187,7 @@ impl CatalogConfig {
             ToolMode::Search | ToolMode::Code => {
                 #[cfg(feature = "code-mode")]
                 let code = match self.tool_mode {
-                    ToolMode::Code => match crate::code::CodeMode::new(self.code_limits.clone()) {
+                    ToolMode::Code => match mcpgen_code::CodeMode::new(self.code_limits.clone()) {
                         Ok(code) => Some(code),
                         Err(reason) => {
                             problems.push(ConfigProblem::CodeWorker { reason });

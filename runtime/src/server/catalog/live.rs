@@ -21,8 +21,8 @@ use super::search::SearchMode;
 use super::table::Catalog;
 use crate::server::config::OutputCheck;
 use crate::server::error::ConfigProblem;
-use crate::toolset::ToolSet;
 use crate::views::Views;
+use mcpgen_contract::toolset::ToolSet;
 
 /// What one set of tool sets serves: the sets and everything built from them.
 pub(crate) struct Served {

@@ -6,7 +6,7 @@ use rmcp::model::Tool;
 use serde_json::Value;
 
 use super::schema::validate::ArgsValidator;
-use crate::wire::{describe_listing, meta_listing};
+use mcpgen_contract::wire::{describe_listing, meta_listing};
 
 /// Name of the meta-tool that returns full tool definitions.
 pub const DESCRIBE_TOOL: &str = DESCRIBE_TOOLS.name;

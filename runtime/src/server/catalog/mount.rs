@@ -9,7 +9,7 @@ use mcpgen_identity::auth::{AuthChain, Authenticator};
 use super::catalog_config::CatalogConfig;
 #[cfg(feature = "search")]
 use crate::server::config::ToolMode;
-use crate::toolset::ToolSet;
+use mcpgen_contract::toolset::ToolSet;
 
 /// Longest catalog name, in bytes.
 pub const MAX_CATALOG_NAME_LEN: usize = 64;

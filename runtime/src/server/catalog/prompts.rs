@@ -10,11 +10,11 @@ use rmcp::model::{
     ListPromptsResult,
 };
 
-use crate::app::ToolContext;
-use crate::completion::{self, Completer};
-use crate::prompt::{Prompt, PromptArgs, PromptError, PromptMessage, PromptSet, Role};
 use crate::server::error::ConfigProblem;
-use crate::toolset::CallContext;
+use mcpgen_contract::app::ToolContext;
+use mcpgen_contract::completion::{self, Completer};
+use mcpgen_contract::prompt::{Prompt, PromptArgs, PromptError, PromptMessage, PromptSet, Role};
+use mcpgen_contract::toolset::CallContext;
 
 /// How long a client may cache a `prompts/list` answer: the list is fixed at start-up.
 const LIST_TTL_MS: u64 = 60_000;
@@ -120,9 +120,8 @@ impl Prompts {
             PromptError::InvalidArguments(message) => {
                 ErrorData::invalid_params(format!("prompt `{name}`: {message}"), None)
             }
-            PromptError::Failed(message) => {
-                ErrorData::internal_error(format!("prompt `{name}` failed: {message}"), None)
-            }
+            // `Failed`, and any kind added later: its text is the message.
+            failed => ErrorData::internal_error(format!("prompt `{name}` failed: {failed}"), None),
         })?;
         let result = GetPromptResult::new(messages.into_iter().map(message_to_wire).collect());
         Ok(match &prompt.description {
@@ -253,5 +252,5 @@ fn message_to_wire(message: PromptMessage) -> rmcp::model::PromptMessage {
         Role::User => rmcp::model::Role::User,
         Role::Assistant => rmcp::model::Role::Assistant,
     };
-    rmcp::model::PromptMessage::new(role, crate::wire::content_block(message.content))
+    rmcp::model::PromptMessage::new(role, mcpgen_contract::wire::content_block(message.content))
 }

@@ -17,12 +17,12 @@ use rmcp::model::{
 use rmcp::service::{Peer, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer};
 
-use crate::completion;
-use crate::resource::{
+use crate::server::error::ConfigProblem;
+use mcpgen_contract::completion;
+use mcpgen_contract::resource::{
     Resource, ResourceBody, ResourceContents, ResourceError, ResourceSet, ResourceTemplate,
     ResourceUpdates, Subscriber, TemplateRead,
 };
-use crate::server::error::ConfigProblem;
 
 /// How long a client may cache a list, or a fixed resource's content: both are fixed at
 /// start-up.
@@ -169,9 +169,10 @@ impl Resources {
             .with_ttl_ms(0)
             .with_cache_scope(CacheScope::Private)),
             Err(ResourceError::NotFound) => Err(not_found(uri)),
-            Err(ResourceError::Failed(message)) => Err(ErrorData::internal_error(
+            // `Failed`, and any kind added later: its text is the message.
+            Err(failed) => Err(ErrorData::internal_error(
                 format!(
-                    "reading `{uri}` (template `{}`) failed: {message}",
+                    "reading `{uri}` (template `{}`) failed: {failed}",
                     template.uri_template
                 ),
                 Some(serde_json::json!({ "uri": uri })),

@@ -19,7 +19,7 @@ use super::schema::validate::ArgsValidator;
 use super::table::Catalog;
 use crate::search::{SEARCH_TOOL, SearchIndex, index_tools};
 use crate::server::error::ConfigProblem;
-use crate::toolset::ToolSet;
+use mcpgen_contract::toolset::ToolSet;
 use mcpgen_identity::principal::Principal;
 
 /// Name of the meta-tool that calls a tool by name.
@@ -50,7 +50,7 @@ pub(crate) struct SearchMode {
     meta: Vec<(Meta, MetaTool)>,
     /// Set in code mode.
     #[cfg(feature = "code-mode")]
-    pub(crate) code: Option<crate::code::CodeMode>,
+    pub(crate) code: Option<mcpgen_code::CodeMode>,
     /// Code mode: whether `execute`'s description carries the declarations of the tools a
     /// caller may call (those of every tool fit in its limit).
     #[cfg(feature = "code-mode")]
@@ -74,11 +74,11 @@ impl SearchMode {
         sets: &[Arc<dyn ToolSet>],
         catalog: &Catalog,
         pins: &[String],
-        #[cfg(feature = "code-mode")] code: Option<crate::code::CodeMode>,
+        #[cfg(feature = "code-mode")] code: Option<mcpgen_code::CodeMode>,
     ) -> Result<Self, Vec<ConfigProblem>> {
         #[cfg(feature = "code-mode")]
         let meta_names: &[&str] = match code {
-            Some(_) => &[SEARCH_TOOL, DESCRIBE_TOOL, crate::code::EXECUTE_TOOL],
+            Some(_) => &[SEARCH_TOOL, DESCRIBE_TOOL, mcpgen_code::EXECUTE_TOOL],
             None => &[SEARCH_TOOL, DESCRIBE_TOOL, CALL_TOOL],
         };
         #[cfg(not(feature = "code-mode"))]
@@ -272,7 +272,7 @@ impl SearchMode {
             .collect();
         let declarations = mcpgen_core::typescript::declarations_for(&visible);
         let mut tool = listed.clone();
-        tool.description = Some(std::borrow::Cow::Owned(crate::code::execute_description(
+        tool.description = Some(std::borrow::Cow::Owned(mcpgen_code::execute_description(
             code.limits(),
             Some(&declarations),
         )));
@@ -292,10 +292,10 @@ impl SearchMode {
 #[cfg(feature = "code-mode")]
 fn code_meta_tools(
     count: usize,
-    limits: &crate::code::CodeLimits,
+    limits: &mcpgen_code::CodeLimits,
     declarations: Option<&str>,
 ) -> Vec<(Meta, MetaTool)> {
-    let [search, describe, execute] = crate::code::listed(count, limits, declarations);
+    let [search, describe, execute] = mcpgen_code::listed(count, limits, declarations);
     vec![
         (Meta::Search, listed_tool(search)),
         (Meta::Describe, listed_tool(describe)),
@@ -306,7 +306,7 @@ fn code_meta_tools(
 /// The declarations of every tool of `catalog`, if they fit in what `execute`'s description
 /// may carry under `limits`.
 #[cfg(feature = "code-mode")]
-fn all_declarations(catalog: &Catalog, limits: &crate::code::CodeLimits) -> Option<String> {
+fn all_declarations(catalog: &Catalog, limits: &mcpgen_code::CodeLimits) -> Option<String> {
     // The signatures alone are a lower bound: a large API is turned down without putting
     // its declarations together.
     let signatures: usize = catalog
@@ -319,7 +319,7 @@ fn all_declarations(catalog: &Catalog, limits: &crate::code::CodeLimits) -> Opti
     }
     let defs: Vec<&mcpgen_core::tool::ToolDef> = catalog.entries().iter().map(|e| e.def).collect();
     let all = mcpgen_core::typescript::declarations_for(&defs);
-    crate::code::inlined(limits, Some(&all))
+    mcpgen_code::inlined(limits, Some(&all))
         .is_some()
         .then_some(all)
 }

@@ -15,7 +15,7 @@ use super::schema::full_schema;
 use super::schema::parse::{check_schema, parse_object};
 use super::schema::validate::{LazyValidator, Validators};
 use crate::server::config::OutputCheck;
-use crate::toolset::ToolSet;
+use mcpgen_contract::toolset::ToolSet;
 
 /// Distinct (scopes, plugins) combinations whose visible tools are remembered.
 const VISIBILITY_CACHE_CAP: usize = 1024;

@@ -96,7 +96,10 @@ impl RateLimiter {
     }
 
     /// The same limiter, with per-tool limits (each principal gets each tool's allowance).
-    pub(crate) fn with_tool_limits(mut self, limits: &[crate::toolset::ToolRate]) -> Self {
+    pub(crate) fn with_tool_limits(
+        mut self,
+        limits: &[mcpgen_contract::toolset::ToolRate],
+    ) -> Self {
         for limit in limits {
             if is_valid_rate(limit.per_second) {
                 self.tool_limits
@@ -313,11 +316,12 @@ mod tests {
 
     #[tokio::test]
     async fn a_tool_limit_holds_per_principal_beside_the_principal_limit() {
-        let limiter = RateLimiter::new(None).with_tool_limits(&[crate::toolset::ToolRate::new(
-            "costly",
-            2.0 / 60.0,
-            2.0,
-        )]);
+        let limiter =
+            RateLimiter::new(None).with_tool_limits(&[mcpgen_contract::toolset::ToolRate::new(
+                "costly",
+                2.0 / 60.0,
+                2.0,
+            )]);
         let alice = principal(None);
         let mut bob = principal(None);
         bob.id = "bob".into();

@@ -13,7 +13,6 @@ use super::inflight::InFlight;
 use super::placement::Placement;
 #[cfg(feature = "http")]
 use super::resource_site::ResourceSite;
-use crate::input::RequestStates;
 use crate::server::catalog::live::LiveTools;
 use crate::server::catalog::prompts::Prompts;
 use crate::server::catalog::resources::Resources;
@@ -21,7 +20,8 @@ use crate::server::config::{OutputCheck, Unconfirmable};
 use crate::server::policy::rate::RateLimiter;
 #[cfg(feature = "http")]
 use crate::server::policy::rebinding::RebindingConfig;
-use crate::tasks::Tasks;
+use mcpgen_contract::input::RequestStates;
+use mcpgen_contract::tasks::Tasks;
 use mcpgen_identity::auth::AuthChain;
 
 /// Everything a running server shares between connections.

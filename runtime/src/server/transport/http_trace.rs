@@ -12,11 +12,11 @@ use axum::middleware::{self, Next};
 use axum::response::Response;
 use tracing::Instrument;
 
-use crate::trace::{RequestSpan, TRACEPARENT, TraceParent};
+use mcpgen_contract::trace::{RequestSpan, TRACEPARENT, TraceParent};
 
 /// `routes` with a span per request when traces are exported; `routes` as it is otherwise.
 pub(crate) fn traced(routes: Router) -> Router {
-    if crate::trace::exporting() {
+    if mcpgen_contract::trace::exporting() {
         routes.layer(middleware::from_fn(trace_request))
     } else {
         routes
@@ -39,8 +39,8 @@ async fn trace_request(mut request: Request, next: Next) -> Response {
         trace_id = tracing::field::Empty,
     );
     let own = match &incoming {
-        Some(parent) => crate::trace::start_child(&span, parent),
-        None => crate::trace::start(&span),
+        Some(parent) => mcpgen_contract::trace::start_child(&span, parent),
+        None => mcpgen_contract::trace::start(&span),
     };
     if let Some(own) = own {
         span.record("trace_id", own.trace_id());

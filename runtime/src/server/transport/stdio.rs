@@ -9,7 +9,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 
 use crate::server::error::ServerError;
 use crate::server::state::server::Server;
-use crate::toolset::CallerCredential;
+use mcpgen_contract::toolset::CallerCredential;
 
 impl Server {
     /// Serves one client over stdin/stdout as `principal` (resolved once, e.g. from

@@ -37,10 +37,10 @@ use tokio_util::sync::CancellationToken;
 
 use super::call_request::{self, CallRequest};
 use super::plain_request::{plain_stateless_post, read_body};
-use crate::notify::{Cancellation, Sink};
 use crate::server::access::reply::jsonrpc_error;
 use crate::server::call::handler::{answer_call, call_context};
 use crate::server::state::inner::Inner;
+use mcpgen_contract::notify::{Cancellation, Sink};
 
 /// The standard header naming the called tool.
 const NAME_HEADER: &str = "mcp-name";
@@ -91,7 +91,7 @@ pub(crate) async fn answer_stateless(
     let mut call = call_context(&inner, &id, &meta, Some(&parts), sink, &log_level);
     let cancelled = CancellationToken::new();
     call.cancellation = Cancellation::from_token(cancelled.clone());
-    call.input = crate::input::rounds(
+    call.input = mcpgen_contract::input::rounds(
         meta.client_capabilities(),
         params.input_responses.take(),
         params.request_state.take(),

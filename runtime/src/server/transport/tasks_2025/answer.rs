@@ -16,12 +16,12 @@ use rmcp::model::{
 };
 use serde_json::{Value, json};
 
-use crate::notify::Sink;
 use crate::server::call::handler::call_context;
 use crate::server::call::task_call::{self, Route2025};
 use crate::server::state::inner::Inner;
-use crate::tasks::form_2025;
-use crate::trace::call_span;
+use mcpgen_contract::notify::Sink;
+use mcpgen_contract::tasks::form_2025;
+use mcpgen_contract::trace::call_span;
 use mcpgen_identity::principal::Principal;
 
 /// The answer to the request in `bytes`, or `None` to leave it to rmcp (a message that is
