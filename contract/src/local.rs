@@ -1,4 +1,4 @@
-//! Calling an in-process tool set through the [`McpConnection`] interface typed client stubs
+//! Calling an in-process tool set through the [`McpConnection`](mcpgen_core::McpConnection) interface typed client stubs
 //! use.
 
 use mcpgen_core::{BoxFuture, CallError, McpConnection, ToolResult};

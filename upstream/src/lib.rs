@@ -295,7 +295,7 @@ impl Upstream {
     }
 
     /// [`invoke`](Self::invoke) on behalf of the caller described by `ctx`.
-    /// [`OpenApiTools`](crate::OpenApiTools) calls this.
+    /// [`OpenApiTools`] calls this.
     ///
     /// The headers in [`CallContext::forwarded_headers`] are added to the request unless an
     /// argument or a configured credential already set that header. With pass-through
