@@ -40,6 +40,22 @@ pub(crate) struct Served {
     pub(crate) views: Views,
 }
 
+impl Served {
+    /// Generation `generation` of the tools: `sets` built as `built`, with `views`.
+    fn of(generation: u64, sets: Vec<Arc<dyn ToolSet>>, built: BuiltTools, views: Views) -> Self {
+        Self {
+            generation,
+            sets,
+            catalog: built.catalog,
+            #[cfg(feature = "http")]
+            param_headers: built.param_headers,
+            #[cfg(feature = "search")]
+            search: built.search,
+            views,
+        }
+    }
+}
+
 /// The tools of one catalog, swapped whole by [`LiveTools::swap`].
 pub(crate) struct LiveTools {
     current: RwLock<Arc<Served>>,
@@ -57,16 +73,7 @@ impl LiveTools {
     /// later tools are built with the same settings.
     pub(crate) fn first(config: CatalogConfig, built: BuiltTools, views: Views) -> Self {
         let settings = config.settings_only();
-        let served = Served {
-            generation: 0,
-            sets: config.sets,
-            catalog: built.catalog,
-            #[cfg(feature = "http")]
-            param_headers: built.param_headers,
-            #[cfg(feature = "search")]
-            search: built.search,
-            views,
-        };
+        let served = Served::of(0, config.sets, built, views);
         Self {
             current: RwLock::new(Arc::new(served)),
             announced: settings.list_changed,
@@ -122,16 +129,7 @@ impl LiveTools {
             built.catalog.entries().iter().map(|e| &e.def),
             current.views.enabled(),
         );
-        let served = Served {
-            generation: current.generation + 1,
-            sets: config.sets,
-            catalog: built.catalog,
-            #[cfg(feature = "http")]
-            param_headers: built.param_headers,
-            #[cfg(feature = "search")]
-            search: built.search,
-            views,
-        };
+        let served = Served::of(current.generation + 1, config.sets, built, views);
         // The old tools go when the last request holding them ends.
         *current = Arc::new(served);
         Ok(())
