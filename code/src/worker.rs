@@ -40,7 +40,8 @@ static SIGNALLED: AtomicBool = AtomicBool::new(false);
 ///
 /// ```no_run
 /// // The first line of `main`:
-/// mcpgen_runtime::code::run_worker_if_asked();
+/// // (`mcpgen::code::run_worker_if_asked` through the facade)
+/// mcpgen_code::run_worker_if_asked();
 /// // ... then build and serve the server.
 /// ```
 pub fn run_worker_if_asked() {
