@@ -1,7 +1,7 @@
 //! The book's reference pages match the clap definitions they are rendered from: the flags of
 //! `mcpgen` (`mcpgen reference`) and of a generated server (the runtime's `ServeArgs`, with
 //! every backend feature compiled in through this crate's dev-dependencies), and the metrics
-//! table of `runtime/src/metrics/mod.rs`. A flag added to clap without regenerating the pages
+//! table of `metrics/src/lib.rs`. A flag added to clap without regenerating the pages
 //! fails here; `MCPGEN_UPDATE_REFERENCE=1` writes the pages instead of comparing.
 
 use std::path::{Path, PathBuf};
@@ -117,8 +117,8 @@ fn server_page_matches_its_flags() {
 
 #[test]
 fn metrics_page_matches_the_series() {
-    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime/src/metrics/mod.rs");
-    let source = std::fs::read_to_string(&source).expect("runtime/src/metrics/mod.rs");
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../metrics/src/lib.rs");
+    let source = std::fs::read_to_string(&source).expect("metrics/src/lib.rs");
     let docs: Vec<&str> = source
         .lines()
         .take_while(|line| line.starts_with("//!"))
@@ -130,7 +130,7 @@ fn metrics_page_matches_the_series() {
         .expect("the series table");
     let table = docs[start..].join("\n");
     let page = format!(
-        "<!-- Generated from runtime/src/metrics/mod.rs: do not edit. Regenerate with\n     \
+        "<!-- Generated from metrics/src/lib.rs: do not edit. Regenerate with\n     \
          {REGENERATE} -->\n\n# Metrics\n\n\
          With `--metrics` (feature `metrics`, on in generated servers) a server serves these \
          series in the Prometheus text format at `/metrics`, or on `--metrics-listen`; see \

@@ -25,6 +25,7 @@
 //! - [`auth`]: API keys, signed tokens, and the [`Principal`] they yield (from
 //!   `mcpgen-identity`).
 //! - [`audit`]: one audit event per tool call, delivered to pluggable sinks.
+//! - `metrics` (feature `metrics`): Prometheus metrics and `/metrics` (from `mcpgen-metrics`).
 //! - [`search`]: the tool search index of search mode (`--tool-mode search`).
 //! - `code` (feature `code-mode`): code mode (`--tool-mode code`), whose `execute` runs a
 //!   JavaScript program against the tools in a sandbox, every inner call a real call.
@@ -47,15 +48,14 @@ pub mod cli;
 pub use mcpgen_code as code;
 pub use mcpgen_contract::completion;
 pub use mcpgen_contract::input;
-#[cfg(feature = "http")]
-mod listener;
-#[cfg(feature = "metrics")]
-pub mod metrics;
 pub use mcpgen_contract::notify;
 pub use mcpgen_contract::prompt;
 pub use mcpgen_contract::resource;
 /// Who is calling, and what they may call ([`Principal::may_call`]), from `mcpgen-identity`.
 pub use mcpgen_identity::principal;
+/// Prometheus metrics of a server and their `/metrics` endpoint (the `mcpgen-metrics` crate).
+#[cfg(feature = "metrics")]
+pub use mcpgen_metrics as metrics;
 #[cfg(feature = "openapi")]
 pub use mcpgen_upstream::openapi;
 #[cfg(feature = "search")]

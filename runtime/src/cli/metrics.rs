@@ -5,8 +5,8 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use crate::metrics::{Metrics, MetricsEndpoint};
 use crate::server::builder::ServerBuilder;
+use mcpgen_metrics::{Metrics, MetricsEndpoint};
 
 /// Where and how `/metrics` is served.
 #[derive(Debug, Clone, Default, clap::Args)]

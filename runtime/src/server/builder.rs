@@ -13,8 +13,6 @@ use super::config::{DEFAULT_MAX_BODY_BYTES, forward_header_names};
 use super::config::{DEFAULT_SHUTDOWN_TIMEOUT, OutputCheck, Unconfirmable};
 use super::error::{ConfigProblem, ServerError};
 use super::mounting::{configured, declared_tasks, mounted_inner, name_check};
-#[cfg(feature = "metrics")]
-use crate::metrics::{Metrics, MetricsEndpoint};
 use crate::server::catalog::catalog_config::CatalogConfig;
 #[cfg(feature = "code-mode")]
 use crate::server::catalog::catalog_config::CodeLimits;
@@ -22,11 +20,6 @@ use crate::server::catalog::live::LiveTools;
 use crate::server::catalog::mount::Mount;
 use crate::server::catalog::prompts::Prompts;
 use crate::server::catalog::resources::Resources;
-use crate::server::policy::rate::{self, RateLimiter};
-#[cfg(feature = "http")]
-use crate::server::policy::rebinding::RebindingConfig;
-#[cfg(feature = "redis")]
-use crate::server::policy::shared_rate::RedisLimiter;
 use crate::server::state::inflight::InFlight;
 use crate::server::state::inner::Inner;
 use crate::server::state::mounts::{MountTable, Mounted};
@@ -43,6 +36,13 @@ use mcpgen_contract::resource::ResourceSet;
 use mcpgen_contract::tasks::{TaskSettings, Tasks};
 use mcpgen_contract::toolset::ToolSet;
 use mcpgen_identity::auth::Authenticator;
+#[cfg(feature = "metrics")]
+use mcpgen_metrics::{Metrics, MetricsEndpoint};
+use mcpgen_policy::rate::{self, RateLimiter};
+#[cfg(feature = "http")]
+use mcpgen_policy::rebinding::RebindingConfig;
+#[cfg(feature = "redis")]
+use mcpgen_policy::shared_rate::RedisLimiter;
 
 /// Builds a [`Server`]; see [`Server::builder`].
 #[must_use = "a builder does nothing until `build` is called"]

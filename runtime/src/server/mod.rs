@@ -56,7 +56,6 @@ pub(crate) mod config;
 pub(crate) mod edge_limits;
 pub(crate) mod error;
 mod mounting;
-pub(crate) mod policy;
 mod replacing;
 pub(crate) mod state;
 mod task_limits;
@@ -82,7 +81,7 @@ pub use config::{
 pub use config::{DEFAULT_SHUTDOWN_TIMEOUT, OutputCheck, Unconfirmable};
 pub use error::{ConfigProblem, ServerError};
 #[cfg(feature = "redis")]
-pub use policy::shared_rate::{RedisLimiter, RedisUnavailable, RedisUrlError};
+pub use mcpgen_policy::shared_rate::{RedisLimiter, RedisUnavailable, RedisUrlError};
 #[cfg(feature = "http")]
 pub use state::placement::Placement;
 pub use state::server::Server;

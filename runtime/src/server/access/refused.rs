@@ -14,12 +14,12 @@ use mcpgen_audit::{
 use serde_json::{Map, Value};
 
 use super::prefix::{Calls, PREFIX_BYTES, read_prefix, tool_calls};
-use crate::listener::HeadReceived;
 use crate::server::catalog::echo::echoed;
 use crate::server::state::inner::Inner;
 use mcpgen_contract::trace::{TRACEPARENT, TraceParent};
 use mcpgen_identity::auth::AuthError;
 use mcpgen_identity::principal::Principal;
+use mcpgen_listener::HeadReceived;
 
 /// The `tool` of a record whose call was cut off before its name.
 const UNREAD_TOOL: &str = "(unread)";

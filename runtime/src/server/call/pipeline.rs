@@ -32,11 +32,11 @@ use crate::server::catalog::echo::echoed;
 use crate::server::catalog::live::Served;
 use crate::server::catalog::table::{Catalog, Entry};
 use crate::server::config::OutputCheck;
-use crate::server::policy::rate::Refused;
 use crate::server::state::inner::Inner;
 use mcpgen_contract::guard_report::GuardReport;
 use mcpgen_contract::input::{self, InputRequired, Refusal, RoundEnd};
 use mcpgen_contract::toolset::{CallContext, ToolError, ToolSet};
+use mcpgen_policy::rate::Refused;
 
 /// How a call is answered.
 #[derive(Debug)]
@@ -394,7 +394,7 @@ async fn call_set(
 fn upstream_metrics(
     inner: &Inner,
     ctx: &CallContext,
-    series: Option<&crate::metrics::ToolSeries>,
+    series: Option<&mcpgen_metrics::ToolSeries>,
     def: &ToolDef,
     upstream_status: Option<u16>,
     guard: GuardReport,

@@ -30,7 +30,7 @@ pub(crate) struct Entry {
     pub listed: Tool,
     /// The tool's metrics series, resolved on its first call.
     #[cfg(feature = "metrics")]
-    pub series: std::sync::OnceLock<crate::metrics::ToolSeries>,
+    pub series: std::sync::OnceLock<mcpgen_metrics::ToolSeries>,
 }
 
 /// A problem found while building the catalogue.

@@ -17,12 +17,12 @@ use crate::server::catalog::live::LiveTools;
 use crate::server::catalog::prompts::Prompts;
 use crate::server::catalog::resources::Resources;
 use crate::server::config::{OutputCheck, Unconfirmable};
-use crate::server::policy::rate::RateLimiter;
-#[cfg(feature = "http")]
-use crate::server::policy::rebinding::RebindingConfig;
 use mcpgen_contract::input::RequestStates;
 use mcpgen_contract::tasks::Tasks;
 use mcpgen_identity::auth::AuthChain;
+use mcpgen_policy::rate::RateLimiter;
+#[cfg(feature = "http")]
+use mcpgen_policy::rebinding::RebindingConfig;
 
 /// Everything a running server shares between connections.
 pub(crate) struct Inner {
@@ -78,7 +78,7 @@ pub(crate) struct Inner {
     pub(crate) server_config: rmcp::model::ServerConfig,
     /// Shared by every catalog of the server.
     #[cfg(feature = "metrics")]
-    pub(crate) metrics: Option<Arc<crate::metrics::Metrics>>,
+    pub(crate) metrics: Option<Arc<mcpgen_metrics::Metrics>>,
 }
 
 impl Inner {

@@ -34,7 +34,7 @@ pub struct Server {
     pub(crate) edge: crate::server::config::EdgeLimits,
     /// `/metrics` on the server's own listener.
     #[cfg(feature = "metrics")]
-    pub(crate) metrics_endpoint: Option<crate::metrics::MetricsEndpoint>,
+    pub(crate) metrics_endpoint: Option<mcpgen_metrics::MetricsEndpoint>,
 }
 
 impl std::fmt::Debug for Server {

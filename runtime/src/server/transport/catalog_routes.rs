@@ -20,10 +20,10 @@ use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 
 use crate::server::access::reply::jsonrpc_error;
-use crate::server::policy::rebinding::Rebinding;
 use crate::server::state::inner::Inner;
 use crate::server::state::mounts::MountTable;
 use crate::server::state::placement::Placement;
+use mcpgen_policy::rebinding::Rebinding;
 
 /// Builds a catalog's routes: Streamable HTTP at `base` and legacy SSE below it, guarded.
 pub(crate) type BuildRoutes = fn(&Arc<Inner>, &str, &Arc<Rebinding>, CancellationToken) -> Router;

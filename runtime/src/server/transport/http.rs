@@ -55,8 +55,6 @@ use tokio_util::sync::CancellationToken;
 
 use super::card;
 use super::session::{SessionOwners, bind_session};
-#[cfg(feature = "metrics")]
-use crate::listener::ConnectionEvent;
 use crate::server::access::authn::authenticate;
 #[cfg(feature = "oauth")]
 use crate::server::access::oauth;
@@ -64,10 +62,12 @@ use crate::server::access::refused::audit_refused;
 use crate::server::access::reply::{closing, jsonrpc_error};
 use crate::server::call::handler::McpHandler;
 use crate::server::error::ServerError;
-use crate::server::policy::rebinding::{Rebinding, Refusal};
 use crate::server::state::inner::Inner;
 use crate::server::state::server::Server;
 use mcpgen_identity::principal::Principal;
+#[cfg(feature = "metrics")]
+use mcpgen_listener::ConnectionEvent;
+use mcpgen_policy::rebinding::{Rebinding, Refusal};
 
 /// The header naming the request's protocol revision.
 const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
@@ -168,7 +168,7 @@ async fn limit_body(State(limits): State<BodyLimits>, request: Request, next: Ne
         Ok(buffered)
     };
     // Counted from the request's head, so the time authentication took is part of it.
-    let deadline = crate::listener::HeadReceived::body_deadline(&parts.extensions, limits.timeout);
+    let deadline = mcpgen_listener::HeadReceived::body_deadline(&parts.extensions, limits.timeout);
     let deadline = tokio::time::Instant::from_std(deadline);
     let buffered = match tokio::time::timeout_at(deadline, read).await {
         Ok(Ok(buffered)) => buffered,
@@ -440,7 +440,7 @@ pub(crate) fn build_router(
 }
 
 /// Counts the listener's connections in the server's metrics, when it has them.
-fn connection_watch(server: &Server) -> Option<crate::listener::ConnectionWatch> {
+fn connection_watch(server: &Server) -> Option<mcpgen_listener::ConnectionWatch> {
     #[cfg(feature = "metrics")]
     if let Some(metrics) = server.inner.metrics.clone() {
         return Some(Arc::new(move |event| match event {
@@ -517,12 +517,12 @@ impl Server {
         }
         let stop = CancellationToken::new();
         // Connections are served by hyper's builder, which bounds the time to send headers.
-        let serving = crate::listener::Serving {
+        let serving = mcpgen_listener::Serving {
             header_read_timeout: self.edge.header_read_timeout,
             max_connections: self.edge.max_connections,
             watch: connection_watch(self),
         };
-        let serving = crate::listener::serve(listener, router, serving, stop.clone());
+        let serving = mcpgen_listener::serve(listener, router, serving, stop.clone());
         let mut serving = std::pin::pin!(serving);
         let mut shutdown = std::pin::pin!(shutdown);
         let early = tokio::select! {

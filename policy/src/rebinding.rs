@@ -40,7 +40,7 @@ enum OriginEntry {
 
 /// Which `Host` and `Origin` values a server accepts.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Rebinding {
+pub struct Rebinding {
     /// `None`: any host.
     hosts: Option<Vec<HostEntry>>,
     /// `None`: any origin.
@@ -49,7 +49,7 @@ pub(crate) struct Rebinding {
 
 /// Why a configured entry cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct BadEntry {
+pub struct BadEntry {
     /// The entry as configured.
     pub entry: String,
     /// What is wrong with it.
@@ -58,7 +58,7 @@ pub(crate) struct BadEntry {
 
 /// The configured lists, checked at build time.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct RebindingConfig {
+pub struct RebindingConfig {
     hosts: Option<Vec<HostEntry>>,
     origins: Option<Vec<OriginEntry>>,
     any_host: bool,
@@ -131,7 +131,7 @@ fn parse_origin_entry(raw: &str) -> Result<OriginEntry, BadEntry> {
 
 impl RebindingConfig {
     /// Checks the configured lists (empty lists mean "use the defaults").
-    pub(crate) fn new(hosts: &[String], origins: &[String]) -> Result<Self, Vec<BadEntry>> {
+    pub fn new(hosts: &[String], origins: &[String]) -> Result<Self, Vec<BadEntry>> {
         let mut problems = Vec::new();
         let mut config = Self::default();
         if !hosts.is_empty() {
@@ -170,7 +170,7 @@ impl RebindingConfig {
     }
 
     /// The policy for a server bound to `bound` (`None`: unknown, treated as loopback).
-    pub(crate) fn policy(&self, bound: Option<IpAddr>) -> Rebinding {
+    pub fn policy(&self, bound: Option<IpAddr>) -> Rebinding {
         let loopback = bound.is_none_or(|ip| ip.is_loopback());
         let hosts = if self.any_host {
             None
@@ -215,7 +215,7 @@ impl RebindingConfig {
 
 /// Why a request was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Refusal {
+pub enum Refusal {
     /// The `Host` header is missing, malformed or not allowed.
     Host(String),
     /// The `Origin` header is malformed or not allowed.
@@ -244,7 +244,7 @@ fn default_port(scheme: &str) -> Option<u16> {
 
 impl Rebinding {
     /// Checks the `Host` (or, for HTTP/2, the URI authority) and `Origin` of a request.
-    pub(crate) fn check(&self, uri: &http::Uri, headers: &HeaderMap) -> Result<(), Refusal> {
+    pub fn check(&self, uri: &http::Uri, headers: &HeaderMap) -> Result<(), Refusal> {
         self.check_host(uri, headers)?;
         self.check_origin(headers)
     }

@@ -43,7 +43,7 @@ use prometheus::{
 };
 
 pub use endpoint::{METRICS_PATH, MIN_TOKEN_LEN, MetricsEndpoint, MetricsTokenError};
-pub(crate) use tool::ToolSeries;
+pub use tool::ToolSeries;
 use tool::UpstreamCode;
 
 use mcpgen_audit::{AuditSink, AuditStatus};
@@ -89,7 +89,7 @@ pub struct Metrics {
 }
 
 /// Counts the tasks a server holds, by state.
-pub(crate) type TaskProbe = Arc<dyn Fn() -> BTreeMap<&'static str, usize> + Send + Sync>;
+pub type TaskProbe = Arc<dyn Fn() -> BTreeMap<&'static str, usize> + Send + Sync>;
 
 /// The states `mcpgen_tasks` always shows, 0 when no task is in them.
 const TASK_STATES: [&str; 5] = [
@@ -262,7 +262,7 @@ impl Metrics {
     }
 
     /// Sets what the in-flight and audit gauges read; the first call wins.
-    pub(crate) fn attach(
+    pub fn attach(
         &self,
         in_flight: Arc<dyn Fn() -> usize + Send + Sync>,
         audit: Arc<dyn AuditSink>,
@@ -271,17 +271,12 @@ impl Metrics {
     }
 
     /// Sets what the tasks gauge reads; the first call wins.
-    pub(crate) fn count_tasks(&self, probe: TaskProbe) {
+    pub fn count_tasks(&self, probe: TaskProbe) {
         let _ = self.task_probe.set(probe);
     }
 
     /// Counts one finished tool call of `def` (`None`: not in the tool table).
-    pub(crate) fn call_finished(
-        &self,
-        def: Option<&ToolDef>,
-        status: AuditStatus,
-        duration: Duration,
-    ) {
+    pub fn call_finished(&self, def: Option<&ToolDef>, status: AuditStatus, duration: Duration) {
         let tool = def.map_or(UNKNOWN_TOOL, |d| d.name);
         self.calls.with_label_values(&[tool, status.as_str()]).inc();
         self.call_duration
@@ -294,12 +289,7 @@ impl Metrics {
 
     /// Counts one finished call of the tool whose series are `series` (see
     /// [`Metrics::series`]), as [`Metrics::call_finished`] does.
-    pub(crate) fn call_finished_in(
-        &self,
-        series: &ToolSeries,
-        status: AuditStatus,
-        duration: Duration,
-    ) {
+    pub fn call_finished_in(&self, series: &ToolSeries, status: AuditStatus, duration: Duration) {
         if let Some(calls) = series.calls(self, status) {
             calls.inc();
         }
@@ -311,7 +301,7 @@ impl Metrics {
 
     /// Counts one upstream request of `def`: its HTTP status (`None`: no answer, `timed_out`
     /// or another failure) and latency.
-    pub(crate) fn upstream_finished(
+    pub fn upstream_finished(
         &self,
         def: &ToolDef,
         status: Option<u16>,
@@ -329,7 +319,7 @@ impl Metrics {
 
     /// Counts one upstream request of the tool whose series are `series`, as
     /// [`Metrics::upstream_finished`] does.
-    pub(crate) fn upstream_finished_in(
+    pub fn upstream_finished_in(
         &self,
         series: &ToolSeries,
         status: Option<u16>,
@@ -343,7 +333,7 @@ impl Metrics {
     }
 
     /// Counts what the upstream's guard did with one call of `def`.
-    pub(crate) fn upstream_guarded(&self, def: &ToolDef, guard: GuardReport) {
+    pub fn upstream_guarded(&self, def: &ToolDef, guard: GuardReport) {
         let tool = [def.name];
         if guard.queued {
             self.upstream_queued.with_label_values(&tool).inc();
@@ -362,17 +352,17 @@ impl Metrics {
     }
 
     /// Counts a call let through unlimited because the shared store was away.
-    pub(crate) fn rate_limit_store_error(&self) {
+    pub fn rate_limit_store_error(&self) {
         self.rate_store_errors.inc();
     }
 
     /// Counts a request refused with 401 or 403; `reason` is a fixed word (see the table).
-    pub(crate) fn refused(&self, reason: &'static str) {
+    pub fn refused(&self, reason: &'static str) {
         self.auth_failures.with_label_values(&[reason]).inc();
     }
 
     /// Counts a connection opened (`true`) or closed on the MCP listener.
-    pub(crate) fn connection(&self, opened: bool) {
+    pub fn connection(&self, opened: bool) {
         if opened {
             self.connections_open.inc();
         } else {
@@ -381,17 +371,17 @@ impl Metrics {
     }
 
     /// Counts a connection that waited in the listen backlog for a free slot.
-    pub(crate) fn connection_waited(&self) {
+    pub fn connection_waited(&self) {
         self.connections_waited.inc();
     }
 
     /// Counts a new session refused; `reason` is `server_cap` or `principal_cap`.
-    pub(crate) fn session_refused(&self, reason: &'static str) {
+    pub fn session_refused(&self, reason: &'static str) {
         self.sessions_refused.with_label_values(&[reason]).inc();
     }
 
     /// Counts an idle session closed to make room; `reason` is `principal_cap`.
-    pub(crate) fn session_closed(&self, reason: &'static str) {
+    pub fn session_closed(&self, reason: &'static str) {
         self.sessions_closed.with_label_values(&[reason]).inc();
     }
 

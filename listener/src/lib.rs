@@ -41,12 +41,12 @@ const ACCEPT_PAUSE: Duration = Duration::from_secs(1);
 /// When a request's head had arrived (put into every request's extensions by [`serve`]):
 /// the body read timeout counts from here, whatever layer reads the body.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct HeadReceived(pub(crate) Instant);
+pub struct HeadReceived(pub Instant);
 
 impl HeadReceived {
     /// The instant by which `extensions`' request must have sent its body, `timeout` after its
     /// head arrived (after now, for a request served without [`serve`]).
-    pub(crate) fn body_deadline(extensions: &http::Extensions, timeout: Duration) -> Instant {
+    pub fn body_deadline(extensions: &http::Extensions, timeout: Duration) -> Instant {
         let start = extensions
             .get::<HeadReceived>()
             .map_or_else(Instant::now, |head| head.0);
@@ -56,7 +56,7 @@ impl HeadReceived {
 
 /// What happened to a connection, for the metrics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ConnectionEvent {
+pub enum ConnectionEvent {
     /// A connection is being served.
     Opened,
     /// A served connection ended.
@@ -66,17 +66,17 @@ pub(crate) enum ConnectionEvent {
 }
 
 /// Told of each [`ConnectionEvent`].
-pub(crate) type ConnectionWatch = Arc<dyn Fn(ConnectionEvent) + Send + Sync>;
+pub type ConnectionWatch = Arc<dyn Fn(ConnectionEvent) + Send + Sync>;
 
 /// How a listener serves its connections.
 #[derive(Clone)]
-pub(crate) struct Serving {
+pub struct Serving {
     /// A client that has not sent a request's whole head within it has its connection closed.
-    pub(crate) header_read_timeout: Duration,
+    pub header_read_timeout: Duration,
     /// Connections served at once (at least one).
-    pub(crate) max_connections: usize,
+    pub max_connections: usize,
     /// Told of connections opened, closed and kept waiting.
-    pub(crate) watch: Option<ConnectionWatch>,
+    pub watch: Option<ConnectionWatch>,
 }
 
 impl Serving {
@@ -89,7 +89,7 @@ impl Serving {
 
 /// Serves `router` on `listener` until `stop` is cancelled and the open connections have
 /// closed, within the limits of `serving`.
-pub(crate) async fn serve(
+pub async fn serve(
     listener: TcpListener,
     router: Router,
     serving: Serving,

@@ -28,7 +28,7 @@ type Keyed = governor::RateLimiter<String, HashMapStateStore<String>, DefaultClo
 
 /// A call refused by the rate limit.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct RateLimited {
+pub struct RateLimited {
     /// The limit that applies, in calls per second.
     pub rate: f64,
     /// How long until the next call would be accepted.
@@ -49,7 +49,7 @@ impl std::fmt::Display for RateLimited {
 }
 
 /// The limits of a server: its default, the per-tool limits, and where they are kept.
-pub(crate) struct RateLimiter {
+pub struct RateLimiter {
     default: Option<f64>,
     /// The default limit's burst, when it is not one second's worth.
     default_burst: Option<f64>,
@@ -60,11 +60,11 @@ pub(crate) struct RateLimiter {
     tool_limits: HashMap<&'static str, (f64, f64)>,
     /// Limits kept in Redis for every replica, instead of the limiters above.
     #[cfg(feature = "redis")]
-    shared: Option<std::sync::Arc<super::shared_rate::RedisLimiter>>,
+    shared: Option<std::sync::Arc<crate::shared_rate::RedisLimiter>>,
 }
 
 /// Why the rate limit refused a call.
-pub(crate) enum Refused {
+pub enum Refused {
     /// Over the limit.
     Limited(RateLimited),
     /// The shared store is unreachable and fails closed.
@@ -73,7 +73,7 @@ pub(crate) enum Refused {
 }
 
 /// Whether `rate` is usable as a limit (finite and positive).
-pub(crate) fn is_valid_rate(rate: f64) -> bool {
+pub fn is_valid_rate(rate: f64) -> bool {
     rate.is_finite() && rate > 0.0
 }
 
@@ -83,7 +83,7 @@ fn capacity(rate: f64) -> f64 {
 
 impl RateLimiter {
     /// A limiter with `default` calls per second for principals without their own limit.
-    pub(crate) fn new(default: Option<f64>) -> Self {
+    pub fn new(default: Option<f64>) -> Self {
         Self {
             default: default.filter(|r| is_valid_rate(*r)),
             default_burst: None,
@@ -96,10 +96,7 @@ impl RateLimiter {
     }
 
     /// The same limiter, with per-tool limits (each principal gets each tool's allowance).
-    pub(crate) fn with_tool_limits(
-        mut self,
-        limits: &[mcpgen_contract::toolset::ToolRate],
-    ) -> Self {
+    pub fn with_tool_limits(mut self, limits: &[mcpgen_contract::toolset::ToolRate]) -> Self {
         for limit in limits {
             if is_valid_rate(limit.per_second) {
                 self.tool_limits
@@ -110,16 +107,16 @@ impl RateLimiter {
     }
 
     /// The same limiter, whose default limit allows bursts of `burst` calls.
-    pub(crate) fn with_default_burst(mut self, burst: Option<f64>) -> Self {
+    pub fn with_default_burst(mut self, burst: Option<f64>) -> Self {
         self.default_burst = burst.filter(|b| is_valid_rate(*b));
         self
     }
 
     /// The same limiter, keeping its limits in Redis.
     #[cfg(feature = "redis")]
-    pub(crate) fn with_shared(
+    pub fn with_shared(
         mut self,
-        shared: Option<std::sync::Arc<super::shared_rate::RedisLimiter>>,
+        shared: Option<std::sync::Arc<crate::shared_rate::RedisLimiter>>,
     ) -> Self {
         self.shared = shared;
         self
@@ -146,8 +143,7 @@ impl RateLimiter {
 
     /// Whether calls can be admitted now (not while a shared store that fails closed is away).
     /// `/readyz` asks it.
-    #[cfg(feature = "http")]
-    pub(crate) fn ready(&self) -> bool {
+    pub fn ready(&self) -> bool {
         #[cfg(feature = "redis")]
         if let Some(shared) = &self.shared {
             return shared.ready();
@@ -156,8 +152,7 @@ impl RateLimiter {
     }
 
     /// Whether the shared store is away and calls go ahead unlimited (for the metric).
-    #[cfg(feature = "metrics")]
-    pub(crate) fn failing_open(&self) -> bool {
+    pub fn failing_open(&self) -> bool {
         #[cfg(feature = "redis")]
         if let Some(shared) = &self.shared {
             return shared.failing_open();
@@ -168,7 +163,7 @@ impl RateLimiter {
     /// Takes one call from `principal`'s allowance and, when `tool` has a limit of its own
     /// (allowlist `rate_limit:`), from `principal`'s allowance for `tool`; in Redis when
     /// shared, else here.
-    pub(crate) async fn admit(&self, principal: &Principal, tool: &str) -> Result<(), Refused> {
+    pub async fn admit(&self, principal: &Principal, tool: &str) -> Result<(), Refused> {
         if let Some(rate) = self.rate_for(principal) {
             let burst = self.burst_for(principal, rate);
             self.take(&format!("p:{}", principal.id), rate, burst)
@@ -186,11 +181,11 @@ impl RateLimiter {
         #[cfg(feature = "redis")]
         if let Some(shared) = &self.shared {
             return match shared.check(key, rate, burst).await {
-                super::shared_rate::SharedVerdict::Allowed => Ok(()),
-                super::shared_rate::SharedVerdict::Limited(retry_after) => {
+                crate::shared_rate::SharedVerdict::Allowed => Ok(()),
+                crate::shared_rate::SharedVerdict::Limited(retry_after) => {
                     Err(Refused::Limited(RateLimited { rate, retry_after }))
                 }
-                super::shared_rate::SharedVerdict::Unavailable => Err(Refused::Unavailable),
+                crate::shared_rate::SharedVerdict::Unavailable => Err(Refused::Unavailable),
             };
         }
         self.take_local(key, rate, burst).map_err(Refused::Limited)

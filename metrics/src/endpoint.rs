@@ -115,12 +115,12 @@ impl MetricsEndpoint {
             shutdown.await;
             drop(cancel);
         });
-        let serving = crate::listener::Serving {
+        let serving = mcpgen_listener::Serving {
             header_read_timeout,
             max_connections: METRICS_MAX_CONNECTIONS,
             watch: None,
         };
-        crate::listener::serve(listener, self.router(), serving, stop).await
+        mcpgen_listener::serve(listener, self.router(), serving, stop).await
     }
 
     fn admits(&self, request: &Request) -> bool {

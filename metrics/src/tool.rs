@@ -14,14 +14,14 @@ use super::Metrics;
 
 /// An upstream's answer as counted: an HTTP status, a timeout, or another failure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum UpstreamCode {
+pub(crate) enum UpstreamCode {
     Status(u16),
     Timeout,
     Error,
 }
 
 impl UpstreamCode {
-    pub(super) fn new(status: Option<u16>, timed_out: bool) -> Self {
+    pub(crate) fn new(status: Option<u16>, timed_out: bool) -> Self {
         match (status, timed_out) {
             (Some(code), _) => Self::Status(code),
             (None, true) => Self::Timeout,
@@ -30,7 +30,7 @@ impl UpstreamCode {
     }
 
     /// The `code` label.
-    pub(super) fn label(self) -> String {
+    pub(crate) fn label(self) -> String {
         match self {
             Self::Status(code) => code.to_string(),
             Self::Timeout => "timeout".to_owned(),
@@ -40,7 +40,7 @@ impl UpstreamCode {
 }
 
 /// The series of one tool of one [`Metrics`]; see [`Metrics::series`].
-pub(crate) struct ToolSeries {
+pub struct ToolSeries {
     /// The address of the [`Metrics`] these series belong to.
     owner: usize,
     name: &'static str,
@@ -65,7 +65,7 @@ impl ToolSeries {
         }
     }
 
-    pub(super) fn calls(&self, metrics: &Metrics, status: AuditStatus) -> Option<&IntCounter> {
+    pub(crate) fn calls(&self, metrics: &Metrics, status: AuditStatus) -> Option<&IntCounter> {
         let slot = self.calls.get(status as usize)?;
         Some(slot.get_or_init(|| {
             metrics
@@ -74,23 +74,23 @@ impl ToolSeries {
         }))
     }
 
-    pub(super) fn duration(&self, metrics: &Metrics) -> &Histogram {
+    pub(crate) fn duration(&self, metrics: &Metrics) -> &Histogram {
         self.duration
             .get_or_init(|| metrics.call_duration.with_label_values(&[self.name]))
     }
 
-    pub(super) fn rate_limited(&self, metrics: &Metrics) -> &IntCounter {
+    pub(crate) fn rate_limited(&self, metrics: &Metrics) -> &IntCounter {
         self.rate_limited
             .get_or_init(|| metrics.rate_limited.with_label_values(&[self.name]))
     }
 
-    pub(super) fn upstream_duration(&self, metrics: &Metrics) -> &Histogram {
+    pub(crate) fn upstream_duration(&self, metrics: &Metrics) -> &Histogram {
         self.upstream_duration
             .get_or_init(|| metrics.upstream_duration.with_label_values(&[self.name]))
     }
 
     /// Counts one upstream answer `code`.
-    pub(super) fn count_upstream(&self, metrics: &Metrics, code: UpstreamCode) {
+    pub(crate) fn count_upstream(&self, metrics: &Metrics, code: UpstreamCode) {
         let seen = self
             .upstream_codes
             .read()
@@ -124,7 +124,7 @@ impl Metrics {
     /// The series of `def` kept in `slot` (a field of the tool's catalog entry), made on the
     /// first call. `None` when the slot holds the series of another [`Metrics`] (a catalog
     /// served with two registries), which then counts by label as before.
-    pub(crate) fn series<'s>(
+    pub fn series<'s>(
         &self,
         slot: &'s OnceLock<ToolSeries>,
         def: &ToolDef,

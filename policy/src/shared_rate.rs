@@ -43,7 +43,7 @@ const TIMEOUT: Duration = Duration::from_millis(500);
 
 /// What happens to calls while Redis is unreachable (`--rate-limit-redis-unavailable`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum RedisUnavailable {
     /// Calls go ahead unlimited; a warning is logged and a metric counts each one.
     #[default]
@@ -64,7 +64,7 @@ pub struct RedisUrlError {
 }
 
 /// What the shared limiter answers.
-pub(crate) enum SharedVerdict {
+pub enum SharedVerdict {
     /// The call may go ahead.
     Allowed,
     /// The call is over the limit; retry after this long.
@@ -186,7 +186,7 @@ impl RedisLimiter {
     }
 
     /// Takes one call from `key`'s allowance: `per_second` calls a second, `burst` at once.
-    pub(crate) async fn check(&self, key: &str, per_second: f64, burst: f64) -> SharedVerdict {
+    pub async fn check(&self, key: &str, per_second: f64, burst: f64) -> SharedVerdict {
         let interval = (1_000_000.0 / per_second).max(1.0);
         let tolerance = interval * (burst.max(1.0) - 1.0);
         let outcome = async {
@@ -226,7 +226,7 @@ impl RedisLimiter {
     }
 
     /// Whether the last check failed open (for the metric).
-    pub(crate) fn failing_open(&self) -> bool {
+    pub fn failing_open(&self) -> bool {
         self.when_down == RedisUnavailable::Open && !self.available.load(Ordering::Acquire)
     }
 }
