@@ -1,5 +1,8 @@
 //! The audit event and the digest of a call's arguments.
 
+use std::time::Duration;
+
+use mcpgen_core::tool::ToolDef;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
@@ -89,6 +92,53 @@ impl AuditEvent {
             error: None,
             trace_id: None,
         }
+    }
+
+    /// The caller: its principal id and the id of the key or token that authenticated it.
+    #[must_use]
+    pub fn by(mut self, principal: Option<&str>, key_id: Option<&str>) -> Self {
+        self.principal = principal.map(str::to_owned);
+        self.key_id = key_id.map(str::to_owned);
+        self
+    }
+
+    /// The API operation `def` calls, for a tool bound to one (none for other tools or for a
+    /// name the table does not have).
+    #[must_use]
+    pub fn operation(mut self, def: Option<&ToolDef>) -> Self {
+        self.operation_id = def
+            .and_then(|def| def.http.as_ref())
+            .map(|http| http.operation_id.to_owned());
+        self
+    }
+
+    /// How long the call took, in whole milliseconds.
+    #[must_use]
+    pub fn took(mut self, elapsed: Duration) -> Self {
+        self.duration_ms = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX);
+        self
+    }
+
+    /// The arguments themselves, kept only when the operator asked for them (`--audit-args`).
+    #[must_use]
+    pub fn args_if(mut self, keep: bool, args: impl FnOnce() -> Map<String, Value>) -> Self {
+        self.args = keep.then(|| Value::Object(args()));
+        self
+    }
+
+    /// Why the call did not succeed, cut to [`MAX_ERROR_CHARS`] (see [`error_text`]).
+    #[must_use]
+    pub fn failed(mut self, error: Option<&str>) -> Self {
+        self.error = error.map(error_text);
+        self
+    }
+
+    /// The JSON-RPC id of the request and the trace the call belongs to.
+    #[must_use]
+    pub fn request(mut self, request_id: Option<String>, trace_id: Option<String>) -> Self {
+        self.request_id = request_id;
+        self.trace_id = trace_id;
+        self
     }
 }
 

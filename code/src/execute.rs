@@ -11,7 +11,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use mcpgen_audit::{AuditEvent, AuditSink, AuditStatus, args_digest, error_text, now_rfc3339};
+use mcpgen_audit::{AuditEvent, AuditSink, AuditStatus, args_digest, now_rfc3339};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 use tracing::Instrument;
@@ -122,24 +122,22 @@ async fn answer_and_record(
     if host.audit().keeps_records() {
         let mut arguments = Map::new();
         arguments.insert("code".to_owned(), Value::String(code.clone()));
-        let record = AuditEvent::new(
-            call_id.to_string(),
-            time,
-            EXECUTE_TOOL.to_owned(),
-            status,
-            args_digest(&arguments),
-        );
+        let keep_args = host.audit_args();
         let event = AuditEvent {
-            request_id,
-            principal: Some(principal.id.clone()),
-            key_id: principal.key_id.clone(),
-            duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-            args: host.audit_args().then_some(Value::Object(arguments)),
-            error: error.as_deref().map(error_text),
-            trace_id,
             code_sha256: Some(sha256_hex(code.as_bytes())),
             inner_calls: Some(ran.calls),
-            ..record
+            ..AuditEvent::new(
+                call_id.to_string(),
+                time,
+                EXECUTE_TOOL.to_owned(),
+                status,
+                args_digest(&arguments),
+            )
+            .by(Some(principal.id.as_str()), principal.key_id.as_deref())
+            .took(started.elapsed())
+            .args_if(keep_args, || arguments)
+            .failed(error.as_deref())
+            .request(request_id, trace_id)
         };
         host.audit().record(event).await;
     }

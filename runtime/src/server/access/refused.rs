@@ -5,13 +5,12 @@
 //! gets one record for the request, with the reason as its error text: a batch gives one
 //! record, naming its first call and saying how many calls the prefix held.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use axum::extract::Request;
-use mcpgen_audit::{
-    AuditEvent, AuditSink, AuditStatus, args_digest, error_text, new_call_id, now_rfc3339,
-};
-use serde_json::{Map, Value};
+use mcpgen_audit::{AuditEvent, AuditSink, AuditStatus, args_digest, new_call_id, now_rfc3339};
+use mcpgen_listener::HeadReceived;
+use serde_json::Map;
 
 use super::prefix::{Calls, PREFIX_BYTES, read_prefix, tool_calls};
 use crate::server::catalog::echo::echoed;
@@ -19,7 +18,6 @@ use crate::server::state::inner::Inner;
 use mcpgen_contract::trace::{TRACEPARENT, TraceParent};
 use mcpgen_identity::auth::AuthError;
 use mcpgen_identity::principal::Principal;
-use mcpgen_listener::HeadReceived;
 
 /// The `tool` of a record whose call was cut off before its name.
 const UNREAD_TOOL: &str = "(unread)";
@@ -83,7 +81,7 @@ pub(crate) async fn audit_refused(
         .extensions
         .get::<mcpgen_contract::trace::RequestSpan>()
         .map(|span| span.0);
-    let error = Some(error_text(&refusal_text(reason, &calls)));
+    let error = Some(refusal_text(reason, &calls));
     let single = !calls.batch;
     let (id, tool, args, call_trace) = match calls.first {
         Some(call) => (call.id, call.tool, call.args, call.trace),
@@ -99,26 +97,22 @@ pub(crate) async fn audit_refused(
         metrics.call_finished(def, status, started.elapsed());
     }
     if auditing {
-        let record = AuditEvent::new(
+        let event = AuditEvent::new(
             new_call_id(),
             now_rfc3339(),
             echoed(&tool),
             status,
             args_digest(&args),
-        );
-        let event = AuditEvent {
-            request_id: if single { id } else { None },
-            principal: principal.map(|p| p.id.clone()),
-            key_id: principal.and_then(|p| p.key_id.clone()),
-            operation_id: def
-                .and_then(|d| d.http.as_ref())
-                .map(|h| h.operation_id.to_owned()),
-            duration_ms: millis(started.elapsed()),
-            args: inner.audit_args.then(|| Value::Object(args)),
-            error,
-            trace_id: trace.map(|t| t.trace_id()),
-            ..record
-        };
+        )
+        .by(
+            principal.map(|p| p.id.as_str()),
+            principal.and_then(|p| p.key_id.as_deref()),
+        )
+        .operation(def)
+        .took(started.elapsed())
+        .args_if(inner.audit_args, || args)
+        .failed(error.as_deref())
+        .request(if single { id } else { None }, trace.map(|t| t.trace_id()));
         inner.audit.record(event).await;
     }
     reusable
@@ -139,8 +133,4 @@ fn refusal_text(reason: &str, calls: &Calls) -> String {
              was not read)"
         ),
     }
-}
-
-fn millis(elapsed: Duration) -> u64 {
-    u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX)
 }

@@ -31,7 +31,7 @@ pub(super) struct Pending<'a> {
     def: Option<&'static ToolDef>,
     /// The tool's metrics series, once the tool is known to exist.
     #[cfg(feature = "metrics")]
-    pub(super) series: Option<&'a crate::metrics::ToolSeries>,
+    pub(super) series: Option<&'a mcpgen_metrics::ToolSeries>,
     trace_id: Option<String>,
     /// The arguments' digest: the record's, and the binding of a stateless call's state.
     pub(super) args_sha256: String,
@@ -133,29 +133,25 @@ impl<'a> Pending<'a> {
         if !self.auditing {
             return Ok(());
         }
-        let duration_ms = u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX);
-        let record = AuditEvent::new(
-            new_call_id(),
-            self.time,
-            echoed(self.tool),
-            status,
-            self.args_sha256,
-        );
         let event = AuditEvent {
-            request_id: self.request_id,
-            principal: self.principal.map(|p| p.id.clone()),
-            key_id: self.principal.and_then(|p| p.key_id.clone()),
-            operation_id: self
-                .def
-                .and_then(|def| def.http.as_ref())
-                .map(|http| http.operation_id.to_owned()),
-            duration_ms,
             upstream_status,
-            args: self.args,
-            error: error.as_deref().map(error_text),
-            trace_id: self.trace_id,
             parent_call_id: self.parent_call_id,
-            ..record
+            args: self.args,
+            ..AuditEvent::new(
+                new_call_id(),
+                self.time,
+                echoed(self.tool),
+                status,
+                self.args_sha256,
+            )
+            .by(
+                self.principal.map(|p| p.id.as_str()),
+                self.principal.and_then(|p| p.key_id.as_deref()),
+            )
+            .operation(self.def)
+            .took(self.started.elapsed())
+            .failed(error.as_deref())
+            .request(self.request_id, self.trace_id)
         };
         self.inner.audit.try_record(event).await
     }

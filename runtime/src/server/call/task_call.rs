@@ -189,30 +189,26 @@ async fn record_start(
     }
     let empty = serde_json::Map::new();
     let args = request.arguments.as_ref().unwrap_or(&empty);
-    let record = AuditEvent::new(
+    let def = inner
+        .tools
+        .load()
+        .catalog
+        .get(&request.name)
+        .map(|entry| entry.def);
+    let event = AuditEvent::new(
         id.to_owned(),
         now_rfc3339(),
         request.name.to_string(),
         AuditStatus::TaskStarted,
         args_digest(args),
+    )
+    .by(Some(principal.id.as_str()), principal.key_id.as_deref())
+    .operation(def)
+    .args_if(inner.audit_args, || args.clone())
+    .request(
+        call.request_id.clone(),
+        call.trace.as_ref().map(|t| t.trace_id()),
     );
-    let event = AuditEvent {
-        request_id: call.request_id.clone(),
-        principal: Some(principal.id.clone()),
-        key_id: principal.key_id.clone(),
-        operation_id: inner
-            .tools
-            .load()
-            .catalog
-            .get(&request.name)
-            .and_then(|entry| entry.def.http.as_ref())
-            .map(|http| http.operation_id.to_owned()),
-        args: inner
-            .audit_args
-            .then(|| serde_json::Value::Object(args.clone())),
-        trace_id: call.trace.as_ref().map(|t| t.trace_id()),
-        ..record
-    };
     inner.audit.try_record(event).await
 }
 
