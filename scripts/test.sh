@@ -86,22 +86,25 @@ mdbook build docs
 step "the published crates' documentation builds without warnings (broken or private intra-doc links included)"
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --locked --features mcpgen-runtime/code-mode -p mcpgen -p mcpgen-runtime -p mcpgen-macros \
   -p mcpgen-client -p mcpgen-codegen -p mcpgen-core -p mcpgen-identity -p mcpgen-search -p mcpgen-contract \
-  -p mcpgen-upstream -p mcpgen-code
-# The audit's database sink is documented only with its features (the runtime's defaults leave them off).
-RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --locked --all-features -p mcpgen-audit
-
-step "generated/ matches a fresh generation"
-cargo run --quiet --locked -p generator -- generate --check
+  -p mcpgen-upstream -p mcpgen-code -p mcpgen-listener -p mcpgen-metrics
+# The audit's database sink and the Redis limiter are documented only with their features (the
+# runtime's defaults leave them off).
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --locked --all-features -p mcpgen-audit -p mcpgen-policy
 
 step "the library crates package for crates.io (cargo publish --workspace --dry-run; reads the crates.io index)"
 cargo publish --workspace --dry-run --no-verify --allow-dirty --quiet
 
-step "build every binary (the end-to-end tests start the generated servers)"
-cargo build --workspace --bins --locked
+step "build every binary and test (the end-to-end tests start the generated servers)"
+# With the tests in the same build, features are resolved once for binaries and tests alike
+# (dev-dependencies included), so `cargo test` below compiles nothing again.
+cargo build --workspace --bins --tests --examples --locked
 # The Synaplan server with its audit database and Redis backends, for tests/tests/audit_db.rs
 # tests/tests/shared_limits.rs and tests/tests/traces.rs, and with code mode, for
 # tests/tests/synaplan_code.rs.
 cargo build -p synaplan-mcp --features postgres,sqlite,redis,otel,code-mode --locked
+
+step "generated/ matches a fresh generation"
+"${CARGO_TARGET_DIR:-target}/debug/mcpgen" generate --check
 
 step "cargo test"
 # Each crate's integration tests are one binary of modules (`tests/main.rs`: `main` for tests/,
