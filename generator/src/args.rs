@@ -120,7 +120,8 @@ pub(crate) struct GenerateArgs {
     pub(crate) mcpgen_path: Option<PathBuf>,
     /// Folder of templates for --spec that replace the built-in ones by file name
     /// (`Cargo.toml.jinja`, `README.md.jinja`, `Dockerfile.jinja`, `compose.yaml.jinja`,
-    /// `server.json.jinja`; minijinja syntax, strict about undefined values).
+    /// `server.json.jinja`, `kubernetes.yaml.jinja`, `kustomization.yaml.jinja`; minijinja
+    /// syntax, strict about undefined values).
     #[arg(long, value_name = "DIR", requires = "spec")]
     pub(crate) templates: Option<PathBuf>,
     /// Folder of plugins for --spec: each `DIR/<plugin>/manifest.json` adds the tools of its

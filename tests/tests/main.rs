@@ -22,6 +22,7 @@ mod conformance_client;
 mod declarations;
 mod key_check;
 mod keys_reload;
+mod kubernetes;
 mod lifecycle;
 mod mcp_bundle;
 mod oauth;

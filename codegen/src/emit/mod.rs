@@ -205,6 +205,11 @@ fn other_files(
         ("server.json", "server.json.jinja"),
         ("Dockerfile", "Dockerfile.jinja"),
         ("compose.yaml", "compose.yaml.jinja"),
+        ("deploy/kubernetes/server.yaml", "kubernetes.yaml.jinja"),
+        (
+            "deploy/kubernetes/kustomization.yaml",
+            "kustomization.yaml.jinja",
+        ),
     ] {
         files.insert(file.to_owned(), templates.render(template, &context)?);
     }

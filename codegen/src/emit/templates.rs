@@ -1,7 +1,8 @@
 //! The templates of a generated crate's non-Rust files (`Cargo.toml`, `README.md`,
-//! `server.json`, `Dockerfile`, `compose.yaml`): built-in minijinja templates compiled into the engine, each replaceable by a
-//! file of the same name in
-//! a templates folder ([`crate::Settings::with_templates`]).
+//! `server.json`, `Dockerfile`, `compose.yaml`, and the Kubernetes manifests
+//! `deploy/kubernetes/server.yaml` and `kustomization.yaml`): built-in minijinja templates
+//! compiled into the engine, each replaceable by a file of the same name in a templates folder
+//! ([`crate::Settings::with_templates`]).
 //!
 //! Templates run with strict undefined values (a misspelt variable is an error, not an empty
 //! string), no HTML escaping, `trim_blocks`, `lstrip_blocks` and the trailing newline kept.
@@ -38,6 +39,14 @@ const BUILT_IN: &[(&str, &str)] = &[
         "compose.yaml.jinja",
         include_str!("../../templates/compose.yaml.jinja"),
     ),
+    (
+        "kubernetes.yaml.jinja",
+        include_str!("../../templates/kubernetes.yaml.jinja"),
+    ),
+    (
+        "kustomization.yaml.jinja",
+        include_str!("../../templates/kustomization.yaml.jinja"),
+    ),
 ];
 
 /// The variables every template sees, named in the error for an undefined value.
@@ -71,6 +80,7 @@ impl Templates {
         env.add_filter("md_code", |s: String| md_code(&s));
         env.add_filter("one_line", |s: String| super::one_line(&s));
         env.add_filter("json_string", |s: String| json_string(&s));
+        env.add_filter("k8s_name", |s: String| k8s_name(&s));
 
         let mut sources: BTreeMap<String, (String, String)> = BUILT_IN
             .iter()
@@ -190,4 +200,36 @@ fn md_inline(s: &str) -> String {
 /// Text inside a Markdown code span: no backtick that would end it.
 fn md_code(s: &str) -> String {
     s.replace('`', "'")
+}
+
+/// A Kubernetes object name (an RFC 1123 label): lowercase letters, digits and `-`, starting
+/// and ending with a letter or digit, at most 63 characters; anything else becomes `-`.
+fn k8s_name(s: &str) -> String {
+    let name: String = s
+        .chars()
+        .map(|c| match c.to_ascii_lowercase() {
+            c @ ('a'..='z' | '0'..='9') => c,
+            _ => '-',
+        })
+        .take(63)
+        .collect();
+    let name = name.trim_matches('-');
+    if name.is_empty() {
+        "mcp".to_owned()
+    } else {
+        name.to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::k8s_name;
+
+    #[test]
+    fn kubernetes_names_are_rfc_1123_labels() {
+        assert_eq!(k8s_name("graph_cycles-mcp"), "graph-cycles-mcp");
+        assert_eq!(k8s_name("_Big.API_"), "big-api");
+        assert_eq!(k8s_name("___"), "mcp");
+        assert_eq!(k8s_name(&"a".repeat(80)).len(), 63);
+    }
 }
