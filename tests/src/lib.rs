@@ -281,6 +281,19 @@ pub fn node_bin(name: &str) -> PathBuf {
     path
 }
 
+/// A program of the Python environment `scripts/test.sh` installs `tests/python/requirements.txt`
+/// into (`tests/python/.venv/bin`): `python` (with the official MCP Python SDK),
+/// `kubernetes-validate`.
+pub fn python_bin(name: &str) -> PathBuf {
+    let path = repo_root().join("tests/python/.venv/bin").join(name);
+    assert!(
+        path.exists(),
+        "{} is missing; run scripts/test.sh, which installs tests/python/requirements.txt",
+        path.display()
+    );
+    path
+}
+
 /// A file inside `tests/node` (a script of ours, or a file of an installed package).
 pub fn node_file(relative: &str) -> PathBuf {
     let path = repo_root().join("tests/node").join(relative);

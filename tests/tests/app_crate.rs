@@ -10,6 +10,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use mcpgen_tests::python_bin;
 use serde_json::{Value, json};
 
 const CARGO_TOML: &str = r#"[package]
@@ -162,17 +163,6 @@ fn an_application_on_mcpgen_alone_serves_its_tools_over_stdio() {
     assert!(status.success(), "exit status {status}");
 }
 
-/// The Python SDK's interpreter, installed by `scripts/test.sh` into `tests/python/.venv`.
-fn python() -> PathBuf {
-    let path = repo_root().join("tests/python/.venv/bin/python");
-    assert!(
-        path.exists(),
-        "{} is missing; run scripts/test.sh, which installs tests/python/requirements.txt",
-        path.display()
-    );
-    path
-}
-
 #[tokio::test]
 async fn the_http_example_serves_a_tool_taking_args_to_the_official_python_client() {
     let port = mcpgen_tests::free_port();
@@ -191,7 +181,7 @@ async fn the_http_example_serves_a_tool_taking_args_to_the_official_python_clien
     let url = format!("http://127.0.0.1:{port}/mcp");
     let out = tokio::time::timeout(
         std::time::Duration::from_secs(60),
-        tokio::process::Command::new(python())
+        tokio::process::Command::new(python_bin("python"))
             .arg(repo_root().join("tests/python/call_tool.py"))
             .args(["http", "add", r#"{"a": 2, "b": 40}"#, &url])
             .kill_on_drop(true)

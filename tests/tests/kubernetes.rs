@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use mcpgen_tests::{free_port, repo_root, workspace_binary};
+use mcpgen_tests::{free_port, python_bin, repo_root, workspace_binary};
 use serde_json::Value;
 
 /// The `deploy/kubernetes/` folder of every generated crate.
@@ -33,20 +33,9 @@ fn objects(path: &Path) -> Vec<Value> {
         .unwrap_or_else(|e| panic!("{} is not YAML: {e}", path.display()))
 }
 
-/// The validator installed by `scripts/test.sh` into the Python SDK's environment.
-fn validator() -> PathBuf {
-    let path = repo_root().join("tests/python/.venv/bin/kubernetes-validate");
-    assert!(
-        path.exists(),
-        "{} is missing; run scripts/test.sh, which installs tests/python/requirements.txt",
-        path.display()
-    );
-    path
-}
-
 #[test]
 fn every_manifest_is_valid_against_the_kubernetes_schemas() {
-    let validate = validator();
+    let validate = python_bin("kubernetes-validate");
     for folder in folders() {
         let server = folder.join("server.yaml");
         let out = Command::new(&validate)

@@ -5,10 +5,8 @@
 //! they must accept the result and receive the data, and under `--output-check strict` they
 //! must receive `isError: true` naming the field. Over stdio and Streamable HTTP.
 
-use std::path::PathBuf;
-
 use mcpgen_tests::{
-    StandIn, node_bin, node_file, repo_root, start_synaplan_http, workspace_binary,
+    StandIn, node_bin, node_file, python_bin, repo_root, start_synaplan_http, workspace_binary,
 };
 use serde_json::{Value, json};
 
@@ -23,17 +21,6 @@ async fn drifted_upstream() -> StandIn {
     .expect("stand-in starts")
 }
 
-/// The Python SDK's interpreter, installed by `scripts/test.sh` into `tests/python/.venv`.
-fn python() -> PathBuf {
-    let path = repo_root().join("tests/python/.venv/bin/python");
-    assert!(
-        path.exists(),
-        "{} is missing; run scripts/test.sh, which installs tests/python/requirements.txt",
-        path.display()
-    );
-    path
-}
-
 #[derive(Clone, Copy, Debug)]
 enum Sdk {
     Python,
@@ -45,7 +32,7 @@ async fn run_client(sdk: Sdk, transport: &str, target: &[String]) -> Value {
     let args = json!({"language": "en"});
     let mut cmd = match sdk {
         Sdk::Python => {
-            let mut c = tokio::process::Command::new(python());
+            let mut c = tokio::process::Command::new(python_bin("python"));
             c.arg(repo_root().join("tests/python/call_tool.py"));
             c.args([transport, "synaplan_list_prompts", &args.to_string()]);
             c

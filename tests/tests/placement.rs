@@ -4,11 +4,11 @@
 //! the prefix and at a room's catalog under it; the SSE `endpoint` event, the server cards and
 //! `/healthz` are read raw.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use futures::StreamExt;
-use mcpgen_tests::{KillOnDrop, free_port, repo_root, wait_ready, workspace_binary};
+use mcpgen_tests::{KillOnDrop, free_port, python_bin, repo_root, wait_ready, workspace_binary};
 use serde_json::{Value, json};
 
 const BASE: &str = "/api/v1/mcp";
@@ -50,23 +50,12 @@ async fn start(dir: &Path, extra: &[&str]) -> (KillOnDrop, String) {
     (KillOnDrop(child), origin)
 }
 
-/// The Python SDK's interpreter, installed by `scripts/test.sh` into `tests/python/.venv`.
-fn python() -> PathBuf {
-    let path = repo_root().join("tests/python/.venv/bin/python");
-    assert!(
-        path.exists(),
-        "{} is missing; run scripts/test.sh, which installs tests/python/requirements.txt",
-        path.display()
-    );
-    path
-}
-
 /// Lists the tools at `url` with the official Python client over `transport` (`sse` or
 /// `http`) and calls `list_rooms`; returns its structured content.
 async fn python_list_rooms(transport: &str, url: &str) -> Value {
     let out = tokio::time::timeout(
         Duration::from_secs(60),
-        tokio::process::Command::new(python())
+        tokio::process::Command::new(python_bin("python"))
             .arg(repo_root().join("tests/python/call_tool.py"))
             .args([transport, "list_rooms", "{}", url])
             .kill_on_drop(true)

@@ -5,34 +5,23 @@
 //! (`--replica-name`) and nginx routes a session's requests on that prefix. Each replica
 //! writes its own audit file, so the audit records say which replica served each call.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use mcpgen_tests::{
-    admin_keys_file, repo_root, start_nginx, start_synaplan_http, synaplan_stand_in,
+    admin_keys_file, python_bin, repo_root, start_nginx, start_synaplan_http, synaplan_stand_in,
 };
 use serde_json::Value;
 
 const TOOL: &str = "synaplan_list_prompts";
 const KEY: &str = "admin-key-0123456789";
 
-/// The Python SDK's interpreter, installed by `scripts/test.sh` into `tests/python/.venv`.
-fn python() -> PathBuf {
-    let path = repo_root().join("tests/python/.venv/bin/python");
-    assert!(
-        path.exists(),
-        "{} is missing; run scripts/test.sh, which installs tests/python/requirements.txt",
-        path.display()
-    );
-    path
-}
-
 /// `clients` official Python clients, side by side, each making `calls` calls of [`TOOL`]
 /// through `url` in `era` (`stateless` or `session`); what `replica_calls.py` printed.
 async fn python_calls(url: &str, era: &str, clients: u32, calls: u32) -> Value {
     let out = tokio::time::timeout(
         Duration::from_secs(120),
-        tokio::process::Command::new(python())
+        tokio::process::Command::new(python_bin("python"))
             .arg(repo_root().join("tests/python/replica_calls.py"))
             .args([url, era, &clients.to_string(), &calls.to_string(), TOOL])
             .arg(format!("X-API-Key={KEY}"))
@@ -159,7 +148,7 @@ async fn two_replicas_behind_nginx_serve_both_eras_without_a_failure() {
     // Legacy HTTP+SSE: the `sessionId` of the message URL names the replica too. Two
     // streams, opened round robin, one on each replica.
     for _ in 0..2 {
-        let run = tokio::process::Command::new(python())
+        let run = tokio::process::Command::new(python_bin("python"))
             .arg(repo_root().join("tests/python/call_tool.py"))
             .args(["sse", TOOL, "{}", &format!("http://127.0.0.1:{port}/sse")])
             .arg(format!("X-API-Key={KEY}"))

@@ -9,20 +9,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use mcpgen_tests::python_bin;
 use serde_json::{Value, json};
 
 use super::root;
-
-/// The Python SDK's interpreter, installed by `scripts/test.sh` into `tests/python/.venv`.
-fn python() -> PathBuf {
-    let path = root().join("tests/python/.venv/bin/python");
-    assert!(
-        path.exists(),
-        "{} is missing; run scripts/test.sh, which installs tests/python/requirements.txt",
-        path.display()
-    );
-    path
-}
 
 /// The Python client holding a session with `mcpgen serve --watch`; killed when dropped.
 struct Session {
@@ -44,7 +34,7 @@ impl Session {
     /// Starts the client, which starts `mcpgen serve --watch` of `spec` and `tools`.
     fn start(dir: &Path, spec: &Path, tools: &Path) -> Self {
         let log = dir.join("serve.stderr");
-        let mut child = Command::new(python())
+        let mut child = Command::new(python_bin("python"))
             .arg(root().join("generator/tests/cli/watch_client.py"))
             .arg(&log)
             .arg("--")
