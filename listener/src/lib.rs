@@ -16,6 +16,7 @@
 //!
 //! Connections speak HTTP/1.1; with the `http2` feature, HTTP/2 with prior knowledge too
 //! (hyper-util's automatic builder tells the two apart by the connection's first bytes).
+#![deny(missing_docs)]
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -30,6 +30,7 @@
 //! (names sent by clients never become labels). No label carries a credential, a principal or
 //! an argument value. Calls refused with 401 or 403 count in `mcpgen_tool_calls_total` with
 //! status `unauthenticated` / `forbidden`, as they count in the audit.
+#![deny(missing_docs)]
 
 mod endpoint;
 mod tool;
