@@ -6,8 +6,9 @@
 //
 // CALLS_JSON is an array of {"name": ..., "arguments": {...}}. Prints one JSON line:
 // {"ok": true, "tools": [...], "results": [{"ok": true, "isError": ..., "structuredContent": ...,
-// "text": [...]} | {"ok": false, "error": "..."}]}, or {"ok": false, "error": "..."} when the
-// client could not connect or list. A call the client rejects (for example because its
+// "text": [...]} | {"ok": false, "error": "..."}], "session": ..., "protocolVersion": ...}, or
+// {"ok": false, "error": "..."} when the client could not connect or list (over stdio, "session"
+// and "protocolVersion" are null). A call the client rejects (for example because its
 // structured content does not match the tool's outputSchema) is {"ok": false, "error": ...}.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -44,7 +45,8 @@ try {
       results.push({ ok: false, error: String(error?.message ?? error) });
     }
   }
-  out = { ok: true, tools, results };
+  // Over HTTP, the session the calls went on and the revision it agreed on.
+  out = { ok: true, tools, results, session: transport.sessionId ?? null, protocolVersion: transport.protocolVersion ?? null };
 } catch (error) {
   out = { ok: false, error: String(error?.message ?? error) };
 } finally {

@@ -3,7 +3,9 @@
     replica_calls.py URL ERA CLIENTS CALLS TOOL [HEADER=VALUE...]
 
 ERA is `stateless` (the client pinned to protocol 2026-07-28: no handshake, every request a
-single exchange) or `session` (the initialize handshake: one session per client). CLIENTS
+single exchange), `session` (the initialize handshake: one session per client) or
+`session-REVISION` (the handshake asking for that revision, e.g. `session-2025-06-18`, as a
+client of that revision does). CLIENTS
 clients run side by side, each making CALLS calls of TOOL with no arguments.
 
 Prints one JSON line: {"ok": N, "failed": N, "errors": [...], "sessions": [...], "versions": [...]}
@@ -17,6 +19,7 @@ import json
 import sys
 
 import httpx2
+import mcp.client.session
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -49,6 +52,10 @@ async def run_client(url: str, era: str, calls: int, tool: str, headers: dict, o
 
 async def main() -> None:
     url, era, clients, calls, tool = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+    if era.startswith("session-"):
+        # The revision the handshake asks for: the client's own constant, as an older release has it.
+        mcp.client.session.LATEST_HANDSHAKE_VERSION = era.removeprefix("session-")
+        era = "session"
     headers = dict(h.split("=", 1) for h in sys.argv[6:])
     out = {"ok": 0, "failed": 0, "errors": [], "sessions": set(), "versions": set()}
     await asyncio.gather(*(run_client(url, era, calls, tool, headers, out) for _ in range(clients)))

@@ -463,12 +463,10 @@ pub async fn start_fixture_http() -> (KillOnDrop, String) {
     (KillOnDrop(child), url)
 }
 
-/// nginx's configuration, the map of the book's "Replicas behind a load balancer" page:
-/// requests whose session id (the `Mcp-Session-Id` header, or the legacy SSE `sessionId` query
-/// parameter) or task id (the `Mcp-Name` header of `tasks/*`) starts with `a.` or `b.` go to
-/// that replica, every other request round robin to either; temporary files, pid and logs in
-/// `dir`.
-fn nginx_conf(dir: &Path, listen: u16, a: &str, b: &str) -> String {
+/// An nginx configuration listening on `listen` that passes every request to `pass` after the
+/// `routing` lines (upstream blocks, maps); it logs each request's upstream, method and URI to
+/// `access.log` in `dir`.
+fn nginx_conf(dir: &Path, listen: u16, routing: &str, pass: &str) -> String {
     let dir = dir.display();
     // One process (no master and workers): killing it leaves nothing behind, and as root it
     // keeps the test's own user instead of handing requests to workers running as `nobody`.
@@ -479,26 +477,19 @@ pid {dir}/nginx.pid;
 error_log {dir}/error.log warn;
 events {{ worker_connections 1024; }}
 http {{
-    access_log off;
+    log_format upstreams '$upstream_addr $request_method $uri';
+    access_log {dir}/access.log upstreams;
     client_body_temp_path {dir}/client_body;
     proxy_temp_path {dir}/proxy;
     fastcgi_temp_path {dir}/fastcgi;
     uwsgi_temp_path {dir}/uwsgi;
     scgi_temp_path {dir}/scgi;
 
-    map "$http_mcp_session_id$arg_sessionId$http_mcp_name" $mcp_replica {{
-        default  mcp_any;
-        "~^a\."  mcp_a;
-        "~^b\."  mcp_b;
-    }}
-    upstream mcp_any {{ server {a}; server {b}; keepalive 32; }}
-    upstream mcp_a {{ server {a}; keepalive 16; }}
-    upstream mcp_b {{ server {b}; keepalive 16; }}
-
+{routing}
     server {{
         listen 127.0.0.1:{listen};
         location / {{
-            proxy_pass http://$mcp_replica;
+            proxy_pass http://{pass};
             proxy_http_version 1.1;
             proxy_set_header Connection "";
             proxy_set_header Host $http_host;
@@ -511,20 +502,17 @@ http {{
     )
 }
 
-/// Starts nginx (from the system's packages) in front of the replicas at `a` and `b`
-/// (`127.0.0.1:PORT`, started with `--replica-name a` and `b`); returns it and its port once it
-/// accepts connections.
-pub async fn start_nginx(dir: &Path, a: &str, b: &str) -> (KillOnDrop, u16) {
-    let port = free_port();
-    let conf = dir.join("nginx.conf");
-    std::fs::write(&conf, nginx_conf(dir, port, a, b)).expect("write nginx.conf");
+/// Starts nginx in `dir` with `conf`; returns it and its port once it accepts connections.
+async fn run_nginx(dir: &Path, port: u16, conf: String) -> (KillOnDrop, u16) {
+    let path = dir.join("nginx.conf");
+    std::fs::write(&path, conf).expect("write nginx.conf");
     let child = tokio::process::Command::new("nginx")
         .arg("-p")
         .arg(dir)
         .arg("-e")
         .arg(dir.join("error.log"))
         .arg("-c")
-        .arg(&conf)
+        .arg(&path)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::inherit())
         .kill_on_drop(true)
@@ -537,4 +525,63 @@ pub async fn start_nginx(dir: &Path, a: &str, b: &str) -> (KillOnDrop, u16) {
         std::fs::read_to_string(dir.join("error.log")).unwrap_or_default()
     );
     (nginx, port)
+}
+
+/// Starts nginx (from the system's packages) in front of the replicas at `a` and `b`
+/// (`127.0.0.1:PORT`, started with `--replica-name a` and `b`) with the map of the book's
+/// "Replicas behind a load balancer" page: requests whose session id (the `Mcp-Session-Id`
+/// header, or the legacy SSE `sessionId` query parameter) or task id (the `Mcp-Name` header of
+/// `tasks/*`) starts with `a.` or `b.` go to that replica, every other request round robin to
+/// either; returns it and its port once it accepts connections.
+pub async fn start_nginx(dir: &Path, a: &str, b: &str) -> (KillOnDrop, u16) {
+    let port = free_port();
+    let routing = format!(
+        r#"    map "$http_mcp_session_id$arg_sessionId$http_mcp_name" $mcp_replica {{
+        default  mcp_any;
+        "~^a\."  mcp_a;
+        "~^b\."  mcp_b;
+    }}
+    upstream mcp_any {{ server {a}; server {b}; keepalive 32; }}
+    upstream mcp_a {{ server {a}; keepalive 16; }}
+    upstream mcp_b {{ server {b}; keepalive 16; }}
+"#
+    );
+    run_nginx(dir, port, nginx_conf(dir, port, &routing, "$mcp_replica")).await
+}
+
+/// Starts nginx in front of `replicas` (`127.0.0.1:PORT` each), balancing every request round
+/// robin with no routing of its own; `access.log` in `dir` names each request's replica.
+pub async fn start_nginx_round_robin(dir: &Path, replicas: &[&str]) -> (KillOnDrop, u16) {
+    let port = free_port();
+    let servers: String = replicas.iter().map(|r| format!("server {r}; ")).collect();
+    let routing = format!("    upstream mcp_all {{ {servers}keepalive 32; }}\n");
+    run_nginx(dir, port, nginx_conf(dir, port, &routing, "mcp_all")).await
+}
+
+/// The requests in nginx's `access.log` in `dir`: (upstream, method, URI) each.
+pub fn nginx_requests(dir: &Path) -> Vec<(String, String, String)> {
+    std::fs::read_to_string(dir.join("access.log"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|line| {
+            let mut fields = line.split(' ');
+            Some((
+                fields.next()?.to_owned(),
+                fields.next()?.to_owned(),
+                fields.next()?.to_owned(),
+            ))
+        })
+        .collect()
+}
+
+/// A `redis-server` on 127.0.0.1:`port`, without persistence; killed on drop.
+pub fn start_redis(port: u16) -> KillOnDrop {
+    let child = tokio::process::Command::new("redis-server")
+        .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+        .args(["--save", "", "--appendonly", "no", "--protected-mode", "yes"])
+        .stdout(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("redis-server is installed (scripts/test.sh installs it with apt-get install redis-server)");
+    KillOnDrop(child)
 }

@@ -32,6 +32,7 @@ mod registry_entry;
 mod replicas;
 mod rooms;
 mod rooms_live;
+mod scale_out;
 mod shared_limits;
 mod synaplan_code;
 mod synaplan_dispatch;

@@ -13,12 +13,12 @@ use mcpgen_tests::{
 };
 use serde_json::Value;
 
-const TOOL: &str = "synaplan_list_prompts";
-const KEY: &str = "admin-key-0123456789";
+pub(crate) const TOOL: &str = "synaplan_list_prompts";
+pub(crate) const KEY: &str = "admin-key-0123456789";
 
 /// `clients` official Python clients, side by side, each making `calls` calls of [`TOOL`]
 /// through `url` in `era` (`stateless` or `session`); what `replica_calls.py` printed.
-async fn python_calls(url: &str, era: &str, clients: u32, calls: u32) -> Value {
+pub(crate) async fn python_calls(url: &str, era: &str, clients: u32, calls: u32) -> Value {
     let out = tokio::time::timeout(
         Duration::from_secs(120),
         tokio::process::Command::new(python_bin("python"))
@@ -42,7 +42,7 @@ async fn python_calls(url: &str, era: &str, clients: u32, calls: u32) -> Value {
 }
 
 /// Successful calls of [`TOOL`] in the audit file at `path`.
-fn audited_ok(path: &Path) -> usize {
+pub(crate) fn audited_ok(path: &Path) -> usize {
     std::fs::read_to_string(path)
         .unwrap_or_default()
         .lines()

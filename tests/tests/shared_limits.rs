@@ -8,21 +8,9 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use mcpgen_tests::{
-    KillOnDrop, free_port, start_synaplan_http, synaplan_stand_in, workspace_binary,
+    free_port, start_redis, start_synaplan_http, synaplan_stand_in, workspace_binary,
 };
 use serde_json::{Value, json};
-
-/// A `redis-server` on 127.0.0.1:`port`, without persistence; killed on drop.
-fn start_redis(port: u16) -> KillOnDrop {
-    let child = tokio::process::Command::new("redis-server")
-        .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-        .args(["--save", "", "--appendonly", "no", "--protected-mode", "yes"])
-        .stdout(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("redis-server is installed (scripts/test.sh installs it with apt-get install redis-server)");
-    KillOnDrop(child)
-}
 
 async fn wait_port(port: u16) {
     assert!(mcpgen_tests::wait_port(port).await, "port {port} opens");

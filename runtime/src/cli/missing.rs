@@ -41,6 +41,15 @@ pub struct MissingFeatureArgs {
     #[cfg(not(feature = "redis"))]
     #[arg(long, env = "MCPGEN_RATE_LIMIT_REDIS_UNAVAILABLE", hide = true)]
     rate_limit_redis_unavailable: Option<String>,
+    #[cfg(not(feature = "redis"))]
+    #[arg(
+        long,
+        env = "MCPGEN_STATE_REDIS",
+        hide = true,
+        hide_env_values = true,
+        value_name = "URL"
+    )]
+    state_redis: Option<String>,
     #[cfg(not(feature = "metrics"))]
     #[arg(long, env = "MCPGEN_METRICS", hide = true)]
     metrics: bool,
@@ -101,6 +110,10 @@ impl MissingFeatureArgs {
                 let variable = "MCPGEN_RATE_LIMIT_REDIS_UNAVAILABLE";
                 let flag = "--rate-limit-redis-unavailable";
                 return Err(not_compiled(flag, variable, "redis"));
+            }
+            if self.state_redis.is_some() {
+                let variable = "MCPGEN_STATE_REDIS";
+                return Err(not_compiled("--state-redis", variable, "redis"));
             }
         }
         #[cfg(not(feature = "metrics"))]

@@ -67,6 +67,8 @@ pub struct ServerBuilder {
     rate_burst: Option<f64>,
     #[cfg(feature = "redis")]
     shared_rate: Option<Arc<RedisLimiter>>,
+    #[cfg(all(feature = "http", feature = "redis"))]
+    shared_state: Option<Arc<mcpgen_state::SharedState>>,
     #[cfg(feature = "http")]
     allowed_origins: Vec<String>,
     #[cfg(feature = "http")]
@@ -257,6 +259,16 @@ impl ServerBuilder {
     /// Keeps the rate limits in Redis, shared by every replica (see [`RedisLimiter`](super::RedisLimiter)).
     pub fn shared_rate_limits(mut self, limiter: Arc<RedisLimiter>) -> Self {
         self.shared_rate = Some(limiter);
+        self
+    }
+
+    #[cfg(all(feature = "http", feature = "redis"))]
+    /// Keeps what sessions need in Redis, so that every replica sharing it serves any
+    /// session: Streamable HTTP sessions are rebuilt from the store on a replica that does not
+    /// hold them, and a legacy SSE message POSTed to one replica reaches the replica holding
+    /// its stream (see [`mcpgen_state`]).
+    pub fn shared_state(mut self, state: Arc<mcpgen_state::SharedState>) -> Self {
+        self.shared_state = Some(state);
         self
     }
 
@@ -572,6 +584,8 @@ impl ServerBuilder {
             placement,
             #[cfg(feature = "http")]
             replica: replica.map(Arc::from),
+            #[cfg(all(feature = "http", feature = "redis"))]
+            shared: self.shared_state,
             auth: self.root.auth.clone(),
             tools: LiveTools::first(self.root, tools, views),
             #[cfg(feature = "http")]
@@ -653,6 +667,8 @@ impl Server {
             rate_burst: None,
             #[cfg(feature = "redis")]
             shared_rate: None,
+            #[cfg(all(feature = "http", feature = "redis"))]
+            shared_state: None,
             #[cfg(feature = "http")]
             allowed_origins: Vec::new(),
             #[cfg(feature = "http")]

@@ -92,6 +92,8 @@ pub(super) fn mounted_inner(
         placement: root.placement.clone(),
         #[cfg(feature = "http")]
         replica: root.replica.clone(),
+        #[cfg(all(feature = "http", feature = "redis"))]
+        shared: root.shared.clone(),
         auth: mount::mount_auth(config.auth.clone(), root.auth.as_ref()),
         tools: LiveTools::first(config, tools, views),
         #[cfg(feature = "http")]

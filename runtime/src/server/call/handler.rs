@@ -57,6 +57,9 @@ pub(crate) struct McpHandler {
     log_level: Arc<SessionLogLevel>,
     /// The resources this connection (or session) subscribed to.
     subscriber: Arc<Subscriber>,
+    /// The sessions in the store (`--state-redis`), which keep the log level it sets.
+    #[cfg(all(feature = "http", feature = "redis"))]
+    shared: Option<mcpgen_state::Sessions>,
 }
 
 impl std::fmt::Debug for McpHandler {
@@ -139,7 +142,17 @@ impl McpHandler {
             credential: None,
             log_level: Arc::default(),
             subscriber: Arc::default(),
+            #[cfg(all(feature = "http", feature = "redis"))]
+            shared: None,
         }
+    }
+
+    /// The same handler, keeping its session's log level in `shared` (and taking it from
+    /// there when the session is rebuilt on this replica).
+    #[cfg(all(feature = "http", feature = "redis"))]
+    pub(crate) fn with_shared(mut self, shared: Option<mcpgen_state::Sessions>) -> Self {
+        self.shared = shared;
+        self
     }
 
     /// The same handler, whose fixed principal presented `credential`.
@@ -348,6 +361,19 @@ impl ServerHandler for McpHandler {
         self.inner.tools.remember(context.peer);
     }
 
+    /// As rmcp's own; a session rebuilt from the store (`--state-redis`) takes back the log
+    /// level it set.
+    async fn initialize(
+        &self,
+        request: rmcp::model::InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::InitializeResult, ErrorData> {
+        #[cfg(all(feature = "http", feature = "redis"))]
+        super::shared_level::restore(self.shared.as_ref(), &context, &self.log_level).await;
+        context.peer.set_peer_info(request.clone());
+        self.negotiate_initialize(&request)
+    }
+
     async fn list_prompts(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -479,6 +505,8 @@ impl ServerHandler for McpHandler {
         request: rmcp::model::SetLevelRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        #[cfg(all(feature = "http", feature = "redis"))]
+        super::shared_level::remember(self.shared.as_ref(), &_context, request.level).await;
         self.log_level.set(LogLevel::from_wire(request.level));
         Ok(())
     }

@@ -8,4 +8,6 @@ pub(crate) mod pipeline;
 mod record;
 #[cfg(feature = "search")]
 pub(crate) mod search_call;
+#[cfg(all(feature = "http", feature = "redis"))]
+mod shared_level;
 pub(crate) mod task_call;

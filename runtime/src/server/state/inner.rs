@@ -38,6 +38,9 @@ pub(crate) struct Inner {
     /// The name session ids start with (`--replica-name`); shared by every catalog.
     #[cfg(feature = "http")]
     pub(crate) replica: Option<Arc<str>>,
+    /// What the replicas share (`--state-redis`); shared by every catalog.
+    #[cfg(all(feature = "http", feature = "redis"))]
+    pub(crate) shared: Option<Arc<mcpgen_state::SharedState>>,
     /// The tool sets and what is built from them (table, search index, views); load once
     /// per request.
     pub(crate) tools: LiveTools,

@@ -254,29 +254,39 @@ fn mcp_routes(inner: &Arc<Inner>, path: &str, sessions: CancellationToken) -> Ro
     // Host/Origin are checked by our own layer (which also covers the other routes), so
     // rmcp's copies of those checks are switched off. Sessions stay on for clients that use
     // them; requests of the stateless protocol are answered with plain JSON.
-    let config = StreamableHttpServerConfig::default()
+    let mut config = StreamableHttpServerConfig::default()
         .with_legacy_session_mode(true)
         .with_json_response(true)
         .disable_allowed_hosts()
         .disable_allowed_origins()
         .with_max_request_body_bytes(inner.max_body_bytes)
         .with_cancellation_token(sessions);
+    // With a shared store, rmcp keeps each session's `initialize` there and rebuilds on this
+    // replica a session another opened; the session ids then name no replica.
+    let shared = super::session::shared::of(inner, path);
+    if let Some(shared) = &shared {
+        config.session_store = Some(shared.store());
+    }
     let manager = Arc::new(LocalSessionManager::default());
-    let owners = SessionOwners::new(inner, manager.clone());
-    let replica = inner.replica.clone();
+    let owners = SessionOwners::new(inner, manager.clone(), shared.clone());
+    let replica = inner.replica.clone().filter(|_| shared.is_none());
     let own = inner.clone();
     let inner = inner.clone();
     let sessions_of_rmcp = manager.clone();
+    let handler_shared = shared.clone();
     let service: StreamableHttpService<McpHandler, LocalSessionManager> =
         StreamableHttpService::new(
-            move || Ok(McpHandler::new(inner.clone(), None)),
+            move || {
+                let handler = McpHandler::new(inner.clone(), None);
+                Ok(super::session::shared::handler(handler, &handler_shared))
+            },
             manager,
             config,
         );
     let routes = Router::new()
         .route_service(path, super::shared_service::Shared::new(service))
         .route_layer(middleware::from_fn(super::malformed::answer_malformed));
-    let routes = super::tasks_2025::served(routes, &own, &sessions_of_rmcp);
+    let routes = super::tasks_2025::served(routes, &own, &sessions_of_rmcp, shared);
     let router = super::fast_path::answered_here(routes, own.clone())
         .route_layer(middleware::from_fn_with_state(own, check_param_headers));
     let router = router.route_layer(middleware::from_fn_with_state(owners, bind_session));

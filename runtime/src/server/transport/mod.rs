@@ -27,6 +27,8 @@ pub(crate) mod shared_service;
 pub(crate) mod shutdown;
 #[cfg(feature = "legacy-sse")]
 pub(crate) mod sse;
+#[cfg(all(feature = "legacy-sse", feature = "redis"))]
+mod sse_relay;
 #[cfg(feature = "stdio")]
 pub(crate) mod stdio;
 #[cfg(feature = "http")]

@@ -13,6 +13,9 @@
 //! `/mcp`. The session's handler is fixed to the [`Principal`] that opened the stream. The
 //! session ends when the stream closes (client gone, or server shutdown through the
 //! `sessions` token), and the stream closes when the session's service stops.
+//!
+//! With a store the replicas share (`--state-redis`), a message POSTed to a replica that does
+//! not hold its stream is relayed to the one that does (`sse_relay.rs`).
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -51,12 +54,13 @@ const CHANNEL_CAPACITY: usize = 64;
 const MESSAGE_PATH: &str = "/message";
 
 /// One open stream: who opened it, and where its client's messages go.
-struct Session {
-    principal: Principal,
-    to_server: mpsc::Sender<ClientJsonRpcMessage>,
+pub(super) struct Session {
+    pub(super) principal: Principal,
+    pub(super) to_server: mpsc::Sender<ClientJsonRpcMessage>,
 }
 
-type Sessions = Arc<Mutex<HashMap<Arc<str>, Session>>>;
+/// The streams this replica holds, by session id.
+pub(super) type Sessions = Arc<Mutex<HashMap<Arc<str>, Session>>>;
 
 /// State shared by the two routes.
 #[derive(Clone)]
@@ -66,6 +70,9 @@ struct SseState {
     shutdown: CancellationToken,
     /// Where the message endpoint is, e.g. `/message` or `/mcp/<catalog>/message`.
     message_path: Arc<str>,
+    /// The relay between replicas (`--state-redis`).
+    #[cfg(feature = "redis")]
+    relay: Option<mcpgen_state::Relay>,
 }
 
 /// Ends a session when the stream that carries it is dropped.
@@ -90,11 +97,16 @@ impl Drop for SessionGuard {
 /// `/mcp/<catalog>`). Cancelling `shutdown` closes every open stream.
 pub(crate) fn routes(inner: &Arc<Inner>, base: &str, shutdown: CancellationToken) -> Router {
     let message_path: Arc<str> = format!("{base}{MESSAGE_PATH}").into();
+    let sessions: Sessions = Arc::new(Mutex::new(HashMap::new()));
+    #[cfg(feature = "redis")]
+    let relay = super::sse_relay::start(inner, &message_path, &sessions, &shutdown);
     let state = SseState {
         inner: inner.clone(),
-        sessions: Arc::new(Mutex::new(HashMap::new())),
+        sessions,
         shutdown,
         message_path: message_path.clone(),
+        #[cfg(feature = "redis")]
+        relay,
     };
     Router::new()
         .route(&format!("{base}/sse"), get(open_stream))
@@ -131,6 +143,10 @@ async fn open_stream(State(state): State<SseState>, request: Request) -> Respons
             },
         );
     tracing::debug!(session = %id, principal = %principal.id, "legacy SSE session opened");
+    #[cfg(feature = "redis")]
+    if let Some(relay) = &state.relay {
+        super::sse_relay::hold(relay, id.clone(), &principal, ct.clone());
+    }
 
     let handler = McpHandler::new(state.inner.clone(), Some(principal));
     let service_ct = ct.clone();
@@ -232,56 +248,131 @@ async fn post_message(State(state): State<SseState>, request: Request) -> Respon
             .sessions
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        let Some(session) = sessions.get(id.as_str()) else {
-            return session_not_found();
-        };
-        (session.principal == principal).then(|| session.to_server.clone())
+        sessions
+            .get(id.as_str())
+            .map(|session| (session.principal == principal).then(|| session.to_server.clone()))
     };
     let Some(to_server) = to_server else {
-        tracing::warn!(session = %id, principal = %principal.id, "message refused: the session belongs to another caller");
-        let reason = "the session belongs to another caller";
-        let kind = (AuditStatus::Forbidden, "session_owner");
-        audit_refused(&state.inner, request, Some(&principal), kind, reason).await;
-        return jsonrpc_error(StatusCode::FORBIDDEN, -32001, reason);
+        #[cfg(feature = "redis")]
+        if let Some(relay) = &state.relay {
+            return post_relayed(&state, relay, &id, principal, request).await;
+        }
+        return session_not_found();
+    };
+    let Some(to_server) = to_server else {
+        return refuse_other_caller(&state, &id, &principal, request).await;
     };
     // The request's parts go along with each message, as rmcp does on `/mcp`, so a call sees
     // the credential and headers of the POST that carried it.
     let (parts, body) = request.into_parts();
-    let body = match axum::body::to_bytes(body, state.inner.max_body_bytes).await {
+    let body = match read_body(&state, body).await {
         Ok(body) => body,
-        Err(_) => {
-            return jsonrpc_error(
-                StatusCode::BAD_REQUEST,
-                -32600,
-                "the request body could not be read",
-            );
-        }
+        Err(refused) => return refused,
     };
     forward(to_server, &body, &parts).await
 }
 
+/// The body of a POST to the message endpoint, within the body limit.
+async fn read_body(state: &SseState, body: axum::body::Body) -> Result<Bytes, Response> {
+    axum::body::to_bytes(body, state.inner.max_body_bytes)
+        .await
+        .map_err(|_| {
+            jsonrpc_error(
+                StatusCode::BAD_REQUEST,
+                -32600,
+                "the request body could not be read",
+            )
+        })
+}
+
+/// `POST /message` for a stream another replica holds: refused as for an unknown session when
+/// no replica holds it (or its holder is gone), as for another caller's when the store names
+/// another owner; relayed to the holder otherwise.
+#[cfg(feature = "redis")]
+async fn post_relayed(
+    state: &SseState,
+    relay: &mcpgen_state::Relay,
+    id: &str,
+    principal: Principal,
+    request: Request,
+) -> Response {
+    let Some(holder) = super::sse_relay::holder(relay, id).await else {
+        return session_not_found();
+    };
+    if holder.owner != principal.id {
+        return refuse_other_caller(state, id, &principal, request).await;
+    }
+    let (parts, body) = request.into_parts();
+    let body = match read_body(state, body).await {
+        Ok(body) => body,
+        Err(refused) => return refused,
+    };
+    // Checked here, so that the caller hears of a bad message as from the holder.
+    if let Err(refused) = check_messages(&body) {
+        return *refused;
+    }
+    let Some(relayed) = super::sse_relay::relayed(id, &parts, &body) else {
+        return jsonrpc_error(
+            StatusCode::BAD_REQUEST,
+            PARSE_ERROR,
+            "the message is not UTF-8",
+        );
+    };
+    match relay.send(&holder.instance, &relayed).await {
+        Ok(true) => StatusCode::ACCEPTED.into_response(),
+        Ok(false) => session_not_found(),
+        Err(error) => {
+            tracing::warn!(session = %id, %error, "a message for another replica's stream cannot be relayed");
+            jsonrpc_error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                -32000,
+                "the stream of this session is on another replica, which cannot be reached now; retry",
+            )
+        }
+    }
+}
+
+/// Refuses (403, audited) a message for a session another caller opened.
+async fn refuse_other_caller(
+    state: &SseState,
+    id: &str,
+    principal: &Principal,
+    request: Request,
+) -> Response {
+    tracing::warn!(session = %id, principal = %principal.id, "message refused: the session belongs to another caller");
+    let reason = "the session belongs to another caller";
+    let kind = (AuditStatus::Forbidden, "session_owner");
+    audit_refused(&state.inner, request, Some(principal), kind, reason).await;
+    jsonrpc_error(StatusCode::FORBIDDEN, -32001, reason)
+}
+
+/// The messages of `body`, or the answer refusing them.
+fn check_messages(body: &Bytes) -> Result<Vec<ClientJsonRpcMessage>, Box<Response>> {
+    parse_messages(body).map_err(|error| {
+        // Bytes that are not JSON are a parse error; JSON that is not a message is an
+        // invalid request.
+        let code = if serde_json::from_slice::<serde::de::IgnoredAny>(body).is_err() {
+            PARSE_ERROR
+        } else {
+            INVALID_REQUEST
+        };
+        Box::new(jsonrpc_error(
+            StatusCode::BAD_REQUEST,
+            code,
+            &format!("not a JSON-RPC message: {error}"),
+        ))
+    })
+}
+
 /// Sends the messages in `body` to the session's service.
-async fn forward(
+pub(super) async fn forward(
     mut to_server: mpsc::Sender<ClientJsonRpcMessage>,
     body: &Bytes,
     parts: &http::request::Parts,
 ) -> Response {
-    let messages = match parse_messages(body) {
+    let messages = match check_messages(body) {
         Ok(messages) => messages,
-        Err(error) => {
-            // Bytes that are not JSON are a parse error; JSON that is not a message is an
-            // invalid request.
-            let code = if serde_json::from_slice::<serde::de::IgnoredAny>(body).is_err() {
-                PARSE_ERROR
-            } else {
-                INVALID_REQUEST
-            };
-            return jsonrpc_error(
-                StatusCode::BAD_REQUEST,
-                code,
-                &format!("not a JSON-RPC message: {error}"),
-            );
-        }
+        Err(refused) => return *refused,
     };
     for mut message in messages {
         message.insert_extension(parts.clone());

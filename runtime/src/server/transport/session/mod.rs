@@ -6,8 +6,14 @@
 //! is refused (429); at the catalog's cap a new session is refused (503), and no other
 //! principal's session is closed to make room. A session is in use while one of its requests
 //! is answered or one of its streams is open.
+//!
+//! With a store the replicas share (`--state-redis`, see [`shared`]), the owner of each new
+//! session is written there too, and a request for a session this replica does not hold is
+//! checked against the owner the store names (then rmcp rebuilds the session from the store).
+//! The caps count the sessions each replica holds.
 
 pub(crate) mod owners;
+pub(crate) mod shared;
 
 use std::collections::HashSet;
 use std::pin::Pin;
@@ -26,6 +32,7 @@ use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
 use self::owners::{Owners, Refusal};
+use self::shared::{Owner, Shared};
 use crate::server::access::refused::audit_refused;
 use crate::server::access::reply::{AUTH_ERROR_CODE, jsonrpc_error, unauthorized};
 use crate::server::state::inner::Inner;
@@ -52,15 +59,40 @@ pub(crate) struct SessionOwners {
     manager: Arc<LocalSessionManager>,
     /// Audits the calls refused because their session belongs to someone else.
     inner: Arc<Inner>,
+    /// The sessions in the store the replicas share, if any.
+    shared: Option<Shared>,
 }
 
 impl SessionOwners {
     /// The layer's state for `inner`'s sessions, held by `manager`.
-    pub(crate) fn new(inner: &Arc<Inner>, manager: Arc<LocalSessionManager>) -> Self {
+    pub(crate) fn new(
+        inner: &Arc<Inner>,
+        manager: Arc<LocalSessionManager>,
+        shared: Option<Shared>,
+    ) -> Self {
         Self {
             owners: Arc::new(Mutex::new(Owners::new(inner.sessions))),
             manager,
             inner: inner.clone(),
+            shared,
+        }
+    }
+
+    /// Whether the session `id`, which this replica's table does not know, belongs to
+    /// `principal` by the store; when it does, it is in the table from now on (in use by
+    /// this request). `None`: the store does not know it either (or there is no store).
+    async fn shared_owner(&self, id: &str, principal: &Principal) -> Option<bool> {
+        match self.shared.as_ref()?.owner(id).await {
+            Owner::Principal(owner) if owner == principal.id => {
+                self.lock().settle(principal, Some(Arc::from(id)), false);
+                Some(true)
+            }
+            Owner::Principal(_) => Some(false),
+            Owner::Unknown => None,
+            Owner::Away(error) => {
+                tracing::warn!(session = %id, %error, "the session's owner cannot be read from the store");
+                None
+            }
         }
     }
 
@@ -234,6 +266,10 @@ pub(crate) async fn bind_session(
             .and_then(|v| v.to_str().ok())
             .map(Arc::<str>::from);
         state.lock().settle(&principal, issued.clone(), opens);
+        if let (Some(shared), Some(id)) = (&state.shared, &issued) {
+            // Before the client learns the id, so that no other replica sees it ownerless.
+            shared.set_owner(id, &principal.id).await;
+        }
         return match issued {
             Some(id) => {
                 tracing::debug!(session = %id, principal = %principal.id, "session opened");
@@ -243,14 +279,19 @@ pub(crate) async fn bind_session(
         };
     };
     // One look at the table: whose the session is, and (when the caller's) one more use.
-    let (owned_by_other, known) = {
+    let (mut owned_by_other, mut known, held) = {
         let mut owners = state.lock();
         match owners.owner(&session) {
-            Some(owner) if *owner != principal => (true, false),
-            Some(_) => (false, owners.touch(&session, true)),
-            None => (false, false),
+            Some(owner) if *owner != principal => (true, false, true),
+            Some(_) => (false, owners.touch(&session, true), true),
+            None => (false, false, false),
         }
     };
+    if held && let Some(shared) = &state.shared {
+        shared.touch(&session);
+    } else if !held && let Some(own) = state.shared_owner(&session, &principal).await {
+        (owned_by_other, known) = (!own, own);
+    }
     if owned_by_other {
         tracing::warn!(%session, principal = %principal.id, "request refused: the session belongs to another principal");
         let kind = (AuditStatus::Forbidden, "session_owner");

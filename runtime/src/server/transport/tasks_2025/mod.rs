@@ -31,6 +31,7 @@ use serde::Deserialize;
 
 use self::revision::Revisions;
 use super::fast_path::plain_request::read_body;
+use super::session::shared::Shared;
 use crate::server::state::inner::Inner;
 
 mod answer;
@@ -53,6 +54,40 @@ pub(crate) struct Earlier {
     inner: Arc<Inner>,
     manager: Arc<LocalSessionManager>,
     revisions: Arc<Revisions>,
+    /// The sessions in the store the replicas share (`--state-redis`): a session opened on
+    /// another replica has its revision there.
+    shared: Option<Shared>,
+}
+
+impl Earlier {
+    /// Whether the session `id` agreed on this revision at its `initialize`, on this replica
+    /// or, by the store, on another.
+    async fn agreed(&self, id: &str) -> bool {
+        if self.revisions.is_2025(id) {
+            return true;
+        }
+        let Some(shared) = &self.shared else {
+            return false;
+        };
+        let agreed = shared.revision(id).await.as_deref() == Some(REVISION);
+        if agreed {
+            self.revisions.agreed(id);
+        }
+        agreed
+    }
+
+    /// Whether rmcp holds the session `id` here, or the store knows it (rmcp rebuilds it
+    /// here on its next request).
+    async fn known(&self, id: &str) -> bool {
+        let sid: rmcp::transport::common::server_side_http::SessionId = id.into();
+        if self.manager.has_session(&sid).await.unwrap_or(false) {
+            return true;
+        }
+        match &self.shared {
+            Some(shared) => shared.revision(id).await.is_some(),
+            None => false,
+        }
+    }
 }
 
 /// `routes` (the Streamable HTTP service of the catalog `inner`) behind the layer, when the
@@ -61,6 +96,7 @@ pub(crate) fn served(
     routes: Router,
     inner: &Arc<Inner>,
     manager: &Arc<LocalSessionManager>,
+    shared: Option<Shared>,
 ) -> Router {
     if !inner.tasks.offered() {
         return routes;
@@ -69,6 +105,7 @@ pub(crate) fn served(
         inner: inner.clone(),
         manager: manager.clone(),
         revisions: Arc::default(),
+        shared,
     };
     routes.route_layer(middleware::from_fn_with_state(state, serve_2025))
 }
@@ -93,13 +130,16 @@ async fn serve_2025(State(state): State<Earlier>, request: Request, next: Next) 
         .get(SESSION_HEADER)
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
-    match (&session, version) {
+    let served = match (&session, version) {
         // An `initialize` carries no session, and no header of a later revision.
-        (None, None | Some(REVISION)) => {}
+        (None, None | Some(REVISION)) => true,
         // A session's revision is the one it agreed on at `initialize`, whatever a later
         // header says.
-        (Some(id), Some(REVISION)) if state.revisions.is_2025(id) => {}
-        _ => return next.run(request).await,
+        (Some(id), Some(REVISION)) => state.agreed(id).await,
+        _ => false,
+    };
+    if !served {
+        return next.run(request).await;
     }
     let (parts, body) = request.into_parts();
     let bytes = match read_body(body).await {
@@ -134,9 +174,8 @@ async fn serve_2025(State(state): State<Earlier>, request: Request, next: Next) 
             decorate::tools_list(response, state.inner.clone())
         }
         Some("tools/call" | "tasks/get" | "tasks/result" | "tasks/list" | "tasks/cancel") => {
-            let id: rmcp::transport::common::server_side_http::SessionId = session.as_str().into();
             // A session rmcp does not know is its to refuse (404).
-            if !state.manager.has_session(&id).await.unwrap_or(false) {
+            if !state.known(&session).await {
                 return next.run(onward(parts, bytes)).await;
             }
             match answer::answer(&state.inner, &parts, &bytes).await {
