@@ -60,6 +60,7 @@ fn a_server_built_without_a_backend_stops_when_asked_for_it_and_warns_for_otel()
         ),
         ("MCPGEN_AUDIT_DB", "sqlite:///var/audit.db", "sqlite"),
         ("MCPGEN_RATE_LIMIT_REDIS", "redis://cache:6379", "redis"),
+        ("MCPGEN_STATE_REDIS", "redis://cache:6379", "redis"),
         ("MCPGEN_TOOL_MODE", "code", "code-mode"),
     ] {
         let out = server(&binary, scratch.path(), &[(variable, value)])
