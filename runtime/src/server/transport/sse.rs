@@ -347,7 +347,7 @@ async fn refuse_other_caller(
 }
 
 /// The messages of `body`, or the answer refusing them.
-fn check_messages(body: &Bytes) -> Result<Vec<ClientJsonRpcMessage>, Box<Response>> {
+pub(super) fn check_messages(body: &Bytes) -> Result<Vec<ClientJsonRpcMessage>, Box<Response>> {
     parse_messages(body).map_err(|error| {
         // Bytes that are not JSON are a parse error; JSON that is not a message is an
         // invalid request.
@@ -365,7 +365,7 @@ fn check_messages(body: &Bytes) -> Result<Vec<ClientJsonRpcMessage>, Box<Respons
 }
 
 /// Sends the messages in `body` to the session's service.
-pub(super) async fn forward(
+async fn forward(
     mut to_server: mpsc::Sender<ClientJsonRpcMessage>,
     body: &Bytes,
     parts: &http::request::Parts,

@@ -13,7 +13,7 @@ use mcpgen_state::relay::{HOLD, Holder};
 use mcpgen_state::{Relay, Relayed};
 use tokio_util::sync::CancellationToken;
 
-use super::sse::{Sessions, forward};
+use super::sse::{Sessions, check_messages};
 
 /// The relay of the catalog whose message endpoint is `message_path`, listening until
 /// `shutdown` and handing what it receives to `sessions`; `None` without a store.
@@ -31,14 +31,18 @@ pub(super) fn start(
     let sessions = sessions.clone();
     tokio::spawn(async move {
         while let Some(relayed) = received.recv().await {
-            deliver(&sessions, relayed).await;
+            deliver(&sessions, relayed);
         }
     });
     Some(relay)
 }
 
-/// Hands a relayed message to its session, with the parts of the POST that carried it.
-async fn deliver(sessions: &Sessions, relayed: Relayed) {
+/// Hands a relayed message to its session, with the parts of the POST that carried it. It
+/// never waits: every relayed message of the catalog comes through one subscription, so a
+/// session whose queue is full (its client sends faster than it is answered) loses the
+/// message rather than holding up the other sessions' (a POST to the holder itself waits
+/// instead).
+fn deliver(sessions: &Sessions, relayed: Relayed) {
     let session = {
         let sessions = sessions.lock().unwrap_or_else(PoisonError::into_inner);
         sessions
@@ -53,9 +57,19 @@ async fn deliver(sessions: &Sessions, relayed: Relayed) {
         tracing::warn!(session = %relayed.session, "a relayed message with an unusable URI is dropped");
         return;
     };
-    let response = forward(to_server, &Bytes::from(relayed.body), &parts).await;
-    if !response.status().is_success() {
-        tracing::debug!(session = %relayed.session, status = %response.status(), "a relayed message was not taken");
+    let Ok(messages) = check_messages(&Bytes::from(relayed.body)) else {
+        tracing::warn!(session = %relayed.session, "a relayed message that is not JSON-RPC is dropped");
+        return;
+    };
+    let mut to_server = to_server;
+    for mut message in messages {
+        message.insert_extension(parts.clone());
+        if let Err(error) = to_server.try_send(message) {
+            if error.is_full() {
+                tracing::warn!(session = %relayed.session, "a relayed message is dropped: the session's queue is full");
+            }
+            return;
+        }
     }
 }
 
