@@ -4,15 +4,18 @@
 //! 2025-06-18 session and the official TypeScript client on a 2025-11-25 session each make 200
 //! calls, every request of a session going to whichever replica nginx picks; a legacy SSE client
 //! whose POSTs land on replicas other than its stream's is answered; a session is refused to
-//! another principal on every replica. nginx's access log says which replica took each request.
+//! another principal on every replica; a rolling restart of the three under a session's steady
+//! calls loses neither a call nor the session. nginx's access log says which replica took each
+//! request.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
 use mcpgen_tests::{
-    admin_keys_file, free_port, nginx_requests, node_bin, node_file, python_bin, repo_root,
-    start_nginx_round_robin, start_redis, start_synaplan_http, synaplan_stand_in, wait_port,
+    KillOnDrop, admin_keys_file, free_port, listening_command, nginx_requests, node_bin, node_file,
+    python_bin, repo_root, start_nginx_round_robin, start_redis, start_synaplan_http,
+    synaplan_stand_in, wait_port, wait_ready,
 };
 use serde_json::{Value, json};
 
@@ -245,4 +248,112 @@ async fn a_session_from_the_store_is_refused_to_another_principal() {
     assert!(alice.status().is_success(), "{}", alice.status());
     let text = alice.text().await.expect("body");
     assert!(text.contains(TOOL), "the tools of the session: {text}");
+}
+
+/// A replica of the rolling restart, started (again) on `port`.
+async fn replica_on(port: u16, args: &[&str]) -> KillOnDrop {
+    let child = listening_command("synaplan-mcp", port, args)
+        .spawn()
+        .expect("synaplan-mcp starts");
+    assert!(
+        wait_ready(&format!("http://127.0.0.1:{port}/healthz")).await,
+        "the replica on {port} comes up"
+    );
+    KillOnDrop(child)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_rolling_restart_of_three_replicas_loses_no_call_and_no_session() {
+    let upstream = synaplan_stand_in().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let keys = admin_keys_file(dir.path());
+    let keys = keys.to_str().expect("utf8").to_owned();
+    let redis_port = free_port();
+    let _redis = start_redis(redis_port);
+    assert!(wait_port(redis_port).await, "redis listens on {redis_port}");
+    let store = format!("redis://127.0.0.1:{redis_port}");
+    let ports: Vec<u16> = (0..3).map(|_| free_port()).collect();
+    let audits: Vec<String> = (0..3)
+        .map(|i| {
+            let path = dir.path().join(format!("replica-{i}.jsonl"));
+            path.to_str().expect("utf8").to_owned()
+        })
+        .collect();
+    let args = |i: usize| -> Vec<String> {
+        [
+            "--transport",
+            "http",
+            "--upstream-url",
+            &upstream.url,
+            "--keys",
+            &keys,
+            "--state-redis",
+            &store,
+            "--audit-log",
+            &audits[i],
+        ]
+        .map(str::to_owned)
+        .to_vec()
+    };
+    let mut replicas = Vec::new();
+    for (i, port) in ports.iter().enumerate() {
+        let args = args(i);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        replicas.push(replica_on(*port, &args).await);
+    }
+    let addresses: Vec<String> = ports.iter().map(|p| format!("127.0.0.1:{p}")).collect();
+    let addresses: Vec<&str> = addresses.iter().map(String::as_str).collect();
+    let nginx_dir = dir.path().join("nginx");
+    std::fs::create_dir(&nginx_dir).expect("nginx folder");
+    let (_nginx, port) = start_nginx_round_robin(&nginx_dir, &addresses).await;
+    let url = format!("http://127.0.0.1:{port}/mcp");
+
+    // Steady calls on one session, while each replica in turn is stopped (SIGTERM: it
+    // finishes the calls it has, refuses new ones and exits) and started again.
+    let calls = 2000;
+    let load =
+        tokio::spawn(async move { python_calls(&url, "session-2025-06-18", 1, calls).await });
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    for (i, port) in ports.iter().enumerate() {
+        let pid = replicas[i].0.id().expect("pid").to_string();
+        let status = std::process::Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .expect("kill -TERM");
+        assert!(status.success());
+        let exit = tokio::time::timeout(Duration::from_secs(30), replicas[i].0.wait())
+            .await
+            .expect("the replica stops within 30 s")
+            .expect("wait");
+        assert!(exit.success(), "replica {i} stops cleanly: {exit}");
+        let args = args(i);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        replicas[i] = replica_on(*port, &args).await;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    assert!(
+        !load.is_finished(),
+        "the calls went on through every restart (make more of them if this machine is faster)"
+    );
+    let python = load.await.expect("the load");
+    assert_eq!(python["failed"], 0, "{python}");
+    assert_eq!(python["ok"], calls, "{python}");
+    assert_eq!(
+        python["sessions"].as_array().map(Vec::len),
+        Some(1),
+        "the client kept its one session through the restarts: {python}"
+    );
+    // Every call the client was answered has its audit record, on whichever replica served it.
+    let audits: Vec<std::path::PathBuf> = audits.iter().map(Into::into).collect();
+    let audited: usize = audits.iter().map(|a| audited_ok(a)).sum();
+    assert!(
+        audited >= calls as usize,
+        "{audited} audit records for {calls} answered calls"
+    );
+    let restarted = per_replica(&nginx_dir, "POST", "/mcp");
+    assert_eq!(
+        restarted.len(),
+        3,
+        "every replica served the session: {restarted:?}"
+    );
 }
