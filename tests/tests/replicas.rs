@@ -41,6 +41,28 @@ pub(crate) async fn python_calls(url: &str, era: &str, clients: u32, calls: u32)
     })
 }
 
+/// One call of [`TOOL`] by the official Python client over legacy HTTP+SSE through nginx on
+/// `port`, which must be answered within 30 s (a message that reaches no replica holding its
+/// stream is never answered on the stream).
+pub(crate) async fn legacy_sse_call(port: u16) {
+    let run = tokio::process::Command::new(python_bin("python"))
+        .arg(repo_root().join("tests/python/call_tool.py"))
+        .args(["sse", TOOL, "{}", &format!("http://127.0.0.1:{port}/sse")])
+        .arg(format!("X-API-Key={KEY}"))
+        .kill_on_drop(true)
+        .output();
+    let out = tokio::time::timeout(Duration::from_secs(30), run)
+        .await
+        .expect("the legacy SSE call is answered within 30 s")
+        .expect("the Python client runs");
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        printed.contains(r#""ok": true"#) && printed.contains(r#""isError": false"#),
+        "a legacy SSE call through nginx: {printed}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// Successful calls of [`TOOL`] in the audit file at `path`.
 pub(crate) fn audited_ok(path: &Path) -> usize {
     std::fs::read_to_string(path)
@@ -148,23 +170,7 @@ async fn two_replicas_behind_nginx_serve_both_eras_without_a_failure() {
     // Legacy HTTP+SSE: the `sessionId` of the message URL names the replica too. Two
     // streams, opened round robin, one on each replica.
     for _ in 0..2 {
-        let run = tokio::process::Command::new(python_bin("python"))
-            .arg(repo_root().join("tests/python/call_tool.py"))
-            .args(["sse", TOOL, "{}", &format!("http://127.0.0.1:{port}/sse")])
-            .arg(format!("X-API-Key={KEY}"))
-            .kill_on_drop(true)
-            .output();
-        // A message posted to the wrong replica is never answered on the stream.
-        let out = tokio::time::timeout(Duration::from_secs(30), run)
-            .await
-            .expect("the legacy SSE call is answered within 30 s")
-            .expect("the Python client runs");
-        let printed = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            printed.contains(r#""ok": true"#) && printed.contains(r#""isError": false"#),
-            "a legacy SSE call through nginx: {printed}\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        legacy_sse_call(port).await;
     }
     let (a_sse, b_sse) = audited(&audit_a, &audit_b, 2002).await;
     assert_eq!(

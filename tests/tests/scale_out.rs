@@ -14,12 +14,12 @@ use std::time::Duration;
 
 use mcpgen_tests::{
     KillOnDrop, admin_keys_file, free_port, listening_command, nginx_requests, node_bin, node_file,
-    python_bin, repo_root, start_nginx_round_robin, start_redis, start_synaplan_http,
-    synaplan_stand_in, wait_port, wait_ready,
+    start_nginx_round_robin, start_redis, start_synaplan_http, synaplan_stand_in, wait_port,
+    wait_ready,
 };
 use serde_json::{Value, json};
 
-use crate::replicas::{KEY, TOOL, audited_ok, python_calls};
+use crate::replicas::{KEY, TOOL, audited_ok, legacy_sse_call, python_calls};
 
 /// Requests nginx passed to each replica for `method` and `uri`.
 fn per_replica(nginx: &Path, method: &str, uri: &str) -> BTreeMap<String, usize> {
@@ -149,22 +149,7 @@ async fn three_replicas_round_robin_serve_every_session_from_the_shared_store() 
     // Legacy HTTP+SSE: the stream stays on one replica; the messages are POSTed round robin
     // and reach it through the store.
     for _ in 0..3 {
-        let run = tokio::process::Command::new(python_bin("python"))
-            .arg(repo_root().join("tests/python/call_tool.py"))
-            .args(["sse", TOOL, "{}", &format!("http://127.0.0.1:{port}/sse")])
-            .arg(format!("X-API-Key={KEY}"))
-            .kill_on_drop(true)
-            .output();
-        let out = tokio::time::timeout(Duration::from_secs(30), run)
-            .await
-            .expect("the legacy SSE call is answered within 30 s")
-            .expect("the Python client runs");
-        let printed = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            printed.contains(r#""ok": true"#) && printed.contains(r#""isError": false"#),
-            "a legacy SSE call through nginx: {printed}\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        legacy_sse_call(port).await;
     }
     let messages = per_replica(&nginx_dir, "POST", "/message");
     let streams = per_replica(&nginx_dir, "GET", "/sse");
