@@ -1,7 +1,8 @@
 //! The context a tool call runs with, over real transports driven by rmcp's client: the
 //! caller's principal, progress notifications tied to the request's progress token, log
 //! messages (and `logging/setLevel`), and cancellation by `notifications/cancelled` or by the
-//! connection closing.
+//! connection closing; with a store the replicas share, a session's log level on a replica that
+//! rebuilds the session.
 #![allow(deprecated)] // rmcp marks MCP logging for removal (SEP-2577); the protocol still has it.
 
 use crate::support;
@@ -360,4 +361,128 @@ async fn in_process_calls_have_no_one_to_notify() {
     assert_eq!(report["progress_sent"], json!(["Ok(false)", "Ok(false)"]));
     assert_eq!(report["logged"], "Ok(false)");
     assert_eq!(report["principal"], Value::Null);
+}
+
+/// A `redis-server` on a free loopback port, without persistence, and its URL; killed on drop.
+#[cfg(feature = "redis")]
+async fn redis() -> (tokio::process::Child, String) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let child = tokio::process::Command::new("redis-server")
+        .args([
+            "--port",
+            &port.to_string(),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+        ])
+        .stdout(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("redis-server is installed (scripts/test.sh installs it)");
+    for _ in 0..200 {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_ok()
+        {
+            return (child, format!("redis://127.0.0.1:{port}"));
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("redis-server does not listen on {port}");
+}
+
+/// One JSON-RPC message POSTed on a 2025-06-18 session (none yet: `session` is `None`) to the
+/// server at `url`; the response's session id and body.
+#[cfg(feature = "redis")]
+async fn post(url: &str, session: Option<&str>, message: Value) -> (Option<String>, String) {
+    let mut request = reqwest::Client::new()
+        .post(format!("{url}/mcp"))
+        .header("x-api-key", "admin-key")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-06-18")
+        .json(&message);
+    if let Some(session) = session {
+        request = request.header("mcp-session-id", session);
+    }
+    let response = request.send().await.expect("the server answers");
+    assert!(
+        response.status().is_success(),
+        "{message}: {}",
+        response.status()
+    );
+    let session = response
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    (session, response.text().await.expect("a body"))
+}
+
+/// A session opened on the server at `url`: its id.
+#[cfg(feature = "redis")]
+async fn open_session(url: &str) -> String {
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "context-test", "version": "0"}}});
+    let (session, _) = post(url, None, initialize).await;
+    let session = session.expect("a session id");
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    post(url, Some(&session), initialized).await;
+    session
+}
+
+/// Whether the `report` tool, called on `session` at `url`, had its info message sent.
+#[cfg(feature = "redis")]
+async fn report_logged(url: &str, session: &str) -> String {
+    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "report", "arguments": {}}});
+    let (_, body) = post(url, Some(session), call).await;
+    let answer: Value = body
+        .lines()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
+        .find(|message| message["id"] == 7)
+        .unwrap_or_else(|| panic!("the call's answer: {body}"));
+    let text = answer["result"]["content"][0]["text"]
+        .as_str()
+        .expect("a text result");
+    let report: Value = serde_json::from_str(text).expect("the report");
+    report["logged"].as_str().expect("logged").to_owned()
+}
+
+#[cfg(feature = "redis")]
+#[tokio::test]
+async fn a_session_s_log_level_holds_on_a_replica_that_rebuilds_it_from_the_store() {
+    let (_redis, store) = redis().await;
+    let replica = |tools| {
+        let state = mcpgen_runtime::server::SharedState::new(&store).expect("the store's URL");
+        Server::builder("context", "0.1.0")
+            .tool_set(tools)
+            .authenticator(FixedKeys::new())
+            .audit(Recorder::default())
+            .shared_state(state)
+            .build()
+            .expect("the server builds")
+    };
+    let a = Running::start(replica(reporter().0)).await;
+    let b = Running::start(replica(reporter().0)).await;
+
+    // A session that set no level has the info message sent on either replica.
+    let plain = open_session(&a.url).await;
+    assert_eq!(report_logged(&b.url, &plain).await, "Ok(true)");
+
+    // One that set `warning` on the replica it opened on keeps it on the other.
+    let quiet = open_session(&a.url).await;
+    let set_level = json!({"jsonrpc": "2.0", "id": 2, "method": "logging/setLevel",
+        "params": {"level": "warning"}});
+    post(&a.url, Some(&quiet), set_level).await;
+    assert_eq!(report_logged(&b.url, &quiet).await, "Ok(false)");
+    assert_eq!(report_logged(&a.url, &quiet).await, "Ok(false)");
+
+    a.stop().await.expect("a stops");
+    b.stop().await.expect("b stops");
 }

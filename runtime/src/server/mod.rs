@@ -82,6 +82,8 @@ pub use config::{DEFAULT_SHUTDOWN_TIMEOUT, OutputCheck, Unconfirmable};
 pub use error::{ConfigProblem, ServerError};
 #[cfg(feature = "redis")]
 pub use mcpgen_policy::shared_rate::{RedisLimiter, RedisUnavailable, RedisUrlError};
+#[cfg(all(feature = "http", feature = "redis"))]
+pub use mcpgen_state::{SharedState, StateUrlError};
 #[cfg(feature = "http")]
 pub use state::placement::Placement;
 pub use state::server::Server;
