@@ -372,17 +372,6 @@ pub struct ServeArgs {
         default_value = "open"
     )]
     pub rate_limit_redis_unavailable: crate::server::RedisUnavailable,
-    /// Keep what sessions need in Redis or Valkey, so that replicas sharing it serve any
-    /// session without sticky routing: `redis://[:PASSWORD@]HOST[:PORT][/DB]` (`rediss://`
-    /// for TLS). May be the same Redis as `--rate-limit-redis`.
-    #[cfg(feature = "redis")]
-    #[arg(
-        long,
-        env = "MCPGEN_STATE_REDIS",
-        hide_env_values = true,
-        value_name = "URL"
-    )]
-    pub state_redis: Option<String>,
     /// Prometheus metrics (`--metrics`, `--metrics-listen`, `--metrics-token-env`).
     #[cfg(feature = "metrics")]
     #[command(flatten)]
@@ -610,7 +599,7 @@ fn builder_with_auth(
         .tasks_results_max_bytes(args.tasks.tasks_results_max_bytes)
         .insecure_no_auth(args.insecure_no_auth);
     builder = args.connections.apply(builder);
-    builder = args.placement.apply(builder);
+    builder = args.placement.apply(builder)?;
     #[cfg(feature = "code-mode")]
     let mut builder = builder.code_limits(args.code.limits());
     if let Some(path) = &args.request_state_key_file {
@@ -632,11 +621,6 @@ fn builder_with_auth(
         let limiter = crate::server::RedisLimiter::new(url, args.rate_limit_redis_unavailable)
             .map_err(|e| e.to_string())?;
         builder = builder.shared_rate_limits(limiter);
-    }
-    #[cfg(feature = "redis")]
-    if let Some(url) = &args.state_redis {
-        let state = mcpgen_state::SharedState::new(url).map_err(|e| e.to_string())?;
-        builder = builder.shared_state(state);
     }
     #[cfg(any(feature = "postgres", feature = "sqlite"))]
     if let Some(sink) = args

@@ -99,7 +99,7 @@ async fn run(args: Args) -> Result<(), String> {
         )
         .audit(TracingSink::new())
         .insecure_no_auth(args.insecure_no_auth);
-    builder = args.placement.apply(builder);
+    builder = args.placement.apply(builder)?;
     if let Some(path) = &args.audit_log {
         let sink = JsonlSink::open(path, Fsync::Always)
             .map_err(|e| format!("audit log {}: {e}", path.display()))?;

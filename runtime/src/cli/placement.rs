@@ -1,5 +1,5 @@
-//! The flags that place a server behind a proxy: `--base-path`, `--public-url` and
-//! `--replica-name`.
+//! The flags that place a server behind a proxy and among its replicas: `--base-path`,
+//! `--public-url`, `--replica-name` and `--state-redis`.
 
 use crate::server::builder::ServerBuilder;
 
@@ -25,11 +25,23 @@ pub struct PlacementArgs {
     /// balance requests without one (stateless calls, new sessions) freely.
     #[arg(long, env = "MCPGEN_REPLICA_NAME", value_name = "NAME")]
     pub replica_name: Option<String>,
+    /// Keep what sessions need in Redis or Valkey, so that replicas sharing it serve any
+    /// session without sticky routing: `redis://[:PASSWORD@]HOST[:PORT][/DB]` (`rediss://`
+    /// for TLS). May be the same Redis as `--rate-limit-redis`.
+    #[cfg(feature = "redis")]
+    #[arg(
+        long,
+        env = "MCPGEN_STATE_REDIS",
+        hide_env_values = true,
+        value_name = "URL"
+    )]
+    pub state_redis: Option<String>,
 }
 
 impl PlacementArgs {
-    /// Gives the flags to `builder`; [`ServerBuilder::build`] checks them.
-    pub fn apply(&self, mut builder: ServerBuilder) -> ServerBuilder {
+    /// Gives the flags to `builder`; [`ServerBuilder::build`] checks them. Refused: a
+    /// `--state-redis` URL that cannot be used.
+    pub fn apply(&self, mut builder: ServerBuilder) -> Result<ServerBuilder, String> {
         if let Some(path) = &self.base_path {
             builder = builder.base_path(path.clone());
         }
@@ -39,6 +51,11 @@ impl PlacementArgs {
         if let Some(name) = &self.replica_name {
             builder = builder.replica_name(name.clone());
         }
-        builder
+        #[cfg(feature = "redis")]
+        if let Some(url) = &self.state_redis {
+            let state = mcpgen_state::SharedState::new(url).map_err(|e| e.to_string())?;
+            builder = builder.shared_state(state);
+        }
+        Ok(builder)
     }
 }

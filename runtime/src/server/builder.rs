@@ -263,10 +263,8 @@ impl ServerBuilder {
     }
 
     #[cfg(all(feature = "http", feature = "redis"))]
-    /// Keeps what sessions need in Redis, so that every replica sharing it serves any
-    /// session: Streamable HTTP sessions are rebuilt from the store on a replica that does not
-    /// hold them, and a legacy SSE message POSTed to one replica reaches the replica holding
-    /// its stream (see [`mcpgen_state`]).
+    /// Keeps what sessions need in Redis, so that every replica sharing it serves any session
+    /// (see [`mcpgen_state`]).
     pub fn shared_state(mut self, state: Arc<mcpgen_state::SharedState>) -> Self {
         self.shared_state = Some(state);
         self
