@@ -36,15 +36,8 @@ pub const DEFAULT_SESSIONS_MAX: usize = 10_000;
 #[cfg(feature = "http")]
 pub const DEFAULT_SESSIONS_MAX_PER_PRINCIPAL: usize = 1_000;
 
-/// The session caps of a catalog.
 #[cfg(feature = "http")]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct SessionLimits {
-    /// Sessions held in all; past it new sessions are refused.
-    pub(crate) max: usize,
-    /// Sessions one principal holds; past it its own oldest idle session is closed.
-    pub(crate) per_principal: usize,
-}
+pub(crate) use mcpgen_policy::sessions::SessionLimits;
 
 /// The edge settings of a server: its listener's header read timeout and connection cap, and
 /// each catalog's session caps.

@@ -2,7 +2,7 @@
 //! records the owner when rmcp issues a session id, refuses (403) requests on a session owned
 //! by someone else, forgets sessions that are deleted or that rmcp no longer knows (404), and
 //! admits new sessions under `--sessions-max` and `--sessions-max-per-principal` (see
-//! [`owners`]): a principal at its cap has its own least recently used idle session closed or
+//! [`mcpgen_policy::sessions`]): a principal at its cap has its own least recently used idle session closed or
 //! is refused (429); at the catalog's cap a new session is refused (503), and no other
 //! principal's session is closed to make room. A session is in use while one of its requests
 //! is answered or one of its streams is open.
@@ -12,7 +12,6 @@
 //! checked against the owner the store names (then rmcp rebuilds the session from the store).
 //! The caps count the sessions each replica holds.
 
-pub(crate) mod owners;
 pub(crate) mod shared;
 
 use std::collections::HashSet;
@@ -31,13 +30,13 @@ use rmcp::transport::common::server_side_http::SessionId;
 use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
-use self::owners::{Owners, Refusal};
 use self::shared::{Owner, Shared};
 use crate::server::access::refused::audit_refused;
 use crate::server::access::reply::{AUTH_ERROR_CODE, jsonrpc_error, unauthorized};
 use crate::server::state::inner::Inner;
 use mcpgen_identity::auth::AuthError;
 use mcpgen_identity::principal::Principal;
+use mcpgen_policy::sessions::{Owners, Refusal};
 
 /// The header that carries a Streamable HTTP session id.
 pub(crate) const SESSION_HEADER: &str = "mcp-session-id";

@@ -9,7 +9,14 @@ use std::sync::Arc;
 
 use mcpgen_identity::Principal;
 
-use crate::server::config::SessionLimits;
+/// The session caps of a catalog.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SessionLimits {
+    /// Sessions held in all; past it new sessions are refused.
+    pub max: usize,
+    /// Sessions one principal holds; past it its own oldest idle session is closed.
+    pub per_principal: usize,
+}
 
 /// One session's owner and use.
 struct Entry {
@@ -23,7 +30,7 @@ struct Entry {
 
 /// Why a new session is refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Refusal {
+pub enum Refusal {
     /// The catalog holds its most sessions, and the principal has no idle one to give up.
     ServerCap,
     /// The principal holds its most sessions, all in use.
@@ -33,12 +40,13 @@ pub(crate) enum Refusal {
 /// A new session may be opened; `closing` is the principal's own idle session that was given
 /// up for it (already out of the table; the caller closes it in rmcp's session manager).
 #[derive(Debug, PartialEq, Eq)]
-pub(crate) struct Admitted {
-    pub(crate) closing: Option<Arc<str>>,
+pub struct Admitted {
+    /// The session given up, if one was.
+    pub closing: Option<Arc<str>>,
 }
 
 /// The sessions of one catalog.
-pub(crate) struct Owners {
+pub struct Owners {
     limits: SessionLimits,
     by_id: HashMap<Arc<str>, Entry>,
     /// Principal id → its sessions by last use (sequence number → id).
@@ -51,7 +59,7 @@ pub(crate) struct Owners {
 
 impl Owners {
     /// An empty table under `limits`.
-    pub(crate) fn new(limits: SessionLimits) -> Self {
+    pub fn new(limits: SessionLimits) -> Self {
         Self {
             limits,
             by_id: HashMap::new(),
@@ -63,12 +71,12 @@ impl Owners {
     }
 
     /// The caps this table keeps.
-    pub(crate) fn limits(&self) -> SessionLimits {
+    pub fn limits(&self) -> SessionLimits {
         self.limits
     }
 
     /// The owner of session `id`, if the table knows it.
-    pub(crate) fn owner(&self, id: &str) -> Option<&Principal> {
+    pub fn owner(&self, id: &str) -> Option<&Principal> {
         self.by_id.get(id).map(|entry| &entry.owner)
     }
 
@@ -79,7 +87,7 @@ impl Owners {
 
     /// Admits a new session of `principal` (counted as pending until [`Owners::settle`]),
     /// giving up its own least recently used idle session when a cap is reached.
-    pub(crate) fn admit(&mut self, principal: &Principal) -> Result<Admitted, Refusal> {
+    pub fn admit(&mut self, principal: &Principal) -> Result<Admitted, Refusal> {
         let mut closing = None;
         if self.held_by(&principal.id) >= self.limits.per_principal {
             closing = Some(
@@ -98,12 +106,7 @@ impl Owners {
     /// admission when it was `admitted` (a session issued without one is recorded all the
     /// same, so that no session is left without its owner). The new session counts as in use
     /// until its opening request ends ([`Owners::touch`]).
-    pub(crate) fn settle(
-        &mut self,
-        principal: &Principal,
-        issued: Option<Arc<str>>,
-        admitted: bool,
-    ) {
+    pub fn settle(&mut self, principal: &Principal, issued: Option<Arc<str>>, admitted: bool) {
         if admitted && let Some(pending) = self.pending.get_mut(&principal.id) {
             *pending = pending.saturating_sub(1);
             if *pending == 0 {
@@ -140,7 +143,7 @@ impl Owners {
 
     /// Marks session `id` used again (one more request or stream of it in progress when
     /// `start`, one fewer otherwise). Returns whether the table knows the session.
-    pub(crate) fn touch(&mut self, id: &str, start: bool) -> bool {
+    pub fn touch(&mut self, id: &str, start: bool) -> bool {
         let used = self.tick();
         let Some(entry) = self.by_id.get_mut(id) else {
             return false;
@@ -171,7 +174,7 @@ impl Owners {
     }
 
     /// Forgets session `id`.
-    pub(crate) fn remove(&mut self, id: &str) {
+    pub fn remove(&mut self, id: &str) {
         let Some(entry) = self.by_id.remove(id) else {
             return;
         };
@@ -185,13 +188,13 @@ impl Owners {
 
     /// Whether a new session would meet the catalog's cap (so that sessions rmcp has ended
     /// on its own are worth looking for).
-    pub(crate) fn full(&self) -> bool {
+    pub fn full(&self) -> bool {
         self.by_id.len() + self.pending_total >= self.limits.max
     }
 
     /// Forgets the sessions not in `live` (those rmcp closed on its own: idle too long, or
     /// ended by the client's connection).
-    pub(crate) fn retain_live(&mut self, live: &HashSet<Arc<str>>) {
+    pub fn retain_live(&mut self, live: &HashSet<Arc<str>>) {
         let gone: Vec<Arc<str>> = self
             .by_id
             .keys()
