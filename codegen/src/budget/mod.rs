@@ -36,6 +36,7 @@
 //! [`refit`] fits a schema without references (one a client profile inlined) the same way,
 //! its nodes at their depths in the inlined schema.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
@@ -291,7 +292,9 @@ pub fn full(
     let mut root = root.clone();
     prepare_root(&mut root, describe);
     let mut ptr = String::new();
-    let root = walk.node(&root, 0, false, &[], &mut ptr, &mut cache);
+    let root = walk
+        .node(&root, 0, false, &[], &mut ptr, &mut cache)
+        .into_owned();
     let mut queue: Vec<String> = walk.refs.drain(..).map(|(name, _, _)| name).collect();
     while let Some(name) = queue.pop() {
         if known.contains_key(&name) {
@@ -301,7 +304,9 @@ pub fn full(
             continue;
         };
         let mut ptr = format!("/$defs/{}", json_pointer::escape(&name));
-        let converted = walk.node(&def, 0, false, &[], &mut ptr, &mut cache);
+        let converted = walk
+            .node(&def, 0, false, &[], &mut ptr, &mut cache)
+            .into_owned();
         known.insert(name, converted);
         queue.extend(walk.refs.drain(..).map(|(name, _, _)| name));
     }
@@ -429,7 +434,7 @@ fn build(root: &Value, plan: Plan, defs: &mut DefCache<'_>, limit: Option<usize>
     // a required chain reaches one placed off it: it is placed again, keeping that chain.
     let mut placed: BTreeMap<String, (usize, bool)> = BTreeMap::new();
     let mut queue: BTreeSet<(usize, String)> = BTreeSet::new();
-    let mut out_defs: BTreeMap<String, (Value, usize)> = BTreeMap::new();
+    let mut out_defs: BTreeMap<String, (Placed, usize)> = BTreeMap::new();
     let mut spent: BTreeMap<String, usize> = BTreeMap::new();
     let enqueue = |refs: &mut Vec<(String, usize, bool)>,
                    placed: &mut BTreeMap<String, (usize, bool)>,
@@ -470,6 +475,10 @@ fn build(root: &Value, plan: Plan, defs: &mut DefCache<'_>, limit: Option<usize>
         }
         spent.insert(name.clone(), walk.spent - before);
         let bytes = compact_len(&converted) + name.len() + 4;
+        let converted = match converted {
+            Cow::Borrowed(_) => Placed::Same(Rc::clone(&def)),
+            Cow::Owned(value) => Placed::New(value),
+        };
         if let Some((_, before)) = out_defs.get(&name) {
             size -= before;
         }
@@ -480,14 +489,19 @@ fn build(root: &Value, plan: Plan, defs: &mut DefCache<'_>, limit: Option<usize>
         out_defs.insert(name, (converted, bytes));
         enqueue(&mut walk.refs, &mut placed, &mut queue);
     }
-    let mut schema = root;
+    let mut schema = root.into_owned();
     if !out_defs.is_empty()
         && let Value::Object(map) = &mut schema
     {
         size += 10;
         map.insert(
             "$defs".to_owned(),
-            Value::Object(out_defs.into_iter().map(|(k, (v, _))| (k, v)).collect()),
+            Value::Object(
+                out_defs
+                    .into_iter()
+                    .map(|(k, (v, _))| (k, v.into_value()))
+                    .collect(),
+            ),
         );
     }
     if over(size) {
@@ -501,6 +515,41 @@ fn build(root: &Value, plan: Plan, defs: &mut DefCache<'_>, limit: Option<usize>
     })
 }
 
+/// A definition a build placed: the definition as it is (no trim or cut changed it), or what
+/// the walk made of it.
+enum Placed {
+    Same(Rc<Value>),
+    New(Value),
+}
+
+impl Placed {
+    fn into_value(self) -> Value {
+        match self {
+            Placed::Same(def) => Rc::unwrap_or_clone(def),
+            Placed::New(value) => value,
+        }
+    }
+}
+
+/// The length of `value` as compact JSON, counted as it is written, not kept.
 fn compact_len(value: &Value) -> usize {
-    serde_json::to_vec(value).map(|v| v.len()).unwrap_or(0)
+    let mut count = Count(0);
+    match serde_json::to_writer(&mut count, value) {
+        Ok(()) => count.0,
+        Err(_) => 0,
+    }
+}
+
+/// A writer that only counts the bytes written to it.
+struct Count(usize);
+
+impl std::io::Write for Count {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }

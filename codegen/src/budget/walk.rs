@@ -7,6 +7,9 @@
 //! summarised. With `shapes`, an array of objects that would be summarised keeps its items' keys
 //! and types one level down.
 
+use std::borrow::Cow;
+use std::rc::Rc;
+
 use mcpgen_core::json_pointer;
 use serde_json::{Map, Value};
 
@@ -48,22 +51,23 @@ pub(super) struct Walk {
 impl Walk {
     /// Copies `node` (at `depth`, found at JSON pointer `ptr`; `required` when it is on a
     /// required chain, `inherited` the names its parent requires when it is a composition
-    /// member), trimming and summarising what lies at or past the cut depth.
-    pub(super) fn node(
+    /// member), trimming and summarising what lies at or past the cut depth. A node the walk
+    /// leaves as it is comes back borrowed: only what changes is built anew.
+    pub(super) fn node<'v>(
         &mut self,
-        node: &Value,
+        node: &'v Value,
         depth: usize,
         required: bool,
-        inherited: &[String],
+        inherited: &[&str],
         ptr: &mut String,
         defs: &mut DefCache<'_>,
-    ) -> Value {
+    ) -> Cow<'v, Value> {
         if self.over() {
-            return Value::Null;
+            return Cow::Owned(Value::Null);
         }
         let Value::Object(map) = node else {
             self.spend(node);
-            return node.clone();
+            return Cow::Borrowed(node);
         };
         if depth >= self.cut && !(self.keep_required && required) && is_nested(map) {
             self.cuts.push(ptr.clone());
@@ -76,30 +80,35 @@ impl Walk {
                     shape(map, defs, head, self.describe)
                 };
                 if let Some(kept) = kept {
-                    return kept;
+                    return Cow::Owned(kept);
                 }
             }
-            return summary(map, defs, head, self.describe);
+            return Cow::Owned(summary(map, defs, head, self.describe));
         }
-        let mut names: Vec<String> = inherited.to_vec();
+        let mut names: Vec<&str> = inherited.to_vec();
         if let Some(Value::Array(list)) = map.get("required") {
-            names.extend(list.iter().filter_map(Value::as_str).map(str::to_owned));
+            names.extend(list.iter().filter_map(Value::as_str));
         }
         let nested_text = self.trims.nested_descriptions && depth >= 2;
         let mut enum_note = None;
-        let mut out = Map::new();
+        // Each key's value as the walk leaves it; `None`: left out.
+        let mut kept: Vec<Option<Cow<'v, Value>>> = Vec::with_capacity(map.len());
+        let mut changed = false;
         for (key, value) in map {
             let k = key.as_str();
             let dropped = (self.trims.examples && matches!(k, "examples" | "example" | "default"))
                 || (nested_text && matches!(k, "description" | "title"));
             if dropped {
                 self.trimmed = true;
+                changed = true;
                 // A summary (or a profile's recursion stub) keeps its mark.
                 if k == "description"
                     && let Some(mark) = mark(value)
                 {
                     self.spent += k.len() + mark.len() + 5;
-                    out.insert(key.clone(), Value::String(mark.to_owned()));
+                    kept.push(Some(Cow::Owned(Value::String(mark.to_owned()))));
+                } else {
+                    kept.push(None);
                 }
                 continue;
             }
@@ -109,13 +118,12 @@ impl Walk {
                 && values.len() > ENUM_KEEP
             {
                 self.trimmed = true;
+                changed = true;
                 enum_note = Some(enum_note_text(values));
+                kept.push(None);
                 continue;
             }
             self.spent += k.len() + 3;
-            let len = ptr.len();
-            ptr.push('/');
-            ptr.push_str(&json_pointer::escape(k));
             let d = if super::DEEPER.contains(&k) {
                 depth + 1
             } else {
@@ -126,57 +134,85 @@ impl Walk {
                     if let Some(name) = def_name(value) {
                         self.refs.push((name, depth, required));
                     }
-                    value.clone()
+                    Cow::Borrowed(value)
                 }
                 _ if keywords::SUBSCHEMA.contains(&k) => {
                     let r = required && k == "items";
-                    self.node(value, d, r, &[], ptr, defs)
+                    let len = push_token(ptr, k);
+                    let v = self.node(value, d, r, &[], ptr, defs);
+                    ptr.truncate(len);
+                    v
                 }
                 Value::Array(items) if keywords::SUBSCHEMA_LIST.contains(&k) => {
-                    let pass: &[String] = if k == "prefixItems" { &[] } else { &names };
-                    Value::Array(
-                        items
-                            .iter()
-                            .enumerate()
-                            .map(|(i, item)| {
-                                let len = ptr.len();
-                                ptr.push('/');
-                                ptr.push_str(&i.to_string());
-                                let v = self.node(item, d, required, pass, ptr, defs);
-                                ptr.truncate(len);
-                                v
-                            })
-                            .collect(),
-                    )
+                    let pass: &[&str] = if k == "prefixItems" { &[] } else { &names };
+                    let len = push_token(ptr, k);
+                    let walked: Vec<Cow<'v, Value>> = items
+                        .iter()
+                        .enumerate()
+                        .map(|(i, item)| {
+                            let len = ptr.len();
+                            ptr.push('/');
+                            ptr.push_str(&i.to_string());
+                            let v = self.node(item, d, required, pass, ptr, defs);
+                            ptr.truncate(len);
+                            v
+                        })
+                        .collect();
+                    ptr.truncate(len);
+                    if walked.iter().all(|v| matches!(v, Cow::Borrowed(_))) {
+                        Cow::Borrowed(value)
+                    } else {
+                        Cow::Owned(Value::Array(
+                            walked.into_iter().map(Cow::into_owned).collect(),
+                        ))
+                    }
                 }
                 Value::Object(entries)
                     if keywords::SUBSCHEMA_MAP.contains(&k)
                         && k != "$defs"
                         && k != "definitions" =>
                 {
-                    Value::Object(
-                        entries
-                            .iter()
-                            .map(|(name, sub)| {
-                                self.spent += name.len() + 3;
-                                let len = ptr.len();
-                                ptr.push('/');
-                                ptr.push_str(&json_pointer::escape(name));
-                                let r = required && k == "properties" && names.contains(name);
-                                let v = self.node(sub, depth + 1, r, &[], ptr, defs);
-                                ptr.truncate(len);
-                                (name.clone(), v)
-                            })
-                            .collect(),
-                    )
+                    let len = push_token(ptr, k);
+                    let walked: Vec<Cow<'v, Value>> = entries
+                        .iter()
+                        .map(|(name, sub)| {
+                            self.spent += name.len() + 3;
+                            let len = push_token(ptr, name);
+                            let r = required && k == "properties" && names.contains(&name.as_str());
+                            let v = self.node(sub, depth + 1, r, &[], ptr, defs);
+                            ptr.truncate(len);
+                            v
+                        })
+                        .collect();
+                    ptr.truncate(len);
+                    if walked.iter().all(|v| matches!(v, Cow::Borrowed(_))) {
+                        Cow::Borrowed(value)
+                    } else {
+                        Cow::Owned(Value::Object(
+                            entries
+                                .keys()
+                                .cloned()
+                                .zip(walked.into_iter().map(Cow::into_owned))
+                                .collect(),
+                        ))
+                    }
                 }
                 _ => {
                     self.spend(value);
-                    value.clone()
+                    Cow::Borrowed(value)
                 }
             };
-            ptr.truncate(len);
-            out.insert(key.clone(), value);
+            changed |= matches!(value, Cow::Owned(_));
+            kept.push(Some(value));
+        }
+        if !changed {
+            return Cow::Borrowed(node);
+        }
+        let mut out = Map::new();
+        for ((key, _), value) in map.iter().zip(kept) {
+            if let Some(value) = value {
+                out.insert(key.clone(), value.into_owned());
+            }
         }
         if let Some(note) = enum_note {
             let text = match out.get("description").and_then(Value::as_str) {
@@ -185,8 +221,20 @@ impl Walk {
             };
             out.insert("description".to_owned(), Value::String(text));
         }
-        Value::Object(out)
+        Cow::Owned(Value::Object(out))
     }
+}
+
+/// Appends `/` and the escaped `token` to `ptr`; returns the length `ptr` had before.
+fn push_token(ptr: &mut String, token: &str) -> usize {
+    let len = ptr.len();
+    ptr.push('/');
+    if token.contains(['~', '/']) {
+        ptr.push_str(&json_pointer::escape(token));
+    } else {
+        ptr.push_str(token);
+    }
+    len
 }
 
 impl Walk {
@@ -356,7 +404,7 @@ fn shape(
     describe: bool,
 ) -> Option<Value> {
     let array = resolve(map, defs)?;
-    let items = array.get("items")?.as_object()?;
+    let items = array.map().get("items")?.as_object()?;
     let item = object_shape(items, defs)?;
     let mut out = Map::new();
     out.insert("type".to_owned(), Value::String("array".to_owned()));
@@ -370,14 +418,35 @@ fn shape(
     Some(Value::Object(out))
 }
 
+/// A node's map, or the definition its reference points to (shared, not copied).
+enum Resolved<'m> {
+    Here(&'m Map<String, Value>),
+    Def(Rc<Value>),
+}
+
+impl Resolved<'_> {
+    fn map(&self) -> &Map<String, Value> {
+        match self {
+            Resolved::Here(map) => map,
+            // Only an object is ever kept (see `resolve`).
+            Resolved::Def(def) => def.as_object().unwrap_or(&EMPTY),
+        }
+    }
+}
+
+/// The map of an empty object.
+static EMPTY: std::sync::LazyLock<Map<String, Value>> = std::sync::LazyLock::new(Map::new);
+
 /// `map`, or what its reference (through at most a few more) points to.
-fn resolve(map: &Map<String, Value>, defs: &mut DefCache<'_>) -> Option<Map<String, Value>> {
-    let mut map = map.clone();
+fn resolve<'m>(map: &'m Map<String, Value>, defs: &mut DefCache<'_>) -> Option<Resolved<'m>> {
+    let mut at = Resolved::Here(map);
     for _ in 0..8 {
-        let Some(name) = map.get("$ref").and_then(def_name) else {
-            return Some(map);
+        let Some(name) = at.map().get("$ref").and_then(def_name) else {
+            return Some(at);
         };
-        map = defs.get(&name)?.as_object()?.clone();
+        let def = defs.get(&name)?;
+        def.as_object()?;
+        at = Resolved::Def(def);
     }
     None
 }
@@ -386,6 +455,7 @@ fn resolve(map: &Map<String, Value>, defs: &mut DefCache<'_>) -> Option<Map<Stri
 /// deeper); `None` when `map` is not an object with properties.
 fn object_shape(map: &Map<String, Value>, defs: &mut DefCache<'_>) -> Option<Value> {
     let object = resolve(map, defs)?;
+    let object = object.map();
     let Some(Value::Object(props)) = object.get("properties") else {
         return None;
     };
