@@ -10,11 +10,14 @@
 //!
 //! The one conversion whose outcome depends on the converter's state is hoisting schema-local
 //! `$defs` (a name hoisted earlier is not hoisted again); once any conversion hoists, sharing
-//! stops for the rest of the document.
+//! stops for the rest of the document, and [`SharedDefs::stopped`] tells.
+//!
+//! The converters sharing one [`SharedDefs`] may run on several threads: a recorded conversion
+//! is the same whichever converter made it, so the order they record in does not matter.
 
-use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
-use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::Value;
 
@@ -25,16 +28,16 @@ use crate::error::Warning;
 /// module documentation). Converters opt in with [`SchemaConverter::with_shared_defs`].
 #[derive(Default)]
 pub struct SharedDefs<'a> {
-    entries: RefCell<HashMap<Key, Rc<Recorded<'a>>>>,
+    entries: Mutex<HashMap<Key, Arc<Recorded<'a>>>>,
     /// Set when a conversion hoisted schema-local `$defs`: nothing is shared after that.
-    stopped: Cell<bool>,
+    stopped: AtomicBool,
 }
 
 impl std::fmt::Debug for SharedDefs<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SharedDefs")
-            .field("entries", &self.entries.borrow().len())
-            .field("stopped", &self.stopped.get())
+            .field("entries", &self.entries().len())
+            .field("stopped", &self.stopped())
             .finish()
     }
 }
@@ -43,6 +46,19 @@ impl SharedDefs<'_> {
     /// Nothing converted yet.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Whether a conversion hoisted schema-local `$defs`, which stopped the sharing: from then
+    /// on the outcome of a conversion may depend on the converters that ran before.
+    pub fn stopped(&self) -> bool {
+        self.stopped.load(Ordering::SeqCst)
+    }
+}
+
+impl<'a> SharedDefs<'a> {
+    /// The recorded conversions (a panic elsewhere leaves them usable: each is inserted whole).
+    fn entries(&self) -> std::sync::MutexGuard<'_, HashMap<Key, Arc<Recorded<'a>>>> {
+        self.entries.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
@@ -64,11 +80,11 @@ impl<'a> SchemaConverter<'a> {
     /// shared conversions when this converter has them, else converting it (and, when sharing,
     /// recording the outcome).
     pub(super) fn convert_def(&mut self, name: &str, target: &'a Value, pointer: &str) -> Value {
-        let Some(shared) = self.shared.filter(|s| !s.stopped.get()) else {
+        let Some(shared) = self.shared.filter(|s| !s.stopped()) else {
             return self.conv(target, pointer, 0, &NO_NAMES);
         };
         let key = (self.direction, self.max_depth, name.to_owned());
-        let known = shared.entries.borrow().get(&key).cloned();
+        let known = shared.entries().get(&key).cloned();
         if let Some(recorded) = known {
             self.warnings.extend(recorded.warnings.iter().cloned());
             for (name, target, pointer) in &recorded.reserved {
@@ -80,13 +96,13 @@ impl<'a> SchemaConverter<'a> {
         let outer = self.recording.replace(Vec::new());
         let value = self.conv(target, pointer, 0, &NO_NAMES);
         let reserved = std::mem::replace(&mut self.recording, outer).unwrap_or_default();
-        if !shared.stopped.get() {
+        if !shared.stopped() {
             let recorded = Recorded {
                 value: value.clone(),
                 warnings: self.warnings[warnings_before..].to_vec(),
                 reserved,
             };
-            shared.entries.borrow_mut().insert(key, Rc::new(recorded));
+            shared.entries().insert(key, Arc::new(recorded));
         }
         value
     }
@@ -104,7 +120,7 @@ impl<'a> SchemaConverter<'a> {
     /// Notes that schema-local `$defs` were hoisted: sharing stops (see the module docs).
     pub(super) fn stop_sharing(&mut self) {
         if let Some(shared) = self.shared {
-            shared.stopped.set(true);
+            shared.stopped.store(true, Ordering::SeqCst);
         }
     }
 }

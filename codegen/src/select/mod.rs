@@ -15,6 +15,7 @@
 
 mod closest;
 mod filter;
+mod lowering;
 mod sensitive;
 
 use std::collections::BTreeMap;
@@ -26,7 +27,6 @@ use crate::ir;
 use crate::lower;
 use crate::naming;
 use crate::plugins::Manifest;
-use crate::schema::SharedDefs;
 use crate::servers;
 use crate::spec::{Operation, Spec};
 
@@ -69,23 +69,25 @@ pub fn select(
     let mut seen_names: BTreeMap<String, (&Path, usize)> = BTreeMap::new();
     let mut crate_names = naming::CrateNames::default();
     let mut tools = Vec::new();
-    let mut full_defs = crate::ir::FullDefs::default();
     // Problems with the document's own servers are reported where its URL is used.
     let document_url = servers::default_url(&spec.root, "").ok().flatten();
-    // Schemas that several tools refer to are converted once.
-    let shared = SharedDefs::new();
+    // The entries' errors and the operations to lower, in entry order.
+    let mut steps: Vec<Option<Error>> = Vec::new();
+    let mut jobs = Vec::new();
 
     let sources = std::iter::once((allowlist.path.as_path(), &allowlist.tools))
         .chain(options.plugins.iter().map(|m| (m.path.as_path(), &m.tools)));
     let entries = sources.flat_map(|(path, entries)| entries.iter().map(move |e| (path, e)));
     for (file, entry) in entries {
-        let allow_err = |message: String| Error::Allowlist {
-            path: file.to_owned(),
-            location: entry.location(),
-            message,
+        let allow_err = |message: String| {
+            Some(Error::Allowlist {
+                path: file.to_owned(),
+                location: entry.location(),
+                message,
+            })
         };
         if let Some(first) = seen_ops.insert((file, entry.operation_id.clone()), entry.index) {
-            errors.push(allow_err(format!(
+            steps.push(allow_err(format!(
                 "operation_id `{}` is already selected by entry {first}; remove one of the entries",
                 entry.operation_id
             )));
@@ -96,14 +98,14 @@ pub fn select(
                 Some(broken) => {
                     let reasons: Vec<String> =
                         broken.errors.iter().map(|e| format!("\n    {e}")).collect();
-                    errors.push(allow_err(format!(
+                    steps.push(allow_err(format!(
                         "the selected operation ({} {}) cannot be read from the spec:{}",
                         broken.method.to_ascii_uppercase(),
                         broken.path,
                         reasons.concat()
                     )));
                 }
-                None => errors.push(allow_err(unknown_operation_message(
+                None => steps.push(allow_err(unknown_operation_message(
                     spec,
                     &entry.operation_id,
                 ))),
@@ -121,7 +123,7 @@ pub fn select(
             max_len,
         );
         if let Some(problem) = naming::tool_name_problem(&name, max_len) {
-            errors.push(allow_err(problem));
+            steps.push(allow_err(problem));
             continue;
         }
         if let Some((first_file, first)) = seen_names.get(&name) {
@@ -130,30 +132,34 @@ pub fn select(
             } else {
                 format!("entry {first} of {}", first_file.display())
             };
-            errors.push(allow_err(format!(
+            steps.push(allow_err(format!(
                 "tool name `{name}` is already used by {place}; give one of them a different `name:`"
             )));
             continue;
         }
         seen_names.insert(name.clone(), (file, entry.index));
         let names = crate_names.tool(name);
-        match lower::tool(
-            spec,
+        steps.push(None);
+        jobs.push(lowering::Job {
             file,
             entry,
             op,
             names,
-            document_url.as_deref(),
-            lower::Definitions {
-                shared: &shared,
-                full: &mut full_defs,
-            },
-        ) {
-            Ok((tool, tool_warnings)) => {
+        });
+    }
+
+    // Every selected operation is lowered (the slow part, on two threads), then the outcomes
+    // and the entries' errors are taken in entry order.
+    let (lowered, full_defs) = lowering::lower_all(spec, document_url.as_deref(), jobs);
+    let mut lowered = lowered.into_iter();
+    for step in steps {
+        match step.map(Err).or_else(|| lowered.next()) {
+            Some(Ok((tool, tool_warnings))) => {
                 warnings.extend(tool_warnings);
                 tools.push(tool);
             }
-            Err(e) => errors.push(e),
+            Some(Err(e)) => errors.push(e),
+            None => {}
         }
     }
 
