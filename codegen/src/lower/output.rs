@@ -137,8 +137,10 @@ pub(super) fn output_schema<'s>(
         describe: mode == OutputSchemaMode::Full,
         keep_required: false,
     };
+    // The tolerant schema, made once for the advertised, full and declared schemas.
+    let tolerant_root = tolerant::tolerant_output(&root);
     let advertised = budget::fit(
-        &tolerant::tolerant_output(&root),
+        &tolerant_root,
         &mut |def| conv.def(def).map(tolerant::tolerant_output),
         limits,
     );
@@ -155,7 +157,7 @@ pub(super) fn output_schema<'s>(
     );
     if advertised.summarised {
         out.full = Some(budget::full(
-            &tolerant::tolerant_output(&root),
+            &tolerant_root,
             &mut |def| conv.def(def).map(tolerant::tolerant_output),
             true,
             full_defs,
@@ -164,7 +166,7 @@ pub(super) fn output_schema<'s>(
     // The result type a program sees: the tolerant schema with its fields, fitted to its own
     // budget rather than the listing's mode (a `compact` listing keeps only the root's).
     let declared = budget::fit(
-        &tolerant::tolerant_output(&root),
+        &tolerant_root,
         &mut |def| conv.def(def).map(tolerant::tolerant_output),
         budget::Limits {
             budget: Some(budget::DECLARED_OUTPUT_BUDGET),
