@@ -12,7 +12,8 @@ use rmcp::model::LoggingLevel;
 use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::session::SessionRestoreMarker;
 
-use crate::server::transport::session::SESSION_HEADER;
+/// The header that carries a Streamable HTTP session id.
+const SESSION_HEADER: &str = "mcp-session-id";
 
 /// The id of the session the request belongs to, as rmcp knows it.
 fn session_of(context: &RequestContext<RoleServer>) -> Option<String> {

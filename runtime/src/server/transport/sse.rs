@@ -54,13 +54,13 @@ const CHANNEL_CAPACITY: usize = 64;
 const MESSAGE_PATH: &str = "/message";
 
 /// One open stream: who opened it, and where its client's messages go.
-pub(super) struct Session {
-    pub(super) principal: Principal,
-    pub(super) to_server: mpsc::Sender<ClientJsonRpcMessage>,
+struct Session {
+    principal: Principal,
+    to_server: mpsc::Sender<ClientJsonRpcMessage>,
 }
 
 /// The streams this replica holds, by session id.
-pub(super) type Sessions = Arc<Mutex<HashMap<Arc<str>, Session>>>;
+type Sessions = Arc<Mutex<HashMap<Arc<str>, Session>>>;
 
 /// State shared by the two routes.
 #[derive(Clone)]
@@ -99,7 +99,11 @@ pub(crate) fn routes(inner: &Arc<Inner>, base: &str, shutdown: CancellationToken
     let message_path: Arc<str> = format!("{base}{MESSAGE_PATH}").into();
     let sessions: Sessions = Arc::new(Mutex::new(HashMap::new()));
     #[cfg(feature = "redis")]
-    let relay = super::sse_relay::start(inner, &message_path, &sessions, &shutdown);
+    let relay = {
+        let sessions = sessions.clone();
+        let deliver = move |relayed| deliver_relayed(&sessions, relayed);
+        super::sse_relay::start(inner, &message_path, &shutdown, deliver)
+    };
     let state = SseState {
         inner: inner.clone(),
         sessions,
@@ -347,7 +351,7 @@ async fn refuse_other_caller(
 }
 
 /// The messages of `body`, or the answer refusing them.
-pub(super) fn check_messages(body: &Bytes) -> Result<Vec<ClientJsonRpcMessage>, Box<Response>> {
+fn check_messages(body: &Bytes) -> Result<Vec<ClientJsonRpcMessage>, Box<Response>> {
     parse_messages(body).map_err(|error| {
         // Bytes that are not JSON are a parse error; JSON that is not a message is an
         // invalid request.
@@ -362,6 +366,43 @@ pub(super) fn check_messages(body: &Bytes) -> Result<Vec<ClientJsonRpcMessage>, 
             &format!("not a JSON-RPC message: {error}"),
         ))
     })
+}
+
+/// Hands a relayed message to its session, with the parts of the POST that carried it. It
+/// never waits: every relayed message of the catalog comes through one subscription, so a
+/// session whose queue is full (its client sends faster than it is answered) loses the
+/// message rather than holding up the other sessions' (a POST to the holder itself waits
+/// instead).
+#[cfg(feature = "redis")]
+fn deliver_relayed(sessions: &Sessions, relayed: mcpgen_state::Relayed) {
+    let session = {
+        let sessions = sessions.lock().unwrap_or_else(PoisonError::into_inner);
+        sessions
+            .get(relayed.session.as_str())
+            .map(|s| (s.principal.clone(), s.to_server.clone()))
+    };
+    let Some((principal, to_server)) = session else {
+        tracing::debug!(session = %relayed.session, "a relayed message for a stream that has closed");
+        return;
+    };
+    let Some(parts) = super::sse_relay::parts_of(&relayed, principal) else {
+        tracing::warn!(session = %relayed.session, "a relayed message with an unusable URI is dropped");
+        return;
+    };
+    let Ok(messages) = check_messages(&Bytes::from(relayed.body)) else {
+        tracing::warn!(session = %relayed.session, "a relayed message that is not JSON-RPC is dropped");
+        return;
+    };
+    let mut to_server = to_server;
+    for mut message in messages {
+        message.insert_extension(parts.clone());
+        if let Err(error) = to_server.try_send(message) {
+            if error.is_full() {
+                tracing::warn!(session = %relayed.session, "a relayed message is dropped: the session's queue is full");
+            }
+            return;
+        }
+    }
 }
 
 /// Sends the messages in `body` to the session's service.

@@ -3,7 +3,7 @@
 //! checked against the owner the store names and relayed to the holder, which hands it to
 //! the session as if it had been POSTed there (see [`mcpgen_state::relay`]).
 
-use std::sync::{Arc, PoisonError};
+use std::sync::Arc;
 
 use axum::body::Bytes;
 use axum::http::{HeaderName, HeaderValue, Method, Request};
@@ -13,69 +13,30 @@ use mcpgen_state::relay::{HOLD, Holder};
 use mcpgen_state::{Relay, Relayed};
 use tokio_util::sync::CancellationToken;
 
-use super::sse::{Sessions, check_messages};
-
 /// The relay of the catalog whose message endpoint is `message_path`, listening until
-/// `shutdown` and handing what it receives to `sessions`; `None` without a store.
+/// `shutdown` and handing what it receives to `deliver`; `None` without a store.
 pub(super) fn start(
     inner: &crate::server::state::inner::Inner,
     message_path: &str,
-    sessions: &Sessions,
     shutdown: &CancellationToken,
+    deliver: impl Fn(Relayed) + Send + 'static,
 ) -> Option<Relay> {
     let relay = inner
         .shared
         .as_ref()?
         .relay(&format!("{}:{message_path}", inner.name));
     let mut received = relay.listen(shutdown.clone());
-    let sessions = sessions.clone();
     tokio::spawn(async move {
         while let Some(relayed) = received.recv().await {
-            deliver(&sessions, relayed);
+            deliver(relayed);
         }
     });
     Some(relay)
 }
 
-/// Hands a relayed message to its session, with the parts of the POST that carried it. It
-/// never waits: every relayed message of the catalog comes through one subscription, so a
-/// session whose queue is full (its client sends faster than it is answered) loses the
-/// message rather than holding up the other sessions' (a POST to the holder itself waits
-/// instead).
-fn deliver(sessions: &Sessions, relayed: Relayed) {
-    let session = {
-        let sessions = sessions.lock().unwrap_or_else(PoisonError::into_inner);
-        sessions
-            .get(relayed.session.as_str())
-            .map(|s| (s.principal.clone(), s.to_server.clone()))
-    };
-    let Some((principal, to_server)) = session else {
-        tracing::debug!(session = %relayed.session, "a relayed message for a stream that has closed");
-        return;
-    };
-    let Some(parts) = parts_of(&relayed, principal) else {
-        tracing::warn!(session = %relayed.session, "a relayed message with an unusable URI is dropped");
-        return;
-    };
-    let Ok(messages) = check_messages(&Bytes::from(relayed.body)) else {
-        tracing::warn!(session = %relayed.session, "a relayed message that is not JSON-RPC is dropped");
-        return;
-    };
-    let mut to_server = to_server;
-    for mut message in messages {
-        message.insert_extension(parts.clone());
-        if let Err(error) = to_server.try_send(message) {
-            if error.is_full() {
-                tracing::warn!(session = %relayed.session, "a relayed message is dropped: the session's queue is full");
-            }
-            return;
-        }
-    }
-}
-
 /// The request parts of the POST a relayed message came in, with its principal and
 /// credential as the authentication layer had put them.
-fn parts_of(relayed: &Relayed, principal: Principal) -> Option<http::request::Parts> {
+pub(super) fn parts_of(relayed: &Relayed, principal: Principal) -> Option<http::request::Parts> {
     let mut request = Request::builder()
         .method(Method::POST)
         .uri(relayed.uri.as_str())
