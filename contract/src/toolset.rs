@@ -124,6 +124,11 @@ pub struct CallContext {
     /// The task this call runs for, if any: its audit record names the task's.
     #[doc(hidden)]
     pub task_id: Option<Arc<str>>,
+    /// The task's running call, when the call runs as a task: an operation the API runs
+    /// long tells it where it is polled, and a task taken over from a lost replica says
+    /// where polling goes on.
+    #[doc(hidden)]
+    pub task_run: Option<crate::tasks::TaskRun>,
 }
 
 /// The `execute` an inner call runs for: its audit record's `call_id`, which the inner

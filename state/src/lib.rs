@@ -7,6 +7,8 @@
 //!   asked for. A replica that does not hold a session rebuilds it from there.
 //! - [`Relay`]: which replica holds each legacy SSE stream, and the channel a message POSTed
 //!   to another replica reaches it through.
+//! - [`TaskStore`]: every task, its result and which replica runs it, with the lease that
+//!   says the replica is alive, so that another takes its tasks over when it is not.
 //!
 //! Every key lives under `mcpgen:<scope>:`, the scope naming the server and its catalog, so
 //! that servers sharing one Redis never see each other's sessions; and every key expires
@@ -17,15 +19,19 @@
 
 pub mod relay;
 pub mod sessions;
+pub mod tasks;
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures::StreamExt;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
-use tokio::sync::OnceCell;
+use tokio::sync::{OnceCell, mpsc};
+use tokio_util::sync::CancellationToken;
 
 pub use relay::{Relay, Relayed};
 pub use sessions::{SessionRecord, Sessions};
+pub use tasks::TaskStore;
 
 /// How long one Redis round trip (or connecting) may take before the store counts as away.
 const TIMEOUT: Duration = Duration::from_millis(500);
@@ -101,6 +107,66 @@ impl SharedState {
     pub fn relay(self: &Arc<Self>, scope: &str) -> Relay {
         Relay::new(self.clone(), scope)
     }
+
+    /// The tasks of `scope`.
+    pub fn tasks(self: &Arc<Self>, scope: &str) -> TaskStore {
+        TaskStore::new(self.clone(), scope)
+    }
+}
+
+/// How long a listener waits before subscribing again after losing Redis.
+const RESUBSCRIBE: Duration = Duration::from_secs(1);
+
+/// Messages received on a channel, waiting to be handled.
+pub(crate) const QUEUE: usize = 256;
+
+/// The messages published on `channel`, as text, until `shutdown`; subscribes again (after a
+/// second) whenever Redis is lost. `what` names the listener in the log.
+pub(crate) fn subscribe(
+    state: Arc<SharedState>,
+    channel: String,
+    shutdown: CancellationToken,
+    what: &'static str,
+) -> mpsc::Receiver<String> {
+    let (sender, receiver) = mpsc::channel(QUEUE);
+    tokio::spawn(async move {
+        while !shutdown.is_cancelled() {
+            let subscribed = async {
+                let mut subscriber = state.subscriber().await?;
+                subscriber.subscribe(&channel).await?;
+                Ok::<_, StoreError>(subscriber)
+            };
+            let subscriber = tokio::select! {
+                subscriber = subscribed => subscriber,
+                () = shutdown.cancelled() => return,
+            };
+            match subscriber {
+                Ok(subscriber) => {
+                    let mut messages = subscriber.into_on_message();
+                    loop {
+                        let message = tokio::select! {
+                            message = messages.next() => message,
+                            () = shutdown.cancelled() => return,
+                        };
+                        let Some(message) = message else { break };
+                        let Ok(text) = message.get_payload::<String>() else {
+                            continue;
+                        };
+                        if sender.send(text).await.is_err() {
+                            return;
+                        }
+                    }
+                    tracing::warn!(%channel, "{what}'s subscription ended; subscribing again");
+                }
+                Err(error) => tracing::warn!(%error, "{what} cannot subscribe; retrying"),
+            }
+            tokio::select! {
+                () = tokio::time::sleep(RESUBSCRIBE) => {}
+                () = shutdown.cancelled() => return,
+            }
+        }
+    });
+    receiver
 }
 
 /// `url` without its password, for messages.

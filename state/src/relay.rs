@@ -15,21 +15,14 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::StreamExt;
 use redis::AsyncCommands;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::{SharedState, StoreError, prefix};
+use crate::{QUEUE, SharedState, StoreError, prefix, subscribe};
 
 /// How long a holder record lasts unless renewed; the holder renews it every third of that.
 pub const HOLD: Duration = Duration::from_secs(90);
-
-/// How long the listener waits before subscribing again after losing Redis.
-const RESUBSCRIBE: Duration = Duration::from_secs(1);
-
-/// Relayed messages waiting to be handed to their sessions.
-const QUEUE: usize = 256;
 
 /// One catalog's relay; each has an instance id of its own.
 #[derive(Clone)]
@@ -150,51 +143,21 @@ impl Relay {
     /// second) whenever Redis is lost.
     pub fn listen(&self, shutdown: CancellationToken) -> mpsc::Receiver<Relayed> {
         let (sender, receiver) = mpsc::channel(QUEUE);
-        let relay = self.clone();
+        let mut texts = subscribe(
+            self.state.clone(),
+            self.channel(&self.instance),
+            shutdown,
+            "the legacy SSE relay",
+        );
         tokio::spawn(async move {
-            let channel = relay.channel(&relay.instance);
-            while !shutdown.is_cancelled() {
-                let subscribed = async {
-                    let mut subscriber = relay.state.subscriber().await?;
-                    subscriber.subscribe(&channel).await?;
-                    Ok::<_, StoreError>(subscriber)
-                };
-                let subscriber = tokio::select! {
-                    subscriber = subscribed => subscriber,
-                    () = shutdown.cancelled() => return,
-                };
-                match subscriber {
-                    Ok(subscriber) => {
-                        let mut messages = subscriber.into_on_message();
-                        loop {
-                            let message = tokio::select! {
-                                message = messages.next() => message,
-                                () = shutdown.cancelled() => return,
-                            };
-                            let Some(message) = message else { break };
-                            let Ok(text) = message.get_payload::<String>() else {
-                                continue;
-                            };
-                            match serde_json::from_str::<Relayed>(&text) {
-                                Ok(relayed) => {
-                                    if sender.send(relayed).await.is_err() {
-                                        return;
-                                    }
-                                }
-                                Err(error) => {
-                                    tracing::warn!(%error, "a relayed message cannot be read");
-                                }
-                            }
+            while let Some(text) = texts.recv().await {
+                match serde_json::from_str::<Relayed>(&text) {
+                    Ok(relayed) => {
+                        if sender.send(relayed).await.is_err() {
+                            return;
                         }
-                        tracing::warn!(%channel, "the relay's subscription ended; subscribing again");
                     }
-                    Err(error) => {
-                        tracing::warn!(%error, "the legacy SSE relay cannot subscribe; retrying");
-                    }
-                }
-                tokio::select! {
-                    () = tokio::time::sleep(RESUBSCRIBE) => {}
-                    () = shutdown.cancelled() => return,
+                    Err(error) => tracing::warn!(%error, "a relayed message cannot be read"),
                 }
             }
         });

@@ -444,53 +444,77 @@ impl Upstream {
                 .to_owned(),
         };
         let runs_long = tool.http.as_ref().is_some_and(|binding| binding.task);
-        // What polling needs of the request, kept only for an operation that may be polled.
-        let sent = runs_long.then(|| (url.clone(), headers.clone()));
-        let safe = is_safe_method(&method);
-        let client = if safe {
-            &self.http
-        } else {
-            &self.http_no_redirects
-        };
-        let mut builder = client.request(method.clone(), url).headers(headers);
-        if let Some(body) = body {
-            builder = builder
-                .header(reqwest::header::CONTENT_TYPE, body.content_type)
-                .body(body.bytes);
-        }
-        if let Some(timeout) = timeout {
-            builder = builder.timeout(timeout);
-        }
+        let cancel = tool.http.as_ref().map_or(&[][..], |binding| binding.cancel);
         let mut report = GuardReport::default();
         let started = Instant::now();
-        let mut outcome = match self.guarded(&method, builder, safe, &mut report).await {
-            Ok(outcome) => outcome,
-            Err(why) => {
-                tracing::debug!(refused = ?report.refused, "upstream call not sent");
-                return Invoked::new(ToolResult::error(format!("{what} was not sent: {why}")))
-                    .with_guard(report);
-            }
-        };
-        if let (Some((url, headers)), Ok((status, head, _))) = (sent, &outcome)
-            && *status == reqwest::StatusCode::ACCEPTED
-            && let Some(location) = &head.location
-        {
-            let accepted = poll::Accepted {
-                url,
-                headers,
-                location: location.clone(),
-                retry_after: head.retry_after.clone(),
-                cancel: tool.http.as_ref().map_or(&[], |binding| binding.cancel),
+        // A task taken over from a lost replica goes on polling where that replica was,
+        // without sending the request again.
+        let resumed = runs_long
+            .then(|| ctx.task_run.as_ref()?.resume_point())
+            .flatten();
+        let outcome = if let Some(point) = resumed {
+            let accepted = match poll::Accepted::resumed(point, cancel) {
+                Ok(accepted) => accepted,
+                Err(result) => return Invoked::new(result),
             };
-            tracing::debug!("upstream accepted the operation; polling its status");
-            outcome = match self
+            tracing::debug!("polling the status of an operation taken over from a lost replica");
+            match self
                 .poll(accepted, ctx, timeout, &mut what, &mut report)
                 .await
             {
                 Ok(outcome) => outcome,
                 Err(result) => return Invoked::new(result).with_guard(report),
+            }
+        } else {
+            // What polling needs of the request, kept only for an operation that may be polled.
+            let sent = runs_long.then(|| (url.clone(), headers.clone()));
+            let safe = is_safe_method(&method);
+            let client = if safe {
+                &self.http
+            } else {
+                &self.http_no_redirects
             };
-        }
+            let mut builder = client.request(method.clone(), url).headers(headers);
+            if let Some(body) = body {
+                builder = builder
+                    .header(reqwest::header::CONTENT_TYPE, body.content_type)
+                    .body(body.bytes);
+            }
+            if let Some(timeout) = timeout {
+                builder = builder.timeout(timeout);
+            }
+            let outcome = match self.guarded(&method, builder, safe, &mut report).await {
+                Ok(outcome) => outcome,
+                Err(why) => {
+                    tracing::debug!(refused = ?report.refused, "upstream call not sent");
+                    return Invoked::new(ToolResult::error(format!("{what} was not sent: {why}")))
+                        .with_guard(report);
+                }
+            };
+            match (sent, &outcome) {
+                (Some((url, headers)), Ok((status, head, _)))
+                    if *status == reqwest::StatusCode::ACCEPTED && head.location.is_some() =>
+                {
+                    let accepted = poll::Accepted {
+                        url,
+                        headers,
+                        location: head.location.clone().unwrap_or_default(),
+                        retry_after: head.retry_after.clone(),
+                        cancel,
+                        left_own: false,
+                    };
+                    tracing::debug!("upstream accepted the operation; polling its status");
+                    match self
+                        .poll(accepted, ctx, timeout, &mut what, &mut report)
+                        .await
+                    {
+                        Ok(outcome) => outcome,
+                        Err(result) => return Invoked::new(result).with_guard(report),
+                    }
+                }
+                _ => outcome,
+            }
+        };
         let cap = self.config.max_response_bytes;
         let mut invoked = match outcome {
             Ok((status, head, body)) => {
@@ -520,6 +544,17 @@ impl Upstream {
             note_retry(&mut invoked.result);
         }
         invoked.with_guard(report)
+    }
+
+    /// Whether another replica could go on polling an operation of the call `ctx` with this
+    /// upstream's own credentials: its requests carry nothing of the caller's (no
+    /// pass-through credential, no forwarded header, no exchanged token).
+    fn may_resume(&self, ctx: &CallContext) -> bool {
+        #[cfg(feature = "oauth")]
+        let exchanges = self.exchanger.is_some();
+        #[cfg(not(feature = "oauth"))]
+        let exchanges = false;
+        self.config.pass_through.is_empty() && ctx.forwarded_headers.is_empty() && !exchanges
     }
 
     /// Sends one request of `method` through the guard: it waits for a slot under the

@@ -62,14 +62,16 @@ pub fn created(task: &Task) -> Value {
 
 /// `tasks/get`: the task `id` of `owner` as it is now.
 #[doc(hidden)]
-pub fn get(tasks: &Tasks, owner: &str, id: &str) -> Result<Value, ErrorData> {
-    Ok(task_object(&tasks.summary(owner, id)?))
+pub async fn get(tasks: &Tasks, owner: &str, id: &str) -> Result<Value, ErrorData> {
+    Ok(task_object(&tasks.summary_anywhere(owner, id).await?))
 }
 
 /// `tasks/cancel`: the task, now cancelled; a task that has ended is refused.
 #[doc(hidden)]
-pub fn cancel(tasks: &Tasks, owner: &str, id: &str) -> Result<Value, ErrorData> {
-    Ok(task_object(&tasks.cancel_running(owner, id)?))
+pub async fn cancel(tasks: &Tasks, owner: &str, id: &str) -> Result<Value, ErrorData> {
+    Ok(task_object(
+        &tasks.cancel_running_anywhere(owner, id).await?,
+    ))
 }
 
 /// `tasks/list`: a page of the tasks of `owner`, oldest first; the cursor is where the page
@@ -106,13 +108,26 @@ fn bad_cursor(cursor: &str) -> ErrorData {
 #[doc(hidden)]
 pub async fn result(tasks: &Tasks, owner: &str, id: &str) -> Result<Value, ErrorData> {
     loop {
-        let (mut ended, deadline) = tasks.watch_end(owner, id)?;
-        tokio::select! {
-            // An error means the task was dropped: the look below says so.
-            _ = ended.wait_for(|ended| *ended) => {}
-            () = tokio::time::sleep_until(deadline.into()) => {}
-        }
-        match tasks.ending(owner, id)? {
+        let ending = match tasks.ending_elsewhere(owner, id).await {
+            // Held elsewhere: looked at again after a poll interval while it runs.
+            Some(ending) => {
+                let ending = ending?;
+                if matches!(ending, Ending::Running) {
+                    tokio::time::sleep(Tasks::look_again()).await;
+                }
+                ending
+            }
+            None => {
+                let (mut ended, deadline) = tasks.watch_end(owner, id)?;
+                tokio::select! {
+                    // An error means the task was dropped: the look below says so.
+                    _ = ended.wait_for(|ended| *ended) => {}
+                    () = tokio::time::sleep_until(deadline.into()) => {}
+                }
+                tasks.ending(owner, id)?
+            }
+        };
+        match ending {
             Ending::Completed(mut result) => {
                 let meta = result
                     .entry("_meta")

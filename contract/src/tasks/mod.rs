@@ -18,9 +18,11 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+mod anywhere;
 #[doc(hidden)]
 pub mod form_2025;
 mod run;
+pub mod shared;
 mod store;
 mod table;
 

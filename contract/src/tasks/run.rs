@@ -9,6 +9,7 @@ use serde_json::Value;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
+use super::shared::Change;
 use super::store::{Tasks, error_object};
 use super::table::Outcome;
 
@@ -19,11 +20,45 @@ pub struct TaskRun {
     tasks: Arc<Tasks>,
     id: String,
     cancel: CancellationToken,
+    /// Where the operation of a task taken over from a lost replica was last polled.
+    resume: Option<Arc<str>>,
 }
 
 impl TaskRun {
-    pub(super) fn new(tasks: Arc<Tasks>, id: String, cancel: CancellationToken) -> Self {
-        Self { tasks, id, cancel }
+    pub(super) fn new(
+        tasks: Arc<Tasks>,
+        id: String,
+        cancel: CancellationToken,
+        resume: Option<Arc<str>>,
+    ) -> Self {
+        Self {
+            tasks,
+            id,
+            cancel,
+            resume,
+        }
+    }
+
+    /// Where the API's operation was last polled, for a task taken over from a lost replica:
+    /// polling goes on from there instead of sending the request again.
+    #[doc(hidden)]
+    pub fn resume_point(&self) -> Option<&str> {
+        self.resume.as_deref()
+    }
+
+    /// Whether another replica could go on with this task (its tasks are shared).
+    #[doc(hidden)]
+    pub fn shared(&self) -> bool {
+        self.tasks.shared.is_some()
+    }
+
+    /// The API's operation is now polled at `point` (the upstream's own form): another
+    /// replica goes on from there if this one is lost.
+    #[doc(hidden)]
+    pub fn polled_at(&self, point: &str) {
+        if let Some(shared) = &self.tasks.shared {
+            shared.changed(&self.id, Change::PolledAt(Arc::from(point)));
+        }
     }
 
     /// The task's id.
@@ -58,6 +93,7 @@ impl TaskRun {
             entry.asked.push(key.to_owned());
             entry.pending.insert(key.to_owned(), (request, sender));
             entry.task.last_updated_at = now_rfc3339();
+            self.tasks.share_running(&table, &self.id);
         }
         answer
             .await

@@ -14,16 +14,19 @@ use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 use super::run::TaskRun;
+use super::shared::{Change, Now, Record, SharedTasks};
 use super::table::{Entry, Outcome, Table};
 use super::{POLL_INTERVAL, TaskSettings, TaskSupport};
 
 /// Every task of a server, in memory; see the [module](super) documentation.
 #[derive(Debug)]
 pub struct Tasks {
-    settings: TaskSettings,
+    pub(super) settings: TaskSettings,
     /// What task ids start with (`--replica-name`), with its `.`.
     prefix: String,
     table: Mutex<Table>,
+    /// Where the tasks of every replica are kept, if they are shared.
+    pub(super) shared: Option<Arc<dyn SharedTasks>>,
 }
 
 /// A call refused because as many tasks run as may.
@@ -105,7 +108,15 @@ impl Tasks {
             settings,
             prefix: replica.map(|name| format!("{name}.")).unwrap_or_default(),
             table: Mutex::default(),
+            shared: None,
         }
+    }
+
+    /// The same table, its tasks shared with other replicas through `shared`.
+    #[must_use]
+    pub fn with_shared(mut self, shared: Arc<dyn SharedTasks>) -> Self {
+        self.shared = Some(shared);
+        self
     }
 
     /// How the tool `name` runs as a task, if it does.
@@ -148,6 +159,7 @@ impl Tasks {
                 None,
             ))
         });
+        self.share_ends(&mut table);
         table
     }
 
@@ -160,6 +172,47 @@ impl Tasks {
             self.settings.ttl,
             self.settings.results_max_bytes,
         );
+        self.share_ends(table);
+    }
+
+    /// Tells the store of the tasks that ended, or lost their result, since it was last told;
+    /// under the table's lock, so that the store hears of changes in their order.
+    fn share_ends(&self, table: &mut Table) {
+        let changed = table.take_changed();
+        let Some(shared) = &self.shared else {
+            return;
+        };
+        for (id, expired) in changed {
+            if expired {
+                shared.changed(&id, Change::Expired);
+                continue;
+            }
+            let Some(entry) = table.entries.get(&id) else {
+                continue;
+            };
+            let result = entry.ended.as_ref().and_then(|ended| match &ended.outcome {
+                Outcome::Completed { result, .. } => Some(result.clone()),
+                Outcome::Failed(error) => serde_json::to_string(&**error).ok().map(Arc::new),
+                Outcome::Cancelled | Outcome::Expired => None,
+            });
+            shared.changed(
+                &id,
+                Change::Ended {
+                    record: record_of(entry),
+                    result,
+                    keep: self.settings.ttl,
+                },
+            );
+        }
+    }
+
+    /// Tells the store how the running task `id` is now (a question asked or answered).
+    pub(super) fn share_running(&self, table: &Table, id: &str) {
+        if let (Some(shared), Some(entry)) = (&self.shared, table.entries.get(id))
+            && entry.ended.is_none()
+        {
+            shared.changed(id, Change::Running(record_of(entry)));
+        }
     }
 
     /// Starts a task for `owner`: its first state (for the `CreateTaskResult`) and the handle
@@ -188,7 +241,45 @@ impl Tasks {
         let cancel = CancellationToken::new();
         table.insert(owner, task.clone(), cancel.clone());
         drop(table);
-        Ok((task, TaskRun::new(self.clone(), id, cancel)))
+        Ok((task, TaskRun::new(self.clone(), id, cancel, None)))
+    }
+
+    /// Takes over the running task `task` of `owner`, whose replica was lost, as running
+    /// here; `resume` is where its operation was last polled. It counts as running, past
+    /// the limits if need be: the work exists already.
+    #[doc(hidden)]
+    pub fn adopt(self: &Arc<Self>, owner: &str, task: Task, resume: Option<Arc<str>>) -> TaskRun {
+        let id = task.task_id.clone();
+        let cancel = CancellationToken::new();
+        self.lock().insert(owner, task, cancel.clone());
+        TaskRun::new(self.clone(), id, cancel, resume)
+    }
+
+    /// Whether this replica holds the task `id`.
+    pub(super) fn holds(&self, id: &str) -> bool {
+        self.lock().entries.contains_key(id)
+    }
+
+    /// The task `id` was cancelled on another replica, which the store says already: its call
+    /// is told to stop, and the entry goes (the store answers for it).
+    #[doc(hidden)]
+    pub fn cancelled_elsewhere(&self, id: &str) {
+        let mut table = self.lock();
+        if let Some(entry) = table.entries.get(id) {
+            entry.cancel.cancel();
+            table.forget(id);
+        }
+    }
+
+    /// Answers to the questions of the task `id`, handed on by another replica (which
+    /// checked whose task it is).
+    #[doc(hidden)]
+    pub fn answers_from_elsewhere(&self, id: &str, responses: BTreeMap<String, Value>) {
+        let owner = self.lock().entries.get(id).map(|entry| entry.owner.clone());
+        if let Some(owner) = owner {
+            // An unknown task has ended meanwhile: the answers are not needed.
+            let _ = self.update(&owner, id, responses);
+        }
     }
 
     /// `tasks/get`: the task `id` of `owner` as it is now, its result inlined once it has
@@ -243,6 +334,7 @@ impl Tasks {
             }
         }
         entry.task.last_updated_at = now_rfc3339();
+        self.share_running(&table, id);
         Ok(())
     }
 
@@ -362,6 +454,26 @@ impl Payload {
     }
 }
 
+/// What the store keeps of `entry`.
+fn record_of(entry: &Entry) -> Record {
+    let Summary { task, state } = summary(entry);
+    let now = match state {
+        State::Working => Now::Working,
+        State::InputRequired => Now::InputRequired {
+            requests: entry
+                .pending
+                .iter()
+                .map(|(key, (request, _))| (key.clone(), request.clone()))
+                .collect(),
+        },
+        State::Completed { is_error } => Now::Completed { is_error },
+        State::Failed { .. } => Now::Failed,
+        State::Cancelled => Now::Cancelled,
+        State::Expired => Now::Expired,
+    };
+    Record { task, now }
+}
+
 fn summary(entry: &Entry) -> Summary {
     let state = match entry.ended.as_ref().map(|ended| &ended.outcome) {
         Some(Outcome::Completed { is_error, .. }) => State::Completed {
@@ -386,7 +498,7 @@ fn summary(entry: &Entry) -> Summary {
 }
 
 /// A stored result read back as the object it was written from.
-fn parse_result(result: &str) -> Result<JsonObject, ErrorData> {
+pub(super) fn parse_result(result: &str) -> Result<JsonObject, ErrorData> {
     serde_json::from_str(result).map_err(|e| {
         ErrorData::internal_error(
             format!("the task's stored result cannot be read: {e}"),
@@ -404,12 +516,12 @@ fn owned<'a>(table: &'a Table, owner: &str, id: &str) -> Result<&'a Entry, Error
         .ok_or_else(|| unknown(id))
 }
 
-fn unknown(id: &str) -> ErrorData {
+pub(super) fn unknown(id: &str) -> ErrorData {
     ErrorData::invalid_params(format!("unknown task `{id}`"), None)
 }
 
 /// The error for a task whose result was dropped to stay within `budget` bytes.
-fn expired(id: &str, budget: usize) -> ErrorData {
+pub(super) fn expired(id: &str, budget: usize) -> ErrorData {
     ErrorData::invalid_params(
         format!(
             "task `{id}` has expired: it ended, and its result was dropped because ended tasks \

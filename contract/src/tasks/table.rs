@@ -102,6 +102,9 @@ pub(super) struct Table {
     /// What the ended tasks cost, in bytes.
     kept: usize,
     next_order: u64,
+    /// The tasks that ended (`false`) or lost their result (`true`) since the store was last
+    /// told.
+    changed: Vec<(String, bool)>,
 }
 
 impl Table {
@@ -143,6 +146,16 @@ impl Table {
                 failed_unexpectedly: false,
             },
         );
+    }
+
+    /// The tasks that ended (`false`) or lost their result (`true`) since the last call.
+    pub(super) fn take_changed(&mut self) -> Vec<(String, bool)> {
+        std::mem::take(&mut self.changed)
+    }
+
+    /// Removes the task `id`, which another replica answers for now.
+    pub(super) fn forget(&mut self, id: &str) {
+        self.remove(id);
     }
 
     fn bump(&mut self) -> u64 {
@@ -195,6 +208,7 @@ impl Table {
             }
         }
         self.ended.insert(order, id.to_owned());
+        self.changed.push((id.to_owned(), false));
         if has_outcome {
             self.with_outcome.insert(order, id.to_owned());
         }
@@ -211,6 +225,7 @@ impl Table {
                     ended.outcome = Outcome::Expired;
                     self.kept = self.kept.saturating_sub(ended.cost) + ENTRY_COST;
                     ended.cost = ENTRY_COST;
+                    self.changed.push((id.clone(), true));
                     tracing::debug!(task = %id, "a task's result expired (--tasks-results-max-bytes)");
                 }
             } else if let Some((_, id)) = self.ended.first_key_value() {

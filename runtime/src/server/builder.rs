@@ -12,7 +12,7 @@ use super::config::ToolMode;
 use super::config::{DEFAULT_MAX_BODY_BYTES, forward_header_names};
 use super::config::{DEFAULT_SHUTDOWN_TIMEOUT, OutputCheck, Unconfirmable};
 use super::error::{ConfigProblem, ServerError};
-use super::mounting::{configured, declared_tasks, mounted_inner, name_check};
+use super::mounting::{configured, mounted_inner, name_check, tasks_of};
 use crate::server::catalog::catalog_config::CatalogConfig;
 #[cfg(feature = "code-mode")]
 use crate::server::catalog::catalog_config::CodeLimits;
@@ -33,7 +33,7 @@ use crate::server::transport::replica;
 use mcpgen_contract::input::RequestStates;
 use mcpgen_contract::prompt::PromptSet;
 use mcpgen_contract::resource::ResourceSet;
-use mcpgen_contract::tasks::{TaskSettings, Tasks};
+use mcpgen_contract::tasks::TaskSettings;
 use mcpgen_contract::toolset::ToolSet;
 use mcpgen_identity::auth::Authenticator;
 #[cfg(feature = "metrics")]
@@ -263,8 +263,8 @@ impl ServerBuilder {
     }
 
     #[cfg(all(feature = "http", feature = "redis"))]
-    /// Keeps what sessions need in Redis, so that every replica sharing it serves any session
-    /// (see [`mcpgen_state`]).
+    /// Keeps what sessions and tasks need in Redis, so that every replica sharing it serves
+    /// any session and answers for any task (see [`mcpgen_state`]).
     pub fn shared_state(mut self, state: Arc<mcpgen_state::SharedState>) -> Self {
         self.shared_state = Some(state);
         self
@@ -566,11 +566,9 @@ impl ServerBuilder {
         let replica = self.replica_name;
         #[cfg(not(feature = "http"))]
         let replica: Option<String> = None;
-        let tasks = Arc::new(Tasks::new(
-            self.tasks
-                .declared(declared_tasks(&self.root, &self.mounts)),
-            replica.as_deref(),
-        ));
+        let tasks = tasks_of(self.tasks, &self.root, &self.mounts, replica.as_deref());
+        #[cfg(all(feature = "http", feature = "redis"))]
+        let (tasks, task_store) = super::tasks_shared::share(tasks, &self.shared_state, &self.name);
         let inner = configured(Inner {
             name: self.name,
             version: self.version,
@@ -584,6 +582,8 @@ impl ServerBuilder {
             replica: replica.map(Arc::from),
             #[cfg(all(feature = "http", feature = "redis"))]
             shared: self.shared_state,
+            #[cfg(all(feature = "http", feature = "redis"))]
+            task_store,
             auth: self.root.auth.clone(),
             tools: LiveTools::first(self.root, tools, views),
             #[cfg(feature = "http")]
@@ -608,7 +608,7 @@ impl ServerBuilder {
             forward_headers,
             inflight,
             request_states,
-            tasks,
+            tasks: Arc::new(tasks),
             prompts,
             resources,
             server_config: rmcp::model::ServerConfig::default(),

@@ -59,6 +59,8 @@ mod mounting;
 mod replacing;
 pub(crate) mod state;
 mod task_limits;
+#[cfg(all(feature = "http", feature = "redis"))]
+pub(crate) mod tasks_shared;
 pub(crate) mod transport;
 
 #[cfg(feature = "search")]

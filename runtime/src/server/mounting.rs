@@ -17,7 +17,7 @@ use crate::server::catalog::resources::Resources;
 use crate::server::state::inner::Inner;
 use crate::server::state::mounts::Mounted;
 use crate::server::state::server::Server;
-use mcpgen_contract::tasks::TaskSupport;
+use mcpgen_contract::tasks::{TaskSettings, TaskSupport, Tasks};
 use mcpgen_core::ToolDef;
 
 /// Where catalogs are placed: the server's [`Placement`](super::Placement) with HTTP, nothing
@@ -94,6 +94,9 @@ pub(super) fn mounted_inner(
         replica: root.replica.clone(),
         #[cfg(all(feature = "http", feature = "redis"))]
         shared: root.shared.clone(),
+        // A task is taken over by the root's pipeline, which knows only the root's tools.
+        #[cfg(all(feature = "http", feature = "redis"))]
+        task_store: None,
         auth: mount::mount_auth(config.auth.clone(), root.auth.as_ref()),
         tools: LiveTools::first(config, tools, views),
         #[cfg(feature = "http")]
@@ -129,7 +132,18 @@ pub(super) fn mounted_inner(
 }
 
 /// The tools the tool sets of `root` and `mounts` declare as tasks.
-pub(super) fn declared_tasks<'a>(
+/// The server's task table: `settings`, with the tools the tool sets of `root` and `mounts`
+/// declare as tasks, task ids starting with `replica`'s name.
+pub(super) fn tasks_of(
+    settings: TaskSettings,
+    root: &CatalogConfig,
+    mounts: &[Mount],
+    replica: Option<&str>,
+) -> Tasks {
+    Tasks::new(settings.declared(declared_tasks(root, mounts)), replica)
+}
+
+fn declared_tasks<'a>(
     root: &'a CatalogConfig,
     mounts: &'a [Mount],
 ) -> Vec<(&'static str, TaskSupport)> {

@@ -115,6 +115,41 @@ pub(super) struct Accepted {
     pub retry_after: Option<String>,
     /// The status endpoints whose `DELETE` cancels the operation.
     pub cancel: &'static [&'static str],
+    /// Whether polling has been on an allowed other origin already (a resumed polling).
+    pub left_own: bool,
+}
+
+impl Accepted {
+    /// Where another replica's polling of an operation was (`point`, as [`Course::point`]
+    /// wrote it), to go on from there with the upstream's own credentials; fails, saying why,
+    /// when the point cannot be read.
+    pub(super) fn resumed(
+        point: &str,
+        cancel: &'static [&'static str],
+    ) -> Result<Self, ToolResult> {
+        let unreadable = || {
+            ToolResult::error(
+                "the task was taken over from a replica that was lost, but where its operation                  was polled cannot be read; run the call again",
+            )
+        };
+        let point: serde_json::Value = serde_json::from_str(point).map_err(|_| unreadable())?;
+        let text = |name: &str| point.get(name).and_then(serde_json::Value::as_str);
+        let url = text("origin")
+            .and_then(|origin| url::Url::parse(origin).ok())
+            .ok_or_else(unreadable)?;
+        let location = text("target").ok_or_else(unreadable)?.to_owned();
+        Ok(Self {
+            url,
+            headers: HeaderMap::new(),
+            location,
+            retry_after: None,
+            cancel,
+            left_own: point
+                .get("left_own")
+                .and_then(serde_json::Value::as_bool)
+                .unwrap_or(false),
+        })
+    }
 }
 
 /// Why polling ended without a final response.
@@ -134,6 +169,18 @@ struct Course<'a> {
 }
 
 impl Course<'_> {
+    /// Where polling is, for another replica to go on from: the origin polled with
+    /// credentials, the next URL (without the query credential this server adds) and whether
+    /// polling left that origin.
+    fn point(&self) -> String {
+        serde_json::json!({
+            "origin": self.own.ascii_serialization(),
+            "target": self.target.as_str(),
+            "left_own": self.left_own,
+        })
+        .to_string()
+    }
+
     /// Moves on to `location`, resolved against the current target; fails, naming it, when
     /// it is not a URL or leads where polling may not go.
     fn go(&mut self, location: &str) -> Result<(), ToolResult> {
@@ -181,9 +228,21 @@ impl Upstream {
             own: accepted.url.origin(),
             follow: &self.polling.follow,
             target: accepted.url.clone(),
-            left_own: false,
+            left_own: accepted.left_own,
         };
         course.go(&accepted.location)?;
+        // Where polling is, for another replica to go on from if this one is lost: only for a
+        // task whose requests carry nothing of the caller's.
+        let share = ctx
+            .task_run
+            .as_ref()
+            .filter(|run| run.shared() && self.may_resume(ctx));
+        let mark = |course: &Course<'_>| {
+            if let Some(run) = share {
+                run.polled_at(&course.point());
+            }
+        };
+        mark(&course);
         let mut last_wait = wait::next(
             accepted.retry_after.as_deref(),
             None,
@@ -210,7 +269,10 @@ impl Upstream {
             let (url, headers) = match origin::place(&target, &course.own, course.follow) {
                 origin::Place::Own => self.with_credentials(&accepted, &target),
                 _ => {
-                    course.left_own = true;
+                    if !course.left_own {
+                        course.left_own = true;
+                        mark(&course);
+                    }
                     (target.clone(), HeaderMap::new())
                 }
             };
@@ -245,6 +307,7 @@ impl Upstream {
                     redirects = 0;
                     if let Some(next) = next {
                         course.go(next)?;
+                        mark(&course);
                     }
                     last_wait = wait::next(
                         head.retry_after.as_deref(),
@@ -260,6 +323,7 @@ impl Upstream {
                     }
                     redirects += 1;
                     course.go(next)?;
+                    mark(&course);
                 }
                 _ => return Ok(outcome),
             }

@@ -530,7 +530,11 @@ impl ServerHandler for McpHandler {
         context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
         let owner = self.task_owner(&context, &request.task_id)?;
-        let task = self.inner.tasks.get(owner, &request.task_id)?;
+        let task = self
+            .inner
+            .tasks
+            .get_anywhere(owner, &request.task_id)
+            .await?;
         Ok(GetTaskResult::new(task))
     }
 
@@ -542,7 +546,8 @@ impl ServerHandler for McpHandler {
         let owner = self.task_owner(&context, &request.task_id)?;
         self.inner
             .tasks
-            .update(owner, &request.task_id, request.input_responses)
+            .update_anywhere(owner, &request.task_id, request.input_responses)
+            .await
     }
 
     async fn cancel_task(
@@ -551,7 +556,10 @@ impl ServerHandler for McpHandler {
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         let owner = self.task_owner(&context, &request.task_id)?;
-        self.inner.tasks.cancel(owner, &request.task_id)
+        self.inner
+            .tasks
+            .cancel_anywhere(owner, &request.task_id)
+            .await
     }
 
     async fn call_tool(

@@ -133,7 +133,27 @@ pub(crate) async fn start(
         run.fail(&ErrorData::internal_error(why.clone(), None));
         return refused(why);
     }
+    #[cfg(all(feature = "http", feature = "redis"))]
+    let resumable = crate::server::tasks_shared::resumable(
+        inner,
+        principal,
+        &request.name,
+        request.arguments.as_ref(),
+    );
+    #[cfg(not(all(feature = "http", feature = "redis")))]
+    let resumable = None;
+    // Another replica answers for the task as soon as the client hears of it.
+    if let Err(problem) = inner
+        .tasks
+        .share_start(&principal.id, &task, resumable.as_ref())
+        .await
+    {
+        let why = format!("{problem}; the task could not be shared with the other replicas");
+        run.fail(&ErrorData::internal_error(why.clone(), None));
+        return refused(why);
+    }
     call.task_id = Some(Arc::from(run.id()));
+    call.task_run = Some(run.clone());
     // A later round keeps its answers (the call becomes the task once it has them); any
     // other call asks through the task.
     if !call.input.continues_rounds() {

@@ -41,6 +41,9 @@ pub(crate) struct Inner {
     /// What the replicas share (`--state-redis`); shared by every catalog.
     #[cfg(all(feature = "http", feature = "redis"))]
     pub(crate) shared: Option<Arc<mcpgen_state::SharedState>>,
+    /// The store the tasks are shared through, when they are.
+    #[cfg(all(feature = "http", feature = "redis"))]
+    pub(crate) task_store: Option<mcpgen_state::TaskStore>,
     /// The tool sets and what is built from them (table, search index, views); load once
     /// per request.
     pub(crate) tools: LiveTools,

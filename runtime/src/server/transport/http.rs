@@ -516,6 +516,8 @@ impl Server {
         self.check_exposure(local)?;
         let sessions = CancellationToken::new();
         let router = build_router(self, Some(local.ip()), sessions.clone(), Router::new());
+        #[cfg(feature = "redis")]
+        crate::server::tasks_shared::hold(&self.inner, &sessions);
         let placement = &self.inner.placement;
         if self.serve_root {
             let (mcp, sse) = (placement.mcp_path(), placement.root_path("/sse"));

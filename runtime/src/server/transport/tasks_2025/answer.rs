@@ -175,8 +175,8 @@ async fn tasks_request(
         ));
     };
     match method {
-        "tasks/get" => form_2025::get(tasks, owner, task_id),
-        "tasks/cancel" => form_2025::cancel(tasks, owner, task_id),
+        "tasks/get" => form_2025::get(tasks, owner, task_id).await,
+        "tasks/cancel" => form_2025::cancel(tasks, owner, task_id).await,
         _ => form_2025::result(tasks, owner, task_id).await,
     }
 }
