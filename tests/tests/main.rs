@@ -33,6 +33,7 @@ mod replicas;
 mod rooms;
 mod rooms_live;
 mod scale_out;
+mod scale_out_tasks;
 mod shared_limits;
 mod synaplan_code;
 mod synaplan_dispatch;

@@ -31,12 +31,12 @@ use mcpgen_tests::{
 };
 use serde_json::{Value, json};
 
-const KEY: &str = "reader-key-0123456789";
-const OTHER_KEY: &str = "other-key-0123456789";
+pub(crate) const KEY: &str = "reader-key-0123456789";
+pub(crate) const OTHER_KEY: &str = "other-key-0123456789";
 
 /// What the stand-in saw: the paths it was asked for, in order.
 #[derive(Clone, Default)]
-struct Seen(Arc<Mutex<Vec<String>>>);
+pub(crate) struct Seen(Arc<Mutex<Vec<String>>>);
 
 impl Seen {
     fn push(&self, path: String) -> usize {
@@ -45,7 +45,7 @@ impl Seen {
         seen.iter().filter(|p| **p == path).count()
     }
 
-    fn count(&self, prefix: &str) -> usize {
+    pub(crate) fn count(&self, prefix: &str) -> usize {
         self.0
             .lock()
             .unwrap()
@@ -55,9 +55,13 @@ impl Seen {
     }
 }
 
-/// `POST /projects/{project}/reports`: accepted, the report's status at `/reports/{project}`.
+/// `POST /projects/{project}/reports`: accepted, the report's status at `/reports/{project}`;
+/// `HANG` is not answered for two minutes.
 async fn build(State(seen): State<Seen>, Path(project): Path<String>) -> Response {
     seen.push(format!("POST /projects/{project}/reports"));
+    if project == "HANG" {
+        tokio::time::sleep(Duration::from_secs(120)).await;
+    }
     (
         StatusCode::ACCEPTED,
         [(header::LOCATION, format!("../../reports/{project}"))],
@@ -65,10 +69,11 @@ async fn build(State(seen): State<Seen>, Path(project): Path<String>) -> Respons
         .into_response()
 }
 
-/// `GET /reports/{project}`: still working twice, then `303` to the result; `SLOW` never ends.
+/// `GET /reports/{project}`: still working twice (`LONG…`: twelve times), then `303` to the
+/// result; `SLOW` never ends.
 async fn status(State(seen): State<Seen>, Path(project): Path<String>) -> Response {
     let polls = seen.push(format!("GET /reports/{project}"));
-    if project == "SLOW" || polls <= 2 {
+    if project == "SLOW" || polls <= 2 || (project.starts_with("LONG") && polls <= 12) {
         return (StatusCode::ACCEPTED, [(header::RETRY_AFTER, "1")]).into_response();
     }
     (
@@ -125,7 +130,7 @@ fn keys_file(dir: &std::path::Path) -> String {
 
 /// A stand-in API and what it sees, and the keys file of [`keys_file`] in a folder kept for
 /// the test (nginx's files go there too).
-async fn stand_in_and_keys() -> (Seen, String, tempfile::TempDir, String) {
+pub(crate) async fn stand_in_and_keys() -> (Seen, String, tempfile::TempDir, String) {
     let seen = Seen::default();
     let upstream = stand_in(seen.clone()).await;
     let dir = tempfile::tempdir().expect("tempdir");
@@ -135,7 +140,11 @@ async fn stand_in_and_keys() -> (Seen, String, tempfile::TempDir, String) {
 
 /// Starts `helpdesk-mcp` over Streamable HTTP against `upstream` with the keys of
 /// [`keys_file`] and `extra` flags.
-async fn start_helpdesk(upstream: &str, keys: &str, extra: &[&str]) -> (KillOnDrop, String) {
+pub(crate) async fn start_helpdesk(
+    upstream: &str,
+    keys: &str,
+    extra: &[&str],
+) -> (KillOnDrop, String) {
     let mut args = vec![
         "--transport",
         "http",
@@ -189,7 +198,7 @@ async fn python_task_calls(url: &str) -> Value {
 }
 
 /// The report the stand-in gives for `project`.
-fn report_of(project: &str) -> Value {
+pub(crate) fn report_of(project: &str) -> Value {
     json!({
         "project": project,
         "total": 12,
@@ -518,7 +527,13 @@ async fn post_mcp(
 
 /// A stateless 2026-07-28 request of `method` naming `name`, from a client that declared
 /// the tasks extension (or not).
-async fn stateless(url: &str, key: &str, method: &str, name: &str, params: Value) -> Value {
+pub(crate) async fn stateless(
+    url: &str,
+    key: &str,
+    method: &str,
+    name: &str,
+    params: Value,
+) -> Value {
     let mut params = params;
     let tasks = if method == "tools/call" && params["_tasks"] == false {
         json!({})
@@ -546,7 +561,7 @@ async fn stateless(url: &str, key: &str, method: &str, name: &str, params: Value
 }
 
 /// Starts the report of `project` as a task of the holder of `key`: the answer.
-async fn start_report(url: &str, key: &str, project: &str) -> Value {
+pub(crate) async fn start_report(url: &str, key: &str, project: &str) -> Value {
     let params = json!({"name": "helpdesk_build_report", "arguments": {"project": project}});
     stateless(url, key, "tools/call", "helpdesk_build_report", params).await
 }
